@@ -1,0 +1,125 @@
+# reduce-stages: a GPU sum reduction, one stage at a time. `make help` lists the targets.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+CC := gcc
+BUILD := build
+STAGES := $(patsubst stages/%/reduce.cu,%,$(sort $(wildcard stages/*/reduce.cu)))
+stage_num = $(firstword $(subst _, ,$1))
+
+# GPU code: ARCH=sm_90 builds for one architecture; otherwise the GPU in this machine (-arch=native),
+# or, with no GPU, every architecture CUDA 13 supports from Turing on, plus PTX for newer GPUs.
+DEFAULT_ARCHS := 75 80 86 89 90 100 120
+ifdef ARCH
+  ARCH_FLAGS := -arch=$(ARCH)
+else ifeq ($(shell nvidia-smi -L >/dev/null 2>&1 && echo yes),yes)
+  ARCH_FLAGS := -arch=native
+else
+  ARCH_FLAGS := $(foreach a,$(DEFAULT_ARCHS),-gencode arch=compute_$a,code=sm_$a) -gencode arch=compute_120,code=compute_120
+endif
+NVCCFLAGS := -O3 -std=c++17 -lineinfo $(ARCH_FLAGS) -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -Icommon
+CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror -Icommon
+
+# Sizes: `make stage-NN check` and the test suite; `make bench` (2^16 ... 2^28).
+CHECK_SIZES := 1,2,31,32,33,255,256,257,1000003,2^24+1
+BENCH_SIZES := 2^16,2^18,2^20,2^22,2^24,2^26,2^28
+
+# `make stage-05 run`: the stage-NN goals name the stages the actions (run, check, demo) act on.
+SELECTED := $(foreach g,$(filter stage-%,$(MAKECMDGOALS)),$(filter $(patsubst stage-%,%,$g)_%,$(STAGES)))
+SELECTED_BINS := $(foreach s,$(SELECTED),$(BUILD)/$s/reduce)
+ALL_BINS := $(foreach s,$(STAGES),$(BUILD)/$s/reduce) $(BUILD)/05_shuffle/demo
+
+define need_stage
+	@if [ -z "$(SELECTED)" ]; then \
+	  echo "error: name a stage, e.g. make stage-05 $1 (stages: $(foreach s,$(STAGES),$(call stage_num,$s)))" >&2; \
+	  exit 2; fi
+endef
+
+.PHONY: help all run check demo bench plot reference test clean need-nvcc $(foreach s,$(STAGES),stage-$(call stage_num,$s))
+
+help:
+	@echo "reduce-stages: a GPU sum reduction from naive to the memory-bandwidth limit"
+	@echo
+	@echo "  make stage-NN               build stage NN ($(foreach s,$(STAGES),$(call stage_num,$s)))"
+	@echo "  make stage-NN run [ARGS=..] build and run it (ARGS: program options, e.g. ARGS=\"--n 16M\")"
+	@echo "  make stage-NN check         verify every kernel at N = $(CHECK_SIZES), random and ones"
+	@echo "  make stage-05 demo          what each warp shuffle returns, lane by lane"
+	@echo "  make all                    build every stage"
+	@echo "  make bench                  run every stage at N = 2^16..2^28, write plots/results/<gpu>/, draw charts"
+	@echo "  make reference              copy the last bench to plots/reference/<gpu>/ and update README.md"
+	@echo "  make plot [CSV=file]        draw the charts from a CSV (default: the committed reference results)"
+	@echo "  make test                   the test suite (GPU half skipped when no GPU is present)"
+	@echo "  make clean                  remove build/ and plots/results/"
+	@echo
+	@echo "  ARCH=sm_90                  build for one GPU architecture (default: this machine's GPU, or a list)"
+
+need-nvcc:
+	@if [ -z "$(NVCC)" ]; then \
+	  echo "error: nvcc not found: building needs the CUDA toolkit (12.0 or newer)," >&2; \
+	  echo "       https://developer.nvidia.com/cuda-downloads (or set NVCC=/path/to/nvcc)" >&2; \
+	  exit 2; fi
+
+# Rebuild the GPU objects when the compiler flags change (e.g. another ARCH).
+$(BUILD)/flags.txt: need-nvcc
+	@mkdir -p $(BUILD)
+	@echo '$(NVCC) $(NVCCFLAGS)' | cmp -s - $@ || echo '$(NVCC) $(NVCCFLAGS)' > $@
+
+$(BUILD)/host.o: common/host.c common/host.h
+	@mkdir -p $(BUILD)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/%.o: common/%.cu common/common.h common/host.h $(BUILD)/flags.txt
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+# Stage 01's first kernel, linked into every other stage for its speed-up column.
+$(BUILD)/baseline.o: stages/01_naive/reduce.cu common/common.h common/host.h $(BUILD)/flags.txt
+	$(NVCC) $(NVCCFLAGS) -DAS_BASELINE -c $< -o $@
+
+COMMON_OBJS := $(BUILD)/harness.o $(BUILD)/check.o $(BUILD)/host.o
+
+define stage_rules
+stage-$(call stage_num,$1): $(BUILD)/$1/reduce $(if $(wildcard stages/$1/demo.cu),$(BUILD)/$1/demo)
+
+$(BUILD)/$1/reduce: stages/$1/reduce.cu $(COMMON_OBJS) $(if $(filter 01_%,$1),,$(BUILD)/baseline.o)
+	@mkdir -p $$(@D)
+	$(NVCC) $(NVCCFLAGS) $$^ -o $$@
+endef
+$(foreach s,$(STAGES),$(eval $(call stage_rules,$s)))
+
+$(BUILD)/05_shuffle/demo: stages/05_shuffle/demo.cu $(BUILD)/check.o $(BUILD)/host.o
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $^ -o $@
+
+all: $(ALL_BINS)
+
+run: $(SELECTED_BINS)
+	$(call need_stage,run)
+	@for s in $(SELECTED); do $(BUILD)/$$s/reduce $(ARGS) || exit $$?; done
+
+check: $(SELECTED_BINS)
+	$(call need_stage,check)
+	@for s in $(SELECTED); do for f in random ones; do \
+	  $(BUILD)/$$s/reduce --check --n $(CHECK_SIZES) --fill $$f --reps 3 --warmup 1 $(ARGS) || exit $$?; \
+	done; done
+
+demo: $(SELECTED_BINS) $(foreach s,$(SELECTED),$(if $(wildcard stages/$s/demo.cu),$(BUILD)/$s/demo))
+	$(call need_stage,demo)
+	@for s in $(SELECTED); do \
+	  if [ -x $(BUILD)/$$s/demo ]; then $(BUILD)/$$s/demo || exit $$?; \
+	  else echo "stage $$s has no demo (stage 05 does: make stage-05 demo)" >&2; exit 2; fi; done
+
+bench: $(ALL_BINS)
+	@scripts/bench.sh "$(BENCH_SIZES)" $(STAGES)
+
+reference:
+	@scripts/reference.sh
+
+plot:
+	@scripts/plot_all.sh $(CSV)
+
+test:
+	@CHECK_SIZES="$(CHECK_SIZES)" tests/run.sh
+
+clean:
+	rm -rf $(BUILD) plots/results

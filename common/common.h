@@ -1,0 +1,76 @@
+/* What a stage's reduce.cu needs from the harness: error checks, the Run a launcher fills in, and the
+ * table of kernels. Everything else (options, data, reference, timing, CUB, output) is harness.cu. */
+#ifndef REDUCE_COMMON_H
+#define REDUCE_COMMON_H
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "host.h"
+
+/* Every CUDA call goes through CUDA_CHECK; every launch is followed by LAUNCH_CHECK("kernel name").
+ * A failure prints what failed, where, and CUDA's reason, then exits with EXIT_GPU. */
+void cuda_check(cudaError_t err, const char *what, const char *file, int line);
+#define CUDA_CHECK(call) cuda_check((call), #call, __FILE__, __LINE__)
+/* Exits with EXIT_GPU and a plain message ("no CUDA-capable GPU found", "the NVIDIA driver is older
+ * than ...") unless a GPU can be used. */
+void require_gpu(void);
+void launch_check(const char *kernel, const char *file, int line);
+#define LAUNCH_CHECK(kernel) launch_check((kernel), __FILE__, __LINE__)
+
+/* One reduction of in[0..n): the harness fills the first block, a launcher the second. */
+typedef struct {
+    float *in;              /* n floats in device memory (fresh copy before each run of an IN_PLACE kernel) */
+    uint64_t n;
+    float *partials;        /* device scratch for per-block sums: room for PARTIALS_CAPACITY(n) floats */
+    float *out;             /* device scalar for kernels that finish on the GPU */
+    int sm_count;           /* multiprocessors, for grids sized to the machine */
+    int param;              /* the table entry's parameter (blocks per SM, ...) */
+
+    uint64_t host_partials; /* > 0: the CPU finishes the sum of partials[0..host_partials) (in fp64) */
+    Shape shape;            /* how the additions are arranged, for the error bound (host.h) */
+} Run;
+
+/* ceil(n / per_block) blocks, for a one-pass grid; exits with a clear error if the grid would be
+ * larger than CUDA allows (2^31 - 1 blocks). */
+unsigned grid_for(uint64_t n, uint64_t per_block, const char *kernel);
+
+/* Room in Run.partials: enough for one sum per 256 elements, or for a grid of 65536 blocks. */
+#define PARTIALS_CAPACITY(n) ((n) / 256 + 65536)
+
+/* Enqueue the reduction on the default stream; a kernel that finishes on the GPU leaves the sum in
+ * r->out, one that finishes on the CPU sets r->host_partials. */
+typedef void (*LaunchFn)(Run *r);
+
+enum {
+    IN_PLACE = 1,       /* overwrites its input: the harness restores it before every run, untimed */
+    NOT_DEFAULT = 2,    /* deliberately wrong teaching kernel: runs only when named with --kernel */
+};
+
+typedef struct {
+    const char *name;   /* printed in the table and written to the CSV */
+    const char *source; /* the article section it implements */
+    LaunchFn launch;
+    int param;          /* copied to Run.param */
+    int flags;
+} Kernel;
+
+typedef struct {
+    const char *name;   /* the stage folder, e.g. "05_shuffle" */
+    const Kernel *kernels;
+    int count;
+} Stage;
+
+/* Each stage file ends with STAGE("NN_name", table). Stage 01 is also built as the baseline that
+ * every other stage times for its speed-up column (AS_BASELINE). */
+#ifdef AS_BASELINE
+#define STAGE_SYMBOL baseline_stage
+#else
+#define STAGE_SYMBOL reduce_stage
+#endif
+#define STAGE(stage_name, table) \
+    extern const Stage STAGE_SYMBOL; \
+    const Stage STAGE_SYMBOL = {stage_name, table, (int)(sizeof(table) / sizeof(table[0]))}
+
+#endif

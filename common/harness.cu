@@ -1,0 +1,494 @@
+/* The program around every stage: options, device query, data, fp64 reference, verification,
+ * timing, the CUB row, the output table and the CSV. A stage file provides only `reduce_stage`
+ * (its table of kernels); stage 01's first kernel is linked in as `baseline_stage` for speed-ups. */
+#include <cub/cub.cuh>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+extern const Stage reduce_stage;
+extern const Stage baseline_stage __attribute__((weak)); /* absent in stage 01 itself */
+
+#define MAX_SIZES 64
+#define COPY_TEST_BYTES (256ull << 20)
+
+typedef struct {
+    uint64_t sizes[MAX_SIZES];
+    int size_count;
+    const char *kernel;   /* NULL: every default kernel */
+    Fill fill;
+    uint64_t seed;
+    int reps;
+    int warmup;
+    const char *csv_path;
+    int check;
+} Options;
+
+typedef struct {
+    char name[256];
+    char slug[256];
+    int sm_count, cc_major, cc_minor;
+    size_t l2_bytes;
+    double peak_gbps;     /* theoretical: 2 x memory clock x bus width */
+    double copy_gbps;     /* measured device-to-device copy, bytes read + written */
+    int mem_clock_mhz, bus_bits;
+} Device;
+
+typedef struct {
+    double result;
+    double median_us;
+    double tol;
+    int pass;             /* every run passed */
+    int reproducible;     /* every run gave the same bits */
+} Measure;
+
+static void usage(FILE *f, const char *prog)
+{
+    fprintf(f,
+        "usage: %s [options]\n"
+        "  --n N[,N...]      elements (default 2^26); suffixes K M G (x1024), or 2^k[+c]\n"
+        "  --kernel NAME|all run one kernel of --list, or every default kernel (default all)\n"
+        "  --list            list this stage's kernels and exit\n"
+        "  --fill random|ones|seq   input data (default random)\n"
+        "  --seed S          seed of the random fill (default 1)\n"
+        "  --reps R          timed repetitions, median reported (default 20)\n"
+        "  --warmup W        untimed runs before timing (default 3)\n"
+        "  --csv FILE        append one row per kernel and size to FILE\n"
+        "  --check           exit 1 if any kernel fails verification\n"
+        "  --help            this text\n"
+        "exit codes: 0 ok, 1 verification failed (with --check), 2 usage error, 3 no usable GPU or CUDA error\n",
+        prog);
+}
+
+static void usage_error(const char *prog, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "error: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(try %s --help)\n", prog);
+    exit(EXIT_USAGE);
+}
+
+/* ---- options ------------------------------------------------------------------------------ */
+
+static const Kernel *find_kernel(const Stage *s, const char *name)
+{
+    for (int i = 0; i < s->count; i++)
+        if (!strcmp(s->kernels[i].name, name)) return &s->kernels[i];
+    return NULL;
+}
+
+static void list_kernels(const Stage *s)
+{
+    printf("stage %s kernels:\n", s->name);
+    for (int i = 0; i < s->count; i++)
+        printf("  %-34s %s%s\n", s->kernels[i].name, s->kernels[i].source,
+               s->kernels[i].flags & NOT_DEFAULT ? " [not run by default: deliberately wrong]" : "");
+    printf("  %-34s cub::DeviceReduce::Sum on the same data, always run last\n", "cub");
+}
+
+static Options parse_options(int argc, char **argv)
+{
+    const char *prog = argv[0];
+    Options o;
+    memset(&o, 0, sizeof o);
+    o.sizes[0] = 1ull << 26;
+    o.size_count = 1;
+    o.fill = FILL_RANDOM;
+    o.seed = 1;
+    o.reps = 20;
+    o.warmup = 3;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout, prog);
+            exit(EXIT_OK);
+        }
+        if (!strcmp(a, "--list")) {
+            list_kernels(&reduce_stage);
+            exit(EXIT_OK);
+        }
+        if (!strcmp(a, "--check")) {
+            o.check = 1;
+            continue;
+        }
+        int takes_value = !strcmp(a, "--n") || !strcmp(a, "--kernel") || !strcmp(a, "--fill") ||
+                          !strcmp(a, "--seed") || !strcmp(a, "--reps") || !strcmp(a, "--warmup") ||
+                          !strcmp(a, "--csv");
+        if (!takes_value) usage_error(prog, "unknown option '%s'", a);
+        if (i + 1 >= argc) usage_error(prog, "option %s needs a value", a);
+        const char *v = argv[++i];
+        long num;
+        if (!strcmp(a, "--n")) {
+            o.size_count = parse_size_list(v, o.sizes, MAX_SIZES);
+            if (o.size_count < 0)
+                usage_error(prog, "--n '%s': give element counts >= 1 such as 1000003, 16M or 2^24+1 "
+                                  "(comma-separated, at most 64)", v);
+        } else if (!strcmp(a, "--kernel")) {
+            if (strcmp(v, "all") && !find_kernel(&reduce_stage, v))
+                usage_error(prog, "unknown kernel '%s' (--list shows this stage's kernels)", v);
+            o.kernel = strcmp(v, "all") ? v : NULL;
+        } else if (!strcmp(a, "--fill")) {
+            if (parse_fill(v, &o.fill)) usage_error(prog, "unknown fill '%s' (random, ones or seq)", v);
+        } else if (!strcmp(a, "--seed")) {
+            if (parse_int(v, 0, 0x7fffffffL, &num)) usage_error(prog, "--seed '%s': give a whole number >= 0", v);
+            o.seed = (uint64_t)num;
+        } else if (!strcmp(a, "--reps")) {
+            if (parse_int(v, 1, 100000, &num)) usage_error(prog, "--reps '%s': give a whole number from 1 to 100000", v);
+            o.reps = (int)num;
+        } else if (!strcmp(a, "--warmup")) {
+            if (parse_int(v, 0, 1000, &num)) usage_error(prog, "--warmup '%s': give a whole number from 0 to 1000", v);
+            o.warmup = (int)num;
+        } else {
+            o.csv_path = v;
+        }
+    }
+    return o;
+}
+
+/* ---- device ------------------------------------------------------------------------------- */
+
+static void open_device(Device *d)
+{
+    require_gpu();
+    cudaDeviceProp p;
+    CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
+    snprintf(d->name, sizeof d->name, "%s", p.name);
+    slugify(d->name, d->slug, sizeof d->slug);
+    d->sm_count = p.multiProcessorCount;
+    d->cc_major = p.major;
+    d->cc_minor = p.minor;
+    d->l2_bytes = (size_t)p.l2CacheSize;
+    int khz = 0, bits = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, 0));
+    CUDA_CHECK(cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, 0));
+    d->mem_clock_mhz = khz / 1000;
+    d->bus_bits = bits;
+    d->peak_gbps = 2.0 * khz * 1e3 * (bits / 8.0) / 1e9; /* double data rate */
+    if (d->cc_major * 10 + d->cc_minor < 75) {
+        fprintf(stderr, "error: %s has compute capability %d.%d; these programs need 7.5 or newer "
+                        "(CUDA 13 builds nothing older, and the warp code relies on Volta+ semantics)\n",
+                d->name, d->cc_major, d->cc_minor);
+        exit(EXIT_GPU);
+    }
+}
+
+static void *device_alloc(size_t bytes, const char *what)
+{
+    void *p = NULL;
+    cudaError_t err = cudaMalloc(&p, bytes);
+    if (err != cudaSuccess) {
+        size_t free_b = 0, total_b = 0;
+        cudaGetLastError();
+        cudaMemGetInfo(&free_b, &total_b);
+        fprintf(stderr, "error: could not allocate %zu bytes of GPU memory for %s (%zu bytes free): %s\n",
+                bytes, what, free_b, cudaGetErrorString(err));
+        exit(EXIT_GPU);
+    }
+    return p;
+}
+
+static double measure_copy_gbps(void)
+{
+    void *a = device_alloc(COPY_TEST_BYTES, "the copy-bandwidth test");
+    void *b = device_alloc(COPY_TEST_BYTES, "the copy-bandwidth test");
+    CUDA_CHECK(cudaMemset(a, 0, COPY_TEST_BYTES));
+    cudaEvent_t start, stop;
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    double ms[10];
+    for (int i = -2; i < 10; i++) {
+        float t;
+        CUDA_CHECK(cudaEventRecord(start));
+        CUDA_CHECK(cudaMemcpyAsync(b, a, COPY_TEST_BYTES, cudaMemcpyDeviceToDevice));
+        CUDA_CHECK(cudaEventRecord(stop));
+        CUDA_CHECK(cudaEventSynchronize(stop));
+        CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
+        if (i >= 0) ms[i] = t;
+    }
+    CUDA_CHECK(cudaEventDestroy(start));
+    CUDA_CHECK(cudaEventDestroy(stop));
+    CUDA_CHECK(cudaFree(a));
+    CUDA_CHECK(cudaFree(b));
+    return 2.0 * COPY_TEST_BYTES / (median(ms, 10) * 1e-3) / 1e9;
+}
+
+/* ---- one kernel, measured ----------------------------------------------------------------- */
+
+typedef struct {
+    Run run;
+    const float *pristine;   /* untouched copy of the input, for IN_PLACE kernels (NULL if none) */
+    float *h_partials;       /* pinned, PARTIALS_CAPACITY(max n) */
+    uint64_t capacity;
+    const uint4 *flush;      /* read before every run: evicts the input from L2 */
+    uint64_t flush_words;
+    int *flush_sink;
+    void *cub_temp;
+    size_t cub_temp_bytes;
+    cudaEvent_t start, stop;
+} Bench;
+
+static Bench g;              /* the CUB launcher needs its temporary storage */
+
+/* Reads a buffer twice the size of L2, so no line of the input is left in L2 when a run starts.
+ * Reading (rather than cudaMemset) leaves no dirty lines whose write-back would slow the run. */
+__global__ void flush_l2(const uint4 *buf, uint64_t words, int *sink)
+{
+    unsigned acc = 0;
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < words;
+         i += (uint64_t)gridDim.x * blockDim.x)
+        acc ^= buf[i].x ^ buf[i].w;
+    if (acc == 0x5eed5eedu) *sink = (int)acc; /* never true (buffer is zero): keeps the loads */
+}
+
+static void launch_cub(Run *r)
+{
+    size_t bytes = g.cub_temp_bytes;
+    CUDA_CHECK(cub::DeviceReduce::Sum(g.cub_temp, bytes, r->in, r->out, (int64_t)r->n));
+    r->shape = shape_unknown(r->n);
+}
+
+static const Kernel cub_kernel = {"cub", "cub::DeviceReduce::Sum", launch_cub, 0, 0};
+
+static double finish(Run *r, const char *name)
+{
+    if (r->host_partials > g.capacity) {
+        fprintf(stderr, "error: kernel %s wrote %llu partials, more than the harness's room (%llu)\n", name,
+                (unsigned long long)r->host_partials, (unsigned long long)g.capacity);
+        exit(EXIT_GPU);
+    }
+    CUDA_CHECK(cudaMemcpy(g.h_partials, r->partials, r->host_partials * sizeof(float), cudaMemcpyDeviceToHost));
+    double s = 0.0;
+    for (uint64_t i = 0; i < r->host_partials; i++) s += g.h_partials[i];
+    return s;
+}
+
+/* One run from "input in device memory" to "sum available": the kernels, and for a kernel that
+ * finishes on the CPU the copy of its partials and their sum. Restoring the input of an in-place
+ * kernel and flushing L2 happen before the start event. */
+static double run_once(const Kernel *k, Run *r, float *ms)
+{
+    if (k->flags & IN_PLACE)
+        CUDA_CHECK(cudaMemcpyAsync(r->in, g.pristine, r->n * sizeof(float), cudaMemcpyDeviceToDevice));
+    flush_l2<<<4 * r->sm_count, 256>>>(g.flush, g.flush_words, g.flush_sink);
+    LAUNCH_CHECK("flush_l2");
+    r->host_partials = 0;
+    r->param = k->param;
+    memset(&r->shape, 0, sizeof r->shape);
+    CUDA_CHECK(cudaEventRecord(g.start));
+    k->launch(r);
+    double result = r->host_partials ? finish(r, k->name) : 0.0;
+    CUDA_CHECK(cudaEventRecord(g.stop));
+    CUDA_CHECK(cudaEventSynchronize(g.stop));
+    CUDA_CHECK(cudaEventElapsedTime(ms, g.start, g.stop));
+    if (!r->host_partials) {
+        float out;
+        CUDA_CHECK(cudaMemcpy(&out, r->out, sizeof out, cudaMemcpyDeviceToHost));
+        result = out;
+    }
+    return result;
+}
+
+static Measure measure(const Kernel *k, const Reference *ref, const Options *o)
+{
+    Run *r = &g.run;
+    Measure m;
+    double *us = (double *)malloc(sizeof(double) * o->reps);
+    if (!us) {
+        fprintf(stderr, "error: out of host memory\n");
+        exit(EXIT_GPU);
+    }
+    float ms;
+    /* The checked run: partials poisoned with NaN, so a partial that no block wrote shows. */
+    CUDA_CHECK(cudaMemset(r->partials, 0xff, PARTIALS_CAPACITY(r->n) * sizeof(float)));
+    CUDA_CHECK(cudaMemset(r->out, 0xff, sizeof(float)));
+    m.result = run_once(k, r, &ms);
+    m.tol = sum_tolerance(r->shape, ref, r->n, 24);
+    m.pass = result_passes(m.result, ref, m.tol);
+    m.reproducible = 1;
+    for (int i = 0; i < o->warmup; i++) run_once(k, r, &ms);
+    for (int i = 0; i < o->reps; i++) {
+        double res = run_once(k, r, &ms);
+        us[i] = ms * 1e3;
+        if (memcmp(&res, &m.result, sizeof res)) m.reproducible = 0;
+        if (!result_passes(res, ref, m.tol)) m.pass = 0;
+    }
+    m.median_us = median(us, o->reps);
+    free(us);
+    if (k->flags & IN_PLACE) /* leave the input as the next kernel expects it */
+        CUDA_CHECK(cudaMemcpy(r->in, g.pristine, r->n * sizeof(float), cudaMemcpyDeviceToDevice));
+    return m;
+}
+
+/* ---- output ------------------------------------------------------------------------------- */
+
+static void print_header(const Device *d)
+{
+    printf("stage %s on %s (sm_%d%d, %d SMs, L2 %.1f MiB)\n", reduce_stage.name, d->name, d->cc_major,
+           d->cc_minor, d->sm_count, d->l2_bytes / 1048576.0);
+    printf("DRAM theoretical peak %.1f GB/s (%d MHz x %d-bit bus x 2); device-to-device copy %.1f GB/s "
+           "(bytes read + written, %llu MiB)\n",
+           d->peak_gbps, d->mem_clock_mhz, d->bus_bits, d->copy_gbps, COPY_TEST_BYTES >> 20);
+}
+
+static void print_table_head(uint64_t n, const Options *o, const Reference *ref)
+{
+    printf("\nN = %llu (%.1f MiB of fp32), fill %s", (unsigned long long)n, n * 4.0 / 1048576.0, fill_name(o->fill));
+    if (o->fill == FILL_RANDOM) printf(", seed %llu", (unsigned long long)o->seed);
+    printf(", fp64 reference %.10g; median of %d runs, L2 flushed before each\n", ref->sum, o->reps);
+    printf("%-34s %16s %9s %9s %5s %10s %8s %6s %8s %5s\n", "kernel", "result", "rel.err", "bound", "check",
+           "time(us)", "GB/s", "%peak", "speed-up", "bits");
+}
+
+static void print_row(const char *name, const Measure *m, const Reference *ref, const Device *d, uint64_t n,
+                      double baseline_us)
+{
+    double gbps = n * 4.0 / (m->median_us * 1e-6) / 1e9;
+    double rel_bound = ref->sum != 0.0 ? m->tol / fabs(ref->sum) : m->tol;
+    printf("%-34s %16.9g %9.2e %9.2e %5s %10.1f %8.1f %6.1f %7.1fx %5s\n", name, m->result,
+           relative_error(m->result, ref->sum), rel_bound, m->pass ? "ok" : "FAIL", m->median_us, gbps,
+           100.0 * gbps / d->peak_gbps, baseline_us / m->median_us, m->reproducible ? "same" : "vary");
+}
+
+static void csv_row(FILE *csv, const Device *d, const char *stage, const char *kernel, uint64_t n, double us,
+                    double gbps, double pct, double rel_err, int pass)
+{
+    if (!csv) return;
+    fprintf(csv, "%s,%s,%s,f32,%llu,", d->name, stage, kernel, (unsigned long long)n);
+    if (us > 0) fprintf(csv, "%.3f", us);
+    fprintf(csv, ",%.2f,%.2f,", gbps, pct);
+    if (pass >= 0) fprintf(csv, "%.3e,%d", rel_err, pass);
+    else fprintf(csv, ",");
+    fprintf(csv, "\n");
+}
+
+static void csv_measure(FILE *csv, const Device *d, const char *kernel, uint64_t n, const Measure *m,
+                        const Reference *ref)
+{
+    double gbps = n * 4.0 / (m->median_us * 1e-6) / 1e9;
+    csv_row(csv, d, reduce_stage.name, kernel, n, m->median_us, gbps, 100.0 * gbps / d->peak_gbps,
+            relative_error(m->result, ref->sum), m->pass);
+}
+
+static FILE *open_csv(const char *path, const char *prog)
+{
+    if (!path) return NULL;
+    FILE *f = fopen(path, "a");
+    if (!f) {
+        fprintf(stderr, "error: cannot write the CSV file '%s': %s\n(try %s --help)\n", path, strerror(errno), prog);
+        exit(EXIT_USAGE);
+    }
+    fseek(f, 0, SEEK_END);
+    if (ftell(f) == 0) fprintf(f, "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass\n");
+    return f;
+}
+
+/* ---- main --------------------------------------------------------------------------------- */
+
+static int selected(const Kernel *k, const Options *o)
+{
+    return o->kernel ? !strcmp(k->name, o->kernel) : !(k->flags & NOT_DEFAULT);
+}
+
+int main(int argc, char **argv)
+{
+    Options o = parse_options(argc, argv);
+    FILE *csv = open_csv(o.csv_path, argv[0]);
+
+    Device d;
+    open_device(&d);
+    uint64_t max_n = 0;
+    for (int i = 0; i < o.size_count; i++)
+        if (o.sizes[i] > max_n) max_n = o.sizes[i];
+
+    const Kernel *baseline = &baseline_stage ? &baseline_stage.kernels[0] : &reduce_stage.kernels[0];
+    int any_in_place = baseline->flags & IN_PLACE;
+    for (int i = 0; i < reduce_stage.count; i++)
+        if (selected(&reduce_stage.kernels[i], &o)) any_in_place |= reduce_stage.kernels[i].flags & IN_PLACE;
+
+    /* What the run needs on the GPU, checked against what is free before anything is allocated. */
+    g.capacity = PARTIALS_CAPACITY(max_n);
+    g.flush_words = (2 * d.l2_bytes + 15) / 16;
+    CUDA_CHECK(cub::DeviceReduce::Sum(NULL, g.cub_temp_bytes, (const float *)NULL, (float *)NULL, (int64_t)max_n));
+    size_t in_bytes = max_n * sizeof(float);
+    size_t need = in_bytes * (any_in_place ? 2 : 1) + g.capacity * sizeof(float) + g.flush_words * 16 +
+                  g.cub_temp_bytes + 2 * COPY_TEST_BYTES + (64u << 20);
+    size_t free_b = 0, total_b = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    if (need > free_b) {
+        fprintf(stderr, "error: N = %llu needs about %zu bytes of GPU memory; %s has %zu bytes free "
+                        "(of %zu): choose a smaller --n\n",
+                (unsigned long long)max_n, need, d.name, free_b, total_b);
+        exit(EXIT_USAGE);
+    }
+
+    d.copy_gbps = measure_copy_gbps();
+    print_header(&d);
+    csv_row(csv, &d, "00_device", "dram_peak", 0, 0, d.peak_gbps, 100.0, 0, -1);
+    csv_row(csv, &d, "00_device", "d2d_copy", COPY_TEST_BYTES / 4, 0, d.copy_gbps, 100.0 * d.copy_gbps / d.peak_gbps,
+            0, -1);
+
+    float *h_in = (float *)malloc(in_bytes);
+    if (!h_in) {
+        fprintf(stderr, "error: could not allocate %zu bytes of host memory for the input\n", in_bytes);
+        exit(EXIT_USAGE);
+    }
+    fill_array(h_in, max_n, o.fill, o.seed);
+
+    Run *r = &g.run;
+    r->in = (float *)device_alloc(in_bytes, "the input");
+    r->partials = (float *)device_alloc(g.capacity * sizeof(float), "the per-block partial sums");
+    r->out = (float *)device_alloc(sizeof(float), "the result");
+    r->sm_count = d.sm_count;
+    float *pristine = NULL;
+    if (any_in_place) {
+        pristine = (float *)device_alloc(in_bytes, "the untouched copy of the input");
+        CUDA_CHECK(cudaMemcpy(pristine, h_in, in_bytes, cudaMemcpyHostToDevice));
+    }
+    g.pristine = pristine;
+    CUDA_CHECK(cudaMemcpy(r->in, h_in, in_bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMallocHost((void **)&g.h_partials, g.capacity * sizeof(float)));
+    g.flush = (const uint4 *)device_alloc(g.flush_words * 16, "the L2 flush buffer");
+    CUDA_CHECK(cudaMemset((void *)g.flush, 0, g.flush_words * 16));
+    g.flush_sink = (int *)device_alloc(sizeof(int), "the L2 flush buffer");
+    g.cub_temp = device_alloc(g.cub_temp_bytes ? g.cub_temp_bytes : 1, "CUB's temporary storage");
+    CUDA_CHECK(cudaEventCreate(&g.start));
+    CUDA_CHECK(cudaEventCreate(&g.stop));
+
+    int failures = 0;
+    for (int s = 0; s < o.size_count; s++) {
+        uint64_t n = o.sizes[s];
+        r->n = n;
+        Reference ref = reference_sum(h_in, n);
+        print_table_head(n, &o, &ref);
+
+        /* Stage 01's first kernel is the baseline: measured here unless it is about to run anyway. */
+        double baseline_us = -1.0;
+        if (&baseline_stage || !selected(baseline, &o)) {
+            Measure b = measure(baseline, &ref, &o);
+            baseline_us = b.median_us;
+            printf("(speed-up against 01_naive %s: %.1f us%s)\n", baseline->name, baseline_us,
+                   b.pass ? "" : ", which FAILED its check here");
+        }
+        for (int i = 0; i < reduce_stage.count; i++) {
+            const Kernel *k = &reduce_stage.kernels[i];
+            if (!selected(k, &o)) continue;
+            Measure m = measure(k, &ref, &o);
+            if (k == baseline) baseline_us = m.median_us; /* stage 01: its first row */
+            print_row(k->name, &m, &ref, &d, n, baseline_us);
+            csv_measure(csv, &d, k->name, n, &m, &ref);
+            failures += !m.pass;
+        }
+        Measure m = measure(&cub_kernel, &ref, &o);
+        print_row("cub", &m, &ref, &d, n, baseline_us);
+        csv_measure(csv, &d, "cub", n, &m, &ref);
+        failures += !m.pass;
+    }
+    if (csv) fclose(csv);
+    printf("\n%s\n", failures ? "some kernels FAILED verification" : "all kernels passed verification");
+    return failures && o.check ? EXIT_VERIFY : EXIT_OK;
+}

@@ -1,0 +1,236 @@
+/* Host-only helpers of the harness (see host.h). */
+#include "host.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Largest element count a program accepts: 2^40 elements is already terabytes. */
+#define MAX_ELEMENTS (1ull << 40)
+
+static int parse_u64(const char **p, uint64_t *out)
+{
+    const char *s = *p;
+    if (!isdigit((unsigned char)*s)) return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno == ERANGE) return -1;
+    *out = v;
+    *p = end;
+    return 0;
+}
+
+int parse_size(const char *s, uint64_t *out)
+{
+    if (!s || !*s) return -1;
+    const char *p = s;
+    uint64_t v;
+    if (parse_u64(&p, &v)) return -1;
+    if (*p == '^') {                      /* 2^k, 2^k+c, 2^k-c */
+        uint64_t k, c = 0;
+        int neg = 0;
+        p++;
+        if (v != 2 || parse_u64(&p, &k) || k > 40) return -1;
+        if (*p == '+' || *p == '-') {
+            neg = *p == '-';
+            p++;
+            if (parse_u64(&p, &c)) return -1;
+        }
+        v = 1ull << k;
+        if (neg) {
+            if (c >= v) return -1;
+            v -= c;
+        } else {
+            if (c > MAX_ELEMENTS) return -1;
+            v += c;
+        }
+    } else if (*p) {
+        int shift;
+        switch (toupper((unsigned char)*p)) {
+        case 'K': shift = 10; break;
+        case 'M': shift = 20; break;
+        case 'G': shift = 30; break;
+        default: return -1;
+        }
+        p++;
+        if (v > (MAX_ELEMENTS >> shift)) return -1;
+        v <<= shift;
+    }
+    if (*p || v == 0 || v > MAX_ELEMENTS) return -1;
+    *out = v;
+    return 0;
+}
+
+int parse_size_list(const char *s, uint64_t *out, int max)
+{
+    if (!s || !*s) return -1;
+    int count = 0;
+    const char *p = s;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char item[64];
+        if (len == 0 || len >= sizeof item || count == max) return -1;
+        memcpy(item, p, len);
+        item[len] = '\0';
+        if (parse_size(item, &out[count])) return -1;
+        count++;
+        if (!comma) return count;
+        p = comma + 1;
+    }
+}
+
+int parse_int(const char *s, long lo, long hi, long *out)
+{
+    if (!s || !*s) return -1;
+    errno = 0;
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int parse_fill(const char *s, Fill *out)
+{
+    if (!s) return -1;
+    if (!strcmp(s, "random")) *out = FILL_RANDOM;
+    else if (!strcmp(s, "ones")) *out = FILL_ONES;
+    else if (!strcmp(s, "seq")) *out = FILL_SEQ;
+    else return -1;
+    return 0;
+}
+
+const char *fill_name(Fill f)
+{
+    return f == FILL_RANDOM ? "random" : f == FILL_ONES ? "ones" : "seq";
+}
+
+/* splitmix64's finaliser: a counter-based generator, so element i does not depend on element i-1. */
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+float fill_value(Fill f, uint64_t seed, uint64_t i)
+{
+    switch (f) {
+    case FILL_ONES: return 1.0f;
+    case FILL_SEQ: return (float)(i % 16);
+    default: {
+        /* 24 random bits m, value (m - 2^23) / 2^23: exactly representable in fp32. */
+        int64_t m = (int64_t)(mix64(seed * 0x9e3779b97f4a7c15ull + i) >> 40);
+        return (float)(m - (1 << 23)) / (float)(1 << 23);
+    }
+    }
+}
+
+void fill_array(float *x, uint64_t n, Fill f, uint64_t seed)
+{
+    for (uint64_t i = 0; i < n; i++) x[i] = fill_value(f, seed, i);
+}
+
+Reference reference_sum(const float *x, uint64_t n)
+{
+    Reference r = {0.0, 0.0, 1, 0};
+    double s = 0.0, c = 0.0;
+    for (uint64_t i = 0; i < n; i++) {
+        double v = x[i];
+        if (!isfinite(v)) r.non_finite = 1;
+        if (v != floor(v)) r.all_integers = 0;
+        double t = s + v;               /* Neumaier: keep the low-order part that t lost */
+        c += fabs(s) >= fabs(v) ? (s - t) + v : (v - t) + s;
+        s = t;
+        r.abs_sum += fabs(v);
+    }
+    r.sum = r.non_finite ? s : s + c;
+    return r;
+}
+
+Shape shape_unknown(uint64_t n)
+{
+    Shape s = {0.0, 0.0, 0.0};
+    s.serial = n > 1 ? (double)(n - 1) : 1.0;
+    return s;
+}
+
+double unit_roundoff(int significand_bits)
+{
+    return ldexp(1.0, -significand_bits);
+}
+
+/* Two bounds on the error of a floating-point sum in which every input reaches the result through at
+ * most d additions, each rounded to nearest with unit roundoff u (Higham, "Accuracy and Stability of
+ * Numerical Algorithms", 2nd ed., §4.2):
+ *   worst case:     |s_hat - s| <= gamma_d * sum|x_i|,  gamma_d = d u / (1 - d u);
+ *   probabilistic:  |s_hat - s| <= (exp(lambda sqrt(d) u + d u^2 / (1 - u)) - 1) * sum|x_i|,
+ *                   failing with probability at most 2 n exp(-lambda^2 (1 - u)^2 / 2) when the
+ *                   rounding errors are independent with mean zero (Higham and Mary, SIAM J. Sci.
+ *                   Comput. 41(5), 2019, Theorem 3.1).
+ * lambda = 9 keeps that probability below 1e-6 for n up to 2^32. Long chains (an atomicAdd per
+ * element, a long serial loop) take the probabilistic bound, short trees the worst case. The fp64
+ * reference adds its own (tiny) error. Inputs that are all integers with sum|x_i| <= 2^p are summed
+ * exactly in any order (every partial sum is an integer of at most p bits), so the bound is 0 there:
+ * `--fill ones` must give exactly N. */
+#define LAMBDA 9.0
+
+double sum_tolerance(Shape s, const Reference *ref, uint64_t n, int significand_bits)
+{
+    if (ref->all_integers && ref->abs_sum <= ldexp(1.0, significand_bits)) return 0.0;
+    double u = unit_roundoff(significand_bits);
+    double d = s.serial + s.tree + s.atomic;
+    if (d < 1.0) d = 1.0;
+    double worst = d * u < 1.0 ? d * u / (1.0 - d * u) : INFINITY;
+    double prob = expm1(LAMBDA * sqrt(d) * u + d * u * u / (1.0 - u));
+    double u64 = unit_roundoff(53);
+    double reference_error = 2.0 * u64 * fabs(ref->sum) + 2.0 * (double)n * u64 * u64 * ref->abs_sum;
+    return fmin(worst, prob) * ref->abs_sum + reference_error;
+}
+
+int result_passes(double result, const Reference *ref, double tol)
+{
+    if (!isfinite(ref->sum)) return isnan(ref->sum) ? isnan(result) : result == ref->sum;
+    if (!isfinite(result)) return 0;
+    return fabs(result - ref->sum) <= tol;
+}
+
+double relative_error(double result, double ref)
+{
+    if (isnan(result) || isnan(ref)) return NAN;
+    if (result == ref) return 0.0;
+    return ref != 0.0 ? fabs(result - ref) / fabs(ref) : fabs(result);
+}
+
+void slugify(const char *in, char *out, size_t cap)
+{
+    size_t j = 0;
+    int dash = 0;
+    for (; *in && j + 1 < cap; in++) {
+        unsigned char ch = (unsigned char)*in;
+        if (isalnum(ch)) {
+            if (dash && j > 0 && j + 2 < cap) out[j++] = '-';
+            out[j++] = (char)tolower(ch);
+            dash = 0;
+        } else {
+            dash = 1;
+        }
+    }
+    out[j] = '\0';
+}

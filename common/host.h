@@ -1,0 +1,79 @@
+/* Host-only helpers of the harness: size parsing, statistics, data fill, the fp64 reference and the
+ * verification tolerance. Plain C, no CUDA, so that tests/test_host.c checks them on any machine. */
+#ifndef REDUCE_HOST_H
+#define REDUCE_HOST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Exit codes of every stage program (documented in README.md). */
+enum { EXIT_OK = 0, EXIT_VERIFY = 1, EXIT_USAGE = 2, EXIT_GPU = 3 };
+
+/* "1000003", "16M", "1G", "64K", "2^24+1": a count of elements. Suffixes are binary (K = 1024).
+ * Returns 0 and sets *out on success, -1 on anything else (empty, junk, zero, negative, overflow). */
+int parse_size(const char *s, uint64_t *out);
+
+/* A comma-separated list of sizes ("1,31,1M"); at most max entries. Returns the count, -1 on error. */
+int parse_size_list(const char *s, uint64_t *out, int max);
+
+/* A whole number in [lo, hi]; returns 0 on success, -1 otherwise. */
+int parse_int(const char *s, long lo, long hi, long *out);
+
+/* Median of n values (sorts v in place). n >= 1. */
+double median(double *v, int n);
+
+typedef enum { FILL_RANDOM, FILL_ONES, FILL_SEQ } Fill;
+/* "random" | "ones" | "seq" -> 0 and *out, else -1. */
+int parse_fill(const char *s, Fill *out);
+const char *fill_name(Fill f);
+
+/* The value of element i: a pure function of (fill, seed, i), so any prefix or any machine gives the
+ * same data. random: uniform in [-1, 1) with 24 significant bits (exact in fp32); ones: 1;
+ * seq: i mod 16 (0, 1, ..., 15, 0, 1, ...). */
+float fill_value(Fill f, uint64_t seed, uint64_t i);
+void fill_array(float *x, uint64_t n, Fill f, uint64_t seed);
+
+/* Exact-as-possible reference of what the kernel read: the sum in fp64 (compensated, Neumaier), the
+ * sum of absolute values (scales the error bound) and whether every value is an integer. */
+typedef struct {
+    double sum;
+    double abs_sum;
+    int all_integers;
+    int non_finite;       /* a NaN or an Inf among the inputs */
+} Reference;
+Reference reference_sum(const float *x, uint64_t n);
+
+/* How a kernel's additions are arranged: the longest path of floating-point additions any input
+ * takes to the result is serial + tree + atomic. A kernel whose order is unknown (a library) uses
+ * shape_unknown(n): any order of n terms needs at most n - 1 additions on one path. */
+typedef struct {
+    double serial;   /* adds in a thread's own loop (elements per thread) */
+    double tree;     /* levels of the pairwise tree in shared memory / shuffles */
+    double atomic;   /* length of the chain of atomicAdds onto one address */
+} Shape;
+Shape shape_unknown(uint64_t n);
+
+/* Unit roundoff of an accumulator with p significand bits: 2^-p (fp32: 2^-24, fp64: 2^-53). */
+double unit_roundoff(int significand_bits);
+
+/* Largest error of a correct kernel, in absolute terms: see host.c for where the formula comes from. */
+double sum_tolerance(Shape s, const Reference *ref, uint64_t n, int significand_bits);
+
+/* Does result pass against ref within tol? A non-finite reference passes only when the result is the
+ * same non-finite value (NaN for NaN, +Inf for +Inf, ...); a NaN result never passes otherwise. */
+int result_passes(double result, const Reference *ref, double tol);
+
+/* |result - ref| / |ref| (or the absolute error when ref is 0). */
+double relative_error(double result, double ref);
+
+/* "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3" (folder name for reference results). */
+void slugify(const char *in, char *out, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

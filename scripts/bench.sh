@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# make bench: run every stage at every size into one CSV, then draw the charts.
+# usage: scripts/bench.sh SIZES STAGE...   (SIZES as for --n, e.g. "2^16,2^20,2^24")
+# Writes plots/results/<gpu>/results.csv, bandwidth.png and scaling.png, and prints the
+# bandwidth chart in the terminal. `make reference` then copies them to plots/reference/<gpu>/.
+set -eu
+cd "$(dirname "$0")/.."
+sizes=$1
+shift
+mkdir -p plots/results
+csv=plots/results/bench.csv
+rm -f "$csv"
+for s in "$@"; do
+    echo "== $s"
+    "build/$s/reduce" --n "$sizes" --csv "$csv"
+done
+slug=$(awk -F, 'NR == 2 { print $1 }' "$csv" | tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9]+/-/g; s/^-//; s/-$//')
+dir=plots/results/$slug
+mkdir -p "$dir"
+mv "$csv" "$dir/results.csv"
+scripts/plot.sh "$dir/results.csv" "$dir" --dumb
+echo "results in $dir (make reference copies them to plots/reference/$slug and updates README.md)"

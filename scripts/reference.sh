@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# make reference: make the last `make bench` the committed reference results.
+# usage: scripts/reference.sh [--check] [GPU]
+#   Copies plots/results/<GPU>/ (results.csv and the charts) to plots/reference/<GPU>/, records GPU
+#   in plots/reference/primary as the results README.md shows, and regenerates README.md's tables.
+#   GPU defaults to the only folder in plots/results/.
+#   --check: change nothing; exit 1 if README.md differs from what the primary reference CSV gives.
+set -eu
+cd "$(dirname "$0")/.."
+if [ "${1:-}" = --check ]; then
+    gpu=$(cat plots/reference/primary 2>/dev/null) || { echo "error: no plots/reference/primary: run make bench and make reference" >&2; exit 1; }
+    exec scripts/update_readme.sh --check README.md "plots/reference/$gpu/results.csv" "plots/reference/$gpu"
+fi
+gpu=${1:-}
+if [ -z "$gpu" ]; then
+    dirs=$(cd plots/results 2>/dev/null && ls -d */ 2>/dev/null | tr -d /) || true
+    if [ "$(echo "$dirs" | grep -c .)" -ne 1 ]; then
+        echo "error: name the GPU folder of plots/results to use (found: ${dirs:-none}; run make bench first)" >&2
+        exit 2
+    fi
+    gpu=$dirs
+fi
+src=plots/results/$gpu
+[ -f "$src/results.csv" ] || { echo "error: $src/results.csv not found: run make bench first" >&2; exit 2; }
+mkdir -p "plots/reference/$gpu"
+cp "$src/results.csv" "$src/bandwidth.png" "$src/scaling.png" "plots/reference/$gpu/"
+echo "$gpu" >plots/reference/primary
+scripts/update_readme.sh README.md "plots/reference/$gpu/results.csv" "plots/reference/$gpu"
+echo "plots/reference/$gpu updated; README.md regenerated from it"

@@ -1,0 +1,84 @@
+/* Stage 01: naive reductions. Three starting points from the articles, each correct for any N:
+ * every block reduces its slice to one partial sum (finished on the CPU), or every element is
+ * atomically added to the result. */
+#include "common.h"
+
+#define BLOCK 256
+#define LOG2_BLOCK 8
+
+/* LeetCUDA reduce article §3.1: each block halves its slice of x in place, in global memory.
+ * Unlike the article, the last block stops at n (its slice may be short), so it reads nothing past
+ * the end; the input is destroyed, so the harness restores it before every run. */
+__global__ void reduce_global_inplace(float *x, float *partials, uint64_t n)
+{
+    unsigned tid = threadIdx.x;
+    uint64_t base = (uint64_t)blockIdx.x * blockDim.x;
+    float *bx = x + base;
+    unsigned len = n - base < blockDim.x ? (unsigned)(n - base) : blockDim.x;
+    for (unsigned offset = blockDim.x / 2; offset > 0; offset /= 2) {
+        if (tid < offset && tid + offset < len) bx[tid] += bx[tid + offset];
+        __syncthreads();
+    }
+    if (tid == 0) partials[blockIdx.x] = bx[0];
+}
+
+static void run_global_inplace(Run *r)
+{
+    unsigned blocks = grid_for(r->n, BLOCK, "reduce_global_inplace");
+    reduce_global_inplace<<<blocks, BLOCK>>>(r->in, r->partials, r->n);
+    LAUNCH_CHECK("reduce_global_inplace");
+    r->host_partials = blocks;
+    r->shape.tree = LOG2_BLOCK;
+}
+
+/* Course chapter v1: the block's slice in shared memory, pairs combined at distance s = 1, 2, 4, ...
+ * by the threads with tid % (2*s) == 0. Only 1/2, 1/4, ... of the lanes of a warp are active:
+ * divergence, and the modulo is slow. */
+__global__ void reduce_interleaved(const float *x, float *partials, uint64_t n)
+{
+    __shared__ float s_x[BLOCK];
+    unsigned tid = threadIdx.x;
+    uint64_t i = (uint64_t)blockIdx.x * BLOCK + tid;
+    s_x[tid] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    for (unsigned s = 1; s < BLOCK; s *= 2) {
+        if (tid % (2 * s) == 0) s_x[tid] += s_x[tid + s];
+        __syncthreads();
+    }
+    if (tid == 0) partials[blockIdx.x] = s_x[0];
+}
+
+static void run_interleaved(Run *r)
+{
+    unsigned blocks = grid_for(r->n, BLOCK, "reduce_interleaved");
+    reduce_interleaved<<<blocks, BLOCK>>>(r->in, r->partials, r->n);
+    LAUNCH_CHECK("reduce_interleaved");
+    r->host_partials = blocks;
+    r->shape.tree = LOG2_BLOCK;
+}
+
+/* "Hand-written operators: reduce" blog §1: one atomicAdd per element, all onto the same address.
+ * The GPU serialises them: N additions in a chain, in whatever order the atomics arrive. */
+__global__ void reduce_atomic_per_element(const float *x, float *out, uint64_t n)
+{
+    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(out, x[i]);
+}
+
+static void run_atomic_per_element(Run *r)
+{
+    unsigned blocks = grid_for(r->n, BLOCK, "reduce_atomic_per_element");
+    CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(float))); /* the atomics add onto a zero */
+    reduce_atomic_per_element<<<blocks, BLOCK>>>(r->in, r->out, r->n);
+    LAUNCH_CHECK("reduce_atomic_per_element");
+    r->shape.atomic = (double)r->n;
+}
+
+static const Kernel kernels[] = {
+    {"reduce_global_inplace", "LeetCUDA reduce §3.1: halve in place in global memory, partials on the CPU",
+     run_global_inplace, 0, IN_PLACE},
+    {"reduce_interleaved", "course chapter 7 v1: shared memory, tid % (2*s), divergent", run_interleaved, 0, 0},
+    {"reduce_atomic_per_element", "reduce blog §1: one atomicAdd per element", run_atomic_per_element, 0, 0},
+};
+
+STAGE("01_naive", kernels);

@@ -1,0 +1,70 @@
+/* Stage 02: shared memory. Each block loads its slice once into shared memory and reduces it there,
+ * with sequential addressing; the per-block partial sums are still finished on the CPU. */
+#include "common.h"
+
+#define BLOCK 256
+#define LOG2_BLOCK 8
+
+/* LeetCUDA reduce article §3.2, reduce blog §2, course chapter v2. At each step the first `offset`
+ * threads add the element `offset` away: the active threads stay contiguous, so whole warps drop out
+ * together (no divergence until offset < 32) and neighbouring threads touch neighbouring banks.
+ * The article sizes the array with blockDim.x, which does not compile: the size must be a constant. */
+__global__ void reduce_shared(const float *x, float *partials, uint64_t n)
+{
+    __shared__ float s_x[BLOCK];
+    unsigned tid = threadIdx.x;
+    uint64_t i = (uint64_t)blockIdx.x * BLOCK + tid;
+    s_x[tid] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    for (unsigned offset = BLOCK / 2; offset > 0; offset /= 2) {
+        if (tid < offset) s_x[tid] += s_x[tid + offset];
+        __syncthreads();
+    }
+    if (tid == 0) partials[blockIdx.x] = s_x[0];
+}
+
+static void run_shared(Run *r)
+{
+    unsigned blocks = grid_for(r->n, BLOCK, "reduce_shared");
+    reduce_shared<<<blocks, BLOCK>>>(r->in, r->partials, r->n);
+    LAUNCH_CHECK("reduce_shared");
+    r->host_partials = blocks;
+    r->shape.tree = LOG2_BLOCK;
+}
+
+/* Course chapter v3: every thread adds two elements, BLOCK apart, while loading. Half as many
+ * blocks, and the first level of the tree is done in registers instead of shared memory. */
+__global__ void reduce_shared_two_loads(const float *x, float *partials, uint64_t n)
+{
+    __shared__ float s_x[BLOCK];
+    unsigned tid = threadIdx.x;
+    uint64_t i = (uint64_t)blockIdx.x * (2 * BLOCK) + tid;
+    float v = i < n ? x[i] : 0.0f;
+    if (i + BLOCK < n) v += x[i + BLOCK];
+    s_x[tid] = v;
+    __syncthreads();
+    for (unsigned offset = BLOCK / 2; offset > 0; offset /= 2) {
+        if (tid < offset) s_x[tid] += s_x[tid + offset];
+        __syncthreads();
+    }
+    if (tid == 0) partials[blockIdx.x] = s_x[0];
+}
+
+static void run_shared_two_loads(Run *r)
+{
+    unsigned blocks = grid_for(r->n, 2 * BLOCK, "reduce_shared_two_loads");
+    reduce_shared_two_loads<<<blocks, BLOCK>>>(r->in, r->partials, r->n);
+    LAUNCH_CHECK("reduce_shared_two_loads");
+    r->host_partials = blocks;
+    r->shape.serial = 1;
+    r->shape.tree = LOG2_BLOCK;
+}
+
+static const Kernel kernels[] = {
+    {"reduce_shared", "LeetCUDA reduce §3.2 / reduce blog §2 / course chapter v2: sequential addressing",
+     run_shared, 0, 0},
+    {"reduce_shared_two_loads", "course chapter v3: first add during the load, half the blocks",
+     run_shared_two_loads, 0, 0},
+};
+
+STAGE("02_shared", kernels);

@@ -1,0 +1,122 @@
+/* Stage 04: the last 32 elements need no block-wide barrier. Once the tree is down to one warp,
+ * __syncthreads (the whole block waits) can become __syncwarp (only the warp waits). */
+#include "common.h"
+
+#define BLOCK 256
+#define LOG2_BLOCK 8
+
+/* LeetCUDA reduce article §3.4.1: __syncthreads while more than a warp is busy, then __syncwarp.
+ * Within a step the writers (tid < offset) and the elements they read (tid + offset) do not overlap,
+ * and __syncwarp orders one step's writes before the next step's reads. */
+__global__ void reduce_syncwarp(const float *x, float *out, uint64_t n)
+{
+    __shared__ float s_x[BLOCK];
+    unsigned tid = threadIdx.x;
+    uint64_t i = (uint64_t)blockIdx.x * BLOCK + tid;
+    s_x[tid] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    for (unsigned offset = BLOCK / 2; offset >= 32; offset /= 2) {
+        if (tid < offset) s_x[tid] += s_x[tid + offset];
+        __syncthreads();
+    }
+    if (tid < 32) {
+        for (unsigned offset = 16; offset > 0; offset /= 2) {
+            if (tid < offset) s_x[tid] += s_x[tid + offset];
+            __syncwarp();
+        }
+        if (tid == 0) atomicAdd(out, s_x[0]);
+    }
+}
+
+/* Every kernel of this stage: one block per BLOCK elements, one atomicAdd per block. */
+static void launch_block_atomic(Run *r, void (*kernel)(const float *, float *, uint64_t), const char *name)
+{
+    unsigned blocks = grid_for(r->n, BLOCK, name);
+    CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(float))); /* the atomics add onto a zero */
+    kernel<<<blocks, BLOCK>>>(r->in, r->out, r->n);
+    LAUNCH_CHECK(name);
+    r->shape.tree = LOG2_BLOCK;
+    r->shape.atomic = blocks;
+}
+
+static void run_syncwarp(Run *r) { launch_block_atomic(r, reduce_syncwarp, "reduce_syncwarp"); }
+
+/* Course chapter v4 / reduce blog §3, correct on Volta and later: the last warp unrolled, every lane
+ * adding unconditionally. Since Volta a warp's lanes are scheduled independently, so lane 5 reading
+ * s[21] may happen after lane 21 has overwritten it. Each step therefore reads, waits for the whole
+ * warp (__syncwarp), then writes and waits again; volatile keeps every access in shared memory. */
+__device__ void warp_reduce_unrolled(volatile float *s, unsigned tid)
+{
+    float v = s[tid];
+    for (unsigned offset = 32; offset > 0; offset /= 2) {
+        v += s[tid + offset];
+        __syncwarp();
+        s[tid] = v;
+        __syncwarp();
+    }
+}
+
+/* Load the block's slice into shared memory and halve it until 64 values are left in s_x[0..63]. */
+__device__ void load_and_halve_to_64(float *s_x, const float *x, uint64_t n)
+{
+    unsigned tid = threadIdx.x;
+    uint64_t i = (uint64_t)blockIdx.x * BLOCK + tid;
+    s_x[tid] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    for (unsigned offset = BLOCK / 2; offset > 32; offset /= 2) {
+        if (tid < offset) s_x[tid] += s_x[tid + offset];
+        __syncthreads();
+    }
+}
+
+__global__ void reduce_unrolled_warp(const float *x, float *out, uint64_t n)
+{
+    __shared__ float s_x[BLOCK];
+    unsigned tid = threadIdx.x;
+    load_and_halve_to_64(s_x, x, n);
+    if (tid < 32) {
+        warp_reduce_unrolled(s_x, tid);
+        if (tid == 0) atomicAdd(out, s_x[0]);
+    }
+}
+
+static void run_unrolled_warp(Run *r) { launch_block_atomic(r, reduce_unrolled_warp, "reduce_unrolled_warp"); }
+
+/* The articles' form, kept to be caught (not run by default): plain shared memory, no __syncwarp.
+ * It assumes the 32 lanes run in lock-step, which no GPU since Volta promises; the compiler may also
+ * keep s[tid] in a register between the statements. A data race: compute-sanitizer's racecheck. */
+__device__ void warp_reduce_racy(float *s, unsigned tid)
+{
+    s[tid] += s[tid + 32];
+    s[tid] += s[tid + 16];
+    s[tid] += s[tid + 8];
+    s[tid] += s[tid + 4];
+    s[tid] += s[tid + 2];
+    s[tid] += s[tid + 1];
+}
+
+__global__ void reduce_unrolled_warp_racy(const float *x, float *out, uint64_t n)
+{
+    __shared__ float s_x[BLOCK];
+    unsigned tid = threadIdx.x;
+    load_and_halve_to_64(s_x, x, n);
+    if (tid < 32) {
+        warp_reduce_racy(s_x, tid);
+        if (tid == 0) atomicAdd(out, s_x[0]);
+    }
+}
+
+static void run_unrolled_warp_racy(Run *r)
+{
+    launch_block_atomic(r, reduce_unrolled_warp_racy, "reduce_unrolled_warp_racy");
+}
+
+static const Kernel kernels[] = {
+    {"reduce_syncwarp", "LeetCUDA reduce §3.4.1: __syncwarp for the last 32 elements", run_syncwarp, 0, 0},
+    {"reduce_unrolled_warp", "course chapter v4 / reduce blog §3: unrolled last warp, volatile + __syncwarp",
+     run_unrolled_warp, 0, 0},
+    {"reduce_unrolled_warp_racy", "the articles' unrolled last warp: no volatile, no __syncwarp (a race)",
+     run_unrolled_warp_racy, 0, NOT_DEFAULT},
+};
+
+STAGE("04_syncwarp", kernels);

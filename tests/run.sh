@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# The test suite behind `make test`. The host half runs anywhere: unit tests of common/, building
+# every stage, bad input, the no-GPU error, charts and README tables from the committed reference
+# results. The GPU half runs when a GPU is present (every kernel of every stage verified at odd
+# sizes with random and ones data, the shuffle demo) and is reported as skipped otherwise.
+# Ends with "N passed, N failed, N skipped"; exits 1 if anything failed.
+set -u
+cd "$(dirname "$0")/.."
+
+pass=0 fail=0 skip=0
+ok() { echo "ok   $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL $*"; fail=$((fail + 1)); }
+skipped() { echo "skip $*"; skip=$((skip + 1)); }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+CHECK_SIZES=${CHECK_SIZES:?run through make test}
+STAGES=$(ls -d stages/[0-9][0-9]_*/ | xargs -n1 basename)
+
+# expect NAME CODE PATTERN -- CMD...: CMD exits with CODE and its output matches PATTERN.
+expect() {
+    local name=$1 code=$2 pattern=$3
+    shift 4
+    "$@" >"$tmp/out" 2>&1
+    local rc=$?
+    if [ "$rc" -eq "$code" ] && grep -qE -- "$pattern" "$tmp/out"; then
+        ok "$name"
+    else
+        bad "$name (exit $rc, wanted $code and /$pattern/):"
+        sed 's/^/     | /' "$tmp/out" | tail -5
+    fi
+}
+
+echo "== host unit tests (common/host.c)"
+mkdir -p build
+if gcc -std=c11 -O2 -Wall -Wextra -Werror -Icommon tests/test_host.c common/host.c -lm -o build/test_host; then
+    build/test_host >"$tmp/unit"
+    while read -r status name; do
+        if [ "$status" = ok ]; then ok "unit: $name"; else bad "unit: $name"; fi
+    done <"$tmp/unit"
+else
+    bad "unit tests compile"
+fi
+
+echo "== build every stage"
+if make --no-print-directory all >"$tmp/build" 2>&1; then
+    ok "make all builds every stage with warnings as errors"
+else
+    bad "make all:"
+    tail -20 "$tmp/build" | sed 's/^/     | /'
+fi
+expect "make without nvcc says the CUDA toolkit is needed" 2 "CUDA toolkit" -- \
+    make --no-print-directory -s NVCC= need-nvcc
+expect "make stage-NN run without a stage asks for one" 2 "name a stage" -- make --no-print-directory -s run
+expect "make help lists the targets" 0 "stage-NN run.*bench|bench" -- make --no-print-directory -s help
+
+echo "== every program: options and bad input (no GPU needed)"
+for s in $STAGES; do
+    p=build/$s/reduce
+    expect "$s --help" 0 "--n N" -- $p --help
+    expect "$s --list names its kernels" 0 "^  reduce_" -- $p --list
+    expect "$s unknown flag" 2 "unknown option '--bogus'" -- $p --bogus
+    expect "$s --n without a value" 2 "needs a value" -- $p --n
+    expect "$s --n 0" 2 "--n '0'" -- $p --n 0
+    expect "$s --n -5" 2 "--n '-5'" -- $p --n -5
+    expect "$s --n abc" 2 "--n 'abc'" -- $p --n abc
+    expect "$s unknown --kernel" 2 "unknown kernel 'nope'" -- $p --kernel nope
+    expect "$s unknown --fill" 2 "unknown fill 'zeros'" -- $p --fill zeros
+    expect "$s --reps 0" 2 "--reps '0'" -- $p --reps 0
+    expect "$s --csv to an unwritable path" 2 "cannot write the CSV" -- $p --csv /nonexistent/dir/out.csv
+    expect "$s with no GPU says so and exits 3" 3 "no CUDA-capable GPU found" -- \
+        env CUDA_VISIBLE_DEVICES= $p --n 1000
+done
+expect "05_shuffle demo with no GPU exits 3" 3 "no CUDA-capable GPU found" -- \
+    env CUDA_VISIBLE_DEVICES= build/05_shuffle/demo
+
+echo "== charts and README from the committed reference results"
+refs=$(ls plots/reference/*/results.csv 2>/dev/null)
+if [ -z "$refs" ]; then
+    bad "reference results are committed under plots/reference/<gpu>/results.csv"
+fi
+for csv in $refs; do
+    gpu=$(basename "$(dirname "$csv")")
+    if scripts/plot.sh "$csv" "$tmp/$gpu" >"$tmp/plot" 2>&1 &&
+        [ "$(head -c 4 "$tmp/$gpu/bandwidth.png" | od -An -c | tr -d ' ')" = '211PNG' ] &&
+        [ "$(head -c 4 "$tmp/$gpu/scaling.png" | od -An -c | tr -d ' ')" = '211PNG' ]; then
+        ok "charts render from $csv"
+    else
+        bad "charts render from $csv:"
+        tail -5 "$tmp/plot" | sed 's/^/     | /'
+    fi
+    bad_rows=$(awk -F, 'NR > 1 && $2 != "00_device" && $10 != 1' "$csv" | wc -l)
+    if [ "$bad_rows" -eq 0 ]; then ok "every row of $csv passed verification"; else bad "$bad_rows rows of $csv failed verification"; fi
+done
+expect "make plot draws from the committed reference results" 0 "bandwidth.png" -- make --no-print-directory -s plot
+expect "README.md tables are the ones generated from the reference CSV" 0 "" -- scripts/reference.sh --check
+
+echo "== GPU half"
+gpu=0
+if nvidia-smi -L >/dev/null 2>&1; then
+    gpu=1
+    expect "a GPU is present and a stage program runs on it" 0 "all kernels passed" -- \
+        build/01_naive/reduce --n 1 --reps 1 --warmup 0
+fi
+if [ "$gpu" = 1 ]; then
+    for s in $STAGES; do
+        for fill in random ones; do
+            csv=$tmp/$s-$fill.csv
+            build/$s/reduce --check --n "$CHECK_SIZES" --fill $fill --reps 3 --warmup 1 --csv "$csv" >"$tmp/run" 2>&1
+            rc=$?
+            rows=0
+            while IFS=, read -r _ stage kernel _ n _ _ _ rel pass_; do
+                [ "$stage" = 00_device ] && continue
+                rows=$((rows + 1))
+                if [ "$pass_" = 1 ]; then ok "$s $kernel n=$n fill=$fill"; else bad "$s $kernel n=$n fill=$fill (rel err $rel)"; fi
+            done < <(tail -n +2 "$csv" 2>/dev/null)
+            if [ "$rc" -eq 0 ] && [ "$rows" -gt 0 ]; then
+                ok "$s --check exits 0 (fill $fill, $rows rows)"
+            else
+                bad "$s --check --fill $fill: exit $rc, $rows rows"
+                tail -15 "$tmp/run" | sed 's/^/     | /'
+            fi
+        done
+    done
+    expect "05_shuffle demo matches the programming guide's rules" 0 "all 288 values match" -- build/05_shuffle/demo
+    expect "--fill ones gives exactly N" 0 "^reduce_shared_atomic +1000003 " -- \
+        build/03_atomic/reduce --n 1000003 --fill ones --reps 1 --check
+else
+    reason="no GPU: nvidia-smi -L finds none"
+    for s in $STAGES; do skipped "$s: every kernel at N = $CHECK_SIZES, random and ones ($reason)"; done
+    skipped "05_shuffle demo ($reason)"
+    skipped "--fill ones gives exactly N ($reason)"
+fi
+
+echo
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]

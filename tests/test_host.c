@@ -1,0 +1,159 @@
+/* Unit tests of common/host.c: size parsing, median, fill determinism, the reference and the
+ * tolerance formula. Prints "ok <name>" or "FAIL <name>" per check; exits 1 if any failed. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host.h"
+
+static int failures;
+
+static void check(int cond, const char *name)
+{
+    printf("%s %s\n", cond ? "ok" : "FAIL", name);
+    failures += !cond;
+}
+
+static void test_parse_size(void)
+{
+    static const struct { const char *s; uint64_t v; } good[] = {
+        {"1", 1}, {"1000003", 1000003}, {"64K", 65536}, {"16M", 16777216}, {"1G", 1073741824},
+        {"16m", 16777216}, {"2^24+1", 16777217}, {"2^31+17", 2147483665ull}, {"2^10-1", 1023}, {"2^0", 1},
+    };
+    static const char *bad[] = {"", "0", "-5", "abc", "1.5", "16MB", "2^41", "3^4", "2^4-16", "1e6",
+                                " 5", "5 ", "99999999999999999999999", "2^", "K", "0K", "2^24+"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        uint64_t v = 0;
+        char name[96];
+        snprintf(name, sizeof name, "parse_size accepts \"%s\"", good[i].s);
+        check(parse_size(good[i].s, &v) == 0 && v == good[i].v, name);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        uint64_t v = 0;
+        char name[96];
+        snprintf(name, sizeof name, "parse_size rejects \"%s\"", bad[i]);
+        check(parse_size(bad[i], &v) == -1, name);
+    }
+    uint64_t list[4];
+    check(parse_size_list("1,31,1M", list, 4) == 3 && list[0] == 1 && list[1] == 31 && list[2] == 1048576,
+          "parse_size_list reads a comma-separated list");
+    check(parse_size_list("1,,2", list, 4) == -1, "parse_size_list rejects an empty item");
+    check(parse_size_list("1,2,", list, 4) == -1, "parse_size_list rejects a trailing comma");
+    check(parse_size_list("1,2,3,4,5", list, 4) == -1, "parse_size_list rejects more items than it can hold");
+    long x;
+    check(parse_int("20", 1, 100, &x) == 0 && x == 20, "parse_int accepts a number in range");
+    check(parse_int("0", 1, 100, &x) == -1, "parse_int rejects a number below range (--reps 0)");
+    check(parse_int("7x", 0, 100, &x) == -1, "parse_int rejects junk after the number");
+}
+
+static void test_median(void)
+{
+    double a[] = {5, 1, 4, 2, 3};
+    check(median(a, 5) == 3, "median of an odd count is the middle value");
+    double b[] = {10, 1, 4, 2};
+    check(median(b, 4) == 3, "median of an even count is the mean of the middle two");
+    double c[] = {7};
+    check(median(c, 1) == 7, "median of one value is that value");
+}
+
+static void test_fill(void)
+{
+    enum { N = 100000 };
+    float *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b);
+    fill_array(a, N, FILL_RANDOM, 1);
+    fill_array(b, N, FILL_RANDOM, 1);
+    check(!memcmp(a, b, N * sizeof *a), "random fill is the same for the same seed");
+    int prefix = 1;
+    for (uint64_t i = 0; i < N; i += 997) prefix &= fill_value(FILL_RANDOM, 1, i) == a[i];
+    check(prefix, "random fill of element i does not depend on N (any prefix is the same data)");
+    fill_array(b, N, FILL_RANDOM, 2);
+    check(memcmp(a, b, N * sizeof *a) != 0, "random fill differs for another seed");
+    int in_range = 1, exact = 1, zeros = 0;
+    double mean = 0;
+    for (int i = 0; i < N; i++) {
+        in_range &= a[i] >= -1.0f && a[i] < 1.0f;
+        exact &= ldexp(a[i], 23) == floor(ldexp(a[i], 23));
+        zeros += a[i] == 0.0f;
+        mean += a[i];
+    }
+    mean /= N;
+    check(in_range, "random values lie in [-1, 1)");
+    check(exact, "random values are multiples of 2^-23 (exact in fp32)");
+    check(fabs(mean) < 0.01 && zeros < 10, "random values are centred on 0 and not zeros");
+    check(fill_value(FILL_ONES, 1, 123) == 1.0f, "ones fill is 1");
+    check(fill_value(FILL_SEQ, 1, 0) == 0.0f && fill_value(FILL_SEQ, 1, 15) == 15.0f &&
+          fill_value(FILL_SEQ, 1, 16) == 0.0f, "seq fill is i mod 16");
+    Fill f;
+    check(parse_fill("seq", &f) == 0 && f == FILL_SEQ && parse_fill("zeros", &f) == -1, "parse_fill");
+    free(a);
+    free(b);
+}
+
+/* The tolerance must hold for correct summation orders and reject wrong sums. */
+static void test_tolerance(void)
+{
+    enum { N = 1 << 20 };
+    float *x = malloc(N * sizeof *x);
+    fill_array(x, N, FILL_RANDOM, 7);
+    Reference ref = reference_sum(x, N);
+
+    float serial = 0.0f; /* one thread, one long chain */
+    for (int i = 0; i < N; i++) serial += x[i];
+    Shape chain = {(double)N, 0, 0};
+    double tol_chain = sum_tolerance(chain, &ref, N, 24);
+    check(fabs(serial - ref.sum) <= tol_chain, "a serial fp32 sum of 2^20 random values is within its bound");
+
+    float *t = malloc(N * sizeof *t); /* pairwise tree, depth 20 */
+    memcpy(t, x, N * sizeof *t);
+    for (int len = N; len > 1; len /= 2)
+        for (int i = 0; i < len / 2; i++) t[i] = t[i] + t[i + len / 2];
+    Shape tree = {0, 20, 0};
+    double tol_tree = sum_tolerance(tree, &ref, N, 24);
+    check(fabs(t[0] - ref.sum) <= tol_tree, "a pairwise fp32 tree over 2^20 random values is within its bound");
+    check(tol_tree < tol_chain, "a tree of depth 20 gets a tighter bound than a chain of 2^20");
+    double u = unit_roundoff(24);
+    Shape small = {0, 8, 0};
+    check(fabs(sum_tolerance(small, &ref, N, 24) - (8 * u / (1 - 8 * u) * ref.abs_sum +
+                                                    2 * unit_roundoff(53) * fabs(ref.sum) +
+                                                    2.0 * N * unit_roundoff(53) * unit_roundoff(53) * ref.abs_sum)) <
+              1e-12 * ref.abs_sum,
+          "short trees take the worst-case bound gamma_d * sum|x|");
+    check(!result_passes(ref.sum + 3 * tol_tree, &ref, tol_tree), "a result off by 3x the bound fails");
+
+    Reference ones = reference_sum((float[]){1, 1, 1, 1, 1}, 5);
+    check(ones.all_integers && sum_tolerance(tree, &ones, 5, 24) == 0.0, "integer inputs summing below 2^24 must be exact");
+    check(!result_passes(4.0, &ones, 0.0), "ones: N - 1 fails (a lost element)");
+    check(result_passes(5.0, &ones, 0.0), "ones: exactly N passes");
+    Reference big = {16777217.0, 16777217.0, 1, 0};
+    check(sum_tolerance(tree, &big, 16777217, 24) > 0.0, "integers past 2^24 are no longer exact in fp32");
+
+    Reference nan_ref = {NAN, NAN, 0, 1}, inf_ref = {INFINITY, INFINITY, 0, 1};
+    check(result_passes(NAN, &nan_ref, 0) && !result_passes(1.0, &nan_ref, 1e30), "NaN reference: only NaN passes");
+    check(result_passes(INFINITY, &inf_ref, 0) && !result_passes(-INFINITY, &inf_ref, 0), "Inf reference: only +Inf passes");
+    check(!result_passes(NAN, &ref, INFINITY), "a NaN result never passes a finite reference");
+    float with_nan[3] = {1.0f, NAN, 2.0f};
+    check(reference_sum(with_nan, 3).non_finite && isnan(reference_sum(with_nan, 3).sum), "reference of data with a NaN is NaN");
+    check(relative_error(1.5, 1.0) == 0.5 && relative_error(0.25, 0.0) == 0.25, "relative_error");
+    free(x);
+    free(t);
+}
+
+static void test_slugify(void)
+{
+    char s[64];
+    slugify("NVIDIA H100 80GB HBM3", s, sizeof s);
+    check(!strcmp(s, "nvidia-h100-80gb-hbm3"), "slugify of a GPU name");
+    slugify("  A--b  ", s, sizeof s);
+    check(!strcmp(s, "a-b"), "slugify trims and folds separators");
+}
+
+int main(void)
+{
+    test_parse_size();
+    test_median();
+    test_fill();
+    test_tolerance();
+    test_slugify();
+    return failures ? 1 : 0;
+}
