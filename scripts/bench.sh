@@ -18,5 +18,9 @@ slug=$(awk -F, 'NR == 2 { print $1 }' "$csv" | tr 'A-Z' 'a-z' | sed -E 's/[^a-z0
 dir=plots/results/$slug
 mkdir -p "$dir"
 mv "$csv" "$dir/results.csv"
-scripts/plot.sh "$dir/results.csv" "$dir" --dumb
+if command -v gnuplot >/dev/null; then
+    scripts/plot.sh "$dir/results.csv" "$dir" --dumb
+else
+    echo "gnuplot not found: no charts drawn (make plot CSV=$dir/results.csv draws them where gnuplot is installed)"
+fi
 echo "results in $dir (make reference copies them to plots/reference/$slug and updates README.md)"

@@ -9,7 +9,7 @@ set -eu
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = --check ]; then
     gpu=$(cat plots/reference/primary 2>/dev/null) || { echo "error: no plots/reference/primary: run make bench and make reference" >&2; exit 1; }
-    exec scripts/update_readme.sh --check README.md "plots/reference/$gpu/results.csv" "plots/reference/$gpu"
+    exec scripts/update_readmes.sh --check "plots/reference/$gpu/results.csv" "plots/reference/$gpu"
 fi
 gpu=${1:-}
 if [ -z "$gpu" ]; then
@@ -23,7 +23,8 @@ fi
 src=plots/results/$gpu
 [ -f "$src/results.csv" ] || { echo "error: $src/results.csv not found: run make bench first" >&2; exit 2; }
 mkdir -p "plots/reference/$gpu"
-cp "$src/results.csv" "$src/bandwidth.png" "$src/scaling.png" "plots/reference/$gpu/"
+cp "$src/results.csv" "plots/reference/$gpu/"
+scripts/plot.sh "$src/results.csv" "plots/reference/$gpu"
 echo "$gpu" >plots/reference/primary
-scripts/update_readme.sh README.md "plots/reference/$gpu/results.csv" "plots/reference/$gpu"
+scripts/update_readmes.sh "plots/reference/$gpu/results.csv" "plots/reference/$gpu"
 echo "plots/reference/$gpu updated; README.md regenerated from it"

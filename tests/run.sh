@@ -23,7 +23,7 @@ expect() {
     shift 4
     "$@" >"$tmp/out" 2>&1
     local rc=$?
-    if [ "$rc" -eq "$code" ] && grep -qE -- "$pattern" "$tmp/out"; then
+    if [ "$rc" -eq "$code" ] && { [ -z "$pattern" ] || grep -qE -- "$pattern" "$tmp/out"; }; then
         ok "$name"
     else
         bad "$name (exit $rc, wanted $code and /$pattern/):"

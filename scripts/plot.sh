@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Draw the charts of a results CSV (as written by --csv / make bench) with gnuplot.
+# usage: scripts/plot.sh CSV OUTDIR [--dumb]
+#   OUTDIR/bandwidth.png  GB/s of every stage's kernels at the largest N, CUB last, peak and copy lines
+#   OUTDIR/scaling.png    GB/s against N for each stage's best kernel (best at the largest N) and CUB
+#   --dumb                also print the bandwidth chart in the terminal
+# CUB is measured once per stage program; the charts use the median of those rows at each N.
+# Exit codes: 2 bad CSV, 3 gnuplot missing, other: gnuplot failed.
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+csv=${1:?usage: scripts/plot.sh CSV OUTDIR [--dumb]}
+out=${2:?usage: scripts/plot.sh CSV OUTDIR [--dumb]}
+header='gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass'
+[ -s "$csv" ] || { echo "error: $csv is missing or empty" >&2; exit 2; }
+[ "$(head -1 "$csv")" = "$header" ] || { echo "error: $csv does not start with the header $header" >&2; exit 2; }
+command -v gnuplot >/dev/null || { echo "error: gnuplot not found: install it (e.g. apt-get install gnuplot-nox)" >&2; exit 3; }
+mkdir -p "$out"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Last row wins for a repeated (stage, kernel, n); CUB: median over stages at each n.
+awk -F, -v dir="$tmp" '
+    function median(list,   a, k, i, j, t) {
+        k = split(list, a, " ")
+        for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+        return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+    }
+    NR == 1 { next }
+    $2 == "00_device" { if ($3 == "dram_peak") peak = $7; if ($3 == "d2d_copy") copy = $7; next }
+    { gpu = $1; n = $5 + 0; if (n > maxn) maxn = n }
+    $3 == "cub" { cub[n] = cub[n] " " $7; ns[n] = 1; next }
+    {
+        key = $2 SUBSEP $3
+        if (!(key in seen)) { seen[key] = 1; order[++count] = key }
+        gbps[key, n] = $7; pct[key, n] = $8; pass[key, n] = $10; ns[n] = 1
+    }
+    END {
+        printf "gpu=\"%s\"; maxn=%d; peak=%s; copy=%s\n", gpu, maxn, peak + 0, copy + 0 > (dir "/vars")
+        for (i = 1; i <= count; i++) {
+            split(order[i], k, SUBSEP)
+            if (!((order[i], maxn) in gbps)) continue
+            stage = substr(k[1], 1, 2) + 0
+            flag = pass[order[i], maxn] == 1 ? "" : " (FAIL)"
+            printf "%d\t\"%s %s%s\"\t%s\t%.0f\t%d\n", ++bar, substr(k[1], 1, 2), k[2], flag, gbps[order[i], maxn], pct[order[i], maxn], stage > (dir "/bars")
+            if (!(k[1] in best) || gbps[order[i], maxn] + 0 > gbps[best[k[1]], maxn] + 0) { if (!(k[1] in best)) stages[++nstages] = k[1]; best[k[1]] = order[i] }
+        }
+        if (maxn in cub) { m = median(cub[maxn]); p = peak > 0 ? 100 * m / peak : 0; printf "%d\t\"cub\"\t%s\t%.0f\t%d\n", ++bar, m, p, 0 > (dir "/bars") }
+        nn = 0
+        for (n in ns) sorted[++nn] = n + 0
+        for (i = 2; i <= nn; i++) for (j = i; j > 1 && sorted[j - 1] > sorted[j]; j--) { t = sorted[j]; sorted[j] = sorted[j - 1]; sorted[j - 1] = t }
+        for (s = 1; s <= nstages; s++) {
+            split(best[stages[s]], k, SUBSEP)
+            printf "\"%s %s\"\n", substr(k[1], 1, 2), k[2] > (dir "/scaling")
+            for (i = 1; i <= nn; i++) if ((best[stages[s]], sorted[i]) in gbps) printf "%d\t%s\n", sorted[i], gbps[best[stages[s]], sorted[i]] > (dir "/scaling")
+            printf "\n\n" > (dir "/scaling")
+        }
+        printf "\"cub\"\n" > (dir "/scaling")
+        for (i = 1; i <= nn; i++) if (sorted[i] in cub) printf "%d\t%s\n", sorted[i], median(cub[sorted[i]]) > (dir "/scaling")
+        print nstages + 1 > (dir "/series")
+    }' "$csv"
+[ -s "$tmp/bars" ] || { echo "error: $csv has no kernel rows" >&2; exit 2; }
+
+vars="$(cat "$tmp/vars"); series=$(cat "$tmp/series");"
+gnuplot -e "$vars datafile='$tmp/bars'; term='png'; out='$out/bandwidth.png'" "$here/plots/bandwidth.gp"
+gnuplot -e "$vars datafile='$tmp/scaling'; term='png'; out='$out/scaling.png'" "$here/plots/scaling.gp"
+if [ "${3:-}" = --dumb ]; then
+    gnuplot -e "$vars datafile='$tmp/bars'; term='dumb'; out=''" "$here/plots/bandwidth.gp"
+    awk -F'\t' '{ gsub(/"/, "", $2); printf "  %2d %-44s %7.0f GB/s %4d%%\n", $1, $2, $3, $4 }' "$tmp/bars"
+fi

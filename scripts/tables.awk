@@ -1,0 +1,52 @@
+# Markdown tables from a results CSV (gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass),
+# at the largest N in the file. Run as: awk -F, -v mode=MODE [-v stage=NN_name] -f scripts/tables.awk CSV
+#   mode=all    every stage's kernels, then CUB (median of the CUB rows of all stages)
+#   mode=best   the fastest kernel of each stage, then CUB
+#   mode=stage  the kernels of one stage and that stage's own CUB row
+# Speed-up is against the first kernel of 01_naive at the same N. A repeated row: the last one wins.
+function median(list,   a, k, i, j, t) {
+    k = split(list, a, " ")
+    for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+    return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+}
+function row(label, us, gbps, ok,   speedup) {
+    speedup = base <= 0 ? "-" : base / us < 0.1 ? sprintf("%.3fx", base / us) : sprintf("%.1fx", base / us)
+    printf "| %s | %.1f | %.0f | %.1f | %s | %s |\n", label, us, gbps, 100 * gbps / peak, speedup, ok
+}
+NR == 1 { next }
+$2 == "00_device" { if ($3 == "dram_peak") peak = $7; if ($3 == "d2d_copy") copy = $7; next }
+{
+    gpu = $1; n = $5 + 0; if (n > maxn) maxn = n
+    key = $2 SUBSEP $3
+    if (!(key in seen)) { seen[key] = 1; order[++count] = key }
+    us[key, n] = $6; gbps[key, n] = $7; pass[key, n] = $10
+    if ($3 == "cub") { cub_us[n] = cub_us[n] " " $6; cub_gbps[n] = cub_gbps[n] " " $7; cub_fail[n] += $10 != 1 }
+}
+END {
+    if (!count) { print "error: no kernel rows" > "/dev/stderr"; exit 2 }
+    split(order[1], b, SUBSEP)
+    base = (b[1] == "01_naive" && (order[1], maxn) in us) ? us[order[1], maxn] : 0
+    printf "%s, N = %d (%.0f MiB of fp32); medians with L2 flushed before every run; theoretical DRAM peak %.0f GB/s, measured device-to-device copy %.0f GB/s.\n\n", \
+        gpu, maxn, maxn * 4 / 1048576, peak, copy
+    if (mode == "best") print "| stage | best kernel | time (µs) | GB/s | % of peak | speed-up vs 01 | check |\n|---|---|---:|---:|---:|---:|---|"
+    else print "| kernel | time (µs) | GB/s | % of peak | speed-up vs 01 | check |\n|---|---:|---:|---:|---:|---|"
+    for (i = 1; i <= count; i++) {
+        split(order[i], k, SUBSEP)
+        if (!((order[i], maxn) in us)) continue
+        if (mode == "stage" && k[1] != stage) continue
+        if (k[2] == "cub" && mode != "stage") continue
+        ok = pass[order[i], maxn] == 1 ? "ok" : "FAIL"
+        if (mode == "best") {
+            if (!(k[1] in best)) stages[++nstages] = k[1]
+            if (!(k[1] in best) || gbps[order[i], maxn] + 0 > gbps[best[k[1]], maxn] + 0) best[k[1]] = order[i]
+            continue
+        }
+        row(mode == "all" ? sprintf("%s `%s`", k[1], k[2]) : sprintf("`%s`", k[2]), us[order[i], maxn], gbps[order[i], maxn], ok)
+    }
+    for (s = 1; s <= nstages; s++) {
+        split(best[stages[s]], k, SUBSEP)
+        row(sprintf("%s | `%s`", k[1], k[2]), us[best[stages[s]], maxn], gbps[best[stages[s]], maxn], pass[best[stages[s]], maxn] == 1 ? "ok" : "FAIL")
+    }
+    if (mode != "stage" && maxn in cub_us)
+        row(mode == "best" ? "library | `cub::DeviceReduce::Sum`" : "`cub::DeviceReduce::Sum`", median(cub_us[maxn]), median(cub_gbps[maxn]), cub_fail[maxn] ? "FAIL" : "ok")
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Regenerate the measured numbers of README.md and of every stages/*/README.md from a results CSV,
+# so that every number in a README is one the programs printed.
+# usage: scripts/update_readmes.sh [--check] CSV IMGDIR
+#   README.md, between <!-- results:begin --> and <!-- results:end -->: the charts IMGDIR/*.png and
+#   every kernel's numbers; between <!-- stages:begin --> and <!-- stages:end -->: the best kernel
+#   of each stage. stages/NN_*/README.md, between <!-- stage-results:begin --> and
+#   <!-- stage-results:end -->: that stage's kernels.
+#   --check: change nothing; exit 1 (with a diff) where a README differs from what CSV gives.
+set -eu
+cd "$(dirname "$0")/.."
+check=0
+if [ "${1:-}" = --check ]; then check=1; shift; fi
+csv=${1:?usage: scripts/update_readmes.sh [--check] CSV IMGDIR}
+img=${2:?usage: scripts/update_readmes.sh [--check] CSV IMGDIR}
+[ -f "$csv" ] || { echo "error: $csv not found" >&2; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+status=0
+
+# fill IN MARKER CONTENT OUT: IN with the lines between the marker pair replaced by CONTENT.
+fill() {
+    grep -q "^<!-- $2:begin -->$" "$1" && grep -q "^<!-- $2:end -->$" "$1" ||
+        { echo "error: $1 lacks the lines <!-- $2:begin --> and <!-- $2:end -->" >&2; exit 2; }
+    awk -v tag="$2" -v tf="$3" '
+        $0 == "<!-- " tag ":begin -->" { print; while ((getline line < tf) > 0) print line; skip = 1; next }
+        $0 == "<!-- " tag ":end -->" { skip = 0 }
+        !skip' "$1" >"$4"
+}
+
+# finish FILE NEW: compare (--check) or replace FILE by NEW.
+finish() {
+    if [ $check = 1 ]; then
+        diff -u "$1" "$2" || { echo "$1 differs from what $csv gives: run make reference" >&2; status=1; }
+    else
+        cp "$2" "$1"
+    fi
+}
+
+{ printf '![bandwidth per stage and kernel](%s/bandwidth.png)\n\n![bandwidth against N](%s/scaling.png)\n\n' "$img" "$img"
+  awk -F, -v mode=all -f scripts/tables.awk "$csv"; } >"$tmp/all"
+awk -F, -v mode=best -f scripts/tables.awk "$csv" >"$tmp/best"
+fill README.md results "$tmp/all" "$tmp/readme1"
+fill "$tmp/readme1" stages "$tmp/best" "$tmp/readme2"
+finish README.md "$tmp/readme2"
+
+for readme in stages/*/README.md; do
+    stage=$(basename "$(dirname "$readme")")
+    grep -q '<!-- stage-results:begin -->' "$readme" || continue
+    awk -F, -v s="$stage" '$2 == s { found = 1 } END { exit !found }' "$csv" || continue
+    awk -F, -v mode=stage -v stage="$stage" -f scripts/tables.awk "$csv" >"$tmp/stage"
+    fill "$readme" stage-results "$tmp/stage" "$tmp/stage.md"
+    finish "$readme" "$tmp/stage.md"
+done
+exit $status
