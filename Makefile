@@ -18,12 +18,14 @@ else ifeq ($(shell nvidia-smi -L >/dev/null 2>&1 && echo yes),yes)
 else
   ARCH_FLAGS := $(foreach a,$(DEFAULT_ARCHS),-gencode arch=compute_$a,code=sm_$a) -gencode arch=compute_120,code=compute_120
 endif
-NVCCFLAGS := -O3 -std=c++17 -lineinfo $(ARCH_FLAGS) -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -Icommon
+NVCCFLAGS := -O3 -std=c++17 -lineinfo $(ARCH_FLAGS) -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror,-Wno-missing-field-initializers -Icommon
 CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror -Icommon
 
 # Sizes: `make stage-NN check` and the test suite; `make bench` (2^16 ... 2^28).
 CHECK_SIZES := 1,2,31,32,33,255,256,257,1000003,2^24+1
 BENCH_SIZES := 2^16,2^18,2^20,2^22,2^24,2^26,2^28
+# Stage 07: around its packs of 2, 8 and 16 elements.
+DTYPE_CHECK_SIZES := 1,7,8,9,15,16,17,1000003,2^24+3
 
 # `make stage-05 run`: the stage-NN goals name the stages the actions (run, check, demo) act on.
 SELECTED := $(foreach g,$(filter stage-%,$(MAKECMDGOALS)),$(filter $(patsubst stage-%,%,$g)_%,$(STAGES)))
@@ -100,7 +102,8 @@ run: $(SELECTED_BINS)
 check: $(SELECTED_BINS)
 	$(call need_stage,check)
 	@for s in $(SELECTED); do for f in random ones; do \
-	  $(BUILD)/$$s/reduce --check --n $(CHECK_SIZES) --fill $$f --reps 3 --warmup 1 $(ARGS) || exit $$?; \
+	  sizes='$(CHECK_SIZES)'; [ $$s = 07_leetcuda_dtypes ] && sizes='$(DTYPE_CHECK_SIZES)'; \
+	  $(BUILD)/$$s/reduce --check --n "$$sizes" --fill $$f --reps 3 --warmup 1 $(ARGS) || exit $$?; \
 	done; done
 
 demo: $(SELECTED_BINS) $(foreach s,$(SELECTED),$(if $(wildcard stages/$s/demo.cu),$(BUILD)/$s/demo))
@@ -119,7 +122,7 @@ plot:
 	@scripts/plot_all.sh $(CSV)
 
 test:
-	@CHECK_SIZES="$(CHECK_SIZES)" tests/run.sh
+	@CHECK_SIZES="$(CHECK_SIZES)" DTYPE_CHECK_SIZES="$(DTYPE_CHECK_SIZES)" tests/run.sh
 
 clean:
 	rm -rf $(BUILD) plots/results

@@ -22,9 +22,10 @@ void launch_check(const char *kernel, const char *file, int line);
 /* One reduction of in[0..n): the harness fills the first block, a launcher the second. */
 typedef struct {
     float *in;              /* n floats in device memory (fresh copy before each run of an IN_PLACE kernel) */
+    const void *data;       /* the same input for kernels whose input type is not fp32 (Kernel.dtype) */
     uint64_t n;
     float *partials;        /* device scratch for per-block sums: room for PARTIALS_CAPACITY(n) floats */
-    float *out;             /* device scalar for kernels that finish on the GPU */
+    float *out;             /* device scalar for kernels that finish on the GPU (an int for ACC_I32) */
     int sm_count;           /* multiprocessors, for grids sized to the machine */
     int param;              /* the table entry's parameter (blocks per SM, ...) */
 
@@ -48,18 +49,28 @@ enum {
     NOT_DEFAULT = 2,    /* deliberately wrong teaching kernel: runs only when named with --kernel */
 };
 
+/* Input element types and accumulators (stage 07 uses them all; the others are fp32 throughout). */
+typedef enum { DT_F32, DT_F16, DT_BF16, DT_FP8_E4M3, DT_FP8_E5M2, DT_I8, DT_COUNT } Dtype;
+typedef enum { ACC_F32, ACC_F16, ACC_BF16, ACC_I32 } Acc;
+
+/* A table entry; the fields after flags may be left out (fp32 input, fp32 accumulator, any GPU). */
 typedef struct {
     const char *name;   /* printed in the table and written to the CSV */
     const char *source; /* the article section it implements */
     LaunchFn launch;
     int param;          /* copied to Run.param */
     int flags;
+    Dtype dtype;        /* input element type */
+    Acc acc;            /* accumulator of the thread's and the block's sums */
+    int min_cc;         /* lowest compute capability (major * 10 + minor) it runs on, 0: any */
+    const char *needs;  /* what that capability provides, for the "skipped" message */
 } Kernel;
 
 typedef struct {
-    const char *name;   /* the stage folder, e.g. "05_shuffle" */
+    const char *name;          /* the stage folder, e.g. "05_shuffle" */
     const Kernel *kernels;
     int count;
+    const char *default_sizes; /* --n when none is given (NULL: 2^26) */
 } Stage;
 
 /* Each stage file ends with STAGE("NN_name", table). Stage 01 is also built as the baseline that
@@ -69,8 +80,9 @@ typedef struct {
 #else
 #define STAGE_SYMBOL reduce_stage
 #endif
-#define STAGE(stage_name, table) \
+#define STAGE(stage_name, table) STAGE_WITH_SIZES(stage_name, table, NULL)
+#define STAGE_WITH_SIZES(stage_name, table, sizes) \
     extern const Stage STAGE_SYMBOL; \
-    const Stage STAGE_SYMBOL = {stage_name, table, (int)(sizeof(table) / sizeof(table[0]))}
+    const Stage STAGE_SYMBOL = {stage_name, table, (int)(sizeof(table) / sizeof(table[0])), sizes}
 
 #endif

@@ -2,8 +2,12 @@
  * timing, the CUB row, the output table and the CSV. A stage file provides only `reduce_stage`
  * (its table of kernels); stage 01's first kernel is linked in as `baseline_stage` for speed-ups. */
 #include <cub/cub.cuh>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +23,7 @@ extern const Stage baseline_stage __attribute__((weak)); /* absent in stage 01 i
 
 typedef struct {
     uint64_t sizes[MAX_SIZES];
+    char size_text[MAX_SIZES][32]; /* as given, e.g. "4096x2048" */
     int size_count;
     const char *kernel;   /* NULL: every default kernel */
     Fill fill;
@@ -39,11 +44,13 @@ typedef struct {
     int mem_clock_mhz, bus_bits;
 } Device;
 
+enum { ST_OK, ST_FAIL, ST_XFAIL, ST_SKIP };
+
 typedef struct {
     double result;
     double median_us;
     double tol;
-    int pass;             /* every run passed */
+    int status;           /* ST_OK: every run passed; ST_XFAIL: failed where the accumulator overflows */
     int reproducible;     /* every run gave the same bits */
 } Measure;
 
@@ -51,10 +58,11 @@ static void usage(FILE *f, const char *prog)
 {
     fprintf(f,
         "usage: %s [options]\n"
-        "  --n N[,N...]      elements (default 2^26); suffixes K M G (x1024), or 2^k[+c]\n"
+        "  --n N[,N...]      elements (default: the stage's sizes); suffixes K M G (x1024), 2^k[+c], SxK\n"
         "  --kernel NAME|all run one kernel of --list, or every default kernel (default all)\n"
         "  --list            list this stage's kernels and exit\n"
-        "  --fill random|ones|seq   input data (default random)\n"
+        "  --fill random|ones|seq|large   input data (default random; large: near the input type's\n"
+        "                    largest value, to show accumulators overflowing)\n"
         "  --seed S          seed of the random fill (default 1)\n"
         "  --reps R          timed repetitions, median reported (default 20)\n"
         "  --warmup W        untimed runs before timing (default 3)\n"
@@ -88,7 +96,8 @@ static void list_kernels(const Stage *s)
     for (int i = 0; i < s->count; i++)
         printf("  %-34s %s%s\n", s->kernels[i].name, s->kernels[i].source,
                s->kernels[i].flags & NOT_DEFAULT ? " [not run by default: deliberately wrong]" : "");
-    printf("  %-34s cub::DeviceReduce::Sum on the same data, always run last\n", "cub");
+    printf("  %-34s cub::DeviceReduce on the same data (fp32 or int32 accumulator), after each input type\n", "cub");
+    printf("default sizes: %s\n", s->default_sizes ? s->default_sizes : "2^26");
 }
 
 static Options parse_options(int argc, char **argv)
@@ -96,8 +105,7 @@ static Options parse_options(int argc, char **argv)
     const char *prog = argv[0];
     Options o;
     memset(&o, 0, sizeof o);
-    o.sizes[0] = 1ull << 26;
-    o.size_count = 1;
+    const char *sizes = reduce_stage.default_sizes ? reduce_stage.default_sizes : "2^26";
     o.fill = FILL_RANDOM;
     o.seed = 1;
     o.reps = 20;
@@ -124,10 +132,10 @@ static Options parse_options(int argc, char **argv)
         const char *v = argv[++i];
         long num;
         if (!strcmp(a, "--n")) {
-            o.size_count = parse_size_list(v, o.sizes, MAX_SIZES);
-            if (o.size_count < 0)
-                usage_error(prog, "--n '%s': give element counts >= 1 such as 1000003, 16M or 2^24+1 "
+            if (parse_size_list(v, o.sizes, MAX_SIZES) < 0)
+                usage_error(prog, "--n '%s': give element counts >= 1 such as 1000003, 16M, 2^24+1 or 4096x4096 "
                                   "(comma-separated, at most 64)", v);
+            sizes = v;
         } else if (!strcmp(a, "--kernel")) {
             if (strcmp(v, "all") && !find_kernel(&reduce_stage, v))
                 usage_error(prog, "unknown kernel '%s' (--list shows this stage's kernels)", v);
@@ -146,6 +154,12 @@ static Options parse_options(int argc, char **argv)
         } else {
             o.csv_path = v;
         }
+    }
+    o.size_count = parse_size_list(sizes, o.sizes, MAX_SIZES);
+    for (int i = 0, at = 0; i < o.size_count; i++) { /* keep each size as written, for the output */
+        int len = (int)strcspn(sizes + at, ",");
+        snprintf(o.size_text[i], sizeof o.size_text[i], "%.*s", len, sizes + at);
+        at += len + 1;
     }
     return o;
 }
@@ -217,22 +231,105 @@ static double measure_copy_gbps(void)
     return 2.0 * COPY_TEST_BYTES / (median(ms, 10) * 1e-3) / 1e9;
 }
 
+/* ---- input types ---------------------------------------------------------------------------- */
+
+static const char *dtype_names[DT_COUNT] = {"f32", "f16", "bf16", "fp8_e4m3", "fp8_e5m2", "i8"};
+static const int dtype_bytes[DT_COUNT] = {4, 2, 2, 1, 1, 1};
+/* Largest finite value of each input type: --fill large scales [0.5, 1) to it. */
+static const double dtype_max[DT_COUNT] = {FLT_MAX, 65504.0, 3.3895313892515355e38, 448.0, 57344.0, 127.0};
+static const char *acc_names[] = {"fp32", "fp16", "bf16", "int32"};
+
+static double acc_max(Acc a)
+{
+    return a == ACC_F16 ? 65504.0 : a == ACC_BF16 ? 3.3895313892515355e38 : a == ACC_I32 ? 2147483647.0 : FLT_MAX;
+}
+
+/* One input type's data: the bytes the kernels read, and the same values as floats (every value of
+ * these types is exact in fp32), from which the fp64 reference is computed. */
+typedef struct {
+    void *bytes;
+    float *values;
+} HostData;
+
+static float encode(Dtype t, float v, void *bytes, uint64_t i)
+{
+    switch (t) {
+    case DT_F16: {
+        __half h = __float2half_rn(v);
+        ((__half *)bytes)[i] = h;
+        return __half2float(h);
+    }
+    case DT_BF16: {
+        __nv_bfloat16 h = __float2bfloat16_rn(v);
+        ((__nv_bfloat16 *)bytes)[i] = h;
+        return __bfloat162float(h);
+    }
+    case DT_FP8_E4M3:
+    case DT_FP8_E5M2: {
+        __nv_fp8_interpretation_t kind = t == DT_FP8_E4M3 ? __NV_E4M3 : __NV_E5M2;
+        __nv_fp8_storage_t q = __nv_cvt_float_to_fp8(v, __NV_SATFINITE, kind);
+        ((__nv_fp8_storage_t *)bytes)[i] = q;
+        return __half2float(__half(__nv_cvt_fp8_to_halfraw(q, kind)));
+    }
+    case DT_I8: {
+        float q = fminf(fmaxf(floorf(v), -128.0f), 127.0f);
+        ((int8_t *)bytes)[i] = (int8_t)q;
+        return q;
+    }
+    default:
+        ((float *)bytes)[i] = v;
+        return v;
+    }
+}
+
+/* The fill in type t: random values in [-1, 1) rounded to t (integers in [-128, 127] for int8), ones,
+ * seq, or large values near t's maximum. */
+static HostData make_host_data(Dtype t, const Options *o, uint64_t n)
+{
+    HostData h;
+    h.bytes = malloc(n * dtype_bytes[t]);
+    h.values = (float *)malloc(n * sizeof(float));
+    if (!h.bytes || !h.values) {
+        fprintf(stderr, "error: could not allocate %llu bytes of host memory for the input\n",
+                (unsigned long long)(n * (dtype_bytes[t] + sizeof(float))));
+        exit(EXIT_USAGE);
+    }
+    double scale = o->fill == FILL_LARGE ? dtype_max[t] : t == DT_I8 && o->fill == FILL_RANDOM ? 128.0 : 1.0;
+    for (uint64_t i = 0; i < n; i++) h.values[i] = encode(t, (float)(fill_value(o->fill, o->seed, i) * scale), h.bytes, i);
+    return h;
+}
+
 /* ---- one kernel, measured ----------------------------------------------------------------- */
 
 typedef struct {
     Run run;
-    const float *pristine;   /* untouched copy of the input, for IN_PLACE kernels (NULL if none) */
+    int cc;                  /* compute capability, major * 10 + minor */
+    const float *pristine;   /* untouched copy of the fp32 input, for IN_PLACE kernels (NULL if none) */
+    HostData host[DT_COUNT]; /* made when a kernel of that type first runs */
+    int uploaded;            /* the type whose data is in run.in, -1: none */
+    uint64_t max_n;
     float *h_partials;       /* pinned, PARTIALS_CAPACITY(max n) */
     uint64_t capacity;
     const uint4 *flush;      /* read before every run: evicts the input from L2 */
     uint64_t flush_words;
     int *flush_sink;
+    Dtype cub_dtype;         /* the input type the CUB row reduces */
     void *cub_temp;
     size_t cub_temp_bytes;
     cudaEvent_t start, stop;
 } Bench;
 
 static Bench g;              /* the CUB launcher needs its temporary storage */
+
+static const HostData *use_dtype(Dtype t, const Options *o)
+{
+    if (!g.host[t].bytes) g.host[t] = make_host_data(t, o, g.max_n);
+    if (g.uploaded != (int)t) {
+        CUDA_CHECK(cudaMemcpy(g.run.in, g.host[t].bytes, g.max_n * dtype_bytes[t], cudaMemcpyHostToDevice));
+        g.uploaded = t;
+    }
+    return &g.host[t];
+}
 
 /* Reads a buffer twice the size of L2, so no line of the input is left in L2 when a run starts.
  * Reading (rather than cudaMemset) leaves no dirty lines whose write-back would slow the run. */
@@ -245,14 +342,45 @@ __global__ void flush_l2(const uint4 *buf, uint64_t words, int *sink)
     if (acc == 0x5eed5eedu) *sink = (int)acc; /* never true (buffer is zero): keeps the loads */
 }
 
+/* CUB on every input type: fp32 accumulator (int32 for int8), as a user of the library would write. */
+struct ToFloat {
+    __device__ float operator()(__half x) const { return __half2float(x); }
+    __device__ float operator()(__nv_bfloat16 x) const { return __bfloat162float(x); }
+    __device__ float operator()(__nv_fp8_e4m3 x) const { return (float)x; }
+    __device__ float operator()(__nv_fp8_e5m2 x) const { return (float)x; }
+};
+struct ToInt {
+    __device__ int operator()(int8_t x) const { return x; }
+};
+
+template <typename T>
+static cudaError_t cub_to_float(void *temp, size_t &bytes, const void *in, void *out, uint64_t n)
+{
+    return cub::DeviceReduce::TransformReduce(temp, bytes, (const T *)in, (float *)out, (int64_t)n,
+                                              cuda::std::plus<float>(), ToFloat(), 0.0f);
+}
+
+static cudaError_t cub_reduce(Dtype t, void *temp, size_t &bytes, const void *in, void *out, uint64_t n)
+{
+    switch (t) {
+    case DT_F16: return cub_to_float<__half>(temp, bytes, in, out, n);
+    case DT_BF16: return cub_to_float<__nv_bfloat16>(temp, bytes, in, out, n);
+    case DT_FP8_E4M3: return cub_to_float<__nv_fp8_e4m3>(temp, bytes, in, out, n);
+    case DT_FP8_E5M2: return cub_to_float<__nv_fp8_e5m2>(temp, bytes, in, out, n);
+    case DT_I8:
+        return cub::DeviceReduce::TransformReduce(temp, bytes, (const int8_t *)in, (int *)out, (int64_t)n,
+                                                  cuda::std::plus<int>(), ToInt(), 0);
+    default: return cub::DeviceReduce::Sum(temp, bytes, (const float *)in, (float *)out, (int64_t)n);
+    }
+}
+
 static void launch_cub(Run *r)
 {
     size_t bytes = g.cub_temp_bytes;
-    CUDA_CHECK(cub::DeviceReduce::Sum(g.cub_temp, bytes, r->in, r->out, (int64_t)r->n));
+    CUDA_CHECK(cub_reduce(g.cub_dtype, g.cub_temp, bytes, r->data, r->out, r->n));
     r->shape = shape_unknown(r->n);
+    if (g.cub_dtype == DT_I8) r->shape.acc_bits = ACC_EXACT;
 }
-
-static const Kernel cub_kernel = {"cub", "cub::DeviceReduce::Sum", launch_cub, 0, 0};
 
 static double finish(Run *r, const char *name)
 {
@@ -288,15 +416,31 @@ static double run_once(const Kernel *k, Run *r, float *ms)
     if (!r->host_partials) {
         float out;
         CUDA_CHECK(cudaMemcpy(&out, r->out, sizeof out, cudaMemcpyDeviceToHost));
-        result = out;
+        int as_int;
+        memcpy(&as_int, &out, sizeof as_int);
+        result = k->acc == ACC_I32 ? (double)as_int : (double)out;
     }
     return result;
 }
 
-static Measure measure(const Kernel *k, const Reference *ref, const Options *o)
+/* Can the kernel's accumulators overflow on this data? Its narrow accumulator holds sums of up to
+ * shape.span consecutive inputs, the fp32 one (atomics, CPU finish excluded) sums of everything. */
+static int overflow_possible(const Kernel *k, const Shape *s, const Reference *ref, const float *values, uint64_t n)
+{
+    if (s->acc_bits == ACC_EXACT) return 0;
+    if (ref->abs_sum > FLT_MAX) return 1;
+    return k->acc != ACC_F32 && max_chunk_abs_sum(values, n, s->span) > acc_max(k->acc);
+}
+
+static Measure measure(const Kernel *k, const Reference *ref, const float *values, const Options *o)
 {
     Run *r = &g.run;
     Measure m;
+    memset(&m, 0, sizeof m);
+    if (k->min_cc > g.cc) {
+        m.status = ST_SKIP;
+        return m;
+    }
     double *us = (double *)malloc(sizeof(double) * o->reps);
     if (!us) {
         fprintf(stderr, "error: out of host memory\n");
@@ -307,20 +451,22 @@ static Measure measure(const Kernel *k, const Reference *ref, const Options *o)
     CUDA_CHECK(cudaMemset(r->partials, 0xff, PARTIALS_CAPACITY(r->n) * sizeof(float)));
     CUDA_CHECK(cudaMemset(r->out, 0xff, sizeof(float)));
     m.result = run_once(k, r, &ms);
-    m.tol = sum_tolerance(r->shape, ref, r->n, 24);
-    m.pass = result_passes(m.result, ref, m.tol);
+    Shape shape = r->shape;
+    m.tol = sum_tolerance(shape, ref, r->n);
+    int pass = result_passes(m.result, ref, m.tol);
     m.reproducible = 1;
     for (int i = 0; i < o->warmup; i++) run_once(k, r, &ms);
     for (int i = 0; i < o->reps; i++) {
         double res = run_once(k, r, &ms);
         us[i] = ms * 1e3;
         if (memcmp(&res, &m.result, sizeof res)) m.reproducible = 0;
-        if (!result_passes(res, ref, m.tol)) m.pass = 0;
+        if (!result_passes(res, ref, m.tol)) pass = 0;
     }
     m.median_us = median(us, o->reps);
     free(us);
     if (k->flags & IN_PLACE) /* leave the input as the next kernel expects it */
         CUDA_CHECK(cudaMemcpy(r->in, g.pristine, r->n * sizeof(float), cudaMemcpyDeviceToDevice));
+    m.status = pass ? ST_OK : overflow_possible(k, &shape, ref, values, r->n) ? ST_XFAIL : ST_FAIL;
     return m;
 }
 
@@ -335,43 +481,66 @@ static void print_header(const Device *d)
            d->peak_gbps, d->mem_clock_mhz, d->bus_bits, d->copy_gbps, COPY_TEST_BYTES >> 20);
 }
 
-static void print_table_head(uint64_t n, const Options *o, const Reference *ref)
+static void print_table_head(uint64_t n, const char *text, const Options *o)
 {
-    printf("\nN = %llu (%.1f MiB of fp32), fill %s", (unsigned long long)n, n * 4.0 / 1048576.0, fill_name(o->fill));
-    if (o->fill == FILL_RANDOM) printf(", seed %llu", (unsigned long long)o->seed);
-    printf(", fp64 reference %.10g; median of %d runs, L2 flushed before each\n", ref->sum, o->reps);
+    printf("\nN = %llu", (unsigned long long)n);
+    if (strcmp(text, "") && strspn(text, "0123456789") != strlen(text)) printf(" (%s)", text);
+    printf(", fill %s", fill_name(o->fill));
+    if (o->fill == FILL_RANDOM || o->fill == FILL_LARGE) printf(", seed %llu", (unsigned long long)o->seed);
+    printf("; median of %d runs, L2 flushed before each\n", o->reps);
     printf("%-34s %16s %9s %9s %5s %10s %8s %6s %8s %5s\n", "kernel", "result", "rel.err", "bound", "check",
            "time(us)", "GB/s", "%peak", "speed-up", "bits");
 }
 
-static void print_row(const char *name, const Measure *m, const Reference *ref, const Device *d, uint64_t n,
-                      double baseline_us)
+static void print_group_head(Dtype t, uint64_t n, const Reference *ref)
 {
-    double gbps = n * 4.0 / (m->median_us * 1e-6) / 1e9;
-    double rel_bound = ref->sum != 0.0 ? m->tol / fabs(ref->sum) : m->tol;
-    printf("%-34s %16.9g %9.2e %9.2e %5s %10.1f %8.1f %6.1f %7.1fx %5s\n", name, m->result,
-           relative_error(m->result, ref->sum), rel_bound, m->pass ? "ok" : "FAIL", m->median_us, gbps,
-           100.0 * gbps / d->peak_gbps, baseline_us / m->median_us, m->reproducible ? "same" : "vary");
+    printf("-- %s input, %.1f MiB; fp64 reference %.10g\n", dtype_names[t], n * (double)dtype_bytes[t] / 1048576.0,
+           ref->sum);
 }
 
-static void csv_row(FILE *csv, const Device *d, const char *stage, const char *kernel, uint64_t n, double us,
-                    double gbps, double pct, double rel_err, int pass)
+static double gbps_of(const Measure *m, uint64_t n, Dtype t)
+{
+    return n * (double)dtype_bytes[t] / (m->median_us * 1e-6) / 1e9;
+}
+
+static void print_row(const char *name, const Kernel *k, const Measure *m, const Reference *ref, const Device *d,
+                      uint64_t n, double baseline_us)
+{
+    if (m->status == ST_SKIP) {
+        printf("%-34s skipped: needs compute capability %d.%d (%s); this GPU is %d.%d\n", name, k->min_cc / 10,
+               k->min_cc % 10, k->needs ? k->needs : "newer instructions", d->cc_major, d->cc_minor);
+        return;
+    }
+    static const char *status[] = {"ok", "FAIL", "xfail"};
+    double gbps = gbps_of(m, n, k->dtype);
+    double rel_bound = ref->sum != 0.0 ? m->tol / fabs(ref->sum) : m->tol;
+    printf("%-34s %16.9g %9.2e %9.2e %5s %10.1f %8.1f %6.1f %7.1fx %5s\n", name, m->result,
+           relative_error(m->result, ref->sum), rel_bound, status[m->status], m->median_us, gbps,
+           100.0 * gbps / d->peak_gbps, baseline_us / m->median_us, m->reproducible ? "same" : "vary");
+    if (m->status == ST_XFAIL)
+        printf("%-34s   expected: the %s accumulator cannot hold these sums (overflow)\n", "", acc_names[k->acc]);
+}
+
+static void csv_row(FILE *csv, const Device *d, const char *stage, const char *kernel, const char *dtype, uint64_t n,
+                    double us, double gbps, double pct, double rel_err, const char *pass)
 {
     if (!csv) return;
-    fprintf(csv, "%s,%s,%s,f32,%llu,", d->name, stage, kernel, (unsigned long long)n);
+    fprintf(csv, "%s,%s,%s,%s,%llu,", d->name, stage, kernel, dtype, (unsigned long long)n);
     if (us > 0) fprintf(csv, "%.3f", us);
     fprintf(csv, ",%.2f,%.2f,", gbps, pct);
-    if (pass >= 0) fprintf(csv, "%.3e,%d", rel_err, pass);
+    if (pass) fprintf(csv, "%.3e,%s", rel_err, pass);
     else fprintf(csv, ",");
     fprintf(csv, "\n");
 }
 
-static void csv_measure(FILE *csv, const Device *d, const char *kernel, uint64_t n, const Measure *m,
+static void csv_measure(FILE *csv, const Device *d, const char *kernel, Dtype t, uint64_t n, const Measure *m,
                         const Reference *ref)
 {
-    double gbps = n * 4.0 / (m->median_us * 1e-6) / 1e9;
-    csv_row(csv, d, reduce_stage.name, kernel, n, m->median_us, gbps, 100.0 * gbps / d->peak_gbps,
-            relative_error(m->result, ref->sum), m->pass);
+    static const char *pass[] = {"1", "0", "xfail"};
+    if (m->status == ST_SKIP) return;
+    double gbps = gbps_of(m, n, t);
+    csv_row(csv, d, reduce_stage.name, kernel, dtype_names[t], n, m->median_us, gbps, 100.0 * gbps / d->peak_gbps,
+            relative_error(m->result, ref->sum), pass[m->status]);
 }
 
 static FILE *open_csv(const char *path, const char *prog)
@@ -401,20 +570,31 @@ int main(int argc, char **argv)
 
     Device d;
     open_device(&d);
+    g.cc = d.cc_major * 10 + d.cc_minor;
     uint64_t max_n = 0;
     for (int i = 0; i < o.size_count; i++)
         if (o.sizes[i] > max_n) max_n = o.sizes[i];
+    g.max_n = max_n;
+    g.uploaded = -1;
 
     const Kernel *baseline = &baseline_stage ? &baseline_stage.kernels[0] : &reduce_stage.kernels[0];
     int any_in_place = baseline->flags & IN_PLACE;
+    int types_used[DT_COUNT] = {1};
     for (int i = 0; i < reduce_stage.count; i++)
-        if (selected(&reduce_stage.kernels[i], &o)) any_in_place |= reduce_stage.kernels[i].flags & IN_PLACE;
+        if (selected(&reduce_stage.kernels[i], &o)) {
+            any_in_place |= reduce_stage.kernels[i].flags & IN_PLACE;
+            types_used[reduce_stage.kernels[i].dtype] = 1;
+        }
 
     /* What the run needs on the GPU, checked against what is free before anything is allocated. */
     g.capacity = PARTIALS_CAPACITY(max_n);
     g.flush_words = (2 * d.l2_bytes + 15) / 16;
-    CUDA_CHECK(cub::DeviceReduce::Sum(NULL, g.cub_temp_bytes, (const float *)NULL, (float *)NULL, (int64_t)max_n));
-    size_t in_bytes = max_n * sizeof(float);
+    for (int t = 0; t < DT_COUNT; t++) {
+        size_t bytes = 0;
+        if (types_used[t]) CUDA_CHECK(cub_reduce((Dtype)t, NULL, bytes, NULL, NULL, max_n));
+        if (bytes > g.cub_temp_bytes) g.cub_temp_bytes = bytes;
+    }
+    size_t in_bytes = max_n * sizeof(float); /* fp32 is the widest input type */
     size_t need = in_bytes * (any_in_place ? 2 : 1) + g.capacity * sizeof(float) + g.flush_words * 16 +
                   g.cub_temp_bytes + 2 * COPY_TEST_BYTES + (64u << 20);
     size_t free_b = 0, total_b = 0;
@@ -428,29 +608,23 @@ int main(int argc, char **argv)
 
     d.copy_gbps = measure_copy_gbps();
     print_header(&d);
-    csv_row(csv, &d, "00_device", "dram_peak", 0, 0, d.peak_gbps, 100.0, 0, -1);
-    csv_row(csv, &d, "00_device", "d2d_copy", COPY_TEST_BYTES / 4, 0, d.copy_gbps, 100.0 * d.copy_gbps / d.peak_gbps,
-            0, -1);
-
-    float *h_in = (float *)malloc(in_bytes);
-    if (!h_in) {
-        fprintf(stderr, "error: could not allocate %zu bytes of host memory for the input\n", in_bytes);
-        exit(EXIT_USAGE);
-    }
-    fill_array(h_in, max_n, o.fill, o.seed);
+    csv_row(csv, &d, "00_device", "dram_peak", "f32", 0, 0, d.peak_gbps, 100.0, 0, NULL);
+    csv_row(csv, &d, "00_device", "d2d_copy", "f32", COPY_TEST_BYTES / 4, 0, d.copy_gbps,
+            100.0 * d.copy_gbps / d.peak_gbps, 0, NULL);
 
     Run *r = &g.run;
     r->in = (float *)device_alloc(in_bytes, "the input");
+    r->data = r->in;
     r->partials = (float *)device_alloc(g.capacity * sizeof(float), "the per-block partial sums");
     r->out = (float *)device_alloc(sizeof(float), "the result");
     r->sm_count = d.sm_count;
+    const HostData *f32 = use_dtype(DT_F32, &o);
     float *pristine = NULL;
     if (any_in_place) {
         pristine = (float *)device_alloc(in_bytes, "the untouched copy of the input");
-        CUDA_CHECK(cudaMemcpy(pristine, h_in, in_bytes, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(pristine, f32->values, in_bytes, cudaMemcpyHostToDevice));
     }
     g.pristine = pristine;
-    CUDA_CHECK(cudaMemcpy(r->in, h_in, in_bytes, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMallocHost((void **)&g.h_partials, g.capacity * sizeof(float)));
     g.flush = (const uint4 *)device_alloc(g.flush_words * 16, "the L2 flush buffer");
     CUDA_CHECK(cudaMemset((void *)g.flush, 0, g.flush_words * 16));
@@ -463,30 +637,46 @@ int main(int argc, char **argv)
     for (int s = 0; s < o.size_count; s++) {
         uint64_t n = o.sizes[s];
         r->n = n;
-        Reference ref = reference_sum(h_in, n);
-        print_table_head(n, &o, &ref);
+        print_table_head(n, o.size_text[s], &o);
 
         /* Stage 01's first kernel is the baseline: measured here unless it is about to run anyway. */
+        f32 = use_dtype(DT_F32, &o);
+        Reference ref = reference_sum(f32->values, n);
         double baseline_us = -1.0;
         if (&baseline_stage || !selected(baseline, &o)) {
-            Measure b = measure(baseline, &ref, &o);
+            Measure b = measure(baseline, &ref, f32->values, &o);
             baseline_us = b.median_us;
-            printf("(speed-up against 01_naive %s: %.1f us%s)\n", baseline->name, baseline_us,
-                   b.pass ? "" : ", which FAILED its check here");
+            printf("(speed-up against 01_naive %s on fp32: %.1f us%s)\n", baseline->name, baseline_us,
+                   b.status == ST_OK ? "" : ", which did not pass its check here");
         }
-        for (int i = 0; i < reduce_stage.count; i++) {
-            const Kernel *k = &reduce_stage.kernels[i];
-            if (!selected(k, &o)) continue;
-            Measure m = measure(k, &ref, &o);
+        /* The kernels in table order; after each run of one input type, CUB on the same data. */
+        int group = -1;
+        const HostData *h = NULL;
+        for (int i = 0; i <= reduce_stage.count; i++) {
+            const Kernel *k = i < reduce_stage.count ? &reduce_stage.kernels[i] : NULL;
+            if (k && !selected(k, &o)) continue;
+            if (group >= 0 && (!k || (int)k->dtype != group)) {
+                g.cub_dtype = (Dtype)group;
+                Kernel cub = {"cub", "cub::DeviceReduce", launch_cub, 0, 0, (Dtype)group,
+                              group == DT_I8 ? ACC_I32 : ACC_F32};
+                Measure m = measure(&cub, &ref, h->values, &o);
+                print_row("cub", &cub, &m, &ref, &d, n, baseline_us);
+                csv_measure(csv, &d, "cub", (Dtype)group, n, &m, &ref);
+                failures += m.status == ST_FAIL;
+            }
+            if (!k) break;
+            if ((int)k->dtype != group) {
+                group = k->dtype;
+                h = use_dtype(k->dtype, &o);
+                ref = reference_sum(h->values, n);
+                print_group_head(k->dtype, n, &ref);
+            }
+            Measure m = measure(k, &ref, h->values, &o);
             if (k == baseline) baseline_us = m.median_us; /* stage 01: its first row */
-            print_row(k->name, &m, &ref, &d, n, baseline_us);
-            csv_measure(csv, &d, k->name, n, &m, &ref);
-            failures += !m.pass;
+            print_row(k->name, k, &m, &ref, &d, n, baseline_us);
+            csv_measure(csv, &d, k->name, k->dtype, n, &m, &ref);
+            failures += m.status == ST_FAIL;
         }
-        Measure m = measure(&cub_kernel, &ref, &o);
-        print_row("cub", &m, &ref, &d, n, baseline_us);
-        csv_measure(csv, &d, "cub", n, &m, &ref);
-        failures += !m.pass;
     }
     if (csv) fclose(csv);
     printf("\n%s\n", failures ? "some kernels FAILED verification" : "all kernels passed verification");

@@ -29,6 +29,13 @@ int parse_size(const char *s, uint64_t *out)
     const char *p = s;
     uint64_t v;
     if (parse_u64(&p, &v)) return -1;
+    if (*p == 'x' && isdigit((unsigned char)p[1])) {  /* SxK */
+        uint64_t k;
+        p++;
+        if (parse_u64(&p, &k) || *p || v == 0 || k == 0 || v > MAX_ELEMENTS / k) return -1;
+        *out = v * k;
+        return 0;
+    }
     if (*p == '^') {                      /* 2^k, 2^k+c, 2^k-c */
         uint64_t k, c = 0;
         int neg = 0;
@@ -112,13 +119,15 @@ int parse_fill(const char *s, Fill *out)
     if (!strcmp(s, "random")) *out = FILL_RANDOM;
     else if (!strcmp(s, "ones")) *out = FILL_ONES;
     else if (!strcmp(s, "seq")) *out = FILL_SEQ;
+    else if (!strcmp(s, "large")) *out = FILL_LARGE;
     else return -1;
     return 0;
 }
 
 const char *fill_name(Fill f)
 {
-    return f == FILL_RANDOM ? "random" : f == FILL_ONES ? "ones" : "seq";
+    static const char *names[] = {"random", "ones", "seq", "large"};
+    return names[f];
 }
 
 /* splitmix64's finaliser: a counter-based generator, so element i does not depend on element i-1. */
@@ -134,6 +143,7 @@ float fill_value(Fill f, uint64_t seed, uint64_t i)
     switch (f) {
     case FILL_ONES: return 1.0f;
     case FILL_SEQ: return (float)(i % 16);
+    case FILL_LARGE: return 0.5f + (float)(mix64(seed * 0x9e3779b97f4a7c15ull + i) >> 41) / (float)(1 << 24);
     default: {
         /* 24 random bits m, value (m - 2^23) / 2^23: exactly representable in fp32. */
         int64_t m = (int64_t)(mix64(seed * 0x9e3779b97f4a7c15ull + i) >> 40);
@@ -166,7 +176,7 @@ Reference reference_sum(const float *x, uint64_t n)
 
 Shape shape_unknown(uint64_t n)
 {
-    Shape s = {0.0, 0.0, 0.0};
+    Shape s = {0.0, 0.0, 0.0, 0, 0.0};
     s.serial = n > 1 ? (double)(n - 1) : 1.0;
     return s;
 }
@@ -185,23 +195,41 @@ double unit_roundoff(int significand_bits)
  *                   rounding errors are independent with mean zero (Higham and Mary, SIAM J. Sci.
  *                   Comput. 41(5), 2019, Theorem 3.1).
  * lambda = 9 keeps that probability below 1e-6 for n up to 2^32. Long chains (an atomicAdd per
- * element, a long serial loop) take the probabilistic bound, short trees the worst case. The fp64
- * reference adds its own (tiny) error. Inputs that are all integers with sum|x_i| <= 2^p are summed
- * exactly in any order (every partial sum is an integer of at most p bits), so the bound is 0 there:
- * `--fill ones` must give exactly N. */
+ * element, a long serial loop) take the probabilistic bound, short trees the worst case.
+ * A path through d1 additions in one precision (u1) and d2 in another (u2: a half-precision tree,
+ * then fp32 atomics) uses d u -> d1 u1 + d2 u2 and d u^2 -> d1 u1^2 + d2 u2^2 in both formulas
+ * (the same first-order argument, term by term). The fp64 reference adds its own (tiny) error.
+ * Inputs that are all integers with sum|x_i| <= 2^p, p the narrowest significand on the path, are
+ * summed exactly in any order (every partial sum is an integer of at most p bits): the bound is 0
+ * there, so `--fill ones` must give exactly N. Integer accumulators are exact. */
 #define LAMBDA 9.0
 
-double sum_tolerance(Shape s, const Reference *ref, uint64_t n, int significand_bits)
+double sum_tolerance(Shape s, const Reference *ref, uint64_t n)
 {
-    if (ref->all_integers && ref->abs_sum <= ldexp(1.0, significand_bits)) return 0.0;
-    double u = unit_roundoff(significand_bits);
-    double d = s.serial + s.tree + s.atomic;
-    if (d < 1.0) d = 1.0;
-    double worst = d * u < 1.0 ? d * u / (1.0 - d * u) : INFINITY;
-    double prob = expm1(LAMBDA * sqrt(d) * u + d * u * u / (1.0 - u));
+    if (s.acc_bits == ACC_EXACT) return 0.0;
+    int narrow = s.acc_bits ? s.acc_bits : 24;
+    if (ref->all_integers && ref->abs_sum <= ldexp(1.0, narrow < 24 ? narrow : 24)) return 0.0;
+    double u1 = unit_roundoff(narrow), u2 = unit_roundoff(24);
+    double d1 = s.serial + s.tree, d2 = s.atomic;
+    if (d1 + d2 < 1.0) d1 = 1.0;
+    double du = d1 * u1 + d2 * u2, du2 = d1 * u1 * u1 + d2 * u2 * u2;
+    double worst = du < 1.0 ? du / (1.0 - du) : INFINITY;
+    double prob = expm1(LAMBDA * sqrt(du2) + du2 / (1.0 - fmax(u1, u2)));
     double u64 = unit_roundoff(53);
     double reference_error = 2.0 * u64 * fabs(ref->sum) + 2.0 * (double)n * u64 * u64 * ref->abs_sum;
     return fmin(worst, prob) * ref->abs_sum + reference_error;
+}
+
+double max_chunk_abs_sum(const float *x, uint64_t n, double span)
+{
+    uint64_t len = span >= 1.0 && span < (double)n ? (uint64_t)span : n;
+    double best = 0.0;
+    for (uint64_t start = 0; start < n; start += len) {
+        double s = 0.0;
+        for (uint64_t i = start; i < n && i < start + len; i++) s += fabs(x[i]);
+        if (s > best) best = s;
+    }
+    return best;
 }
 
 int result_passes(double result, const Reference *ref, double tol)

@@ -17,6 +17,8 @@ enum { EXIT_OK = 0, EXIT_VERIFY = 1, EXIT_USAGE = 2, EXIT_GPU = 3 };
  * Returns 0 and sets *out on success, -1 on anything else (empty, junk, zero, negative, overflow). */
 int parse_size(const char *s, uint64_t *out);
 
+/* "SxK" (e.g. "4096x2048") is the product S*K, for row-by-column grids. */
+
 /* A comma-separated list of sizes ("1,31,1M"); at most max entries. Returns the count, -1 on error. */
 int parse_size_list(const char *s, uint64_t *out, int max);
 
@@ -26,14 +28,15 @@ int parse_int(const char *s, long lo, long hi, long *out);
 /* Median of n values (sorts v in place). n >= 1. */
 double median(double *v, int n);
 
-typedef enum { FILL_RANDOM, FILL_ONES, FILL_SEQ } Fill;
-/* "random" | "ones" | "seq" -> 0 and *out, else -1. */
+typedef enum { FILL_RANDOM, FILL_ONES, FILL_SEQ, FILL_LARGE } Fill;
+/* "random" | "ones" | "seq" | "large" -> 0 and *out, else -1. */
 int parse_fill(const char *s, Fill *out);
 const char *fill_name(Fill f);
 
 /* The value of element i: a pure function of (fill, seed, i), so any prefix or any machine gives the
  * same data. random: uniform in [-1, 1) with 24 significant bits (exact in fp32); ones: 1;
- * seq: i mod 16 (0, 1, ..., 15, 0, 1, ...). */
+ * seq: i mod 16 (0, 1, ..., 15, 0, 1, ...); large: uniform in [0.5, 1), which the harness scales
+ * to the largest value of the input type (to show accumulators overflowing). */
 float fill_value(Fill f, uint64_t seed, uint64_t i);
 void fill_array(float *x, uint64_t n, Fill f, uint64_t seed);
 
@@ -48,20 +51,29 @@ typedef struct {
 Reference reference_sum(const float *x, uint64_t n);
 
 /* How a kernel's additions are arranged: the longest path of floating-point additions any input
- * takes to the result is serial + tree + atomic. A kernel whose order is unknown (a library) uses
- * shape_unknown(n): any order of n terms needs at most n - 1 additions on one path. */
+ * takes to the result is serial + tree (in the kernel's accumulator) + atomic (fp32 atomicAdds).
+ * A kernel whose order is unknown (a library) uses shape_unknown(n): any order of n terms needs at
+ * most n - 1 additions on one path. */
 typedef struct {
     double serial;   /* adds in a thread's own loop (elements per thread) */
     double tree;     /* levels of the pairwise tree in shared memory / shuffles */
-    double atomic;   /* length of the chain of atomicAdds onto one address */
+    double atomic;   /* length of the chain of fp32 atomicAdds onto one address */
+    int acc_bits;    /* significand bits of the serial+tree accumulator: 0 = fp32 (24), 11 = fp16,
+                        8 = bf16, ACC_EXACT = integers (exact) */
+    double span;     /* elements summed in that accumulator before the fp32 atomic (0: all) */
 } Shape;
+#define ACC_EXACT (-1)
 Shape shape_unknown(uint64_t n);
 
 /* Unit roundoff of an accumulator with p significand bits: 2^-p (fp32: 2^-24, fp64: 2^-53). */
 double unit_roundoff(int significand_bits);
 
 /* Largest error of a correct kernel, in absolute terms: see host.c for where the formula comes from. */
-double sum_tolerance(Shape s, const Reference *ref, uint64_t n, int significand_bits);
+double sum_tolerance(Shape s, const Reference *ref, uint64_t n);
+
+/* The largest sum of |x_i| over consecutive chunks of `span` elements (span 0: the whole array):
+ * what a kernel's narrow accumulator may have to hold. */
+double max_chunk_abs_sum(const float *x, uint64_t n, double span);
 
 /* Does result pass against ref within tol? A non-finite reference passes only when the result is the
  * same non-finite value (NaN for NaN, +Inf for +Inf, ...); a NaN result never passes otherwise. */

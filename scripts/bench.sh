@@ -12,7 +12,12 @@ csv=plots/results/bench.csv
 rm -f "$csv"
 for s in "$@"; do
     echo "== $s"
-    "build/$s/reduce" --n "$sizes" --csv "$csv"
+    # A stage with sizes of its own (stage 07: the article's S x K grid) runs at those.
+    if [ "$("build/$s/reduce" --list | sed -n 's/^default sizes: //p')" = "2^26" ]; then
+        "build/$s/reduce" --n "$sizes" --csv "$csv"
+    else
+        "build/$s/reduce" --csv "$csv"
+    fi
 done
 slug=$(awk -F, 'NR == 2 { print $1 }' "$csv" | tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9]+/-/g; s/^-//; s/-$//')
 dir=plots/results/$slug

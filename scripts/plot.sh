@@ -3,6 +3,8 @@
 # usage: scripts/plot.sh CSV OUTDIR [--dumb]
 #   OUTDIR/bandwidth.png  GB/s of every stage's kernels at the largest N, CUB last, peak and copy lines
 #   OUTDIR/scaling.png    GB/s against N for each stage's best kernel (best at the largest N) and CUB
+#   OUTDIR/dtypes.png     stage 07 (every input type) at its largest N: GB/s and elements/s, CUB
+#                         per input type (only when the CSV has stage 07 rows)
 #   --dumb                also print the bandwidth chart in the terminal
 # CUB is measured once per stage program; the charts use the median of those rows at each N.
 # Exit codes: 2 bad CSV, 3 gnuplot missing, other: gnuplot failed.
@@ -27,6 +29,13 @@ awk -F, -v dir="$tmp" '
     }
     NR == 1 { next }
     $2 == "00_device" { if ($3 == "dram_peak") peak = $7; if ($3 == "d2d_copy") copy = $7; next }
+    $2 ~ /^07_/ {
+        key = $3 SUBSEP $4
+        if (!(key in seen7)) { seen7[key] = 1; order7[++count7] = key }
+        n7 = $5 + 0; if (n7 > maxn7) maxn7 = n7
+        gbps7[key, n7] = $7; us7[key, n7] = $6
+    }
+    $4 != "f32" { next }
     { gpu = $1; n = $5 + 0; if (n > maxn) maxn = n }
     $3 == "cub" { cub[n] = cub[n] " " $7; ns[n] = 1; next }
     {
@@ -57,12 +66,24 @@ awk -F, -v dir="$tmp" '
         printf "\"cub\"\n" > (dir "/scaling")
         for (i = 1; i <= nn; i++) if (sorted[i] in cub) printf "%d\t%s\n", sorted[i], median(cub[sorted[i]]) > (dir "/scaling")
         print nstages + 1 > (dir "/series")
+        groups = "f32 f16 bf16 fp8_e4m3 fp8_e5m2 i8"
+        for (i = 1; i <= count7; i++) {
+            if (!((order7[i], maxn7) in gbps7)) continue
+            split(order7[i], k, SUBSEP)
+            g = index(" " groups " ", " " k[2] " ") ? split(substr(groups, 1, index(groups, k[2])), tmp, " ") : 0
+            label = k[1] == "cub" ? "cub " k[2] : k[1]
+            printf "%d\t\"%s\"\t%s\t%.2f\t%d\t%d\n", ++bar7, label, gbps7[order7[i], maxn7], maxn7 / us7[order7[i], maxn7] / 1e3, g, k[1] == "cub" > (dir "/dtypes")
+        }
+        if (bar7) printf "maxn7=%d;\n", maxn7 > (dir "/vars7")
     }' "$csv"
 [ -s "$tmp/bars" ] || { echo "error: $csv has no kernel rows" >&2; exit 2; }
 
 vars="$(cat "$tmp/vars"); series=$(cat "$tmp/series");"
 gnuplot -e "$vars datafile='$tmp/bars'; term='png'; out='$out/bandwidth.png'" "$here/plots/bandwidth.gp"
 gnuplot -e "$vars datafile='$tmp/scaling'; term='png'; out='$out/scaling.png'" "$here/plots/scaling.gp"
+if [ -s "$tmp/dtypes" ]; then
+    gnuplot -e "$vars $(cat "$tmp/vars7") datafile='$tmp/dtypes'; out='$out/dtypes.png'" "$here/plots/dtypes.gp"
+fi
 if [ "${3:-}" = --dumb ]; then
     gnuplot -e "$vars datafile='$tmp/bars'; term='dumb'; out=''" "$here/plots/bandwidth.gp"
     awk -F'\t' '{ gsub(/"/, "", $2); printf "  %2d %-44s %7.0f GB/s %4d%%\n", $1, $2, $3, $4 }' "$tmp/bars"

@@ -1,8 +1,8 @@
 # Markdown tables from a results CSV (gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass),
 # at the largest N in the file. Run as: awk -F, -v mode=MODE [-v stage=NN_name] -f scripts/tables.awk CSV
-#   mode=all    every stage's kernels, then CUB (median of the CUB rows of all stages)
-#   mode=best   the fastest kernel of each stage, then CUB
-#   mode=stage  the kernels of one stage and that stage's own CUB row
+#   mode=all    every stage's fp32 kernels, then CUB (median of the fp32 CUB rows of all stages)
+#   mode=best   the fastest fp32 kernel of each stage, then CUB
+#   mode=stage  the kernels of one stage and that stage's own CUB rows (one per input type)
 # Speed-up is against the first kernel of 01_naive at the same N. A repeated row: the last one wins.
 function median(list,   a, k, i, j, t) {
     k = split(list, a, " ")
@@ -15,9 +15,11 @@ function row(label, us, gbps, ok,   speedup) {
 }
 NR == 1 { next }
 $2 == "00_device" { if ($3 == "dram_peak") peak = $7; if ($3 == "d2d_copy") copy = $7; next }
+mode != "stage" && $4 != "f32" { next }
+mode == "stage" && $2 != stage && $2 != "01_naive" { next }  # 01_naive: the speed-up baseline
 {
-    gpu = $1; n = $5 + 0; if (n > maxn) maxn = n
-    key = $2 SUBSEP $3
+    gpu = $1; n = $5 + 0; if ((mode != "stage" || $2 == stage) && n > maxn) maxn = n
+    key = $2 SUBSEP ($3 == "cub" && $4 != "f32" ? "cub (" $4 ")" : $3)
     if (!(key in seen)) { seen[key] = 1; order[++count] = key }
     us[key, n] = $6; gbps[key, n] = $7; pass[key, n] = $10
     if ($3 == "cub") { cub_us[n] = cub_us[n] " " $6; cub_gbps[n] = cub_gbps[n] " " $7; cub_fail[n] += $10 != 1 }
@@ -26,8 +28,8 @@ END {
     if (!count) { print "error: no kernel rows" > "/dev/stderr"; exit 2 }
     split(order[1], b, SUBSEP)
     base = (b[1] == "01_naive" && (order[1], maxn) in us) ? us[order[1], maxn] : 0
-    printf "%s, N = %d (%.0f MiB of fp32); medians with L2 flushed before every run; theoretical DRAM peak %.0f GB/s, measured device-to-device copy %.0f GB/s.\n\n", \
-        gpu, maxn, maxn * 4 / 1048576, peak, copy
+    printf "%s, N = %d; GB/s of input bytes, medians with L2 flushed before every run; theoretical DRAM peak %.0f GB/s, measured device-to-device copy %.0f GB/s.\n\n", \
+        gpu, maxn, peak, copy
     if (mode == "best") print "| stage | best kernel | time (µs) | GB/s | % of peak | speed-up vs 01 | check |\n|---|---|---:|---:|---:|---:|---|"
     else print "| kernel | time (µs) | GB/s | % of peak | speed-up vs 01 | check |\n|---|---:|---:|---:|---:|---|"
     for (i = 1; i <= count; i++) {
@@ -35,6 +37,7 @@ END {
         if (!((order[i], maxn) in us)) continue
         if (mode == "stage" && k[1] != stage) continue
         if (k[2] == "cub" && mode != "stage") continue
+        if (mode == "stage" && k[1] != stage) continue
         ok = pass[order[i], maxn] == 1 ? "ok" : "FAIL"
         if (mode == "best") {
             if (!(k[1] in best)) stages[++nstages] = k[1]

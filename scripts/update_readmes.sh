@@ -5,7 +5,8 @@
 #   README.md, between <!-- results:begin --> and <!-- results:end -->: the charts IMGDIR/*.png and
 #   every kernel's numbers; between <!-- stages:begin --> and <!-- stages:end -->: the best kernel
 #   of each stage. stages/NN_*/README.md, between <!-- stage-results:begin --> and
-#   <!-- stage-results:end -->: that stage's kernels.
+#   <!-- stage-results:end -->: that stage's kernels (and the dtypes chart for a stage with other
+#   input types than fp32).
 #   --check: change nothing; exit 1 (with a diff) where a README differs from what CSV gives.
 set -eu
 cd "$(dirname "$0")/.."
@@ -48,7 +49,10 @@ for readme in stages/*/README.md; do
     stage=$(basename "$(dirname "$readme")")
     grep -q '<!-- stage-results:begin -->' "$readme" || continue
     awk -F, -v s="$stage" '$2 == s { found = 1 } END { exit !found }' "$csv" || continue
-    awk -F, -v mode=stage -v stage="$stage" -f scripts/tables.awk "$csv" >"$tmp/stage"
+    { if [ -f "$img/dtypes.png" ] && awk -F, -v s="$stage" '$2 == s && $4 != "f32" { found = 1 } END { exit !found }' "$csv"; then
+          printf '![bandwidth and elements per second by input type](../../%s/dtypes.png)\n\n' "$img"
+      fi
+      awk -F, -v mode=stage -v stage="$stage" -f scripts/tables.awk "$csv"; } >"$tmp/stage"
     fill "$readme" stage-results "$tmp/stage" "$tmp/stage.md"
     finish "$readme" "$tmp/stage.md"
 done

@@ -15,6 +15,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 CHECK_SIZES=${CHECK_SIZES:?run through make test}
+DTYPE_CHECK_SIZES=${DTYPE_CHECK_SIZES:?run through make test}
 STAGES=$(ls -d stages/[0-9][0-9]_*/ | xargs -n1 basename)
 
 # expect NAME CODE PATTERN -- CMD...: CMD exits with CODE and its output matches PATTERN.
@@ -58,7 +59,7 @@ echo "== every program: options and bad input (no GPU needed)"
 for s in $STAGES; do
     p=build/$s/reduce
     expect "$s --help" 0 "--n N" -- $p --help
-    expect "$s --list names its kernels" 0 "^  reduce_" -- $p --list
+    expect "$s --list names its kernels" 0 "^  [a-z0-9]+_[a-z0-9_]+ +[A-Za-z]" -- $p --list
     expect "$s unknown flag" 2 "unknown option '--bogus'" -- $p --bogus
     expect "$s --n without a value" 2 "needs a value" -- $p --n
     expect "$s --n 0" 2 "--n '0'" -- $p --n 0
@@ -85,6 +86,13 @@ for csv in $refs; do
         [ "$(head -c 4 "$tmp/$gpu/bandwidth.png" | od -An -c | tr -d ' ')" = '211PNG' ] &&
         [ "$(head -c 4 "$tmp/$gpu/scaling.png" | od -An -c | tr -d ' ')" = '211PNG' ]; then
         ok "charts render from $csv"
+        if grep -q ',07_' "$csv"; then
+            if [ "$(head -c 4 "$tmp/$gpu/dtypes.png" 2>/dev/null | od -An -c | tr -d ' ')" = '211PNG' ]; then
+                ok "dtypes chart renders from $csv"
+            else
+                bad "dtypes chart renders from $csv"
+            fi
+        fi
     else
         bad "charts render from $csv:"
         tail -5 "$tmp/plot" | sed 's/^/     | /'
@@ -104,15 +112,18 @@ if nvidia-smi -L >/dev/null 2>&1; then
 fi
 if [ "$gpu" = 1 ]; then
     for s in $STAGES; do
+        sizes=$CHECK_SIZES
+        [ "$s" = 07_leetcuda_dtypes ] && sizes=$DTYPE_CHECK_SIZES
         for fill in random ones; do
             csv=$tmp/$s-$fill.csv
-            build/$s/reduce --check --n "$CHECK_SIZES" --fill $fill --reps 3 --warmup 1 --csv "$csv" >"$tmp/run" 2>&1
+            build/$s/reduce --check --n "$sizes" --fill $fill --reps 3 --warmup 1 --csv "$csv" >"$tmp/run" 2>&1
             rc=$?
             rows=0
-            while IFS=, read -r _ stage kernel _ n _ _ _ rel pass_; do
+            while IFS=, read -r _ stage kernel dtype n _ _ _ rel pass_; do
                 [ "$stage" = 00_device ] && continue
                 rows=$((rows + 1))
-                if [ "$pass_" = 1 ]; then ok "$s $kernel n=$n fill=$fill"; else bad "$s $kernel n=$n fill=$fill (rel err $rel)"; fi
+                name="$s $kernel ($dtype) n=$n fill=$fill"
+                if [ "$pass_" = 1 ]; then ok "$name"; else bad "$name (rel err $rel, pass=$pass_)"; fi
             done < <(tail -n +2 "$csv" 2>/dev/null)
             if [ "$rc" -eq 0 ] && [ "$rows" -gt 0 ]; then
                 ok "$s --check exits 0 (fill $fill, $rows rows)"
@@ -123,12 +134,26 @@ if [ "$gpu" = 1 ]; then
         done
     done
     expect "05_shuffle demo matches the programming guide's rules" 0 "all 288 values match" -- build/05_shuffle/demo
+    # Values near each type's maximum: the narrow accumulators must overflow and say so (xfail), the
+    # int32 one must stay exact, and an expected overflow is not a failure of --check.
+    build/07_leetcuda_dtypes/reduce --fill large --n 4096 --reps 1 --warmup 0 --check --csv "$tmp/large.csv" >"$tmp/large" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] && grep -q "fp16 accumulator cannot hold" "$tmp/large"; then ok "07 --fill large: overflow reported, --check exits 0"; else bad "07 --fill large (exit $rc)"; fi
+    for k in fp8_e4m3_f16 fp8_e4m3x16_pack_f16 fp8_e5m2_f16 fp8_e5m2x16_pack_f16 f16_f16 f16x2_f16 f16x8_pack_f16; do
+        v=$(awk -F, -v k=$k '$3 == k { print $10 }' "$tmp/large.csv")
+        if [ "$v" = xfail ]; then ok "07 $k overflows its fp16 accumulator: xfail"; else bad "07 $k with --fill large: '$v', wanted xfail"; fi
+    done
+    for k in f16_f32 f16x8_pack_f32 i8_i32 i8x16_pack_i32; do
+        v=$(awk -F, -v k=$k '$3 == k { print $10 }' "$tmp/large.csv")
+        if [ "$v" = 1 ]; then ok "07 $k holds the large sums: pass"; else bad "07 $k with --fill large: '$v', wanted 1"; fi
+    done
     expect "--fill ones gives exactly N" 0 "^reduce_shared_atomic +1000003 " -- \
         build/03_atomic/reduce --n 1000003 --fill ones --reps 1 --check
 else
     reason="no GPU: nvidia-smi -L finds none"
     for s in $STAGES; do skipped "$s: every kernel at N = $CHECK_SIZES, random and ones ($reason)"; done
     skipped "05_shuffle demo ($reason)"
+    skipped "07 --fill large: overflow reported as an expected failure ($reason)"
     skipped "--fill ones gives exactly N ($reason)"
 fi
 

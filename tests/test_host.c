@@ -19,10 +19,10 @@ static void test_parse_size(void)
 {
     static const struct { const char *s; uint64_t v; } good[] = {
         {"1", 1}, {"1000003", 1000003}, {"64K", 65536}, {"16M", 16777216}, {"1G", 1073741824},
-        {"16m", 16777216}, {"2^24+1", 16777217}, {"2^31+17", 2147483665ull}, {"2^10-1", 1023}, {"2^0", 1},
+        {"16m", 16777216}, {"2^24+1", 16777217}, {"4096x4096", 16777216}, {"1024x2048", 2097152}, {"2^31+17", 2147483665ull}, {"2^10-1", 1023}, {"2^0", 1},
     };
     static const char *bad[] = {"", "0", "-5", "abc", "1.5", "16MB", "2^41", "3^4", "2^4-16", "1e6",
-                                " 5", "5 ", "99999999999999999999999", "2^", "K", "0K", "2^24+"};
+                                " 5", "5 ", "99999999999999999999999", "2^", "K", "0K", "2^24+", "0x5", "4096x", "4096x0", "1024x1024x2"};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         uint64_t v = 0;
         char name[96];
@@ -100,21 +100,21 @@ static void test_tolerance(void)
 
     float serial = 0.0f; /* one thread, one long chain */
     for (int i = 0; i < N; i++) serial += x[i];
-    Shape chain = {(double)N, 0, 0};
-    double tol_chain = sum_tolerance(chain, &ref, N, 24);
+    Shape chain = {(double)N, 0, 0, 0, 0};
+    double tol_chain = sum_tolerance(chain, &ref, N);
     check(fabs(serial - ref.sum) <= tol_chain, "a serial fp32 sum of 2^20 random values is within its bound");
 
     float *t = malloc(N * sizeof *t); /* pairwise tree, depth 20 */
     memcpy(t, x, N * sizeof *t);
     for (int len = N; len > 1; len /= 2)
         for (int i = 0; i < len / 2; i++) t[i] = t[i] + t[i + len / 2];
-    Shape tree = {0, 20, 0};
-    double tol_tree = sum_tolerance(tree, &ref, N, 24);
+    Shape tree = {0, 20, 0, 0, 0};
+    double tol_tree = sum_tolerance(tree, &ref, N);
     check(fabs(t[0] - ref.sum) <= tol_tree, "a pairwise fp32 tree over 2^20 random values is within its bound");
     check(tol_tree < tol_chain, "a tree of depth 20 gets a tighter bound than a chain of 2^20");
     double u = unit_roundoff(24);
-    Shape small = {0, 8, 0};
-    check(fabs(sum_tolerance(small, &ref, N, 24) - (8 * u / (1 - 8 * u) * ref.abs_sum +
+    Shape small = {0, 8, 0, 0, 0};
+    check(fabs(sum_tolerance(small, &ref, N) - (8 * u / (1 - 8 * u) * ref.abs_sum +
                                                     2 * unit_roundoff(53) * fabs(ref.sum) +
                                                     2.0 * N * unit_roundoff(53) * unit_roundoff(53) * ref.abs_sum)) <
               1e-12 * ref.abs_sum,
@@ -122,11 +122,22 @@ static void test_tolerance(void)
     check(!result_passes(ref.sum + 3 * tol_tree, &ref, tol_tree), "a result off by 3x the bound fails");
 
     Reference ones = reference_sum((float[]){1, 1, 1, 1, 1}, 5);
-    check(ones.all_integers && sum_tolerance(tree, &ones, 5, 24) == 0.0, "integer inputs summing below 2^24 must be exact");
+    check(ones.all_integers && sum_tolerance(tree, &ones, 5) == 0.0, "integer inputs summing below 2^24 must be exact");
     check(!result_passes(4.0, &ones, 0.0), "ones: N - 1 fails (a lost element)");
     check(result_passes(5.0, &ones, 0.0), "ones: exactly N passes");
     Reference big = {16777217.0, 16777217.0, 1, 0};
-    check(sum_tolerance(tree, &big, 16777217, 24) > 0.0, "integers past 2^24 are no longer exact in fp32");
+    check(sum_tolerance(tree, &big, 16777217) > 0.0, "integers past 2^24 are no longer exact in fp32");
+
+    /* A half-precision tree (11 bits) then fp32 atomics. */
+    Shape half_tree = {0, 10, 4, 11, 1024};
+    check(sum_tolerance(half_tree, &ref, N) > sum_tolerance((Shape){0, 10, 4, 0, 0}, &ref, N),
+          "an fp16 accumulator gets a looser bound than fp32");
+    Shape exact = {0, 10, 4, ACC_EXACT, 0};
+    check(sum_tolerance(exact, &ref, N) == 0.0, "integer accumulators must be exact");
+    float chunk[6] = {1, -2, 3, -4, 5, -6};
+    check(max_chunk_abs_sum(chunk, 6, 2) == 11.0 && max_chunk_abs_sum(chunk, 6, 0) == 21.0,
+          "max_chunk_abs_sum over chunks and over the whole array");
+    check(fill_value(FILL_LARGE, 3, 5) >= 0.5f && fill_value(FILL_LARGE, 3, 5) < 1.0f, "large fill lies in [0.5, 1)");
 
     Reference nan_ref = {NAN, NAN, 0, 1}, inf_ref = {INFINITY, INFINITY, 0, 1};
     check(result_passes(NAN, &nan_ref, 0) && !result_passes(1.0, &nan_ref, 1e30), "NaN reference: only NaN passes");
