@@ -3,15 +3,16 @@
 #   mode=all    every stage's fp32 kernels, then CUB (median of the fp32 CUB rows of all stages)
 #   mode=best   the fastest fp32 kernel of each stage, then CUB
 #   mode=stage  the kernels of one stage and that stage's own CUB rows (one per input type)
-# Speed-up is against the first kernel of 01_naive at the same N. A repeated row: the last one wins.
+# Speed-up is against the first kernel of 01_naive at the same N; "x CUB" is CUB's time over the
+# kernel's, CUB on the same input type (>1: faster than CUB). A repeated row: the last one wins.
 function median(list,   a, k, i, j, t) {
     k = split(list, a, " ")
     for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
     return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
 }
-function row(label, us, gbps, ok,   speedup) {
-    speedup = base <= 0 ? "-" : base / us < 0.1 ? sprintf("%.3fx", base / us) : sprintf("%.1fx", base / us)
-    printf "| %s | %.1f | %.0f | %.1f | %s | %s |\n", label, us, gbps, 100 * gbps / peak, speedup, ok
+function ratio(a, b) { return a <= 0 || b <= 0 ? "-" : a / b < 0.1 ? sprintf("%.3fx", a / b) : sprintf("%.2fx", a / b) }
+function row(label, us, gbps, ok, cub) {
+    printf "| %s | %.1f | %.0f | %.1f | %s | %s | %s |\n", label, us, gbps, 100 * gbps / peak, ratio(base, us), ratio(cub, us), ok
 }
 NR == 1 { next }
 $2 == "00_device" { if ($3 == "dram_peak") peak = $7; if ($3 == "d2d_copy") copy = $7; next }
@@ -21,7 +22,8 @@ mode == "stage" && $2 != stage && $2 != "01_naive" { next }  # 01_naive: the spe
     gpu = $1; n = $5 + 0; if ((mode != "stage" || $2 == stage) && n > maxn) maxn = n
     key = $2 SUBSEP ($3 == "cub" && $4 != "f32" ? "cub (" $4 ")" : $3)
     if (!(key in seen)) { seen[key] = 1; order[++count] = key }
-    us[key, n] = $6; gbps[key, n] = $7; pass[key, n] = $10
+    us[key, n] = $6; gbps[key, n] = $7; pass[key, n] = $10; dtype[key] = $4
+    if ($3 == "cub" && (mode != "stage" || $2 == stage)) stage_cub[$4, n] = $6
     if ($3 == "cub") { cub_us[n] = cub_us[n] " " $6; cub_gbps[n] = cub_gbps[n] " " $7; cub_fail[n] += $10 != 1 }
 }
 END {
@@ -30,8 +32,9 @@ END {
     base = (b[1] == "01_naive" && (order[1], maxn) in us) ? us[order[1], maxn] : 0
     printf "%s, N = %d; GB/s of input bytes, medians with L2 flushed before every run; theoretical DRAM peak %.0f GB/s, measured device-to-device copy %.0f GB/s.\n\n", \
         gpu, maxn, peak, copy
-    if (mode == "best") print "| stage | best kernel | time (µs) | GB/s | % of peak | speed-up vs 01 | check |\n|---|---|---:|---:|---:|---:|---|"
-    else print "| kernel | time (µs) | GB/s | % of peak | speed-up vs 01 | check |\n|---|---:|---:|---:|---:|---|"
+    cub_all = maxn in cub_us ? median(cub_us[maxn]) : 0
+    if (mode == "best") print "| stage | best kernel | time (µs) | GB/s | % of peak | speed-up vs 01 | x CUB | check |\n|---|---|---:|---:|---:|---:|---:|---|"
+    else print "| kernel | time (µs) | GB/s | % of peak | speed-up vs 01 | x CUB | check |\n|---|---:|---:|---:|---:|---:|---|"
     for (i = 1; i <= count; i++) {
         split(order[i], k, SUBSEP)
         if (!((order[i], maxn) in us)) continue
@@ -44,12 +47,13 @@ END {
             if (!(k[1] in best) || gbps[order[i], maxn] + 0 > gbps[best[k[1]], maxn] + 0) best[k[1]] = order[i]
             continue
         }
-        row(mode == "all" ? sprintf("%s `%s`", k[1], k[2]) : sprintf("`%s`", k[2]), us[order[i], maxn], gbps[order[i], maxn], ok)
+        cub = mode == "stage" ? stage_cub[dtype[order[i]], maxn] : cub_all
+        row(mode == "all" ? sprintf("%s `%s`", k[1], k[2]) : sprintf("`%s`", k[2]), us[order[i], maxn], gbps[order[i], maxn], ok, cub)
     }
     for (s = 1; s <= nstages; s++) {
         split(best[stages[s]], k, SUBSEP)
-        row(sprintf("%s | `%s`", k[1], k[2]), us[best[stages[s]], maxn], gbps[best[stages[s]], maxn], pass[best[stages[s]], maxn] == 1 ? "ok" : "FAIL")
+        row(sprintf("%s | `%s`", k[1], k[2]), us[best[stages[s]], maxn], gbps[best[stages[s]], maxn], pass[best[stages[s]], maxn] == 1 ? "ok" : "FAIL", cub_all)
     }
     if (mode != "stage" && maxn in cub_us)
-        row(mode == "best" ? "library | `cub::DeviceReduce::Sum`" : "`cub::DeviceReduce::Sum`", median(cub_us[maxn]), median(cub_gbps[maxn]), cub_fail[maxn] ? "FAIL" : "ok")
+        row(mode == "best" ? "library | `cub::DeviceReduce::Sum`" : "`cub::DeviceReduce::Sum`", median(cub_us[maxn]), median(cub_gbps[maxn]), cub_fail[maxn] ? "FAIL" : "ok", cub_all)
 }
