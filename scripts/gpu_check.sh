@@ -15,7 +15,7 @@ make --no-print-directory test >"$out/test.log" 2>&1
 test_rc=$?
 if [ "${2:-}" = bench ]; then
     make --no-print-directory bench >"$out/bench.log" 2>&1 || echo "make bench failed: see bench.log"
-    for f in plots/results/*/results.csv plots/results/*/bandwidth.png plots/results/*/scaling.png; do
+    for f in plots/results/*/results.csv plots/results/*/*.png; do
         [ -f "$f" ] && cp "$f" "$out/"
     done
     grep -B2 -A40 "^stage 06" "$out/bench.log" | tail -45
