@@ -151,7 +151,11 @@ if [ "$gpu" = 1 ]; then
         build/03_atomic/reduce --n 1000003 --fill ones --reps 1 --check
 else
     reason="no GPU: nvidia-smi -L finds none"
-    for s in $STAGES; do skipped "$s: every kernel at N = $CHECK_SIZES, random and ones ($reason)"; done
+    for s in $STAGES; do
+        sizes=$CHECK_SIZES
+        [ "$s" = 07_leetcuda_dtypes ] && sizes=$DTYPE_CHECK_SIZES
+        skipped "$s: every kernel at N = $sizes, random and ones ($reason)"
+    done
     skipped "05_shuffle demo ($reason)"
     skipped "07 --fill large: overflow reported as an expected failure ($reason)"
     skipped "--fill ones gives exactly N ($reason)"
