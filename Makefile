@@ -21,11 +21,9 @@ endif
 NVCCFLAGS := -O3 -std=c++17 -lineinfo $(ARCH_FLAGS) -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror,-Wno-missing-field-initializers -Icommon
 CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror -Icommon
 
-# Sizes: `make stage-NN check` and the test suite; `make bench` (2^16 ... 2^28).
-CHECK_SIZES := 1,2,31,32,33,255,256,257,1000003,2^24+1
+# Sizes of `make bench` (a stage with sizes of its own, stage 07, runs at those). The sizes that
+# `make stage-NN check` and the tests verify are each stage's own: `--list` shows them.
 BENCH_SIZES := 2^16,2^18,2^20,2^22,2^24,2^26,2^28
-# Stage 07: around its packs of 2, 8 and 16 elements.
-DTYPE_CHECK_SIZES := 1,7,8,9,15,16,17,1000003,2^24+3
 
 # `make stage-05 run`: the stage-NN goals name the stages the actions (run, check, demo) act on.
 SELECTED := $(foreach g,$(filter stage-%,$(MAKECMDGOALS)),$(filter $(patsubst stage-%,%,$g)_%,$(STAGES)))
@@ -45,7 +43,7 @@ help:
 	@echo
 	@echo "  make stage-NN               build stage NN ($(foreach s,$(STAGES),$(call stage_num,$s)))"
 	@echo "  make stage-NN run [ARGS=..] build and run it (ARGS: program options, e.g. ARGS=\"--n 16M\")"
-	@echo "  make stage-NN check         verify every kernel at N = $(CHECK_SIZES), random and ones"
+	@echo "  make stage-NN check         verify every kernel at the stage's check sizes (--list), random and ones"
 	@echo "  make stage-05 demo          what each warp shuffle returns, lane by lane"
 	@echo "  make all                    build every stage"
 	@echo "  make bench                  run every stage at N = 2^16..2^28, write plots/results/<gpu>/, draw charts"
@@ -102,7 +100,7 @@ run: $(SELECTED_BINS)
 check: $(SELECTED_BINS)
 	$(call need_stage,check)
 	@for s in $(SELECTED); do for f in random ones; do \
-	  sizes='$(CHECK_SIZES)'; [ $$s = 07_leetcuda_dtypes ] && sizes='$(DTYPE_CHECK_SIZES)'; \
+	  sizes=$$($(BUILD)/$$s/reduce --list | sed -n 's/^check sizes: //p'); \
 	  $(BUILD)/$$s/reduce --check --n "$$sizes" --fill $$f --reps 3 --warmup 1 $(ARGS) || exit $$?; \
 	done; done
 
@@ -122,7 +120,7 @@ plot:
 	@scripts/plot_all.sh $(CSV)
 
 test:
-	@CHECK_SIZES="$(CHECK_SIZES)" DTYPE_CHECK_SIZES="$(DTYPE_CHECK_SIZES)" tests/run.sh
+	@tests/run.sh
 
 clean:
 	rm -rf $(BUILD) plots/results

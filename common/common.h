@@ -71,7 +71,11 @@ typedef struct {
     const Kernel *kernels;
     int count;
     const char *default_sizes; /* --n when none is given (NULL: 2^26) */
+    const char *check_sizes;   /* the sizes `make check` and the tests verify (NULL: DEFAULT_CHECK_SIZES) */
 } Stage;
+
+/* Odd sizes around a block of 256 and a warp, one not a multiple of anything, one past 2^24. */
+#define DEFAULT_CHECK_SIZES "1,2,31,32,33,255,256,257,1000003,2^24+1"
 
 /* Each stage file ends with STAGE("NN_name", table). Stage 01 is also built as the baseline that
  * every other stage times for its speed-up column (AS_BASELINE). */
@@ -80,9 +84,9 @@ typedef struct {
 #else
 #define STAGE_SYMBOL reduce_stage
 #endif
-#define STAGE(stage_name, table) STAGE_WITH_SIZES(stage_name, table, NULL)
-#define STAGE_WITH_SIZES(stage_name, table, sizes) \
+#define STAGE(stage_name, table) STAGE_WITH_SIZES(stage_name, table, NULL, NULL)
+#define STAGE_WITH_SIZES(stage_name, table, sizes, check) \
     extern const Stage STAGE_SYMBOL; \
-    const Stage STAGE_SYMBOL = {stage_name, table, (int)(sizeof(table) / sizeof(table[0])), sizes}
+    const Stage STAGE_SYMBOL = {stage_name, table, (int)(sizeof(table) / sizeof(table[0])), sizes, check}
 
 #endif

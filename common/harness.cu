@@ -98,6 +98,7 @@ static void list_kernels(const Stage *s)
                s->kernels[i].flags & NOT_DEFAULT ? " [not run by default: deliberately wrong]" : "");
     printf("  %-34s cub::DeviceReduce on the same data (fp32 or int32 accumulator), after each input type\n", "cub");
     printf("default sizes: %s\n", s->default_sizes ? s->default_sizes : "2^26");
+    printf("check sizes: %s\n", s->check_sizes ? s->check_sizes : DEFAULT_CHECK_SIZES);
 }
 
 static Options parse_options(int argc, char **argv)

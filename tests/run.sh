@@ -14,9 +14,10 @@ skipped() { echo "skip $*"; skip=$((skip + 1)); }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-CHECK_SIZES=${CHECK_SIZES:?run through make test}
-DTYPE_CHECK_SIZES=${DTYPE_CHECK_SIZES:?run through make test}
 STAGES=$(ls -d stages/[0-9][0-9]_*/ | xargs -n1 basename)
+
+# The sizes a stage is verified at, as its program reports them.
+check_sizes() { "build/$1/reduce" --list | sed -n 's/^check sizes: //p'; }
 
 # expect NAME CODE PATTERN -- CMD...: CMD exits with CODE and its output matches PATTERN.
 expect() {
@@ -112,8 +113,7 @@ if nvidia-smi -L >/dev/null 2>&1; then
 fi
 if [ "$gpu" = 1 ]; then
     for s in $STAGES; do
-        sizes=$CHECK_SIZES
-        [ "$s" = 07_leetcuda_dtypes ] && sizes=$DTYPE_CHECK_SIZES
+        sizes=$(check_sizes "$s")
         for fill in random ones; do
             csv=$tmp/$s-$fill.csv
             build/$s/reduce --check --n "$sizes" --fill $fill --reps 3 --warmup 1 --csv "$csv" >"$tmp/run" 2>&1
@@ -152,8 +152,7 @@ if [ "$gpu" = 1 ]; then
 else
     reason="no GPU: nvidia-smi -L finds none"
     for s in $STAGES; do
-        sizes=$CHECK_SIZES
-        [ "$s" = 07_leetcuda_dtypes ] && sizes=$DTYPE_CHECK_SIZES
+        sizes=$(check_sizes "$s")
         skipped "$s: every kernel at N = $sizes, random and ones ($reason)"
     done
     skipped "05_shuffle demo ($reason)"

@@ -126,6 +126,8 @@ static const Kernel kernels[] = {
      ACC_I32},
 };
 
-/* The article's benchmark grid: S, K in {1024, 2048, 4096}, N = S * K. */
+/* Default sizes: the article's benchmark grid, S, K in {1024, 2048, 4096}, N = S * K. Checked at sizes
+ * around the packs of 2, 8 and 16 elements. */
 STAGE_WITH_SIZES("07_leetcuda_dtypes", kernels,
-                 "1024x1024,1024x2048,1024x4096,2048x1024,2048x2048,2048x4096,4096x1024,4096x2048,4096x4096");
+                 "1024x1024,1024x2048,1024x4096,2048x1024,2048x2048,2048x4096,4096x1024,4096x2048,4096x4096",
+                 "1,7,8,9,15,16,17,1000003,2^24+3");
