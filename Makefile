@@ -28,7 +28,9 @@ BENCH_SIZES := 2^16,2^18,2^20,2^22,2^24,2^26,2^28
 # `make stage-05 run`: the stage-NN goals name the stages the actions (run, check, demo) act on.
 SELECTED := $(foreach g,$(filter stage-%,$(MAKECMDGOALS)),$(filter $(patsubst stage-%,%,$g)_%,$(STAGES)))
 SELECTED_BINS := $(foreach s,$(SELECTED),$(BUILD)/$s/reduce)
-ALL_BINS := $(foreach s,$(STAGES),$(BUILD)/$s/reduce) $(BUILD)/05_shuffle/demo
+EXERCISES := $(patsubst stages/%/exercise.cu,%,$(sort $(wildcard stages/*/exercise.cu)))
+ALL_BINS := $(foreach s,$(STAGES),$(BUILD)/$s/reduce) $(BUILD)/05_shuffle/demo \
+            $(foreach s,$(EXERCISES),$(BUILD)/$s/exercise $(BUILD)/$s/solution)
 
 define need_stage
 	@if [ -z "$(SELECTED)" ]; then \
@@ -36,7 +38,8 @@ define need_stage
 	  exit 2; fi
 endef
 
-.PHONY: help all run check demo bench plot reference test clean need-nvcc $(foreach s,$(STAGES),stage-$(call stage_num,$s))
+.PHONY: help all run check demo diff sass profile sanitize exercise solution tour bench plot reference test clean \
+        need-nvcc $(foreach s,$(STAGES),stage-$(call stage_num,$s))
 
 help:
 	@echo "reduce-stages: a GPU sum reduction from naive to the memory-bandwidth limit"
@@ -45,6 +48,14 @@ help:
 	@echo "  make stage-NN run [ARGS=..] build and run it (ARGS: program options, e.g. ARGS=\"--n 16M\")"
 	@echo "  make stage-NN check         verify every kernel at the stage's check sizes (--list), random and ones"
 	@echo "  make stage-05 demo          what each warp shuffle returns, lane by lane"
+	@echo "  make stage-NN diff          what changed from the previous stage (diff -u of reduce.cu)"
+	@echo "  make stage-NN sass          the kernels' SASS and a summary per kernel (needs cuobjdump)"
+	@echo "  make stage-NN profile       Nsight Compute metrics per kernel (needs ncu and a GPU)"
+	@echo "  make stage-NN sanitize      compute-sanitizer memcheck/racecheck/synccheck/initcheck, and the"
+	@echo "                              deliberately wrong kernels shown being caught (needs a GPU)"
+	@echo "  make stage-NN exercise      build and check the stage's exercise (stages/NN_*/exercise.cu)"
+	@echo "  make stage-NN solution      the same with its solution (solutions/NN_*.cu)"
+	@echo "  make tour                   every stage in order: its idea, its diff, a run, the chart so far"
 	@echo "  make all                    build every stage"
 	@echo "  make bench                  run every stage at N = 2^16..2^28, write plots/results/<gpu>/, draw charts"
 	@echo "  make reference              copy the last bench to plots/reference/<gpu>/ and update README.md"
@@ -87,6 +98,19 @@ $(BUILD)/$1/reduce: stages/$1/reduce.cu $(COMMON_OBJS) $(if $(filter 01_%,$1),,$
 endef
 $(foreach s,$(STAGES),$(eval $(call stage_rules,$s)))
 
+# An exercise is built like its stage; its solution is the same file with solutions/NN_*.cu compiled
+# in place of the stubs.
+define exercise_rules
+$(BUILD)/$1/exercise: stages/$1/exercise.cu $(COMMON_OBJS) $(BUILD)/baseline.o
+	@mkdir -p $$(@D)
+	$(NVCC) $(NVCCFLAGS) $$^ -o $$@
+
+$(BUILD)/$1/solution: stages/$1/exercise.cu solutions/$1.cu $(COMMON_OBJS) $(BUILD)/baseline.o
+	@mkdir -p $$(@D)
+	$(NVCC) $(NVCCFLAGS) -DSOLUTION_FILE='"../../solutions/$1.cu"' $$(filter-out solutions/%,$$^) -o $$@
+endef
+$(foreach s,$(EXERCISES),$(eval $(call exercise_rules,$s)))
+
 $(BUILD)/05_shuffle/demo: stages/05_shuffle/demo.cu $(BUILD)/check.o $(BUILD)/host.o
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $^ -o $@
@@ -109,6 +133,33 @@ demo: $(SELECTED_BINS) $(foreach s,$(SELECTED),$(if $(wildcard stages/$s/demo.cu
 	@for s in $(SELECTED); do \
 	  if [ -x $(BUILD)/$$s/demo ]; then $(BUILD)/$$s/demo || exit $$?; \
 	  else echo "stage $$s has no demo (stage 05 does: make stage-05 demo)" >&2; exit 2; fi; done
+
+diff:
+	$(call need_stage,diff)
+	@for s in $(SELECTED); do scripts/stage_tool.sh diff $$s || exit $$?; done
+
+sass: need-nvcc
+	$(call need_stage,sass)
+	@for s in $(SELECTED); do scripts/stage_tool.sh sass $$s $(NVCC) $(NVCCFLAGS) || exit $$?; done
+
+profile: $(SELECTED_BINS)
+	$(call need_stage,profile)
+	@for s in $(SELECTED); do scripts/stage_tool.sh profile $$s $(ARGS) || exit $$?; done
+
+sanitize: $(SELECTED_BINS)
+	$(call need_stage,sanitize)
+	@for s in $(SELECTED); do scripts/stage_tool.sh sanitize $$s || exit $$?; done
+
+exercise: $(foreach s,$(filter $(EXERCISES),$(SELECTED)),$(BUILD)/$s/exercise)
+	$(call need_stage,exercise)
+	@for s in $(SELECTED); do scripts/exercise.sh exercise $$s || exit $$?; done
+
+solution: $(foreach s,$(filter $(EXERCISES),$(SELECTED)),$(BUILD)/$s/solution)
+	$(call need_stage,solution)
+	@for s in $(SELECTED); do scripts/exercise.sh solution $$s || exit $$?; done
+
+tour: $(ALL_BINS)
+	@scripts/tour.sh $(STAGES)
 
 bench: $(ALL_BINS)
 	@scripts/bench.sh "$(BENCH_SIZES)" $(STAGES)

@@ -52,6 +52,7 @@ enum {
 /* Input element types and accumulators (stage 07 uses them all; the others are fp32 throughout). */
 typedef enum { DT_F32, DT_F16, DT_BF16, DT_FP8_E4M3, DT_FP8_E5M2, DT_I8, DT_COUNT } Dtype;
 typedef enum { ACC_F32, ACC_F16, ACC_BF16, ACC_I32 } Acc;
+typedef enum { OP_SUM, OP_MAX } Op; /* what the kernel reduces with (the max exercise: OP_MAX) */
 
 /* A table entry; the fields after flags may be left out (fp32 input, fp32 accumulator, any GPU). */
 typedef struct {
@@ -64,6 +65,7 @@ typedef struct {
     Acc acc;            /* accumulator of the thread's and the block's sums */
     int min_cc;         /* lowest compute capability (major * 10 + minor) it runs on, 0: any */
     const char *needs;  /* what that capability provides, for the "skipped" message */
+    Op op;              /* OP_SUM, or OP_MAX: checked against the exact maximum */
 } Kernel;
 
 typedef struct {

@@ -159,7 +159,7 @@ void fill_array(float *x, uint64_t n, Fill f, uint64_t seed)
 
 Reference reference_sum(const float *x, uint64_t n)
 {
-    Reference r = {0.0, 0.0, 1, 0};
+    Reference r = {0.0, 0.0, 1, 0, -INFINITY};
     double s = 0.0, c = 0.0;
     for (uint64_t i = 0; i < n; i++) {
         double v = x[i];
@@ -169,6 +169,7 @@ Reference reference_sum(const float *x, uint64_t n)
         c += fabs(s) >= fabs(v) ? (s - t) + v : (v - t) + s;
         s = t;
         r.abs_sum += fabs(v);
+        if (v > r.max) r.max = v;
     }
     r.sum = r.non_finite ? s : s + c;
     return r;

@@ -47,6 +47,7 @@ typedef struct {
     double abs_sum;
     int all_integers;
     int non_finite;       /* a NaN or an Inf among the inputs */
+    double max;           /* the largest value, for max reductions (exact: no rounding) */
 } Reference;
 Reference reference_sum(const float *x, uint64_t n);
 

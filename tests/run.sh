@@ -15,6 +15,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 STAGES=$(ls -d stages/[0-9][0-9]_*/ | xargs -n1 basename)
+EXERCISES=$(ls stages/*/exercise.cu | xargs -n1 dirname | xargs -n1 basename)
 
 # The sizes a stage is verified at, as its program reports them.
 check_sizes() { "build/$1/reduce" --list | sed -n 's/^check sizes: //p'; }
@@ -75,6 +76,26 @@ for s in $STAGES; do
 done
 expect "05_shuffle demo with no GPU exits 3" 3 "no CUDA-capable GPU found" -- \
     env CUDA_VISIBLE_DEVICES= build/05_shuffle/demo
+
+echo "== teaching tools (no GPU needed)"
+for s in $STAGES; do
+    num=${s%%_*}
+    if [ "$num" = 01 ]; then
+        expect "make stage-$num diff: the first stage has nothing before it" 0 "is the first" -- make --no-print-directory -s stage-$num diff
+    else
+        expect "make stage-$num diff shows the change from the previous stage" 0 "^\+\+\+ stages/$s/reduce.cu" -- make --no-print-directory -s stage-$num diff
+    fi
+done
+# A PATH with the basic utilities and none of the CUDA tools.
+mkdir -p "$tmp/bin"
+for t in bash dirname basename cat sed awk grep ls xargs mktemp rm; do ln -sf "$(command -v $t)" "$tmp/bin/"; done
+expect "sass without cuobjdump says so" 4 "cuobjdump not found" -- env PATH="$tmp/bin" bash scripts/stage_tool.sh sass 05_shuffle nvcc
+expect "profile without ncu says so" 4 "ncu not found" -- env PATH="$tmp/bin" bash scripts/stage_tool.sh profile 05_shuffle
+expect "sanitize without compute-sanitizer says so" 4 "compute-sanitizer not found" -- env PATH="$tmp/bin" bash scripts/stage_tool.sh sanitize 05_shuffle
+for s in $EXERCISES; do
+    [ -x "build/$s/exercise" ] && [ -x "build/$s/solution" ] && ok "$s exercise stub and solution build" || bad "$s exercise stub and solution build"
+done
+expect "make stage-NN exercise without a stage asks for one" 2 "name a stage" -- make --no-print-directory -s exercise
 
 echo "== charts and README from the committed reference results"
 refs=$(ls plots/reference/*/results.csv 2>/dev/null)
@@ -143,6 +164,18 @@ if [ "$gpu" = 1 ]; then
         v=$(awk -F, -v k=$k '$3 == k { print $10 }' "$tmp/large.csv")
         if [ "$v" = xfail ]; then ok "07 $k overflows its fp16 accumulator: xfail"; else bad "07 $k with --fill large: '$v', wanted xfail"; fi
     done
+    for s in $EXERCISES; do
+        expect "$s exercise stub fails its check" 1 "^FAIL: .*Hints" -- bash -c "scripts/exercise.sh exercise $s | tr '\n' ' '"
+        expect "$s solution passes its check" 0 "^PASS" -- scripts/exercise.sh solution $s
+    done
+    if command -v cuobjdump >/dev/null; then
+        expect "make stage-07 sass: 16-byte loads in the pack kernels" 0 "LDG.128 [1-9]" -- make --no-print-directory -s stage-07 sass
+        expect "make stage-05 sass: shuffles in the shuffle kernels" 0 "SHFL.DOWN [1-9]" -- make --no-print-directory -s stage-05 sass
+    else
+        bad "cuobjdump is missing on a machine with a GPU: make stage-NN sass cannot be checked"
+    fi
+    expect "make tour runs through every stage without waiting" 0 "Stage 07_leetcuda_dtypes" -- \
+        bash -c "make --no-print-directory -s tour </dev/null | grep -E '^Stage|^Diff from' | tail -3; exit \${PIPESTATUS[0]}"
     for k in f16_f32 f16x8_pack_f32 i8_i32 i8x16_pack_i32; do
         v=$(awk -F, -v k=$k '$3 == k { print $10 }' "$tmp/large.csv")
         if [ "$v" = 1 ]; then ok "07 $k holds the large sums: pass"; else bad "07 $k with --fill large: '$v', wanted 1"; fi
@@ -157,6 +190,9 @@ else
     done
     skipped "05_shuffle demo ($reason)"
     skipped "07 --fill large: overflow reported as an expected failure ($reason)"
+    for s in $EXERCISES; do skipped "$s exercise stub fails and its solution passes ($reason)"; done
+    skipped "make stage-NN sass on the GPU machine ($reason)"
+    skipped "make tour ($reason)"
     skipped "--fill ones gives exactly N ($reason)"
 fi
 

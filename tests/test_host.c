@@ -125,7 +125,7 @@ static void test_tolerance(void)
     check(ones.all_integers && sum_tolerance(tree, &ones, 5) == 0.0, "integer inputs summing below 2^24 must be exact");
     check(!result_passes(4.0, &ones, 0.0), "ones: N - 1 fails (a lost element)");
     check(result_passes(5.0, &ones, 0.0), "ones: exactly N passes");
-    Reference big = {16777217.0, 16777217.0, 1, 0};
+    Reference big = {16777217.0, 16777217.0, 1, 0, 1.0};
     check(sum_tolerance(tree, &big, 16777217) > 0.0, "integers past 2^24 are no longer exact in fp32");
 
     /* A half-precision tree (11 bits) then fp32 atomics. */
@@ -139,12 +139,13 @@ static void test_tolerance(void)
           "max_chunk_abs_sum over chunks and over the whole array");
     check(fill_value(FILL_LARGE, 3, 5) >= 0.5f && fill_value(FILL_LARGE, 3, 5) < 1.0f, "large fill lies in [0.5, 1)");
 
-    Reference nan_ref = {NAN, NAN, 0, 1}, inf_ref = {INFINITY, INFINITY, 0, 1};
+    Reference nan_ref = {NAN, NAN, 0, 1, NAN}, inf_ref = {INFINITY, INFINITY, 0, 1, INFINITY};
     check(result_passes(NAN, &nan_ref, 0) && !result_passes(1.0, &nan_ref, 1e30), "NaN reference: only NaN passes");
     check(result_passes(INFINITY, &inf_ref, 0) && !result_passes(-INFINITY, &inf_ref, 0), "Inf reference: only +Inf passes");
     check(!result_passes(NAN, &ref, INFINITY), "a NaN result never passes a finite reference");
     float with_nan[3] = {1.0f, NAN, 2.0f};
     check(reference_sum(with_nan, 3).non_finite && isnan(reference_sum(with_nan, 3).sum), "reference of data with a NaN is NaN");
+    check(reference_sum((float[]){-3, 7.5f, 2}, 3).max == 7.5, "reference keeps the largest value");
     check(relative_error(1.5, 1.0) == 0.5 && relative_error(0.25, 0.0) == 0.25, "relative_error");
     free(x);
     free(t);

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# The GPU engineer's tools, one stage at a time (called by make stage-NN diff|sass|profile|sanitize).
+# usage: scripts/stage_tool.sh diff|sass|profile|sanitize STAGE [NVCC NVCCFLAGS...]
+#   diff      diff -u of the stage's reduce.cu against the previous stage's (colour on a terminal)
+#   sass      the SASS of the stage's kernels (cuobjdump) and one summary line per kernel: load widths,
+#             shuffles, barriers, atomics, registers and shared memory (from ptxas -v)
+#   profile   Nsight Compute on the stage's kernels: DRAM throughput, occupancy, threads per
+#             instruction, shared-memory bank conflicts, the main stall reasons
+#   sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck on every default kernel at
+#             small N; then each deliberately wrong kernel, to show what catches it
+# Exit codes: 0 ok, 1 a finding (sanitize) or a failed step, 2 usage, 4 a tool is missing.
+set -u
+cd "$(dirname "$0")/.."
+tool=${1:-}
+stage=${2:-}
+[ -n "$tool" ] && [ -d "stages/$stage" ] || { echo "usage: scripts/stage_tool.sh diff|sass|profile|sanitize STAGE" >&2; exit 2; }
+shift 2
+bin=build/$stage/reduce
+
+need() { # need TOOL WHAT
+    command -v "$1" >/dev/null 2>&1 && return 0
+    echo "error: $1 not found: $2" >&2
+    exit 4
+}
+
+# Kernels that --list marks as deliberately wrong (run only when named).
+wrong_kernels() { "$bin" --list | awk '/not run by default/ { print $1 }'; }
+
+case $tool in
+diff)
+    prev=$(ls -d stages/[0-9][0-9]_*/ | xargs -n1 basename | awk -v s="$stage" '$0 == s { print p; exit } { p = $0 }')
+    if [ -z "$prev" ]; then
+        echo "stage $stage is the first: there is nothing before it to compare with"
+        exit 0
+    fi
+    echo "What changed from $prev to $stage (diff -u stages/$prev/reduce.cu stages/$stage/reduce.cu):"
+    diff -u --color=auto "stages/$prev/reduce.cu" "stages/$stage/reduce.cu"
+    [ $? -le 1 ] # diff exits 1 when the files differ: that is the point here
+    ;;
+sass)
+    need cuobjdump "it comes with the CUDA toolkit (cuda-cuobjdump); make stage-NN sass needs it"
+    nvcc=${1:?the Makefile passes NVCC and its flags}
+    shift
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    # Registers and shared memory per kernel, from the assembler's report.
+    "$nvcc" "$@" -Xptxas -v -c "stages/$stage/reduce.cu" -o "$tmp/reduce.o" 2>"$tmp/ptxas" || { cat "$tmp/ptxas"; exit 1; }
+    cuobjdump --dump-sass "$tmp/reduce.o" >"$tmp/sass" || exit 1
+    demangle=cat
+    command -v cu++filt >/dev/null 2>&1 && demangle=cu++filt
+    [ "$demangle" = cat ] && command -v c++filt >/dev/null 2>&1 && demangle=c++filt
+    cat "$tmp/sass"
+    echo
+    echo "Summary per kernel (instruction counts in the SASS above; registers and shared memory from ptxas -v):"
+    awk '
+        /Compiling entry function/ { match($0, /_Z[A-Za-z0-9_]+/); fn = substr($0, RSTART, RLENGTH) }
+        /Used [0-9]+ registers/ && fn != "" { match($0, /Used [0-9]+ registers/); regs[fn] = substr($0, RSTART + 5, RLENGTH - 15)
+            smem[fn] = 0; if (match($0, /[0-9]+ bytes smem/)) smem[fn] = substr($0, RSTART, RLENGTH - 11) + 0 }
+        END { for (f in regs) print "R", f, regs[f], smem[f] }' "$tmp/ptxas" >"$tmp/res"
+    awk '
+        FNR == NR { regs[$2] = $3; smem[$2] = $4; next }
+        /Function : / { fn = $3; order[++n] = fn; next }
+        fn == "" { next }
+        / LDG\.E\.128/ { c[fn, "ldg128"]++; next }
+        / LDG\.E\.64/ { c[fn, "ldg64"]++; next }
+        / LDG\.E/ { c[fn, "ldg32"]++; next }
+        / SHFL\.BFLY/ { c[fn, "bfly"]++ }
+        / SHFL\.DOWN/ { c[fn, "down"]++ }
+        / BAR\.SYNC/ { c[fn, "bar"]++ }
+        / WARPSYNC/ { c[fn, "warpsync"]++ }
+        / (RED|ATOM|ATOMG)\./ { c[fn, "atom"]++ }
+        END {
+            for (i = 1; i <= n; i++) {
+                f = order[i]
+                if (f ~ /flush_l2/) continue
+                printf "%s\n    LDG.32 %d  LDG.64 %d  LDG.128 %d | SHFL.BFLY %d  SHFL.DOWN %d | BAR.SYNC %d  WARPSYNC %d | RED/ATOM %d | %s registers, %s bytes shared\n", \
+                    f, c[f, "ldg32"], c[f, "ldg64"], c[f, "ldg128"], c[f, "bfly"], c[f, "down"], c[f, "bar"], c[f, "warpsync"], c[f, "atom"], \
+                    (f in regs) ? regs[f] : "?", (f in smem) ? smem[f] : "?"
+            }
+        }' "$tmp/res" "$tmp/sass" | $demangle
+    ;;
+profile)
+    need ncu "Nsight Compute (ncu) comes with the CUDA toolkit; make stage-NN profile needs it and a GPU"
+    metrics=dram__throughput.avg.pct_of_peak_sustained_elapsed
+    metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active
+    metrics+=,smsp__thread_inst_executed_per_inst_executed.ratio
+    metrics+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
+    metrics+=,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
+    metrics+=,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio
+    metrics+=,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio
+    metrics+=,smsp__average_warps_issue_stalled_membar_per_issue_active.ratio
+    metrics+=,gpu__time_duration.sum
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    # One checked run and one timed run per kernel; the L2 flush and CUB are left out.
+    ncu --clock-control none --kernel-name regex:'^(reduce_|block_all_reduce)' --metrics "$metrics" --csv \
+        "$bin" --n 16M --reps 1 --warmup 0 "$@" >"$tmp/ncu" 2>"$tmp/err" || { cat "$tmp/err" "$tmp/ncu" | tail -20; exit 1; }
+    echo "Nsight Compute, N = 16M, clocks as the GPU sets them (--clock-control none); the last launch of each kernel:"
+    echo "  dram%: DRAM throughput, % of peak; occ%: achieved occupancy; thr/inst: active threads per warp"
+    echo "  instruction (32 = no divergence); conflicts: shared-memory bank conflicts (loads + stores);"
+    echo "  stalls: warps stalled per issued instruction, on memory (long_sb), barriers, shared memory/"
+    echo "  shuffles (short_sb), memory barriers"
+    awk -F'","' '
+        /^"ID"/ { for (i = 1; i <= NF; i++) { gsub(/"/, "", $i); col[$i] = i }; next }
+        !("Metric Name" in col) || !/^"[0-9]/ { next }
+        { gsub(/^"|"$/, "") ; k = $col["Kernel Name"]; sub(/\(.*/, "", k); m = $col["Metric Name"]; v = $col["Metric Value"]
+          gsub(/,/, "", v); if (!(k in seen)) { seen[k] = 1; order[++n] = k }; val[k, m] = v }
+        END {
+            printf "%-44s %7s %6s %8s %10s %8s %8s %8s %7s %9s\n", "kernel", "dram%", "occ%", "thr/inst", "conflicts", "long_sb", "barrier", "short_sb", "membar", "time(us)"
+            for (i = 1; i <= n; i++) { k = order[i]
+                printf "%-44s %7.1f %6.1f %8.1f %10d %8.2f %8.2f %8.2f %7.2f %9.1f\n", substr(k, 1, 44),
+                    val[k, "dram__throughput.avg.pct_of_peak_sustained_elapsed"], val[k, "sm__warps_active.avg.pct_of_peak_sustained_active"],
+                    val[k, "smsp__thread_inst_executed_per_inst_executed.ratio"],
+                    val[k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] + val[k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"],
+                    val[k, "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"],
+                    val[k, "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio"],
+                    val[k, "smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio"],
+                    val[k, "smsp__average_warps_issue_stalled_membar_per_issue_active.ratio"],
+                    val[k, "gpu__time_duration.sum"] / 1000 }
+        }' "$tmp/ncu"
+    ;;
+sanitize)
+    need compute-sanitizer "it comes with the CUDA toolkit; make stage-NN sanitize needs it and a GPU"
+    sizes=1000,100003
+    findings=0
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    for t in memcheck racecheck synccheck initcheck; do
+        extra=
+        [ $t = racecheck ] && extra="--racecheck-report hazard"
+        compute-sanitizer --tool $t $extra --error-exitcode 9 "$bin" --n $sizes --reps 1 --warmup 0 --check >"$tmp/out" 2>&1
+        rc=$?
+        summary=$(grep -E "(ERROR|RACECHECK) SUMMARY" "$tmp/out" | tail -1 | sed 's/=* *//')
+        if [ $rc -eq 0 ]; then
+            printf "%-10s every default kernel clean (N = %s): %s\n" $t $sizes "$summary"
+        else
+            printf "%-10s FINDING (exit %d): %s\n" $t $rc "$summary"
+            grep -E "^=+ +(Invalid|Error|Race|Barrier|Uninitialized|.*hazard)" "$tmp/out" | head -8
+            findings=$((findings + 1))
+        fi
+    done
+    for k in $(wrong_kernels); do
+        echo
+        echo "Deliberately wrong kernel $k (run on its own):"
+        compute-sanitizer --tool racecheck --racecheck-report hazard "$bin" --kernel $k --n 1000 --reps 1 --warmup 0 >"$tmp/race" 2>&1
+        compute-sanitizer --tool synccheck "$bin" --kernel $k --n 1000 --reps 1 --warmup 0 >"$tmp/sync" 2>&1
+        "$bin" --kernel $k --n $sizes --reps 1 --warmup 0 --check >"$tmp/check" 2>&1
+        check_rc=$?
+        echo "  racecheck: $(grep -E 'RACECHECK SUMMARY' "$tmp/race" | sed 's/=* *//')"
+        grep -m2 -E "hazard" "$tmp/race" | sed 's/^=* */    /'
+        echo "  synccheck: $(grep -E 'ERROR SUMMARY' "$tmp/sync" | sed 's/=* *//')"
+        echo "  verification: $( [ $check_rc -eq 1 ] && echo "its sum FAILS the check (exit 1)" || echo "its sum passed the check this time (exit $check_rc)")"
+        caught=0
+        grep -qE "RACECHECK SUMMARY: [1-9]" "$tmp/race" && caught=1
+        grep -qE "ERROR SUMMARY: [1-9]" "$tmp/sync" && caught=1
+        [ $check_rc -eq 1 ] && caught=1
+        if [ $caught = 1 ]; then
+            echo "  caught, as expected: see the stage README for why this code is wrong"
+        else
+            echo "  NOT caught on this GPU by any of the three: undefined behaviour may still look right"
+            findings=$((findings + 1))
+        fi
+    done
+    echo
+    [ $findings -eq 0 ] && echo "sanitize: no unexpected findings" || echo "sanitize: $findings unexpected findings"
+    [ $findings -eq 0 ]
+    ;;
+*)
+    echo "usage: scripts/stage_tool.sh diff|sass|profile|sanitize STAGE" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,43 @@
+/* Exercise 01: the interleaved tree without the modulo.
+ * reduce_interleaved (reduce.cu) picks its working threads with tid % (2*s) == 0: the modulo is slow,
+ * and the working threads are spread over every warp, so every warp stays busy at every level.
+ * Write reduce_interleaved_strided: at distance s, thread tid works on index = 2 * s * tid, adding
+ * s_x[index + s] into s_x[index] when index < BLOCK. The working threads are now the first ones,
+ * contiguous, and whole warps retire early. (Then look at its shared-memory bank conflicts with
+ * make stage-01 profile: stage 02 removes them.)
+ * Hint: for (unsigned s = 1; s < BLOCK; s *= 2) { unsigned index = 2 * s * tid; if (index < BLOCK) ...; __syncthreads(); }
+ * Hint: the stub below only loads the block's slice; the tree is missing, so it sums one element per block. */
+#include "common.h"
+
+#define BLOCK 256
+#define LOG2_BLOCK 8
+
+#ifdef SOLUTION_FILE
+#include SOLUTION_FILE
+#else
+__global__ void reduce_interleaved_strided(const float *x, float *partials, uint64_t n)
+{
+    __shared__ float s_x[BLOCK];
+    unsigned tid = threadIdx.x;
+    uint64_t i = (uint64_t)blockIdx.x * BLOCK + tid;
+    s_x[tid] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    /* TODO: the tree, with index = 2 * s * tid */
+    if (tid == 0) partials[blockIdx.x] = s_x[0];
+}
+#endif
+
+static void run_interleaved_strided(Run *r)
+{
+    unsigned blocks = grid_for(r->n, BLOCK, "reduce_interleaved_strided");
+    reduce_interleaved_strided<<<blocks, BLOCK>>>(r->in, r->partials, r->n);
+    LAUNCH_CHECK("reduce_interleaved_strided");
+    r->host_partials = blocks;
+    r->shape.tree = LOG2_BLOCK;
+}
+
+static const Kernel kernels[] = {
+    {"reduce_interleaved_strided", "exercise: the interleaved tree with index = 2*s*tid", run_interleaved_strided, 0, 0},
+};
+
+STAGE("01_naive", kernels);
