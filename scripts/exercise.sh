@@ -29,6 +29,9 @@ echo "FAIL: $what does not pass its check yet. Failing rows:"
 awk '$5 == "FAIL" { print "  " $0 }' "$log" | head -8
 if [ "$kind" = exercise ]; then
     echo "Hints (from $src):"
-    sed -n 's/^ \* Hint: */  - /p' "$src"
+    awk '/^ \* Hint:/ { sub(/^ \* Hint: */, "  - "); hint = 1 }
+         hint && /^ \*   / { sub(/^ \* */, "    ") }
+         hint && !/^ \* Hint:|^  - |^    / { hint = 0 }
+         hint { sub(/ *\*\/ *$/, ""); print }' "$src"
 fi
 exit 1

@@ -68,12 +68,12 @@ sass)
         / SHFL\.DOWN/ { c[fn, "down"]++ }
         / BAR\.SYNC/ { c[fn, "bar"]++ }
         / WARPSYNC/ { c[fn, "warpsync"]++ }
-        / (RED|ATOM|ATOMG)\./ { c[fn, "atom"]++ }
+        / (RED|REDG|ATOM|ATOMG|ATOMS)\./ { c[fn, "atom"]++ }
         END {
             for (i = 1; i <= n; i++) {
                 f = order[i]
                 if (f ~ /flush_l2/) continue
-                printf "%s\n    LDG.32 %d  LDG.64 %d  LDG.128 %d | SHFL.BFLY %d  SHFL.DOWN %d | BAR.SYNC %d  WARPSYNC %d | RED/ATOM %d | %s registers, %s bytes shared\n", \
+                printf "%s\n    LDG<=32 %d  LDG.64 %d  LDG.128 %d | SHFL.BFLY %d  SHFL.DOWN %d | BAR.SYNC %d  WARPSYNC %d | RED/ATOM %d | %s registers, %s bytes shared\n", \
                     f, c[f, "ldg32"], c[f, "ldg64"], c[f, "ldg128"], c[f, "bfly"], c[f, "down"], c[f, "bar"], c[f, "warpsync"], c[f, "atom"], \
                     (f in regs) ? regs[f] : "?", (f in smem) ? smem[f] : "?"
             }
@@ -103,12 +103,12 @@ profile)
     awk -F'","' '
         /^"ID"/ { for (i = 1; i <= NF; i++) { gsub(/"/, "", $i); col[$i] = i }; next }
         !("Metric Name" in col) || !/^"[0-9]/ { next }
-        { gsub(/^"|"$/, "") ; k = $col["Kernel Name"]; sub(/\(.*/, "", k); m = $col["Metric Name"]; v = $col["Metric Value"]
+        { gsub(/^"|"$/, "") ; k = $col["Kernel Name"]; sub(/\(.*/, "", k); sub(/^void /, "", k); m = $col["Metric Name"]; v = $col["Metric Value"]
           gsub(/,/, "", v); if (!(k in seen)) { seen[k] = 1; order[++n] = k }; val[k, m] = v }
         END {
-            printf "%-44s %7s %6s %8s %10s %8s %8s %8s %7s %9s\n", "kernel", "dram%", "occ%", "thr/inst", "conflicts", "long_sb", "barrier", "short_sb", "membar", "time(us)"
+            printf "%-50s %7s %6s %8s %10s %8s %8s %8s %7s %9s\n", "kernel", "dram%", "occ%", "thr/inst", "conflicts", "long_sb", "barrier", "short_sb", "membar", "time(us)"
             for (i = 1; i <= n; i++) { k = order[i]
-                printf "%-44s %7.1f %6.1f %8.1f %10d %8.2f %8.2f %8.2f %7.2f %9.1f\n", substr(k, 1, 44),
+                printf "%-50s %7.1f %6.1f %8.1f %10d %8.2f %8.2f %8.2f %7.2f %9.1f\n", substr(k, 1, 50),
                     val[k, "dram__throughput.avg.pct_of_peak_sustained_elapsed"], val[k, "sm__warps_active.avg.pct_of_peak_sustained_active"],
                     val[k, "smsp__thread_inst_executed_per_inst_executed.ratio"],
                     val[k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] + val[k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"],

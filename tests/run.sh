@@ -165,7 +165,7 @@ if [ "$gpu" = 1 ]; then
         if [ "$v" = xfail ]; then ok "07 $k overflows its fp16 accumulator: xfail"; else bad "07 $k with --fill large: '$v', wanted xfail"; fi
     done
     for s in $EXERCISES; do
-        expect "$s exercise stub fails its check" 1 "^FAIL: .*Hints" -- bash -c "scripts/exercise.sh exercise $s | tr '\n' ' '"
+        expect "$s exercise stub fails its check" 1 "^FAIL: .*Hints" -- bash -c "set -o pipefail; scripts/exercise.sh exercise $s | tr '\n' ' '"
         expect "$s solution passes its check" 0 "^PASS" -- scripts/exercise.sh solution $s
     done
     if command -v cuobjdump >/dev/null; then
