@@ -2,7 +2,8 @@
 # Regenerate the measured numbers of README.md and of every stages/*/README.md from a results CSV,
 # so that every number in a README is one the programs printed.
 # usage: scripts/update_readmes.sh [--check] CSV IMGDIR
-#   README.md, between <!-- results:begin --> and <!-- results:end -->: the charts IMGDIR/*.png and
+#   README.md and README.zh-CN.md, between <!-- results:begin --> and <!-- results:end -->: the charts
+#   IMGDIR/*.png and
 #   every kernel's numbers; between <!-- stages:begin --> and <!-- stages:end -->: the best kernel
 #   of each stage. stages/NN_*/README.md, between <!-- stage-results:begin --> and
 #   <!-- stage-results:end -->: that stage's kernels (and the dtypes chart for a stage with other
@@ -41,9 +42,11 @@ finish() {
 { printf '![bandwidth per stage and kernel](%s/bandwidth.png)\n\n![bandwidth against N](%s/scaling.png)\n\n' "$img" "$img"
   awk -F, -v mode=all -f scripts/tables.awk "$csv"; } >"$tmp/all"
 awk -F, -v mode=best -f scripts/tables.awk "$csv" >"$tmp/best"
-fill README.md results "$tmp/all" "$tmp/readme1"
-fill "$tmp/readme1" stages "$tmp/best" "$tmp/readme2"
-finish README.md "$tmp/readme2"
+for top in README.md README.zh-CN.md; do
+    fill $top results "$tmp/all" "$tmp/readme1"
+    fill "$tmp/readme1" stages "$tmp/best" "$tmp/readme2"
+    finish $top "$tmp/readme2"
+done
 
 for readme in stages/*/README.md; do
     stage=$(basename "$(dirname "$readme")")

@@ -12,15 +12,11 @@
 #define LOG2_BLOCK 8
 #define FULL_MASK 0xffffffffu
 
-#ifdef SOLUTION_FILE
-#include SOLUTION_FILE
-#else
-__global__ void reduce_gridstride_float4(const float *x, float *out, uint64_t n)
+/* The block's sum and its one atomicAdd, as reduce_gridstride in reduce.cu does it. */
+__device__ void block_sum_atomic(float sum, float *out)
 {
     __shared__ float s_x[BLOCK];
     unsigned tid = threadIdx.x;
-    float sum = 0.0f;
-    if (blockIdx.x == 0 && tid < n % 4) sum += x[n / 4 * 4 + tid]; /* TODO: the float4 loop */
     s_x[tid] = sum;
     __syncthreads();
     for (unsigned offset = BLOCK / 2; offset >= 32; offset /= 2) {
@@ -32,6 +28,16 @@ __global__ void reduce_gridstride_float4(const float *x, float *out, uint64_t n)
         for (unsigned offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(FULL_MASK, v, offset);
         if (tid == 0) atomicAdd(out, v);
     }
+}
+
+#ifdef SOLUTION_FILE
+#include SOLUTION_FILE
+#else
+__global__ void reduce_gridstride_float4(const float *x, float *out, uint64_t n)
+{
+    float sum = 0.0f;
+    if (blockIdx.x == 0 && threadIdx.x < n % 4) sum += x[n / 4 * 4 + threadIdx.x]; /* TODO: the float4 loop */
+    block_sum_atomic(sum, out);
 }
 #endif
 
