@@ -1,9 +1,11 @@
 # Chart 2: GB/s against N (log scale) for each stage's best kernel and CUB.
 # Variables (gnuplot -e): datafile (blocks separated by two blank lines, each headed by its "title",
-# then lines "N GB/s"), series (number of blocks), term ('png' or 'dumb'), out, gpu, maxn, peak, copy.
+# then lines "N GB/s"), series (number of blocks), term ('png' or 'dumb'), out, gpu, maxn, minn (the
+# largest and smallest N), peak, copy.
 if (term eq 'dumb') { set terminal dumb size 130,40 } else { set terminal pngcairo size 1400,700 font 'sans,11' noenhanced; set output out }
 set title sprintf('%s: bandwidth against N (best kernel of each stage, fp32)', gpu)
 set logscale x 2
+if (minn >= maxn) { set xrange [maxn / 2.0 : maxn * 2.0] }
 set format x '2^%L'
 set xlabel 'N (elements)'
 set ylabel 'GB/s'

@@ -44,7 +44,9 @@ awk -F, -v dir="$tmp" '
         gbps[key, n] = $7; pct[key, n] = $8; pass[key, n] = $10; ns[n] = 1
     }
     END {
-        printf "gpu=\"%s\"; maxn=%d; peak=%s; copy=%s\n", gpu, maxn, peak + 0, copy + 0 > (dir "/vars")
+        minn = maxn
+        for (n in ns) if (n + 0 < minn) minn = n + 0
+        printf "gpu=\"%s\"; maxn=%d; minn=%d; peak=%s; copy=%s\n", gpu, maxn, minn, peak + 0, copy + 0 > (dir "/vars")
         for (i = 1; i <= count; i++) {
             split(order[i], k, SUBSEP)
             if (!((order[i], maxn) in gbps)) continue
