@@ -38,7 +38,7 @@ define need_stage
 	  exit 2; fi
 endef
 
-.PHONY: help all run check demo diff sass profile sanitize exercise solution tour bench plot reference test clean \
+.PHONY: help all run check demo diff sass profile sanitize exercise solution tour audit bench plot reference test clean \
         need-nvcc $(foreach s,$(STAGES),stage-$(call stage_num,$s))
 
 help:
@@ -56,6 +56,8 @@ help:
 	@echo "  make stage-NN exercise      build and check the stage's exercise (stages/NN_*/exercise.cu)"
 	@echo "  make stage-NN solution      the same with its solution (solutions/NN_*.cu)"
 	@echo "  make tour                   every stage in order: its idea, its diff, a run, the chart so far"
+	@echo "  make audit [PARTS=...]      sanitizers, unaligned and non-finite inputs, run-to-run bits and"
+	@echo "                              N = 2^31+17 for every kernel, with a summary (needs a GPU)"
 	@echo "  make all                    build every stage"
 	@echo "  make bench                  run every stage at N = 2^16..2^28, write plots/results/<gpu>/, draw charts"
 	@echo "  make reference              copy the last bench to plots/reference/<gpu>/ and update README.md"
@@ -160,6 +162,9 @@ solution: $(foreach s,$(filter $(EXERCISES),$(SELECTED)),$(BUILD)/$s/solution)
 
 tour: $(ALL_BINS)
 	@scripts/tour.sh $(STAGES)
+
+audit: $(ALL_BINS)
+	@scripts/audit.sh $(PARTS)
 
 bench: $(ALL_BINS)
 	@scripts/bench.sh "$(BENCH_SIZES)" $(STAGES)

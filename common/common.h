@@ -30,6 +30,7 @@ typedef struct {
     int param;              /* the table entry's parameter (blocks per SM, ...) */
 
     uint64_t host_partials; /* > 0: the CPU finishes the sum of partials[0..host_partials) (in fp64) */
+    const char *refuse;     /* set instead of launching when the kernel cannot take this input (why) */
     Shape shape;            /* how the additions are arranged, for the error bound (host.h) */
 } Run;
 

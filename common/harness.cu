@@ -30,6 +30,7 @@ typedef struct {
     uint64_t seed;
     int reps;
     int warmup;
+    int offset;           /* elements the input starts past an aligned address (0..15) */
     const char *csv_path;
     int check;
 } Options;
@@ -52,6 +53,8 @@ typedef struct {
     double tol;
     int status;           /* ST_OK: every run passed; ST_XFAIL: failed where the accumulator overflows */
     int reproducible;     /* every run gave the same bits */
+    const char *refused;  /* ST_SKIP because the launcher refused the input (Run.refuse) */
+    int unexpected_vary;  /* not reproducible although nothing in it depends on timing: a FAIL */
 } Measure;
 
 static void usage(FILE *f, const char *prog)
@@ -59,10 +62,13 @@ static void usage(FILE *f, const char *prog)
     fprintf(f,
         "usage: %s [options]\n"
         "  --n N[,N...]      elements (default: the stage's sizes); suffixes K M G (x1024), 2^k[+c], SxK\n"
-        "  --kernel NAME|all run one kernel of --list, or every default kernel (default all)\n"
+        "  --kernel NAME|all run the kernels of --list named (NAME,NAME,...), or every default one (default all)\n"
         "  --list            list this stage's kernels and exit\n"
-        "  --fill random|ones|seq|large   input data (default random; large: near the input type's\n"
-        "                    largest value, to show accumulators overflowing)\n"
+        "  --fill random|ones|seq|large|nan|inf   input data (default random; large: near the input\n"
+        "                    type's largest value, to show accumulators overflowing; nan/inf: random with\n"
+        "                    one NaN/+Inf at element 777)\n"
+        "  --offset K        start the input K elements past an aligned address (0-15; default 0):\n"
+        "                    kernels that need aligned vector loads refuse, the others must still be right\n"
         "  --seed S          seed of the random fill (default 1)\n"
         "  --reps R          timed repetitions, median reported (default 20)\n"
         "  --warmup W        untimed runs before timing (default 3)\n"
@@ -127,7 +133,7 @@ static Options parse_options(int argc, char **argv)
         }
         int takes_value = !strcmp(a, "--n") || !strcmp(a, "--kernel") || !strcmp(a, "--fill") ||
                           !strcmp(a, "--seed") || !strcmp(a, "--reps") || !strcmp(a, "--warmup") ||
-                          !strcmp(a, "--csv");
+                          !strcmp(a, "--csv") || !strcmp(a, "--offset");
         if (!takes_value) usage_error(prog, "unknown option '%s'", a);
         if (i + 1 >= argc) usage_error(prog, "option %s needs a value", a);
         const char *v = argv[++i];
@@ -138,11 +144,17 @@ static Options parse_options(int argc, char **argv)
                                   "(comma-separated, at most 64)", v);
             sizes = v;
         } else if (!strcmp(a, "--kernel")) {
-            if (strcmp(v, "all") && !find_kernel(&reduce_stage, v))
-                usage_error(prog, "unknown kernel '%s' (--list shows this stage's kernels)", v);
+            for (const char *p = v; strcmp(v, "all") && *p;) { /* NAME or NAME,NAME,... */
+                char name[128];
+                int len = (int)strcspn(p, ",");
+                snprintf(name, sizeof name, "%.*s", len, p);
+                if (!find_kernel(&reduce_stage, name))
+                    usage_error(prog, "unknown kernel '%s' (--list shows this stage's kernels)", name);
+                p += len + (p[len] == ',');
+            }
             o.kernel = strcmp(v, "all") ? v : NULL;
         } else if (!strcmp(a, "--fill")) {
-            if (parse_fill(v, &o.fill)) usage_error(prog, "unknown fill '%s' (random, ones or seq)", v);
+            if (parse_fill(v, &o.fill)) usage_error(prog, "unknown fill '%s' (random, ones, seq, large, nan or inf)", v);
         } else if (!strcmp(a, "--seed")) {
             if (parse_int(v, 0, 0x7fffffffL, &num)) usage_error(prog, "--seed '%s': give a whole number >= 0", v);
             o.seed = (uint64_t)num;
@@ -152,6 +164,9 @@ static Options parse_options(int argc, char **argv)
         } else if (!strcmp(a, "--warmup")) {
             if (parse_int(v, 0, 1000, &num)) usage_error(prog, "--warmup '%s': give a whole number from 0 to 1000", v);
             o.warmup = (int)num;
+        } else if (!strcmp(a, "--offset")) {
+            if (parse_int(v, 0, 15, &num)) usage_error(prog, "--offset '%s': give a whole number from 0 to 15", v);
+            o.offset = (int)num;
         } else {
             o.csv_path = v;
         }
@@ -273,7 +288,7 @@ static float encode(Dtype t, float v, void *bytes, uint64_t i)
         return __half2float(__half(__nv_cvt_fp8_to_halfraw(q, kind)));
     }
     case DT_I8: {
-        float q = fminf(fmaxf(floorf(v), -128.0f), 127.0f);
+        float q = isfinite(v) ? fminf(fmaxf(floorf(v), -128.0f), 127.0f) : 0.0f; /* int8 has no NaN or Inf */
         ((int8_t *)bytes)[i] = (int8_t)q;
         return q;
     }
@@ -308,6 +323,8 @@ typedef struct {
     const float *pristine;   /* untouched copy of the fp32 input, for IN_PLACE kernels (NULL if none) */
     HostData host[DT_COUNT]; /* made when a kernel of that type first runs */
     int uploaded;            /* the type whose data is in run.in, -1: none */
+    char *base;              /* the device input buffer; the input starts --offset elements into it */
+    int offset;
     uint64_t max_n;
     float *h_partials;       /* pinned, PARTIALS_CAPACITY(max n) */
     uint64_t capacity;
@@ -324,9 +341,18 @@ static Bench g;              /* the CUB launcher needs its temporary storage */
 
 static const HostData *use_dtype(Dtype t, const Options *o)
 {
+    for (int u = DT_F32 + 1; u < DT_COUNT; u++) /* keep fp32 (the baseline) and t: bounded host memory */
+        if (u != (int)t && g.host[u].bytes) {
+            free(g.host[u].bytes);
+            free(g.host[u].values);
+            g.host[u].bytes = NULL;
+            g.host[u].values = NULL;
+        }
     if (!g.host[t].bytes) g.host[t] = make_host_data(t, o, g.max_n);
     if (g.uploaded != (int)t) {
-        CUDA_CHECK(cudaMemcpy(g.run.in, g.host[t].bytes, g.max_n * dtype_bytes[t], cudaMemcpyHostToDevice));
+        g.run.data = g.base + (size_t)g.offset * dtype_bytes[t];
+        g.run.in = (float *)g.run.data;
+        CUDA_CHECK(cudaMemcpy((void *)g.run.data, g.host[t].bytes, g.max_n * dtype_bytes[t], cudaMemcpyHostToDevice));
         g.uploaded = t;
     }
     return &g.host[t];
@@ -407,9 +433,11 @@ static double run_once(const Kernel *k, Run *r, float *ms)
     LAUNCH_CHECK("flush_l2");
     r->host_partials = 0;
     r->param = k->param;
+    r->refuse = NULL;
     memset(&r->shape, 0, sizeof r->shape);
     CUDA_CHECK(cudaEventRecord(g.start));
     k->launch(r);
+    if (r->refuse) return NAN; /* nothing was launched */
     double result = r->host_partials ? finish(r, k->name) : 0.0;
     CUDA_CHECK(cudaEventRecord(g.stop));
     CUDA_CHECK(cudaEventSynchronize(g.stop));
@@ -428,7 +456,8 @@ static double run_once(const Kernel *k, Run *r, float *ms)
  * shape.span consecutive inputs, the fp32 one (atomics, CPU finish excluded) sums of everything. */
 static int overflow_possible(const Kernel *k, const Shape *s, const Reference *ref, const float *values, uint64_t n)
 {
-    if (s->acc_bits == ACC_EXACT) return 0;
+    if (ref->non_finite) return 0; /* a NaN or Inf in the input is no overflow: it must show in the result */
+    if (s->acc_bits == ACC_EXACT) return fabs(ref->sum) > 2147483647.0;
     if (ref->abs_sum > FLT_MAX) return 1;
     return k->acc != ACC_F32 && max_chunk_abs_sum(values, n, s->span) > acc_max(k->acc);
 }
@@ -452,6 +481,12 @@ static Measure measure(const Kernel *k, const Reference *ref, const float *value
     CUDA_CHECK(cudaMemset(r->partials, 0xff, PARTIALS_CAPACITY(r->n) * sizeof(float)));
     CUDA_CHECK(cudaMemset(r->out, 0xff, sizeof(float)));
     m.result = run_once(k, r, &ms);
+    if (r->refuse) {
+        free(us);
+        m.status = ST_SKIP;
+        m.refused = r->refuse;
+        return m;
+    }
     Shape shape = r->shape;
     /* A maximum involves no rounding: it must be the largest input exactly. */
     Reference as_max = *ref;
@@ -472,6 +507,10 @@ static Measure measure(const Kernel *k, const Reference *ref, const float *value
     if (k->flags & IN_PLACE) /* leave the input as the next kernel expects it */
         CUDA_CHECK(cudaMemcpy(r->in, g.pristine, r->n * sizeof(float), cudaMemcpyDeviceToDevice));
     m.status = pass ? ST_OK : k->op == OP_SUM && overflow_possible(k, &shape, ref, values, r->n) ? ST_XFAIL : ST_FAIL;
+    /* Without float atomics the order of the additions is fixed, so every run must give the same bits;
+     * a result that moves between runs is a race (or reads memory nothing wrote). */
+    m.unexpected_vary = !m.reproducible && !(shape.atomic > 0 && k->acc != ACC_I32);
+    if (m.unexpected_vary) m.status = ST_FAIL;
     return m;
 }
 
@@ -491,6 +530,7 @@ static void print_table_head(uint64_t n, const char *text, const Options *o)
     printf("\nN = %llu", (unsigned long long)n);
     if (strcmp(text, "") && strspn(text, "0123456789") != strlen(text)) printf(" (%s)", text);
     printf(", fill %s", fill_name(o->fill));
+    if (o->offset) printf(", input %d elements past an aligned address", o->offset);
     if (o->fill == FILL_RANDOM || o->fill == FILL_LARGE) printf(", seed %llu", (unsigned long long)o->seed);
     printf("; median of %d runs, L2 flushed before each\n", o->reps);
     printf("%-34s %16s %9s %9s %5s %10s %8s %6s %8s %5s\n", "kernel", "result", "rel.err", "bound", "check",
@@ -511,6 +551,10 @@ static double gbps_of(const Measure *m, uint64_t n, Dtype t)
 static void print_row(const char *name, const Kernel *k, const Measure *m, const Reference *ref, const Device *d,
                       uint64_t n, double baseline_us)
 {
+    if (m->status == ST_SKIP && m->refused) {
+        printf("%-34s skipped: %s\n", name, m->refused);
+        return;
+    }
     if (m->status == ST_SKIP) {
         printf("%-34s skipped: needs compute capability %d.%d (%s); this GPU is %d.%d\n", name, k->min_cc / 10,
                k->min_cc % 10, k->needs ? k->needs : "newer instructions", d->cc_major, d->cc_minor);
@@ -525,12 +569,15 @@ static void print_row(const char *name, const Kernel *k, const Measure *m, const
            100.0 * gbps / d->peak_gbps, baseline_us / m->median_us, m->reproducible ? "same" : "vary");
     if (m->status == ST_XFAIL)
         printf("%-34s   expected: the %s accumulator cannot hold these sums (overflow)\n", "", acc_names[k->acc]);
+    if (m->unexpected_vary)
+        printf("%-34s   the result changed between runs with no atomics to explain it: a race\n", "");
 }
 
 static void csv_row(FILE *csv, const Device *d, const char *stage, const char *kernel, const char *dtype, uint64_t n,
                     double us, double gbps, double pct, double rel_err, const char *pass)
 {
     if (!csv) return;
+    if (ftell(csv) == 0) fprintf(csv, "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass\n");
     fprintf(csv, "%s,%s,%s,%s,%llu,", d->name, stage, kernel, dtype, (unsigned long long)n);
     if (us > 0) fprintf(csv, "%.3f", us);
     fprintf(csv, ",%.2f,%.2f,", gbps, pct);
@@ -558,8 +605,7 @@ static FILE *open_csv(const char *path, const char *prog)
         fprintf(stderr, "error: cannot write the CSV file '%s': %s\n(try %s --help)\n", path, strerror(errno), prog);
         exit(EXIT_USAGE);
     }
-    fseek(f, 0, SEEK_END);
-    if (ftell(f) == 0) fprintf(f, "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass\n");
+    fseek(f, 0, SEEK_END); /* the header goes in with the first row: a run that fails early adds nothing */
     return f;
 }
 
@@ -567,7 +613,11 @@ static FILE *open_csv(const char *path, const char *prog)
 
 static int selected(const Kernel *k, const Options *o)
 {
-    return o->kernel ? !strcmp(k->name, o->kernel) : !(k->flags & NOT_DEFAULT);
+    if (!o->kernel) return !(k->flags & NOT_DEFAULT);
+    size_t len = strlen(k->name);
+    for (const char *p = o->kernel; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
+        if (strcspn(p, ",") == len && !strncmp(p, k->name, len)) return 1;
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -601,7 +651,7 @@ int main(int argc, char **argv)
         if (types_used[t]) CUDA_CHECK(cub_reduce((Dtype)t, NULL, bytes, NULL, NULL, max_n));
         if (bytes > g.cub_temp_bytes) g.cub_temp_bytes = bytes;
     }
-    size_t in_bytes = max_n * sizeof(float); /* fp32 is the widest input type */
+    size_t in_bytes = max_n * sizeof(float); /* fp32 is the widest input type; --offset adds < 64 bytes */
     size_t need = in_bytes * (any_in_place ? 2 : 1) + g.capacity * sizeof(float) + g.flush_words * 16 +
                   g.cub_temp_bytes + 2 * COPY_TEST_BYTES + (64u << 20);
     size_t free_b = 0, total_b = 0;
@@ -620,8 +670,8 @@ int main(int argc, char **argv)
             100.0 * d.copy_gbps / d.peak_gbps, 0, NULL);
 
     Run *r = &g.run;
-    r->in = (float *)device_alloc(in_bytes, "the input");
-    r->data = r->in;
+    g.offset = o.offset;
+    g.base = (char *)device_alloc(in_bytes + 64, "the input");
     r->partials = (float *)device_alloc(g.capacity * sizeof(float), "the per-block partial sums");
     r->out = (float *)device_alloc(sizeof(float), "the result");
     r->sm_count = d.sm_count;

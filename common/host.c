@@ -120,13 +120,15 @@ int parse_fill(const char *s, Fill *out)
     else if (!strcmp(s, "ones")) *out = FILL_ONES;
     else if (!strcmp(s, "seq")) *out = FILL_SEQ;
     else if (!strcmp(s, "large")) *out = FILL_LARGE;
+    else if (!strcmp(s, "nan")) *out = FILL_NAN;
+    else if (!strcmp(s, "inf")) *out = FILL_INF;
     else return -1;
     return 0;
 }
 
 const char *fill_name(Fill f)
 {
-    static const char *names[] = {"random", "ones", "seq", "large"};
+    static const char *names[] = {"random", "ones", "seq", "large", "nan", "inf"};
     return names[f];
 }
 
@@ -144,6 +146,10 @@ float fill_value(Fill f, uint64_t seed, uint64_t i)
     case FILL_ONES: return 1.0f;
     case FILL_SEQ: return (float)(i % 16);
     case FILL_LARGE: return 0.5f + (float)(mix64(seed * 0x9e3779b97f4a7c15ull + i) >> 41) / (float)(1 << 24);
+    case FILL_NAN:
+    case FILL_INF:
+        if (i == NONFINITE_INDEX) return f == FILL_NAN ? NAN : INFINITY;
+        return fill_value(FILL_RANDOM, seed, i);
     default: {
         /* 24 random bits m, value (m - 2^23) / 2^23: exactly representable in fp32. */
         int64_t m = (int64_t)(mix64(seed * 0x9e3779b97f4a7c15ull + i) >> 40);

@@ -70,6 +70,12 @@ for s in $STAGES; do
     expect "$s unknown --kernel" 2 "unknown kernel 'nope'" -- $p --kernel nope
     expect "$s unknown --fill" 2 "unknown fill 'zeros'" -- $p --fill zeros
     expect "$s --reps 0" 2 "--reps '0'" -- $p --reps 0
+    expect "$s --offset 16" 2 "--offset '16'" -- $p --offset 16
+    expect "$s --offset x" 2 "--offset 'x'" -- $p --offset x
+    expect "$s --kernel with one unknown name in a list" 2 "unknown kernel 'nope'" -- $p --kernel "$($p --list | awk 'NR == 2 { print $1 }'),nope"
+    rm -f "$tmp/nogpu.csv"
+    env CUDA_VISIBLE_DEVICES= $p --n 1000 --csv "$tmp/nogpu.csv" >/dev/null 2>&1
+    if [ ! -s "$tmp/nogpu.csv" ]; then ok "$s with no GPU writes no CSV row"; else bad "$s with no GPU wrote to its CSV"; fi
     expect "$s --csv to an unwritable path" 2 "cannot write the CSV" -- $p --csv /nonexistent/dir/out.csv
     expect "$s with no GPU says so and exits 3" 3 "no CUDA-capable GPU found" -- \
         env CUDA_VISIBLE_DEVICES= $p --n 1000
@@ -155,6 +161,33 @@ if [ "$gpu" = 1 ]; then
         done
     done
     expect "05_shuffle demo matches the programming guide's rules" 0 "all 288 values match" -- build/05_shuffle/demo
+    expect "a size that does not fit in GPU memory: bytes needed and free, exit 2" 2 "needs about [0-9]+ bytes .* [0-9]+ bytes free" -- \
+        build/06_gridstride/reduce --n 2^40 --reps 1
+    # Fuzz: 50 sizes drawn from 1 ... 2^22 (seeded, the same every run), random data, every kernel.
+    fuzz=$(awk 'BEGIN { srand(20261122); for (i = 0; i < 50; i++) printf "%s%d", i ? "," : "", 1 + int(rand() * 4194304) }')
+    for s in $STAGES; do
+        build/$s/reduce --check --n "$fuzz" --reps 1 --warmup 0 --seed 7 --csv "$tmp/fuzz-$s.csv" >"$tmp/fuzz" 2>&1
+        rc=$?
+        rows=$(awk -F, 'NR > 1 && $2 != "00_device"' "$tmp/fuzz-$s.csv" | wc -l)
+        failed=$(awk -F, 'NR > 1 && $2 != "00_device" && $10 != 1 { printf "%s n=%s; ", $3, $5 }' "$tmp/fuzz-$s.csv")
+        if [ $rc -eq 0 ] && [ "$rows" -ge 50 ] && [ -z "$failed" ]; then ok "$s fuzz: $rows kernel runs at 50 random sizes pass"
+        else bad "$s fuzz (exit $rc, $rows rows): $failed"; fi
+    done
+    # Non-finite input: the result must be NaN (+Inf), never a finite number called a pass.
+    for f in nan inf; do
+        build/03_atomic/reduce --check --n 1000003 --fill $f --reps 1 --warmup 0 >"$tmp/nf" 2>&1
+        rc=$?
+        if [ $rc -eq 0 ] && [ "$(awk -v f=$f '$1 ~ /^(reduce_shared_atomic|cub)$/ && $2 == f && $5 == "ok"' "$tmp/nf" | wc -l)" -eq 2 ]; then
+            ok "--fill $f: the kernel and CUB give $f, reported as such"
+        else
+            bad "--fill $f (exit $rc)"; tail -4 "$tmp/nf" | sed 's/^/     | /'
+        fi
+    done
+    # Unaligned input: right, or refused by the vector kernels; never a fault.
+    expect "--offset 1: every stage 06 kernel right on an unaligned input" 0 "all kernels passed" -- \
+        build/06_gridstride/reduce --check --n 1000003 --offset 1 --reps 1 --warmup 0
+    expect "--offset 1: stage 07's packed kernels refuse it, the rest pass" 0 "f32x4_f32 +skipped: the input is not 16-byte aligned" -- \
+        build/07_leetcuda_dtypes/reduce --check --n 1000003 --offset 1 --reps 1 --warmup 0
     # Values near each type's maximum: the narrow accumulators must overflow and say so (xfail), the
     # int32 one must stay exact, and an expected overflow is not a failure of --check.
     build/07_leetcuda_dtypes/reduce --fill large --n 4096 --reps 1 --warmup 0 --check --csv "$tmp/large.csv" >"$tmp/large" 2>&1
@@ -193,6 +226,8 @@ else
     for s in $EXERCISES; do skipped "$s exercise stub fails and its solution passes ($reason)"; done
     skipped "make stage-NN sass on the GPU machine ($reason)"
     skipped "make tour ($reason)"
+    skipped "fuzz: every kernel at 50 random sizes ($reason)"
+    skipped "non-finite and unaligned inputs ($reason)"
     skipped "--fill ones gives exactly N ($reason)"
 fi
 

@@ -8,6 +8,8 @@
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
+#include <stdio.h>
+
 #include "common.h"
 
 #define NUM_THREADS 256
@@ -78,6 +80,15 @@ static int acc_bits(int) { return ACC_EXACT; }
 template <typename In, int PACK, typename Acc>
 static void run_block_all_reduce(Run *r)
 {
+    /* A pack is read with one load, which must be aligned to its size: refuse an input that is not
+     * (--offset), as the article's kernels would fault on it. */
+    if ((uintptr_t)r->data % sizeof(Pack<In, PACK>)) {
+        static char why[96];
+        snprintf(why, sizeof why, "the input is not %d-byte aligned, as its packed loads need",
+                 (int)sizeof(Pack<In, PACK>));
+        r->refuse = why;
+        return;
+    }
     uint64_t tile = (uint64_t)NUM_THREADS * PACK;
     unsigned blocks = grid_for(r->n, tile, "block_all_reduce_sum");
     CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(float))); /* the atomics add onto a zero */
