@@ -311,7 +311,9 @@ static HostData make_host_data(Dtype t, const Options *o, uint64_t n)
         exit(EXIT_USAGE);
     }
     double scale = o->fill == FILL_LARGE ? dtype_max[t] : t == DT_I8 && o->fill == FILL_RANDOM ? 128.0 : 1.0;
-    for (uint64_t i = 0; i < n; i++) h.values[i] = encode(t, (float)(fill_value(o->fill, o->seed, i) * scale), h.bytes, i);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < (int64_t)n; i++)
+        h.values[i] = encode(t, (float)(fill_value(o->fill, o->seed, (uint64_t)i) * scale), h.bytes, (uint64_t)i);
     return h;
 }
 

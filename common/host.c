@@ -160,23 +160,52 @@ float fill_value(Fill f, uint64_t seed, uint64_t i)
 
 void fill_array(float *x, uint64_t n, Fill f, uint64_t seed)
 {
-    for (uint64_t i = 0; i < n; i++) x[i] = fill_value(f, seed, i);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < (int64_t)n; i++) x[i] = fill_value(f, seed, (uint64_t)i);
 }
+
+/* Neumaier's compensated addition: s + v, keeping in *c the low-order part that the sum lost. */
+static void neumaier_add(double *s, double *c, double v)
+{
+    double t = *s + v;
+    *c += fabs(*s) >= fabs(v) ? (*s - t) + v : (v - t) + *s;
+    *s = t;
+}
+
+/* Chunks of a fixed size, summed in parallel (OpenMP where the build has it) and combined in order:
+ * the same result whatever the number of threads. */
+#define CHUNK (1ull << 20)
 
 Reference reference_sum(const float *x, uint64_t n)
 {
     Reference r = {0.0, 0.0, 1, 0, -INFINITY};
+    int64_t chunks = (int64_t)((n + CHUNK - 1) / CHUNK);
     double s = 0.0, c = 0.0;
-    for (uint64_t i = 0; i < n; i++) {
-        double v = x[i];
-        if (!isfinite(v)) r.non_finite = 1;
-        if (v != floor(v)) r.all_integers = 0;
-        double t = s + v;               /* Neumaier: keep the low-order part that t lost */
-        c += fabs(s) >= fabs(v) ? (s - t) + v : (v - t) + s;
-        s = t;
-        r.abs_sum += fabs(v);
-        if (v > r.max) r.max = v;
+    int nonint = 0, nonfin = 0;
+    double abs_sum = 0.0, max = -INFINITY;
+#pragma omp parallel for ordered schedule(static, 1) reduction(|| : nonint, nonfin) reduction(max : max)
+    for (int64_t k = 0; k < chunks; k++) {
+        double ks = 0.0, kc = 0.0, ka = 0.0;
+        uint64_t end = (uint64_t)(k + 1) * CHUNK < n ? (uint64_t)(k + 1) * CHUNK : n;
+        for (uint64_t i = (uint64_t)k * CHUNK; i < end; i++) {
+            double v = x[i];
+            if (!isfinite(v)) nonfin = 1;
+            if (v != floor(v)) nonint = 1;
+            neumaier_add(&ks, &kc, v);
+            ka += fabs(v);
+            if (v > max) max = v;
+        }
+#pragma omp ordered
+        {
+            neumaier_add(&s, &c, ks);
+            neumaier_add(&s, &c, kc);
+            abs_sum += ka;
+        }
     }
+    r.non_finite = nonfin;
+    r.all_integers = !nonint;
+    r.abs_sum = abs_sum;
+    r.max = max;
     r.sum = r.non_finite ? s : s + c;
     return r;
 }

@@ -36,7 +36,7 @@ expect() {
 
 echo "== host unit tests (common/host.c)"
 mkdir -p build
-if gcc -std=c11 -O2 -Wall -Wextra -Werror -Icommon tests/test_host.c common/host.c -lm -o build/test_host; then
+if gcc -std=c11 -O2 -Wall -Wextra -Werror -fopenmp -Icommon tests/test_host.c common/host.c -lm -o build/test_host; then
     build/test_host >"$tmp/unit"
     while read -r status name; do
         if [ "$status" = ok ]; then ok "unit: $name"; else bad "unit: $name"; fi

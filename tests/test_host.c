@@ -6,6 +6,9 @@
 #include <string.h>
 
 #include "host.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 static int failures;
 
@@ -102,6 +105,16 @@ static void test_tolerance(void)
     for (int i = 0; i < N; i++) serial += x[i];
     Shape chain = {(double)N, 0, 0, 0, 0};
     double tol_chain = sum_tolerance(chain, &ref, N);
+#ifdef _OPENMP
+    int threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    Reference one = reference_sum(x, N);
+    omp_set_num_threads(threads > 1 ? threads : 4);
+    Reference many = reference_sum(x, N);
+    omp_set_num_threads(threads);
+    check(!memcmp(&one.sum, &many.sum, sizeof one.sum) && one.abs_sum == many.abs_sum,
+          "the reference is the same bits with 1 thread and with many");
+#endif
     check(fabs(serial - ref.sum) <= tol_chain, "a serial fp32 sum of 2^20 random values is within its bound");
 
     float *t = malloc(N * sizeof *t); /* pairwise tree, depth 20 */
