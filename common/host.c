@@ -198,7 +198,7 @@ Reference reference_sum(const float *x, uint64_t n)
 #pragma omp ordered
         {
             neumaier_add(&s, &c, ks);
-            neumaier_add(&s, &c, kc);
+            c += kc; /* the chunk's correction stays a correction (NaN after an Inf: not used then) */
             abs_sum += ka;
         }
     }

@@ -159,6 +159,14 @@ static void test_tolerance(void)
     float with_nan[3] = {1.0f, NAN, 2.0f};
     check(reference_sum(with_nan, 3).non_finite && isnan(reference_sum(with_nan, 3).sum), "reference of data with a NaN is NaN");
     check(reference_sum((float[]){-3, 7.5f, 2}, 3).max == 7.5, "reference keeps the largest value");
+    check(reference_sum((float[]){1, INFINITY, 2}, 3).sum == INFINITY, "reference of data with a +Inf is +Inf");
+    float *chunks = malloc((3u << 20) * sizeof *chunks); /* several chunks, an Inf in the second */
+    fill_array(chunks, 3u << 20, FILL_RANDOM, 3);
+    chunks[(1u << 20) + 5] = INFINITY;
+    check(reference_sum(chunks, 3u << 20).sum == INFINITY, "an Inf in one chunk of many gives +Inf");
+    chunks[7] = -INFINITY;
+    check(isnan(reference_sum(chunks, 3u << 20).sum), "+Inf and -Inf in different chunks give NaN");
+    free(chunks);
     check(relative_error(1.5, 1.0) == 0.5 && relative_error(0.25, 0.0) == 0.25, "relative_error");
     free(x);
     free(t);
