@@ -19,7 +19,7 @@ extern const Stage reduce_stage;
 extern const Stage baseline_stage __attribute__((weak)); /* absent in stage 01 itself */
 
 #define MAX_SIZES 64
-#define COPY_TEST_BYTES (256ull << 20)
+#define COPY_TEST_BYTES (512ull << 20) /* the copy moves it, the read-only stream reads twice that */
 
 typedef struct {
     uint64_t sizes[MAX_SIZES];
@@ -42,6 +42,7 @@ typedef struct {
     size_t l2_bytes;
     double peak_gbps;     /* theoretical: 2 x memory clock x bus width */
     double copy_gbps;     /* measured device-to-device copy, bytes read + written */
+    double read_gbps;     /* measured read-only streaming (the speed of light of a reduction) */
     int mem_clock_mhz, bus_bits;
 } Device;
 
@@ -222,15 +223,20 @@ static void *device_alloc(size_t bytes, const char *what)
     return p;
 }
 
-static double measure_copy_gbps(void)
+__global__ void stream_read(const uint4 *buf, uint64_t words, int *sink);
+
+/* The device's two ceilings, measured: a device-to-device copy (bytes read + written) and a
+ * read-only stream of the same buffers, both the median of 10 runs after 2 untimed ones. */
+static void measure_ceilings(Device *d)
 {
-    void *a = device_alloc(COPY_TEST_BYTES, "the copy-bandwidth test");
-    void *b = device_alloc(COPY_TEST_BYTES, "the copy-bandwidth test");
-    CUDA_CHECK(cudaMemset(a, 0, COPY_TEST_BYTES));
+    char *a = (char *)device_alloc(2 * COPY_TEST_BYTES, "the bandwidth tests");
+    char *b = a + COPY_TEST_BYTES;
+    int *sink = (int *)device_alloc(sizeof(int), "the bandwidth tests");
+    CUDA_CHECK(cudaMemset(a, 0, 2 * COPY_TEST_BYTES));
     cudaEvent_t start, stop;
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
-    double ms[10];
+    double copy_ms[10], read_ms[10];
     for (int i = -2; i < 10; i++) {
         float t;
         CUDA_CHECK(cudaEventRecord(start));
@@ -238,13 +244,21 @@ static double measure_copy_gbps(void)
         CUDA_CHECK(cudaEventRecord(stop));
         CUDA_CHECK(cudaEventSynchronize(stop));
         CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
-        if (i >= 0) ms[i] = t;
+        if (i >= 0) copy_ms[i] = t;
+        CUDA_CHECK(cudaEventRecord(start));
+        stream_read<<<8 * d->sm_count, 256>>>((const uint4 *)a, 2 * COPY_TEST_BYTES / 16, sink);
+        LAUNCH_CHECK("stream_read");
+        CUDA_CHECK(cudaEventRecord(stop));
+        CUDA_CHECK(cudaEventSynchronize(stop));
+        CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
+        if (i >= 0) read_ms[i] = t;
     }
     CUDA_CHECK(cudaEventDestroy(start));
     CUDA_CHECK(cudaEventDestroy(stop));
     CUDA_CHECK(cudaFree(a));
-    CUDA_CHECK(cudaFree(b));
-    return 2.0 * COPY_TEST_BYTES / (median(ms, 10) * 1e-3) / 1e9;
+    CUDA_CHECK(cudaFree(sink));
+    d->copy_gbps = 2.0 * COPY_TEST_BYTES / (median(copy_ms, 10) * 1e-3) / 1e9;
+    d->read_gbps = 2.0 * COPY_TEST_BYTES / (median(read_ms, 10) * 1e-3) / 1e9;
 }
 
 /* ---- input types ---------------------------------------------------------------------------- */
@@ -360,14 +374,20 @@ static const HostData *use_dtype(Dtype t, const Options *o)
     return &g.host[t];
 }
 
-/* Reads a buffer twice the size of L2, so no line of the input is left in L2 when a run starts.
- * Reading (rather than cudaMemset) leaves no dirty lines whose write-back would slow the run. */
-__global__ void flush_l2(const uint4 *buf, uint64_t words, int *sink)
+/* Reads a buffer and nothing else, four 16-byte loads in flight per thread: run before every timed
+ * run over a buffer twice the size of L2 (so no line of the input is left there; reading, unlike
+ * cudaMemset, leaves no dirty lines to write back during the run), and once over a large buffer to
+ * measure the GPU's read-only streaming bandwidth, the speed of light of a reduction. */
+__global__ void stream_read(const uint4 *buf, uint64_t words, int *sink)
 {
     unsigned acc = 0;
-    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < words;
-         i += (uint64_t)gridDim.x * blockDim.x)
-        acc ^= buf[i].x ^ buf[i].w;
+    uint64_t stride = (uint64_t)gridDim.x * blockDim.x, i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    for (; i + 3 * stride < words; i += 4 * stride) {
+        uint4 a = __ldcs(buf + i), b = __ldcs(buf + i + stride), c = __ldcs(buf + i + 2 * stride),
+              d = __ldcs(buf + i + 3 * stride);
+        acc ^= a.x ^ a.w ^ b.x ^ b.w ^ c.x ^ c.w ^ d.x ^ d.w;
+    }
+    for (; i < words; i += stride) acc ^= buf[i].x ^ buf[i].w;
     if (acc == 0x5eed5eedu) *sink = (int)acc; /* never true (buffer is zero): keeps the loads */
 }
 
@@ -431,8 +451,8 @@ static double run_once(const Kernel *k, Run *r, float *ms)
 {
     if (k->flags & IN_PLACE)
         CUDA_CHECK(cudaMemcpyAsync(r->in, g.pristine, r->n * sizeof(float), cudaMemcpyDeviceToDevice));
-    flush_l2<<<4 * r->sm_count, 256>>>(g.flush, g.flush_words, g.flush_sink);
-    LAUNCH_CHECK("flush_l2");
+    stream_read<<<4 * r->sm_count, 256>>>(g.flush, g.flush_words, g.flush_sink);
+    LAUNCH_CHECK("stream_read");
     r->host_partials = 0;
     r->param = k->param;
     r->refuse = NULL;
@@ -523,8 +543,9 @@ static void print_header(const Device *d)
     printf("stage %s on %s (sm_%d%d, %d SMs, L2 %.1f MiB)\n", reduce_stage.name, d->name, d->cc_major,
            d->cc_minor, d->sm_count, d->l2_bytes / 1048576.0);
     printf("DRAM theoretical peak %.1f GB/s (%d MHz x %d-bit bus x 2); device-to-device copy %.1f GB/s "
-           "(bytes read + written, %llu MiB)\n",
-           d->peak_gbps, d->mem_clock_mhz, d->bus_bits, d->copy_gbps, COPY_TEST_BYTES >> 20);
+           "(bytes read + written, %llu MiB); read-only stream %.1f GB/s (%.1f%% of peak)\n",
+           d->peak_gbps, d->mem_clock_mhz, d->bus_bits, d->copy_gbps, COPY_TEST_BYTES >> 20, d->read_gbps,
+           100.0 * d->read_gbps / d->peak_gbps);
 }
 
 static void print_table_head(uint64_t n, const char *text, const Options *o)
@@ -665,11 +686,13 @@ int main(int argc, char **argv)
         exit(EXIT_USAGE);
     }
 
-    d.copy_gbps = measure_copy_gbps();
+    measure_ceilings(&d);
     print_header(&d);
     csv_row(csv, &d, "00_device", "dram_peak", "f32", 0, 0, d.peak_gbps, 100.0, 0, NULL);
     csv_row(csv, &d, "00_device", "d2d_copy", "f32", COPY_TEST_BYTES / 4, 0, d.copy_gbps,
             100.0 * d.copy_gbps / d.peak_gbps, 0, NULL);
+    csv_row(csv, &d, "00_device", "read_sol", "f32", 2 * COPY_TEST_BYTES / 4, 0, d.read_gbps,
+            100.0 * d.read_gbps / d.peak_gbps, 0, NULL);
 
     Run *r = &g.run;
     g.offset = o.offset;

@@ -73,7 +73,7 @@ for part in $parts; do
             else
                 note edge "$s" FAIL "N = 2^31+17: $(grep -E 'FAIL|error' "$tmp/edge-$s.log" | head -1)"
             fi
-            eight=$("build/$s/reduce" --list | awk '$1 ~ /^(fp8|i8)/ { printf "%s%s", sep, $1; sep = "," }')
+            eight=$("build/$s/reduce" --list | awk '$1 ~ /(^|_)(fp8|i8)_/ { printf "%s%s", sep, $1; sep = "," }')
             if [ -n "$eight" ]; then
                 if run edge8 "$s" --n 2^32+17 --kernel "$eight" --reps 1 --warmup 0; then
                     note edge "$s" ok "N = 2^32+17, 8-bit inputs ($eight): every kernel passes"

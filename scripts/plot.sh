@@ -3,6 +3,8 @@
 # usage: scripts/plot.sh CSV OUTDIR [--dumb]
 #   OUTDIR/bandwidth.png  GB/s of every stage's kernels at the largest N, CUB last, peak and copy lines
 #   OUTDIR/scaling.png    GB/s against N for each stage's best kernel (best at the largest N) and CUB
+#   OUTDIR/roofline.png   GB/s against N: stage 08, CUB, the best fp32 kernels of stages 06 and 07, and
+#                         the peak, copy and read-only lines (only when the CSV has stage 08 rows)
 #   OUTDIR/dtypes.png     stage 07 (every input type) at its largest N: GB/s and elements/s, CUB
 #                         per input type (only when the CSV has stage 07 rows)
 #   --dumb                also print the bandwidth chart in the terminal
@@ -28,7 +30,7 @@ awk -F, -v dir="$tmp" '
         return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
     }
     NR == 1 { next }
-    $2 == "00_device" { if ($3 == "dram_peak") peak = $7; if ($3 == "d2d_copy") copy = $7; next }
+    $2 == "00_device" { if ($3 == "dram_peak") peak = $7; if ($3 == "d2d_copy") copy = $7; if ($3 == "read_sol") sol = $7; next }
     $2 ~ /^07_/ {
         key = $3 SUBSEP $4
         if (!(key in seen7)) { seen7[key] = 1; order7[++count7] = key }
@@ -42,11 +44,12 @@ awk -F, -v dir="$tmp" '
         key = $2 SUBSEP $3
         if (!(key in seen)) { seen[key] = 1; order[++count] = key }
         gbps[key, n] = $7; pct[key, n] = $8; pass[key, n] = $10; ns[n] = 1
+        if (n > stage_maxn[$2]) stage_maxn[$2] = n
     }
     END {
         minn = maxn
         for (n in ns) if (n + 0 < minn) minn = n + 0
-        printf "gpu=\"%s\"; maxn=%d; minn=%d; peak=%s; copy=%s\n", gpu, maxn, minn, peak + 0, copy + 0 > (dir "/vars")
+        printf "gpu=\"%s\"; maxn=%d; minn=%d; peak=%s; copy=%s; sol=%s\n", gpu, maxn, minn, peak + 0, copy + 0, sol + 0 > (dir "/vars")
         for (i = 1; i <= count; i++) {
             split(order[i], k, SUBSEP)
             if (!((order[i], maxn) in gbps)) continue
@@ -68,6 +71,29 @@ awk -F, -v dir="$tmp" '
         printf "\"cub\"\n" > (dir "/scaling")
         for (i = 1; i <= nn; i++) if (sorted[i] in cub) printf "%d\t%s\n", sorted[i], median(cub[sorted[i]]) > (dir "/scaling")
         print nstages + 1 > (dir "/series")
+        # Roofline chart: stage 08 against CUB and the best fp32 kernel of stages 06 and 07, each
+        # chosen at the largest N of that stage.
+        if (("08_roofline" SUBSEP "roofline_f32") in seen) {
+            nr = 0
+            split("08_roofline:roofline_f32 08_roofline:roofline_f32_deterministic", fixed, " ")
+            for (j = 1; j <= 2; j++) { split(fixed[j], kk, ":"); rseries[++nr] = kk[1] SUBSEP kk[2] }
+            for (i = 1; i <= count; i++) {
+                split(order[i], k, SUBSEP)
+                if (k[1] !~ /^0[67]_/) continue
+                m = stage_maxn[k[1]]
+                if (!(k[1] in rbest) || gbps[order[i], m] + 0 > gbps[rbest[k[1]], m] + 0) rbest[k[1]] = order[i]
+            }
+            for (st in rbest) rseries[++nr] = rbest[st]
+            for (j = 1; j <= nr; j++) {
+                split(rseries[j], k, SUBSEP)
+                printf "\"%s %s\"\n", substr(k[1], 1, 2), k[2] > (dir "/roofline")
+                for (i = 1; i <= nn; i++) if ((rseries[j], sorted[i]) in gbps) printf "%d\t%s\n", sorted[i], gbps[rseries[j], sorted[i]] > (dir "/roofline")
+                printf "\n\n" > (dir "/roofline")
+            }
+            printf "\"cub\"\n" > (dir "/roofline")
+            for (i = 1; i <= nn; i++) if (sorted[i] in cub) printf "%d\t%s\n", sorted[i], median(cub[sorted[i]]) > (dir "/roofline")
+            print nr + 1 > (dir "/rseries")
+        }
         groups = "f32 f16 bf16 fp8_e4m3 fp8_e5m2 i8"
         for (i = 1; i <= count7; i++) {
             if (!((order7[i], maxn7) in gbps7)) continue
@@ -83,6 +109,9 @@ awk -F, -v dir="$tmp" '
 vars="$(cat "$tmp/vars"); series=$(cat "$tmp/series");"
 gnuplot -e "$vars datafile='$tmp/bars'; term='png'; out='$out/bandwidth.png'" "$here/plots/bandwidth.gp"
 gnuplot -e "$vars datafile='$tmp/scaling'; term='png'; out='$out/scaling.png'" "$here/plots/scaling.gp"
+if [ -s "$tmp/roofline" ]; then
+    gnuplot -e "$vars series=$(cat "$tmp/rseries"); datafile='$tmp/roofline'; term='png'; out='$out/roofline.png'" "$here/plots/roofline.gp"
+fi
 if [ -s "$tmp/dtypes" ]; then
     gnuplot -e "$vars $(cat "$tmp/vars7") datafile='$tmp/dtypes'; out='$out/dtypes.png'" "$here/plots/dtypes.gp"
 fi

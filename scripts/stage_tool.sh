@@ -92,8 +92,8 @@ profile)
     metrics+=,gpu__time_duration.sum
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' EXIT
-    # One checked run and one timed run per kernel; the L2 flush and CUB are left out.
-    ncu --clock-control none --kernel-name regex:'^(reduce_|block_all_reduce)' --metrics "$metrics" --csv \
+    # One checked run and one timed run per kernel, CUB's kernels included; the L2 flush left out.
+    ncu --clock-control none --kernel-name regex:'^(reduce_|block_all_reduce|.*DeviceReduce)' --metrics "$metrics" --csv \
         "$bin" --n 16M --reps 1 --warmup 0 "$@" >"$tmp/ncu" 2>"$tmp/err" || { cat "$tmp/err" "$tmp/ncu" | tail -20; exit 1; }
     echo "Nsight Compute, N = 16M, clocks as the GPU sets them (--clock-control none); the last launch of each kernel:"
     echo "  dram%: DRAM throughput, % of peak; occ%: achieved occupancy; thr/inst: active threads per warp"

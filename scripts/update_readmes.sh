@@ -6,8 +6,8 @@
 #   IMGDIR/*.png and
 #   every kernel's numbers; between <!-- stages:begin --> and <!-- stages:end -->: the best kernel
 #   of each stage. stages/NN_*/README.md, between <!-- stage-results:begin --> and
-#   <!-- stage-results:end -->: that stage's kernels (and the dtypes chart for a stage with other
-#   input types than fp32).
+#   <!-- stage-results:end -->: that stage's kernels (and the dtypes chart in stage 07's, the
+#   roofline chart in stage 08's).
 #   --check: change nothing; exit 1 (with a diff) where a README differs from what CSV gives.
 set -eu
 cd "$(dirname "$0")/.."
@@ -40,6 +40,7 @@ finish() {
 }
 
 { printf '![bandwidth per stage and kernel](%s/bandwidth.png)\n\n![bandwidth against N](%s/scaling.png)\n\n' "$img" "$img"
+  [ -f "$img/roofline.png" ] && printf '![stage 08 against CUB and the read-only limit](%s/roofline.png)\n\n' "$img"
   awk -F, -v mode=all -f scripts/tables.awk "$csv"; } >"$tmp/all"
 awk -F, -v mode=best -f scripts/tables.awk "$csv" >"$tmp/best"
 for top in README.md README.zh-CN.md; do
@@ -52,9 +53,10 @@ for readme in stages/*/README.md; do
     stage=$(basename "$(dirname "$readme")")
     grep -q '<!-- stage-results:begin -->' "$readme" || continue
     awk -F, -v s="$stage" '$2 == s { found = 1 } END { exit !found }' "$csv" || continue
-    { if [ -f "$img/dtypes.png" ] && awk -F, -v s="$stage" '$2 == s && $4 != "f32" { found = 1 } END { exit !found }' "$csv"; then
-          printf '![bandwidth and elements per second by input type](../../%s/dtypes.png)\n\n' "$img"
-      fi
+    { case $stage in
+      07_*) [ -f "$img/dtypes.png" ] && printf '![bandwidth and elements per second by input type](../../%s/dtypes.png)\n\n' "$img" ;;
+      08_*) [ -f "$img/roofline.png" ] && printf '![stage 08 against CUB and the read-only limit](../../%s/roofline.png)\n\n' "$img" ;;
+      esac
       awk -F, -v mode=stage -v stage="$stage" -f scripts/tables.awk "$csv"; } >"$tmp/stage"
     fill "$readme" stage-results "$tmp/stage" "$tmp/stage.md"
     finish "$readme" "$tmp/stage.md"

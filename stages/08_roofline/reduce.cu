@@ -1,0 +1,191 @@
+/* Stage 08: at the memory-bandwidth limit. Everything the earlier stages taught, plus what they did
+ * not: 16-byte loads for every input type, enough of them in flight per SM to cover DRAM latency, a
+ * grid of exactly the blocks that fit on the GPU, one launch for every N, 64-bit indices, and an
+ * input that need not be aligned (a scalar head up to the first 16-byte boundary, a scalar tail). */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+#include <stdint.h>
+
+#include "common.h"
+
+#define BLOCK 256
+#define WARPS (BLOCK / 32)
+#define FULL_MASK 0xffffffffu
+/* 16-byte loads each thread has in flight per step. Little's law: bandwidth = bytes in flight /
+ * latency. Stage 06's reduce_gridstride_x8 keeps one 4-byte load per thread in flight (8 KiB per SM at
+ * 2048 threads) and reaches about half the DRAM peak: the latency is 8 KiB x SMs over that bandwidth.
+ * The peak then needs about twice those bytes in flight; 4 loads of 16 bytes per thread are 16 times
+ * as many, which leaves room for the latency growing under load. */
+#define UNROLL 4
+
+/* The sum of one 16-byte vector of each input type, in the accumulator (fp32, int32 for int8). */
+__device__ __forceinline__ float sum16(uint4 v, const float *)
+{
+    float4 f = *reinterpret_cast<float4 *>(&v);
+    return (f.x + f.y) + (f.z + f.w);
+}
+__device__ __forceinline__ float sum16(uint4 v, const __half *)
+{
+    const __half2 *h = reinterpret_cast<const __half2 *>(&v);
+    float s = 0.0f;
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        float2 f = __half22float2(h[k]);
+        s += f.x + f.y;
+    }
+    return s;
+}
+__device__ __forceinline__ float sum16(uint4 v, const __nv_bfloat16 *)
+{
+    const __nv_bfloat162 *h = reinterpret_cast<const __nv_bfloat162 *>(&v);
+    float s = 0.0f;
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        float2 f = __bfloat1622float2(h[k]);
+        s += f.x + f.y;
+    }
+    return s;
+}
+template <__nv_fp8_interpretation_t KIND>
+__device__ __forceinline__ float sum16_fp8(uint4 v)
+{
+    const __nv_fp8x2_storage_t *p = reinterpret_cast<const __nv_fp8x2_storage_t *>(&v);
+    float s = 0.0f;
+#pragma unroll
+    for (int k = 0; k < 8; k++) { /* two fp8 values to two halves in one instruction (sm_89+) */
+        float2 f = __half22float2(__half2(__nv_cvt_fp8x2_to_halfraw2(p[k], KIND)));
+        s += f.x + f.y;
+    }
+    return s;
+}
+__device__ __forceinline__ float sum16(uint4 v, const __nv_fp8_e4m3 *) { return sum16_fp8<__NV_E4M3>(v); }
+__device__ __forceinline__ float sum16(uint4 v, const __nv_fp8_e5m2 *) { return sum16_fp8<__NV_E5M2>(v); }
+__device__ __forceinline__ int sum16(uint4 v, const int8_t *)
+{
+    /* __dp4a(a, 0x01010101, c): the four signed bytes of a, added to c, in one instruction. */
+    return __dp4a((int)v.w, 0x01010101, __dp4a((int)v.z, 0x01010101, __dp4a((int)v.y, 0x01010101, __dp4a((int)v.x, 0x01010101, 0))));
+}
+
+/* One element (the unaligned head and the tail). */
+template <typename T, typename Acc>
+__device__ __forceinline__ Acc one(T v) { return static_cast<Acc>(static_cast<float>(v)); }
+template <>
+__device__ __forceinline__ int one<int8_t, int>(int8_t v) { return v; }
+
+template <typename Acc>
+__device__ __forceinline__ Acc block_sum(Acc v)
+{
+    __shared__ Acc warp_sums[WARPS];
+    int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    for (int m = 16; m > 0; m >>= 1) v += __shfl_xor_sync(FULL_MASK, v, m);
+    if (lane == 0) warp_sums[warp] = v;
+    __syncthreads();
+    v = lane < WARPS ? warp_sums[lane] : Acc(0);
+    for (int m = 16; m > 0; m >>= 1) v += __shfl_xor_sync(FULL_MASK, v, m);
+    return v; /* every thread of warp 0 has the block's sum */
+}
+
+__device__ __forceinline__ void atomic_add(float *out, float v) { atomicAdd(out, v); }
+__device__ __forceinline__ void atomic_add(float *out, int v) { atomicAdd((int *)out, v); }
+
+/* The reduction. DETERMINISTIC: instead of an atomicAdd of its sum, each block writes it to
+ * partials[blockIdx.x]; the last block to finish (counted on *done) adds the partials in index order,
+ * so the result has the same bits on every run, whatever order the blocks ran in. */
+template <typename T, typename Acc, bool DETERMINISTIC>
+__global__ void __launch_bounds__(BLOCK) reduce_roofline(const T *x, uint64_t n, float *out, Acc *partials,
+                                                         unsigned *done)
+{
+    constexpr uint64_t PER_VEC = 16 / sizeof(T);
+    uint64_t head = ((16 - (uintptr_t)x % 16) % 16) / sizeof(T); /* elements before a 16-byte boundary */
+    if (head > n) head = n;
+    const uint4 *v = reinterpret_cast<const uint4 *>(x + head);
+    uint64_t vectors = (n - head) / PER_VEC;
+    uint64_t tail = head + vectors * PER_VEC;
+    uint64_t t = (uint64_t)blockIdx.x * BLOCK + threadIdx.x, stride = (uint64_t)gridDim.x * BLOCK;
+    Acc acc = Acc(0);
+    uint64_t i = t;
+    for (; i + (UNROLL - 1) * stride < vectors; i += UNROLL * stride) {
+        uint4 r[UNROLL];
+#pragma unroll
+        for (int k = 0; k < UNROLL; k++) r[k] = __ldcs(v + i + k * stride); /* all loads first, streamed */
+#pragma unroll
+        for (int k = 0; k < UNROLL; k++) acc += sum16(r[k], x);
+    }
+    for (; i < vectors; i += stride) acc += sum16(__ldcs(v + i), x);
+    if (t < head) acc += one<T, Acc>(x[t]);
+    if (t < n - tail) acc += one<T, Acc>(x[tail + t]);
+    acc = block_sum(acc);
+    if (!DETERMINISTIC) {
+        if (threadIdx.x == 0) atomic_add(out, acc);
+        return;
+    }
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+        partials[blockIdx.x] = acc;
+        __threadfence(); /* the partial is visible before the count says so */
+        last = atomicAdd(done, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    Acc total = Acc(0);
+#pragma unroll 8 /* the partials' loads in flight together: this pass is the variant's whole cost */
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += BLOCK) total += __ldcg(&partials[b]); /* not from L1 */
+    total = block_sum(total);
+    if (threadIdx.x == 0) {
+        *(Acc *)out = total;
+        *done = 0;
+    }
+}
+
+static int acc_bits(float) { return 0; }
+static int acc_bits(int) { return ACC_EXACT; }
+
+template <typename T, typename Acc, bool DETERMINISTIC>
+static void run_roofline(Run *r)
+{
+    if ((uintptr_t)r->data % sizeof(T)) {
+        r->refuse = "the input is not aligned to its element size";
+        return;
+    }
+    int per_sm = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_roofline<T, Acc, DETERMINISTIC>, BLOCK, 0));
+    uint64_t vectors = r->n * sizeof(T) / 16 + 1;
+    uint64_t blocks = (uint64_t)r->sm_count * per_sm;
+    if (blocks > (vectors + BLOCK - 1) / BLOCK) blocks = (vectors + BLOCK - 1) / BLOCK; /* small N: fewer */
+    Acc *partials = (Acc *)r->partials;
+    unsigned *done = (unsigned *)(r->partials + blocks);
+    if (DETERMINISTIC) CUDA_CHECK(cudaMemsetAsync(done, 0, sizeof(unsigned)));
+    else CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(float)));
+    reduce_roofline<T, Acc, DETERMINISTIC><<<(unsigned)blocks, BLOCK>>>((const T *)r->data, r->n, r->out, partials, done);
+    LAUNCH_CHECK("reduce_roofline");
+    uint64_t threads = blocks * BLOCK;
+    r->shape.serial = (double)((r->n + threads - 1) / threads) + 2;
+    r->shape.tree = 5 + 5;
+    if (DETERMINISTIC) {
+        r->shape.serial += (double)((blocks + BLOCK - 1) / BLOCK);
+        r->shape.tree += 10;
+    } else {
+        r->shape.atomic = (double)blocks;
+    }
+    r->shape.acc_bits = acc_bits(Acc());
+}
+
+static const Kernel kernels[] = {
+    {"roofline_f32", "16-byte loads, 4 in flight per thread, full-occupancy grid, one atomicAdd per block",
+     run_roofline<float, float, false>, 0, 0, DT_F32, ACC_F32},
+    {"roofline_f32_deterministic", "the same, finished by the last block in a fixed order: the same bits every run",
+     run_roofline<float, float, true>, 0, 0, DT_F32, ACC_F32},
+    {"roofline_f16_f32", "fp16 input, fp32 accumulator", run_roofline<__half, float, false>, 0, 0, DT_F16, ACC_F32},
+    {"roofline_bf16_f32", "bf16 input, fp32 accumulator", run_roofline<__nv_bfloat16, float, false>, 0, 0, DT_BF16,
+     ACC_F32},
+    {"roofline_fp8_e4m3_f32", "fp8 e4m3 input, fp32 accumulator", run_roofline<__nv_fp8_e4m3, float, false>, 0, 0,
+     DT_FP8_E4M3, ACC_F32},
+    {"roofline_fp8_e5m2_f32", "fp8 e5m2 input, fp32 accumulator", run_roofline<__nv_fp8_e5m2, float, false>, 0, 0,
+     DT_FP8_E5M2, ACC_F32},
+    {"roofline_i8_i32", "int8 input, int32 accumulator (__dp4a)", run_roofline<int8_t, int, false>, 0, 0, DT_I8,
+     ACC_I32},
+};
+
+STAGE_WITH_SIZES("08_roofline", kernels, "2^16,2^18,2^20,2^22,2^24,2^26,2^28,2^30", NULL);
