@@ -38,7 +38,7 @@ awk -F, -v dir="$tmp" '
         gbps7[key, n7] = $7; us7[key, n7] = $6
     }
     $4 != "f32" { next }
-    { gpu = $1; n = $5 + 0; if (n > maxn) maxn = n }
+    { gpu = $1; n = $5 + 0; if (n > maxn) maxn = n; if ($2 == "01_naive" && n > maxn01) maxn01 = n }
     $3 == "cub" { cub[n] = cub[n] " " $7; ns[n] = 1; next }
     {
         key = $2 SUBSEP $3
@@ -47,6 +47,7 @@ awk -F, -v dir="$tmp" '
         if (n > stage_maxn[$2]) stage_maxn[$2] = n
     }
     END {
+        if (maxn01) maxn = maxn01 # bars and best kernels at the largest N of the baseline stage
         minn = maxn
         for (n in ns) if (n + 0 < minn) minn = n + 0
         printf "gpu=\"%s\"; maxn=%d; minn=%d; peak=%s; copy=%s; sol=%s\n", gpu, maxn, minn, peak + 0, copy + 0, sol + 0 > (dir "/vars")

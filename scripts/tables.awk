@@ -1,5 +1,5 @@
 # Markdown tables from a results CSV (gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass),
-# at the largest N in the file. Run as: awk -F, -v mode=MODE [-v stage=NN_name] -f scripts/tables.awk CSV
+# at the largest N of stage 01 (the baseline; for mode=stage, the stage's own largest N). Run as: awk -F, -v mode=MODE [-v stage=NN_name] -f scripts/tables.awk CSV
 #   mode=all    every stage's fp32 kernels, then CUB (median of the fp32 CUB rows of all stages)
 #   mode=best   the fastest fp32 kernel of each stage, then CUB
 #   mode=stage  the kernels of one stage and that stage's own CUB rows (one per input type)
@@ -20,6 +20,7 @@ mode != "stage" && $4 != "f32" { next }
 mode == "stage" && $2 != stage && $2 != "01_naive" { next }  # 01_naive: the speed-up baseline
 {
     gpu = $1; n = $5 + 0; if ((mode != "stage" || $2 == stage) && n > maxn) maxn = n
+    if ($2 == "01_naive" && n > maxn01) maxn01 = n
     key = $2 SUBSEP ($3 == "cub" && $4 != "f32" ? "cub (" $4 ")" : $3)
     if (!(key in seen)) { seen[key] = 1; order[++count] = key }
     us[key, n] = $6; gbps[key, n] = $7; pass[key, n] = $10; dtype[key] = $4
@@ -28,6 +29,7 @@ mode == "stage" && $2 != stage && $2 != "01_naive" { next }  # 01_naive: the spe
 }
 END {
     if (!count) { print "error: no kernel rows" > "/dev/stderr"; exit 2 }
+    if (mode != "stage" && maxn01) maxn = maxn01 # the progression is read at the baseline stage's largest N
     split(order[1], b, SUBSEP)
     base = (b[1] == "01_naive" && (order[1], maxn) in us) ? us[order[1], maxn] : 0
     printf "%s, N = %d; GB/s of input bytes, medians with L2 flushed before every run; theoretical DRAM peak %.0f GB/s, measured device-to-device copy %.0f GB/s.\n\n", \
