@@ -61,7 +61,7 @@ help:
 	@echo "  make audit [PARTS=...]      sanitizers, unaligned and non-finite inputs, run-to-run bits and"
 	@echo "                              N = 2^31+17 for every kernel, with a summary (needs a GPU)"
 	@echo "  make all                    build every stage"
-	@echo "  make bench                  run every stage at N = 2^16..2^28, write plots/results/<gpu>/, draw charts"
+	@echo "  make bench                  every stage at N = 2^16..2^28 (07: its grid, 08: to 2^30) into plots/results/<gpu>/, charts"
 	@echo "  make reference              copy the last bench to plots/reference/<gpu>/ and update README.md"
 	@echo "  make plot [CSV=file]        draw the charts from a CSV (default: the committed reference results)"
 	@echo "  make test                   the test suite (GPU half skipped when no GPU is present)"
