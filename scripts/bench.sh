@@ -19,7 +19,7 @@ for s in "$@"; do
         "build/$s/reduce" --csv "$csv"
     fi
 done
-slug=$(awk -F, 'NR == 2 { print $1 }' "$csv" | tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9]+/-/g; s/^-//; s/-$//')
+slug=$(scripts/gpu_folder.sh "$csv")
 dir=plots/results/$slug
 mkdir -p "$dir"
 mv "$csv" "$dir/results.csv"
