@@ -30,12 +30,16 @@ BENCH_SIZES := 2^16,2^18,2^20,2^22,2^24,2^26,2^28
 # `make stage-05 run`: the stage-NN goals name the stages the actions (run, check, demo) act on.
 SELECTED := $(foreach g,$(filter stage-%,$(MAKECMDGOALS)),$(filter $(patsubst stage-%,%,$g)_%,$(STAGES)))
 SELECTED_BINS := $(foreach s,$(SELECTED),$(BUILD)/$s/reduce)
-EXERCISES := $(patsubst stages/%/exercise.cu,%,$(sort $(wildcard stages/*/exercise.cu)))
+EXERCISES := $(filter $(STAGES),$(patsubst stages/%/exercise.cu,%,$(sort $(wildcard stages/*/exercise.cu))))
 ALL_BINS := $(foreach s,$(STAGES),$(BUILD)/$s/reduce) $(BUILD)/05_shuffle/demo \
             $(foreach s,$(EXERCISES),$(BUILD)/$s/exercise $(BUILD)/$s/solution)
+# Stage 12 (several GPUs, NCCL) has a program of its own; built only where NCCL is found.
+-include stages/12_multigpu/stage.mk
+# Stage 11 (scan and histogram) has a program of its own.
+-include stages/11_scan_histogram/stage.mk
 
 define need_stage
-	@if [ -z "$(SELECTED)" ]; then \
+	@if [ -z "$(SELECTED)$(filter stage-11 stage-12,$(MAKECMDGOALS))" ]; then \
 	  echo "error: name a stage, e.g. make stage-05 $1 (stages: $(foreach s,$(STAGES),$(call stage_num,$s)))" >&2; \
 	  exit 2; fi
 endef
@@ -57,6 +61,9 @@ help:
 	@echo "                              deliberately wrong kernels shown being caught (needs a GPU)"
 	@echo "  make stage-NN exercise      build and check the stage's exercise (stages/NN_*/exercise.cu)"
 	@echo "  make stage-NN solution      the same with its solution (solutions/NN_*.cu)"
+	@echo "  make stage-11 run|check|exercise|solution   stage 11: scan and histogram (a program of its own)"
+	@echo "  make multigpu-run [MODE=threads|processes] [GPUS=G]"
+	@echo "                              stage 12: the sum and the all-reduce across GPUs with NCCL"
 	@echo "  make tour                   every stage in order: its idea, its diff, a run, the chart so far"
 	@echo "  make audit [PARTS=...]      sanitizers, unaligned and non-finite inputs, run-to-run bits and"
 	@echo "                              N = 2^31+17 for every kernel, with a summary (needs a GPU)"

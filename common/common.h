@@ -32,6 +32,11 @@ typedef struct {
     uint64_t host_partials; /* > 0: the CPU finishes the sum of partials[0..host_partials) (in fp64) */
     const char *refuse;     /* set instead of launching when the kernel cannot take this input (why) */
     Shape shape;            /* how the additions are arranged, for the error bound (host.h) */
+
+    /* Row stages (Stage.rows): in[] is a rows x cols matrix, row-major; each row's sum goes to
+     * row_sums[row] (room for rows floats), and shape describes one row's additions. */
+    uint64_t rows, cols;
+    float *row_sums;
 } Run;
 
 /* ceil(n / per_block) blocks, for a one-pass grid; exits with a clear error if the grid would be
@@ -52,7 +57,7 @@ enum {
 
 /* Input element types and accumulators (stage 07 uses them all; the others are fp32 throughout). */
 typedef enum { DT_F32, DT_F16, DT_BF16, DT_FP8_E4M3, DT_FP8_E5M2, DT_I8, DT_COUNT } Dtype;
-typedef enum { ACC_F32, ACC_F16, ACC_BF16, ACC_I32 } Acc;
+typedef enum { ACC_F32, ACC_F16, ACC_BF16, ACC_I32, ACC_F64, ACC_KAHAN } Acc; /* ACC_KAHAN: compensated fp32 */
 typedef enum { OP_SUM, OP_MAX } Op; /* what the kernel reduces with (the max exercise: OP_MAX) */
 
 /* A table entry; the fields after flags may be left out (fp32 input, fp32 accumulator, any GPU). */
@@ -75,6 +80,7 @@ typedef struct {
     int count;
     const char *default_sizes; /* --n when none is given (NULL: 2^26) */
     const char *check_sizes;   /* the sizes `make check` and the tests verify (NULL: DEFAULT_CHECK_SIZES) */
+    int rows;                  /* 1: the kernels sum each row of a matrix (sizes ROWSxCOLS), not one vector */
 } Stage;
 
 /* Odd sizes around a block of 256 and a warp, one not a multiple of anything, one past 2^24. */
@@ -88,8 +94,11 @@ typedef struct {
 #define STAGE_SYMBOL reduce_stage
 #endif
 #define STAGE(stage_name, table) STAGE_WITH_SIZES(stage_name, table, NULL, NULL)
-#define STAGE_WITH_SIZES(stage_name, table, sizes, check) \
+#define STAGE_WITH_SIZES(stage_name, table, sizes, check) STAGE_DEFINE(stage_name, table, sizes, check, 0)
+/* A stage of row-wise reductions: each size is ROWSxCOLS (a plain N is one row of N). */
+#define STAGE_OF_ROWS(stage_name, table, sizes, check) STAGE_DEFINE(stage_name, table, sizes, check, 1)
+#define STAGE_DEFINE(stage_name, table, sizes, check, rows) \
     extern const Stage STAGE_SYMBOL; \
-    const Stage STAGE_SYMBOL = {stage_name, table, (int)(sizeof(table) / sizeof(table[0])), sizes, check}
+    const Stage STAGE_SYMBOL = {stage_name, table, (int)(sizeof(table) / sizeof(table[0])), sizes, check, rows}
 
 #endif

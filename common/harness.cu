@@ -23,6 +23,7 @@ extern const Stage baseline_stage __attribute__((weak)); /* absent in stage 01 i
 
 typedef struct {
     uint64_t sizes[MAX_SIZES];
+    uint64_t rows[MAX_SIZES], cols[MAX_SIZES]; /* a row stage's matrix of each size (rows x cols = size) */
     char size_text[MAX_SIZES][32]; /* as given, e.g. "4096x2048" */
     int size_count;
     const char *kernel;   /* NULL: every default kernel */
@@ -56,13 +57,18 @@ typedef struct {
     int reproducible;     /* every run gave the same bits */
     const char *refused;  /* ST_SKIP because the launcher refused the input (Run.refuse) */
     int unexpected_vary;  /* not reproducible although nothing in it depends on timing: a FAIL */
+    double rel_err;       /* |result - reference| / |reference| (a row stage: of the worst row) */
+    double rel_bound;     /* the tolerance, relative to the reference (a row stage: of that row) */
 } Measure;
 
 static void usage(FILE *f, const char *prog)
 {
     fprintf(f,
         "usage: %s [options]\n"
-        "  --n N[,N...]      elements (default: the stage's sizes); suffixes K M G (x1024), 2^k[+c], SxK\n"
+        "  --n N[,N...]      elements (default: the stage's sizes); suffixes K M G (x1024), 2^k[+c], SxK;\n"
+        "                    a row stage (09) sums each row of a ROWSxCOLS matrix (a plain N: one row)\n"
+        "  --rows B --cols H[,H...]   a row stage: B rows of H columns for each H (without --rows:\n"
+        "                    the largest --n divided into rows of H)\n"
         "  --kernel NAME|all run the kernels of --list named (NAME,NAME,...), or every default one (default all)\n"
         "  --list            list this stage's kernels and exit\n"
         "  --fill random|ones|seq|large|nan|inf   input data (default random; large: near the input\n"
@@ -103,7 +109,8 @@ static void list_kernels(const Stage *s)
     for (int i = 0; i < s->count; i++)
         printf("  %-34s %s%s\n", s->kernels[i].name, s->kernels[i].source,
                s->kernels[i].flags & NOT_DEFAULT ? " [not run by default: deliberately wrong]" : "");
-    printf("  %-34s cub::DeviceReduce on the same data (fp32 or int32 accumulator), after each input type\n", "cub");
+    printf("  %-34s %s\n", "cub", s->rows ? "cub::DeviceSegmentedReduce::Sum on the same rows"
+                                             : "cub::DeviceReduce on the same data (fp32 or int32 accumulator), after each input type");
     printf("default sizes: %s\n", s->default_sizes ? s->default_sizes : "2^26");
     printf("check sizes: %s\n", s->check_sizes ? s->check_sizes : DEFAULT_CHECK_SIZES);
 }
@@ -114,6 +121,8 @@ static Options parse_options(int argc, char **argv)
     Options o;
     memset(&o, 0, sizeof o);
     const char *sizes = reduce_stage.default_sizes ? reduce_stage.default_sizes : "2^26";
+    uint64_t rows_given = 0, cols_given[MAX_SIZES];
+    const char *cols_list = NULL;
     o.fill = FILL_RANDOM;
     o.seed = 1;
     o.reps = 20;
@@ -134,7 +143,8 @@ static Options parse_options(int argc, char **argv)
         }
         int takes_value = !strcmp(a, "--n") || !strcmp(a, "--kernel") || !strcmp(a, "--fill") ||
                           !strcmp(a, "--seed") || !strcmp(a, "--reps") || !strcmp(a, "--warmup") ||
-                          !strcmp(a, "--csv") || !strcmp(a, "--offset");
+                          !strcmp(a, "--csv") || !strcmp(a, "--offset") || !strcmp(a, "--rows") ||
+                          !strcmp(a, "--cols");
         if (!takes_value) usage_error(prog, "unknown option '%s'", a);
         if (i + 1 >= argc) usage_error(prog, "option %s needs a value", a);
         const char *v = argv[++i];
@@ -165,6 +175,12 @@ static Options parse_options(int argc, char **argv)
         } else if (!strcmp(a, "--warmup")) {
             if (parse_int(v, 0, 1000, &num)) usage_error(prog, "--warmup '%s': give a whole number from 0 to 1000", v);
             o.warmup = (int)num;
+        } else if (!strcmp(a, "--rows") || !strcmp(a, "--cols")) {
+            if (!reduce_stage.rows)
+                usage_error(prog, "%s: this stage sums one vector; --rows and --cols are for a row stage (09_rows)", a);
+            if (!strcmp(a, "--rows") ? parse_size(v, &rows_given) : parse_size_list(v, cols_given, MAX_SIZES) < 0)
+                usage_error(prog, "bad value '%s' for --rows or --cols: give sizes >= 1 such as 4096 or 2^12", v);
+            if (!strcmp(a, "--cols")) cols_list = v;
         } else if (!strcmp(a, "--offset")) {
             if (parse_int(v, 0, 15, &num)) usage_error(prog, "--offset '%s': give a whole number from 0 to 15", v);
             o.offset = (int)num;
@@ -173,10 +189,27 @@ static Options parse_options(int argc, char **argv)
         }
     }
     o.size_count = parse_size_list(sizes, o.sizes, MAX_SIZES);
+    uint64_t largest = 0;
     for (int i = 0, at = 0; i < o.size_count; i++) { /* keep each size as written, for the output */
         int len = (int)strcspn(sizes + at, ",");
         snprintf(o.size_text[i], sizeof o.size_text[i], "%.*s", len, sizes + at);
         at += len + 1;
+        parse_matrix(o.size_text[i], &o.rows[i], &o.cols[i]);
+        if (o.sizes[i] > largest) largest = o.sizes[i];
+    }
+    if (rows_given && !cols_list) usage_error(prog, "--rows needs --cols (%s)", "e.g. --rows 4096 --cols 1024");
+    if (cols_list) { /* --cols replaces the sizes: B rows (or the largest N in rows) of each H */
+        o.size_count = parse_size_list(cols_list, cols_given, MAX_SIZES);
+        for (int i = 0; i < o.size_count; i++) {
+            o.cols[i] = cols_given[i];
+            o.rows[i] = rows_given ? rows_given : largest / cols_given[i];
+            if (o.rows[i] == 0 || o.rows[i] > MAX_ELEMENTS / o.cols[i])
+                usage_error(prog, "--cols '%s': each H must be at most the number of elements, and rows x H "
+                                  "at most 2^40", cols_list);
+            o.sizes[i] = o.rows[i] * o.cols[i];
+            snprintf(o.size_text[i], sizeof o.size_text[i], "%llux%llu", (unsigned long long)o.rows[i],
+                     (unsigned long long)o.cols[i]);
+        }
     }
     return o;
 }
@@ -224,9 +257,19 @@ static void *device_alloc(size_t bytes, const char *what)
 }
 
 __global__ void stream_read(const uint4 *buf, uint64_t words, int *sink);
+#define STREAM_BLOCK 512
+
+/* The blocks of stream_read the GPU holds at once (the occupancy calculator, as stage 08 sizes its grid):
+ * a grid larger than that would run a second, partial wave. */
+static unsigned stream_grid(int sm_count)
+{
+    int per_sm = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, stream_read, STREAM_BLOCK, 0));
+    return (unsigned)(sm_count * (per_sm > 0 ? per_sm : 1));
+}
 
 /* The device's two ceilings, measured: a device-to-device copy (bytes read + written) and a
- * read-only stream of the same buffers, both the median of 10 runs after 2 untimed ones. */
+ * read-only stream of the same buffers, both the median of 10 runs after untimed ones. */
 static void measure_ceilings(Device *d)
 {
     char *a = (char *)device_alloc(2 * COPY_TEST_BYTES, "the bandwidth tests");
@@ -245,8 +288,13 @@ static void measure_ceilings(Device *d)
         CUDA_CHECK(cudaEventSynchronize(stop));
         CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
         if (i >= 0) copy_ms[i] = t;
+    }
+    /* The reads after all the copies: the untimed ones write back what the copies left dirty in L2, and
+     * give the clocks time to come up from idle (the copy test may be the first GPU work of the program). */
+    for (int i = -10; i < 10; i++) {
+        float t;
         CUDA_CHECK(cudaEventRecord(start));
-        stream_read<<<8 * d->sm_count, 256>>>((const uint4 *)a, 2 * COPY_TEST_BYTES / 16, sink);
+        stream_read<<<stream_grid(d->sm_count), STREAM_BLOCK>>>((const uint4 *)a, 2 * COPY_TEST_BYTES / 16, sink);
         LAUNCH_CHECK("stream_read");
         CUDA_CHECK(cudaEventRecord(stop));
         CUDA_CHECK(cudaEventSynchronize(stop));
@@ -267,11 +315,12 @@ static const char *dtype_names[DT_COUNT] = {"f32", "f16", "bf16", "fp8_e4m3", "f
 static const int dtype_bytes[DT_COUNT] = {4, 2, 2, 1, 1, 1};
 /* Largest finite value of each input type: --fill large scales [0.5, 1) to it. */
 static const double dtype_max[DT_COUNT] = {FLT_MAX, 65504.0, 3.3895313892515355e38, 448.0, 57344.0, 127.0};
-static const char *acc_names[] = {"fp32", "fp16", "bf16", "int32"};
+static const char *acc_names[] = {"fp32", "fp16", "bf16", "int32", "fp64", "Kahan fp32"};
 
 static double acc_max(Acc a)
 {
-    return a == ACC_F16 ? 65504.0 : a == ACC_BF16 ? 3.3895313892515355e38 : a == ACC_I32 ? 2147483647.0 : FLT_MAX;
+    return a == ACC_F16 ? 65504.0 : a == ACC_BF16 ? 3.3895313892515355e38 : a == ACC_I32 ? 2147483647.0
+         : a == ACC_F64 ? DBL_MAX : FLT_MAX;
 }
 
 /* One input type's data: the bytes the kernels read, and the same values as floats (every value of
@@ -347,10 +396,16 @@ typedef struct {
     const uint4 *flush;      /* read before every run: evicts the input from L2 */
     uint64_t flush_words;
     int *flush_sink;
+    unsigned flush_grid;
     Dtype cub_dtype;         /* the input type the CUB row reduces */
     void *cub_temp;
     size_t cub_temp_bytes;
     cudaEvent_t start, stop;
+    /* Row stages: each row's fp64 reference and tolerance, the row sums read back, CUB's offsets. */
+    Reference *row_refs;
+    double *row_tols;
+    float *h_row_sums;
+    int64_t *row_offsets;
 } Bench;
 
 static Bench g;              /* the CUB launcher needs its temporary storage */
@@ -374,20 +429,21 @@ static const HostData *use_dtype(Dtype t, const Options *o)
     return &g.host[t];
 }
 
-/* Reads a buffer and nothing else, four 16-byte loads in flight per thread: run before every timed
- * run over a buffer twice the size of L2 (so no line of the input is left there; reading, unlike
+/* Reads a buffer and nothing else, the way stage 08 reads its input (blocks of STREAM_BLOCK threads,
+ * each step a contiguous tile of four 16-byte loads per thread, a full-occupancy grid): run before every
+ * timed run over a buffer twice the size of L2 (so no line of the input is left there; reading, unlike
  * cudaMemset, leaves no dirty lines to write back during the run), and once over a large buffer to
  * measure the GPU's read-only streaming bandwidth, the speed of light of a reduction. */
-__global__ void stream_read(const uint4 *buf, uint64_t words, int *sink)
+__global__ void __launch_bounds__(STREAM_BLOCK) stream_read(const uint4 *buf, uint64_t words, int *sink)
 {
     unsigned acc = 0;
-    uint64_t stride = (uint64_t)gridDim.x * blockDim.x, i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
-    for (; i + 3 * stride < words; i += 4 * stride) {
-        uint4 a = __ldcs(buf + i), b = __ldcs(buf + i + stride), c = __ldcs(buf + i + 2 * stride),
-              d = __ldcs(buf + i + 3 * stride);
+    uint64_t i = (uint64_t)blockIdx.x * STREAM_BLOCK * 4 + threadIdx.x;
+    for (; i + 3 * STREAM_BLOCK < words; i += (uint64_t)gridDim.x * STREAM_BLOCK * 4) {
+        uint4 a = __ldcs(buf + i), b = __ldcs(buf + i + STREAM_BLOCK), c = __ldcs(buf + i + 2 * STREAM_BLOCK),
+              d = __ldcs(buf + i + 3 * STREAM_BLOCK);
         acc ^= a.x ^ a.w ^ b.x ^ b.w ^ c.x ^ c.w ^ d.x ^ d.w;
     }
-    for (; i < words; i += stride) acc ^= buf[i].x ^ buf[i].w;
+    for (; i < words; i += STREAM_BLOCK) acc ^= buf[i].x ^ buf[i].w;
     if (acc == 0x5eed5eedu) *sink = (int)acc; /* never true (buffer is zero): keeps the loads */
 }
 
@@ -431,6 +487,15 @@ static void launch_cub(Run *r)
     if (g.cub_dtype == DT_I8) r->shape.acc_bits = ACC_EXACT;
 }
 
+/* A row stage's CUB row: a segmented reduction, one segment per row. */
+static void launch_cub_rows(Run *r)
+{
+    size_t bytes = g.cub_temp_bytes;
+    CUDA_CHECK(cub::DeviceSegmentedReduce::Sum(g.cub_temp, bytes, r->in, r->row_sums, (int64_t)r->rows, g.row_offsets,
+                                               g.row_offsets + 1));
+    r->shape = shape_unknown(r->cols);
+}
+
 static double finish(Run *r, const char *name)
 {
     if (r->host_partials > g.capacity) {
@@ -451,7 +516,7 @@ static double run_once(const Kernel *k, Run *r, float *ms)
 {
     if (k->flags & IN_PLACE)
         CUDA_CHECK(cudaMemcpyAsync(r->in, g.pristine, r->n * sizeof(float), cudaMemcpyDeviceToDevice));
-    stream_read<<<4 * r->sm_count, 256>>>(g.flush, g.flush_words, g.flush_sink);
+    stream_read<<<g.flush_grid, STREAM_BLOCK>>>(g.flush, g.flush_words, g.flush_sink);
     LAUNCH_CHECK("stream_read");
     r->host_partials = 0;
     r->param = k->param;
@@ -464,7 +529,7 @@ static double run_once(const Kernel *k, Run *r, float *ms)
     CUDA_CHECK(cudaEventRecord(g.stop));
     CUDA_CHECK(cudaEventSynchronize(g.stop));
     CUDA_CHECK(cudaEventElapsedTime(ms, g.start, g.stop));
-    if (!r->host_partials) {
+    if (!r->host_partials && !reduce_stage.rows) {
         float out;
         CUDA_CHECK(cudaMemcpy(&out, r->out, sizeof out, cudaMemcpyDeviceToHost));
         int as_int;
@@ -474,6 +539,47 @@ static double run_once(const Kernel *k, Run *r, float *ms)
     return result;
 }
 
+/* ---- row stages ------------------------------------------------------------------------------ */
+
+static void row_references(const float *x, uint64_t rows, uint64_t cols)
+{
+#pragma omp parallel for schedule(dynamic, 16) if (rows >= 64)
+    for (int64_t i = 0; i < (int64_t)rows; i++) g.row_refs[i] = reference_sum(x + (uint64_t)i * cols, cols);
+}
+
+/* Every row's sum against its reference (tolerances from the launcher's shape of one row, computed
+ * once per kernel and size): 1 if all pass; the worst row's errors and a hash of the bits of all sums,
+ * for the run-to-run comparison. */
+static int rows_pass(const Run *r, int new_shape, double *rel_err, double *rel_bound, double *hash)
+{
+    CUDA_CHECK(cudaMemcpy(g.h_row_sums, r->row_sums, r->rows * sizeof(float), cudaMemcpyDeviceToHost));
+    if (new_shape) {
+#pragma omp parallel for schedule(static) if (r->rows >= 64)
+        for (int64_t i = 0; i < (int64_t)r->rows; i++) g.row_tols[i] = sum_tolerance(r->shape, &g.row_refs[i], r->cols);
+    }
+    int pass = 1;
+    double worst = -1.0;
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (uint64_t i = 0; i < r->rows; i++) {
+        const Reference *ref = &g.row_refs[i];
+        double v = g.h_row_sums[i], tol = g.row_tols[i];
+        int ok = result_passes(v, ref, tol);
+        double err = relative_error(v, ref->sum);
+        double score = !ok ? INFINITY : isnan(err) ? 0.0 : err;
+        pass &= ok;
+        if (score > worst) {
+            worst = score;
+            *rel_err = err;
+            *rel_bound = ref->sum != 0.0 ? tol / fabs(ref->sum) : tol;
+        }
+        uint32_t bits;
+        memcpy(&bits, &g.h_row_sums[i], sizeof bits);
+        h = (h ^ bits) * 1099511628211ull;
+    }
+    memcpy(hash, &h, sizeof h);
+    return pass;
+}
+
 /* Can the kernel's accumulators overflow on this data? Its narrow accumulator holds sums of up to
  * shape.span consecutive inputs, the fp32 one (atomics, CPU finish excluded) sums of everything. */
 static int overflow_possible(const Kernel *k, const Shape *s, const Reference *ref, const float *values, uint64_t n)
@@ -481,7 +587,7 @@ static int overflow_possible(const Kernel *k, const Shape *s, const Reference *r
     if (ref->non_finite) return 0; /* a NaN or Inf in the input is no overflow: it must show in the result */
     if (s->acc_bits == ACC_EXACT) return fabs(ref->sum) > 2147483647.0;
     if (ref->abs_sum > FLT_MAX) return 1;
-    return k->acc != ACC_F32 && max_chunk_abs_sum(values, n, s->span) > acc_max(k->acc);
+    return (k->acc == ACC_F16 || k->acc == ACC_BF16) && max_chunk_abs_sum(values, n, s->span) > acc_max(k->acc);
 }
 
 static Measure measure(const Kernel *k, const Reference *ref, const float *values, const Options *o)
@@ -502,6 +608,7 @@ static Measure measure(const Kernel *k, const Reference *ref, const float *value
     /* The checked run: partials poisoned with NaN, so a partial that no block wrote shows. */
     CUDA_CHECK(cudaMemset(r->partials, 0xff, PARTIALS_CAPACITY(r->n) * sizeof(float)));
     CUDA_CHECK(cudaMemset(r->out, 0xff, sizeof(float)));
+    if (reduce_stage.rows) CUDA_CHECK(cudaMemset(r->row_sums, 0xff, r->rows * sizeof(float)));
     m.result = run_once(k, r, &ms);
     if (r->refuse) {
         free(us);
@@ -510,6 +617,25 @@ static Measure measure(const Kernel *k, const Reference *ref, const float *value
         return m;
     }
     Shape shape = r->shape;
+    if (reduce_stage.rows) {
+        int pass = rows_pass(r, 1, &m.rel_err, &m.rel_bound, &m.result);
+        double first = m.result;
+        m.reproducible = 1;
+        for (int i = 0; i < o->warmup; i++) run_once(k, r, &ms);
+        for (int i = 0; i < o->reps; i++) {
+            run_once(k, r, &ms);
+            us[i] = ms * 1e3;
+            double err, bound;
+            if (!rows_pass(r, 0, &err, &bound, &m.result)) pass = 0;
+            if (memcmp(&first, &m.result, sizeof first)) m.reproducible = 0;
+        }
+        m.median_us = median(us, o->reps);
+        free(us);
+        m.status = pass ? ST_OK : ST_FAIL;
+        m.unexpected_vary = !m.reproducible && !(shape.atomic > 0);
+        if (m.unexpected_vary) m.status = ST_FAIL;
+        return m;
+    }
     /* A maximum involves no rounding: it must be the largest input exactly. */
     Reference as_max = *ref;
     as_max.sum = ref->max;
@@ -526,6 +652,9 @@ static Measure measure(const Kernel *k, const Reference *ref, const float *value
     }
     m.median_us = median(us, o->reps);
     free(us);
+    double want = k->op == OP_MAX ? ref->max : ref->sum;
+    m.rel_err = relative_error(m.result, want);
+    m.rel_bound = want != 0.0 ? m.tol / fabs(want) : m.tol;
     if (k->flags & IN_PLACE) /* leave the input as the next kernel expects it */
         CUDA_CHECK(cudaMemcpy(r->in, g.pristine, r->n * sizeof(float), cudaMemcpyDeviceToDevice));
     m.status = pass ? ST_OK : k->op == OP_SUM && overflow_possible(k, &shape, ref, values, r->n) ? ST_XFAIL : ST_FAIL;
@@ -552,6 +681,8 @@ static void print_table_head(uint64_t n, const char *text, const Options *o)
 {
     printf("\nN = %llu", (unsigned long long)n);
     if (strcmp(text, "") && strspn(text, "0123456789") != strlen(text)) printf(" (%s)", text);
+    if (reduce_stage.rows)
+        printf(": %llu rows of %llu", (unsigned long long)g.run.rows, (unsigned long long)g.run.cols);
     printf(", fill %s", fill_name(o->fill));
     if (o->offset) printf(", input %d elements past an aligned address", o->offset);
     if (o->fill == FILL_RANDOM || o->fill == FILL_LARGE) printf(", seed %llu", (unsigned long long)o->seed);
@@ -566,9 +697,11 @@ static void print_group_head(Dtype t, uint64_t n, const Reference *ref)
            ref->sum);
 }
 
+/* Bytes the algorithm must move: its input (and a row stage's row sums, written). */
 static double gbps_of(const Measure *m, uint64_t n, Dtype t)
 {
-    return n * (double)dtype_bytes[t] / (m->median_us * 1e-6) / 1e9;
+    double bytes = n * (double)dtype_bytes[t] + (reduce_stage.rows ? g.run.rows * 4.0 : 0.0);
+    return bytes / (m->median_us * 1e-6) / 1e9;
 }
 
 static void print_row(const char *name, const Kernel *k, const Measure *m, const Reference *ref, const Device *d,
@@ -585,27 +718,32 @@ static void print_row(const char *name, const Kernel *k, const Measure *m, const
     }
     static const char *status[] = {"ok", "FAIL", "xfail"};
     double gbps = gbps_of(m, n, k->dtype);
-    double want = k->op == OP_MAX ? ref->max : ref->sum;
-    double rel_bound = want != 0.0 ? m->tol / fabs(want) : m->tol;
-    printf("%-34s %16.9g %9.2e %9.2e %5s %10.1f %8.1f %6.1f %7.1fx %5s\n", name, m->result,
-           relative_error(m->result, want), rel_bound, status[m->status], m->median_us, gbps,
-           100.0 * gbps / d->peak_gbps, baseline_us / m->median_us, m->reproducible ? "same" : "vary");
+    char result[32], speedup[16] = "-";
+    if (reduce_stage.rows) snprintf(result, sizeof result, "%u rows", (unsigned)g.run.rows); /* the worst row's errors */
+    else snprintf(result, sizeof result, "%.9g", m->result);
+    if (baseline_us > 0) snprintf(speedup, sizeof speedup, "%.1fx", baseline_us / m->median_us);
+    (void)ref;
+    printf("%-34s %16s %9.2e %9.2e %5s %10.1f %8.1f %6.1f %8s %5s\n", name, result, m->rel_err, m->rel_bound,
+           status[m->status], m->median_us, gbps, 100.0 * gbps / d->peak_gbps, speedup,
+           m->reproducible ? "same" : "vary");
     if (m->status == ST_XFAIL)
         printf("%-34s   expected: the %s accumulator cannot hold these sums (overflow)\n", "", acc_names[k->acc]);
     if (m->unexpected_vary)
         printf("%-34s   the result changed between runs with no atomics to explain it: a race\n", "");
 }
 
+/* The CSV columns; cols is a row stage's row length (empty for the others). */
 static void csv_row(FILE *csv, const Device *d, const char *stage, const char *kernel, const char *dtype, uint64_t n,
                     double us, double gbps, double pct, double rel_err, const char *pass)
 {
     if (!csv) return;
-    if (ftell(csv) == 0) fprintf(csv, "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass\n");
+    if (ftell(csv) == 0) fprintf(csv, "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols\n");
     fprintf(csv, "%s,%s,%s,%s,%llu,", d->name, stage, kernel, dtype, (unsigned long long)n);
     if (us > 0) fprintf(csv, "%.3f", us);
     fprintf(csv, ",%.2f,%.2f,", gbps, pct);
-    if (pass) fprintf(csv, "%.3e,%s", rel_err, pass);
-    else fprintf(csv, ",");
+    if (pass) fprintf(csv, "%.3e,%s,", rel_err, pass);
+    else fprintf(csv, ",,");
+    if (pass && reduce_stage.rows) fprintf(csv, "%llu", (unsigned long long)g.run.cols);
     fprintf(csv, "\n");
 }
 
@@ -615,9 +753,9 @@ static void csv_measure(FILE *csv, const Device *d, const Kernel *k, uint64_t n,
     static const char *pass[] = {"1", "0", "xfail"};
     if (m->status == ST_SKIP) return;
     double gbps = gbps_of(m, n, k->dtype);
+    (void)ref;
     csv_row(csv, d, reduce_stage.name, k->name, dtype_names[k->dtype], n, m->median_us, gbps,
-            100.0 * gbps / d->peak_gbps, relative_error(m->result, k->op == OP_MAX ? ref->max : ref->sum),
-            pass[m->status]);
+            100.0 * gbps / d->peak_gbps, m->rel_err, pass[m->status]);
 }
 
 static FILE *open_csv(const char *path, const char *prog)
@@ -651,9 +789,11 @@ int main(int argc, char **argv)
     Device d;
     open_device(&d);
     g.cc = d.cc_major * 10 + d.cc_minor;
-    uint64_t max_n = 0;
-    for (int i = 0; i < o.size_count; i++)
+    uint64_t max_n = 0, max_rows = 0;
+    for (int i = 0; i < o.size_count; i++) {
         if (o.sizes[i] > max_n) max_n = o.sizes[i];
+        if (o.rows[i] > max_rows) max_rows = o.rows[i];
+    }
     g.max_n = max_n;
     g.uploaded = -1;
 
@@ -674,9 +814,17 @@ int main(int argc, char **argv)
         if (types_used[t]) CUDA_CHECK(cub_reduce((Dtype)t, NULL, bytes, NULL, NULL, max_n));
         if (bytes > g.cub_temp_bytes) g.cub_temp_bytes = bytes;
     }
+    size_t rows_bytes = 0;
+    if (reduce_stage.rows) {
+        size_t bytes = 0;
+        CUDA_CHECK(cub::DeviceSegmentedReduce::Sum(NULL, bytes, (const float *)NULL, (float *)NULL, (int64_t)max_rows,
+                                                   (const int64_t *)NULL, (const int64_t *)NULL));
+        if (bytes > g.cub_temp_bytes) g.cub_temp_bytes = bytes;
+        rows_bytes = max_rows * (sizeof(float) + 2 * sizeof(int64_t));
+    }
     size_t in_bytes = max_n * sizeof(float); /* fp32 is the widest input type; --offset adds < 64 bytes */
     size_t need = in_bytes * (any_in_place ? 2 : 1) + g.capacity * sizeof(float) + g.flush_words * 16 +
-                  g.cub_temp_bytes + 2 * COPY_TEST_BYTES + (64u << 20);
+                  g.cub_temp_bytes + rows_bytes + 2 * COPY_TEST_BYTES + (64u << 20);
     size_t free_b = 0, total_b = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     if (need > free_b) {
@@ -711,21 +859,46 @@ int main(int argc, char **argv)
     g.flush = (const uint4 *)device_alloc(g.flush_words * 16, "the L2 flush buffer");
     CUDA_CHECK(cudaMemset((void *)g.flush, 0, g.flush_words * 16));
     g.flush_sink = (int *)device_alloc(sizeof(int), "the L2 flush buffer");
+    g.flush_grid = stream_grid(d.sm_count);
     g.cub_temp = device_alloc(g.cub_temp_bytes ? g.cub_temp_bytes : 1, "CUB's temporary storage");
     CUDA_CHECK(cudaEventCreate(&g.start));
     CUDA_CHECK(cudaEventCreate(&g.stop));
+    if (reduce_stage.rows) {
+        r->row_sums = (float *)device_alloc(max_rows * sizeof(float), "the row sums");
+        g.row_offsets = (int64_t *)device_alloc((max_rows + 1) * sizeof(int64_t), "CUB's row offsets");
+        CUDA_CHECK(cudaMallocHost((void **)&g.h_row_sums, max_rows * sizeof(float)));
+        g.row_refs = (Reference *)malloc(max_rows * sizeof(Reference));
+        g.row_tols = (double *)malloc(max_rows * sizeof(double));
+        if (!g.row_refs || !g.row_tols) {
+            fprintf(stderr, "error: out of host memory for %llu row references\n", (unsigned long long)max_rows);
+            exit(EXIT_USAGE);
+        }
+    }
 
     int failures = 0;
     for (int s = 0; s < o.size_count; s++) {
         uint64_t n = o.sizes[s];
         r->n = n;
+        r->rows = o.rows[s];
+        r->cols = o.cols[s];
         print_table_head(n, o.size_text[s], &o);
 
-        /* Stage 01's first kernel is the baseline: measured here unless it is about to run anyway. */
+        /* Stage 01's first kernel is the baseline: measured here unless it is about to run anyway (a
+         * row stage has none: its kernels do other work). */
         f32 = use_dtype(DT_F32, &o);
         Reference ref = reference_sum(f32->values, n);
         double baseline_us = -1.0;
-        if (&baseline_stage || !selected(baseline, &o)) {
+        if (reduce_stage.rows) {
+            int64_t *offsets = (int64_t *)malloc((r->rows + 1) * sizeof(int64_t));
+            if (!offsets) {
+                fprintf(stderr, "error: out of host memory for the row offsets\n");
+                exit(EXIT_USAGE);
+            }
+            for (uint64_t i = 0; i <= r->rows; i++) offsets[i] = (int64_t)(i * r->cols);
+            CUDA_CHECK(cudaMemcpy(g.row_offsets, offsets, (r->rows + 1) * sizeof(int64_t), cudaMemcpyHostToDevice));
+            free(offsets);
+            row_references(f32->values, r->rows, r->cols);
+        } else if (&baseline_stage || !selected(baseline, &o)) {
             Measure b = measure(baseline, &ref, f32->values, &o);
             baseline_us = b.median_us;
             printf("(speed-up against 01_naive %s on fp32: %.1f us%s)\n", baseline->name, baseline_us,
@@ -739,8 +912,8 @@ int main(int argc, char **argv)
             if (k && !selected(k, &o)) continue;
             if (group >= 0 && (!k || (int)k->dtype != group)) {
                 g.cub_dtype = (Dtype)group;
-                Kernel cub = {"cub", "cub::DeviceReduce", launch_cub, 0, 0, (Dtype)group,
-                              group == DT_I8 ? ACC_I32 : ACC_F32};
+                Kernel cub = {"cub", "cub::DeviceReduce", reduce_stage.rows ? launch_cub_rows : launch_cub, 0, 0,
+                              (Dtype)group, group == DT_I8 ? ACC_I32 : ACC_F32};
                 Measure m = measure(&cub, &ref, h->values, &o);
                 print_row("cub", &cub, &m, &ref, &d, n, baseline_us);
                 csv_measure(csv, &d, &cub, n, &m, &ref);
@@ -751,7 +924,7 @@ int main(int argc, char **argv)
                 group = k->dtype;
                 h = use_dtype(k->dtype, &o);
                 ref = reference_sum(h->values, n);
-                print_group_head(k->dtype, n, &ref);
+                if (!reduce_stage.rows) print_group_head(k->dtype, n, &ref);
             }
             Measure m = measure(k, &ref, h->values, &o);
             if (k == baseline) baseline_us = m.median_us; /* stage 01: its first row */

@@ -8,7 +8,6 @@
 #include <string.h>
 
 /* Largest element count a program accepts: 2^40 elements is already terabytes. */
-#define MAX_ELEMENTS (1ull << 40)
 
 static int parse_u64(const char **p, uint64_t *out)
 {
@@ -25,17 +24,38 @@ static int parse_u64(const char **p, uint64_t *out)
 
 int parse_size(const char *s, uint64_t *out)
 {
+    uint64_t rows, cols;
+    if (!s || !*s || parse_matrix(s, &rows, &cols)) return -1;
+    *out = rows * cols;
+    return 0;
+}
+
+static int parse_one_size(const char *s, uint64_t *out);
+
+int parse_matrix(const char *s, uint64_t *rows, uint64_t *cols)
+{
+    if (!s) return -1;
+    const char *x = strchr(s, 'x');
+    if (!x) {
+        *rows = 1;
+        return parse_one_size(s, cols);
+    }
+    char left[64];
+    size_t len = (size_t)(x - s);
+    if (len == 0 || len >= sizeof left || strchr(x + 1, 'x')) return -1;
+    memcpy(left, s, len);
+    left[len] = '\0';
+    if (parse_one_size(left, rows) || parse_one_size(x + 1, cols) || *rows > MAX_ELEMENTS / *cols) return -1;
+    return 0;
+}
+
+/* One size without 'x'. */
+static int parse_one_size(const char *s, uint64_t *out)
+{
     if (!s || !*s) return -1;
     const char *p = s;
     uint64_t v;
     if (parse_u64(&p, &v)) return -1;
-    if (*p == 'x' && isdigit((unsigned char)p[1])) {  /* SxK */
-        uint64_t k;
-        p++;
-        if (parse_u64(&p, &k) || *p || v == 0 || k == 0 || v > MAX_ELEMENTS / k) return -1;
-        *out = v * k;
-        return 0;
-    }
     if (*p == '^') {                      /* 2^k, 2^k+c, 2^k-c */
         uint64_t k, c = 0;
         int neg = 0;

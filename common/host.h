@@ -13,11 +13,17 @@ extern "C" {
 /* Exit codes of every stage program (documented in README.md). */
 enum { EXIT_OK = 0, EXIT_VERIFY = 1, EXIT_USAGE = 2, EXIT_GPU = 3 };
 
+/* The largest size any option accepts (2^40 elements). */
+#define MAX_ELEMENTS (1ull << 40)
+
 /* "1000003", "16M", "1G", "64K", "2^24+1": a count of elements. Suffixes are binary (K = 1024).
  * Returns 0 and sets *out on success, -1 on anything else (empty, junk, zero, negative, overflow). */
 int parse_size(const char *s, uint64_t *out);
 
-/* "SxK" (e.g. "4096x2048") is the product S*K, for row-by-column grids. */
+/* "SxK" (e.g. "4096x2048", "2^21x32") is the product S*K, for row-by-column grids. */
+
+/* "SxK": S rows of K columns; a plain size N is one row of N. Returns 0 on success, -1 otherwise. */
+int parse_matrix(const char *s, uint64_t *rows, uint64_t *cols);
 
 /* A comma-separated list of sizes ("1,31,1M"); at most max entries. Returns the count, -1 on error. */
 int parse_size_list(const char *s, uint64_t *out, int max);
@@ -61,7 +67,7 @@ typedef struct {
     double serial;   /* adds in a thread's own loop (elements per thread) */
     double tree;     /* levels of the pairwise tree in shared memory / shuffles */
     double atomic;   /* length of the chain of fp32 atomicAdds onto one address */
-    int acc_bits;    /* significand bits of the serial+tree accumulator: 0 = fp32 (24), 11 = fp16,
+    int acc_bits;    /* significand bits of the serial+tree accumulator: 0 = fp32 (24), 53 = fp64, 11 = fp16,
                         8 = bf16, ACC_EXACT = integers (exact) */
     double span;     /* elements summed in that accumulator before the fp32 atomic (0: all) */
 } Shape;

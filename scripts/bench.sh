@@ -19,12 +19,18 @@ for s in "$@"; do
         "build/$s/reduce" --csv "$csv"
     fi
 done
+# Stage 11 (scan, histogram) has a program of its own, with the same CSV columns.
+if [ -x build/11_scan_histogram/scan_histogram ]; then
+    echo "== 11_scan_histogram"
+    build/11_scan_histogram/scan_histogram --n "$sizes" --csv "$csv"
+fi
 slug=$(scripts/gpu_folder.sh "$csv")
 dir=plots/results/$slug
 mkdir -p "$dir"
 mv "$csv" "$dir/results.csv"
 if command -v gnuplot >/dev/null; then
     scripts/plot.sh "$dir/results.csv" "$dir" --dumb
+    scripts/plot_scan_histogram.sh "$dir/results.csv" "$dir"
 else
     echo "gnuplot not found: no charts drawn (make plot CSV=$dir/results.csv draws them where gnuplot is installed)"
 fi

@@ -7,6 +7,10 @@
 #                         the peak, copy and read-only lines (only when the CSV has stage 08 rows)
 #   OUTDIR/dtypes.png     stage 07 (every input type) at its largest N: GB/s and elements/s, CUB
 #                         per input type (only when the CSV has stage 07 rows)
+#   OUTDIR/library.png    stage 10 (the library's reductions, precisions) at its largest N, next to the
+#                         best kernels of stages 06 and 08 (only when the CSV has stage 10 rows)
+#   OUTDIR/rows.png       stage 09: GB/s against the row length, every kernel and CUB (only when the
+#                         CSV has row-stage rows: a value in the cols column)
 #   --dumb                also print the bandwidth chart in the terminal
 # CUB is measured once per stage program; the charts use the median of those rows at each N.
 # Exit codes: 2 bad CSV, 3 gnuplot missing, other: gnuplot failed.
@@ -14,7 +18,7 @@ set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 csv=${1:?usage: scripts/plot.sh CSV OUTDIR [--dumb]}
 out=${2:?usage: scripts/plot.sh CSV OUTDIR [--dumb]}
-header='gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass'
+header='gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols'
 [ -s "$csv" ] || { echo "error: $csv is missing or empty" >&2; exit 2; }
 [ "$(head -1 "$csv")" = "$header" ] || { echo "error: $csv does not start with the header $header" >&2; exit 2; }
 command -v gnuplot >/dev/null || { echo "error: gnuplot not found: install it (e.g. apt-get install gnuplot-nox)" >&2; exit 3; }
@@ -31,13 +35,24 @@ awk -F, -v dir="$tmp" '
     }
     NR == 1 { next }
     $2 == "00_device" { if ($3 == "dram_peak") peak = $7; if ($3 == "d2d_copy") copy = $7; if ($3 == "read_sol") sol = $7; next }
+    $11 != "" {  # a row stage: GB/s against cols
+        key = $3
+        if (!(key in seenr)) { seenr[key] = 1; orderr[++countr] = key }
+        gbpsr[key, $11 + 0] = $7; colsr[$11 + 0] = 1; totalr = $5
+        next
+    }
     $2 ~ /^07_/ {
         key = $3 SUBSEP $4
         if (!(key in seen7)) { seen7[key] = 1; order7[++count7] = key }
         n7 = $5 + 0; if (n7 > maxn7) maxn7 = n7
         gbps7[key, n7] = $7; us7[key, n7] = $6
     }
-    $4 != "f32" { next }
+    $2 ~ /^10_/ && $4 == "f32" {  # the library stage: its own bars, next to stages 06 and 08
+        n10 = $5 + 0; if (n10 > maxn10) maxn10 = n10
+        if (!($3 in seen10)) { seen10[$3] = 1; order10[++count10] = $3 }
+        g10[$3, n10] = $7; p10[$3, n10] = $8
+    }
+    $4 != "f32" || substr($2, 1, 2) + 0 > 8 { next }  # the progression: stages 01-08 (later ones chart on their own)
     { gpu = $1; n = $5 + 0; if (n > maxn) maxn = n; if ($2 == "01_naive" && n > maxn01) maxn01 = n }
     $3 == "cub" { cub[n] = cub[n] " " $7; ns[n] = 1; next }
     {
@@ -104,6 +119,29 @@ awk -F, -v dir="$tmp" '
             printf "%d\t\"%s\"\t%s\t%.2f\t%d\t%d\n", ++bar7, label, gbps7[order7[i], maxn7], maxn7 / us7[order7[i], maxn7] / 1e3, g, k[1] == "cub" > (dir "/dtypes")
         }
         if (bar7) printf "maxn7=%d;\n", maxn7 > (dir "/vars7")
+        for (i = 1; i <= count10; i++) {
+            if (!((order10[i], maxn10) in g10)) continue
+            printf "%d\t\"10 %s\"\t%s\t%.0f\t%d\n", ++bar10, order10[i], g10[order10[i], maxn10], p10[order10[i], maxn10], order10[i] == "cub" ? 0 : 10 > (dir "/bars10")
+        }
+        for (i = 1; bar10 && i <= count; i++) {  # the hand-written best of stages 06 and 08 at that N
+            split(order[i], k, SUBSEP)
+            if (k[1] !~ /^0[68]_/ || !((order[i], maxn10) in gbps)) continue
+            if (!(k[1] in lbest) || gbps[order[i], maxn10] + 0 > gbps[lbest[k[1]], maxn10] + 0) lbest[k[1]] = order[i]
+        }
+        for (st in lbest) {
+            split(lbest[st], k, SUBSEP)
+            printf "%d\t\"%s %s\"\t%s\t%.0f\t%d\n", ++bar10, substr(k[1], 1, 2), k[2], gbps[lbest[st], maxn10], pct[lbest[st], maxn10], substr(k[1], 1, 2) + 0 > (dir "/bars10")
+        }
+        if (bar10) printf "maxn=%d;\n", maxn10 > (dir "/vars10")
+        nc = 0
+        for (c in colsr) csorted[++nc] = c + 0
+        for (i = 2; i <= nc; i++) for (j = i; j > 1 && csorted[j - 1] > csorted[j]; j--) { t = csorted[j]; csorted[j] = csorted[j - 1]; csorted[j - 1] = t }
+        for (j = 1; j <= countr; j++) {
+            printf "\"%s\"\n", orderr[j] > (dir "/rows")
+            for (i = 1; i <= nc; i++) if ((orderr[j], csorted[i]) in gbpsr) printf "%d\t%s\n", csorted[i], gbpsr[orderr[j], csorted[i]] > (dir "/rows")
+            printf "\n\n" > (dir "/rows")
+        }
+        if (countr) printf "series=%d; total=%s;\n", countr, totalr > (dir "/varsr")
     }' "$csv"
 [ -s "$tmp/bars" ] || { echo "error: $csv has no kernel rows" >&2; exit 2; }
 
@@ -115,6 +153,12 @@ if [ -s "$tmp/roofline" ]; then
 fi
 if [ -s "$tmp/dtypes" ]; then
     gnuplot -e "$vars $(cat "$tmp/vars7") datafile='$tmp/dtypes'; out='$out/dtypes.png'" "$here/plots/dtypes.gp"
+fi
+if [ -s "$tmp/bars10" ]; then
+    gnuplot -e "$vars $(cat "$tmp/vars10") datafile='$tmp/bars10'; term='png'; out='$out/library.png'" "$here/plots/bandwidth.gp"
+fi
+if [ -s "$tmp/rows" ]; then
+    gnuplot -e "$vars $(cat "$tmp/varsr") datafile='$tmp/rows'; out='$out/rows.png'" "$here/plots/rows.gp"
 fi
 if [ "${3:-}" = --dumb ]; then
     gnuplot -e "$vars datafile='$tmp/bars'; term='dumb'; out=''" "$here/plots/bandwidth.gp"

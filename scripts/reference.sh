@@ -25,6 +25,7 @@ src=plots/results/$gpu
 mkdir -p "plots/reference/$gpu"
 cp "$src/results.csv" "plots/reference/$gpu/"
 scripts/plot.sh "$src/results.csv" "plots/reference/$gpu"
+scripts/plot_scan_histogram.sh "$src/results.csv" "plots/reference/$gpu"
 echo "$gpu" >plots/reference/primary
 scripts/update_readmes.sh "plots/reference/$gpu/results.csv" "plots/reference/$gpu"
 echo "plots/reference/$gpu updated; README.md regenerated from it"

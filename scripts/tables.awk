@@ -16,22 +16,56 @@ function row(label, us, gbps, ok, cub) {
 }
 NR == 1 { next }
 $2 == "00_device" { if ($3 == "dram_peak") peak = $7; if ($3 == "d2d_copy") copy = $7; next }
+$11 != "" {  # a row stage (09): its own table, GB/s by row length; not part of the one-vector progression
+    if (mode != "stage" || $2 != stage) next
+    gpu = $1; rtotal = $5
+    if (!($3 in rseen)) { rseen[$3] = 1; rorder[++rcount] = $3 }
+    if (!($11 in rcseen)) { rcseen[$11] = 1; rcols[++rncols] = $11 + 0 }
+    rg[$3, $11 + 0] = $7; rok[$3, $11 + 0] = $10
+    next
+}
 mode != "stage" && $4 != "f32" { next }
+mode != "stage" && substr($2, 1, 2) + 0 > 8 { next }  # the progression is stages 01-08; later ones have their own tables
 mode == "stage" && $2 != stage && $2 != "01_naive" { next }  # 01_naive: the speed-up baseline
 {
     gpu = $1; n = $5 + 0; if ((mode != "stage" || $2 == stage) && n > maxn) maxn = n
     if ($2 == "01_naive" && n > maxn01) maxn01 = n
-    key = $2 SUBSEP ($3 == "cub" && $4 != "f32" ? "cub (" $4 ")" : $3)
+    key = $2 SUBSEP ($3 == "cub" && $4 != "f32" || $2 ~ /^11_/ ? $3 " (" $4 ")" : $3)  # 11: a row per data set
     if (!(key in seen)) { seen[key] = 1; order[++count] = key }
     us[key, n] = $6; gbps[key, n] = $7; pass[key, n] = $10; dtype[key] = $4
-    if ($3 == "cub" && (mode != "stage" || $2 == stage)) stage_cub[$4, n] = $6
+    if (($3 == "cub" || ($3 ~ /^cub_/ && $2 ~ /^11_/)) && (mode != "stage" || $2 == stage)) stage_cub[$4, n] = $6  # 11: one cub_* per data type
     if ($3 == "cub") { cub_us[n] = cub_us[n] " " $6; cub_gbps[n] = cub_gbps[n] " " $7; cub_fail[n] += $10 != 1 }
 }
+function rows_table(   i, j, t, c, w, b, line, cross) {
+    for (i = 2; i <= rncols; i++) for (j = i; j > 1 && rcols[j - 1] > rcols[j]; j--) { t = rcols[j]; rcols[j] = rcols[j - 1]; rcols[j - 1] = t }
+    printf "%s, %d fp32 elements as rows of each length; GB/s of the matrix read and the row sums written, medians with L2 flushed before every run; theoretical DRAM peak %.0f GB/s.\n\n", gpu, rtotal, peak
+    line = "| kernel |"; for (j = 1; j <= rncols; j++) line = line " " rcols[j] " |"; print line
+    line = "|---|"; for (j = 1; j <= rncols; j++) line = line "---:|"; print line
+    for (i = 1; i <= rcount; i++) {
+        line = "| `" rorder[i] "` |"
+        for (j = 1; j <= rncols; j++) line = line sprintf(" %s |", (rorder[i], rcols[j]) in rg ? sprintf("%.0f%s", rg[rorder[i], rcols[j]], rok[rorder[i], rcols[j]] == 1 ? "" : " FAIL") : "-")
+        print line
+    }
+    # The crossover: the shortest row from which the best block-per-row kernel beats the best warp-per-row one.
+    for (j = 1; j <= rncols; j++) {
+        w = 0; b = 0; c = rcols[j]
+        for (i = 1; i <= rcount; i++) {
+            if (rorder[i] ~ /warp_per_row/ && rg[rorder[i], c] + 0 > w) w = rg[rorder[i], c] + 0
+            if (rorder[i] ~ /block_per_row/ && rg[rorder[i], c] + 0 > b) b = rg[rorder[i], c] + 0
+        }
+        if (b > w && !cross) cross = c
+        if (b <= w) cross = 0
+    }
+    if (cross) printf "\nCrossover: from %d columns per row on, the fastest block-per-row kernel beats the fastest warp-per-row kernel.\n", cross
+    else print "\nNo crossover in this range: the fastest warp-per-row kernel is at least as fast at every row length."
+}
 END {
+    if (mode == "stage" && rcount) { rows_table(); exit 0 }
     if (!count) { print "error: no kernel rows" > "/dev/stderr"; exit 2 }
     if (mode != "stage" && maxn01) maxn = maxn01 # the progression is read at the baseline stage's largest N
     split(order[1], b, SUBSEP)
     base = (b[1] == "01_naive" && (order[1], maxn) in us) ? us[order[1], maxn] : 0
+    if (mode == "stage" && stage ~ /^11_/) base = 0  # scans and histograms: no speed-up against a sum
     printf "%s, N = %d; GB/s of input bytes, medians with L2 flushed before every run; theoretical DRAM peak %.0f GB/s, measured device-to-device copy %.0f GB/s.\n\n", \
         gpu, maxn, peak, copy
     cub_all = maxn in cub_us ? median(cub_us[maxn]) : 0

@@ -56,6 +56,9 @@ for readme in stages/*/README.md; do
     { case $stage in
       07_*) [ -f "$img/dtypes.png" ] && printf '![bandwidth and elements per second by input type](../../%s/dtypes.png)\n\n' "$img" ;;
       08_*) [ -f "$img/roofline.png" ] && printf '![stage 08 against CUB and the read-only limit](../../%s/roofline.png)\n\n' "$img" ;;
+      10_*) [ -f "$img/library.png" ] && printf '![the library and the precisions against stages 06 and 08](../../%s/library.png)\n\n' "$img" ;;
+      11_*) [ -f "$img/scan_histogram.png" ] && printf '![scan and histogram bandwidth](../../%s/scan_histogram.png)\n\n' "$img" ;;
+      09_*) [ -f "$img/rows.png" ] && printf '![GB/s against the row length, per kernel](../../%s/rows.png)\n\n' "$img" ;;
       esac
       awk -F, -v mode=stage -v stage="$stage" -f scripts/tables.awk "$csv"; } >"$tmp/stage"
     fill "$readme" stage-results "$tmp/stage" "$tmp/stage.md"

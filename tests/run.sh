@@ -14,8 +14,9 @@ skipped() { echo "skip $*"; skip=$((skip + 1)); }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-STAGES=$(ls -d stages/[0-9][0-9]_*/ | xargs -n1 basename)
-EXERCISES=$(ls stages/*/exercise.cu | xargs -n1 dirname | xargs -n1 basename)
+# The stages built on the common harness (stages/NN_*/reduce.cu); stage 12 has its own program.
+STAGES=$(ls stages/[0-9][0-9]_*/reduce.cu | xargs -n1 dirname | xargs -n1 basename)
+EXERCISES=$(for s in $STAGES; do [ -f "stages/$s/exercise.cu" ] && echo "$s"; done)
 
 # The sizes a stage is verified at, as its program reports them.
 check_sizes() { "build/$1/reduce" --list | sed -n 's/^check sizes: //p'; }
@@ -85,6 +86,10 @@ for s in $STAGES; do
     expect "$s with no GPU says so and exits 3" 3 "no CUDA-capable GPU found" -- \
         env CUDA_VISIBLE_DEVICES= $p --n 1000
 done
+expect "09 --rows without --cols is a usage error" 2 "--rows needs --cols" -- build/09_rows/reduce --rows 5
+expect "09 --cols longer than the matrix is a usage error" 2 "each H must be at most" -- build/09_rows/reduce --n 1000 --cols 2000
+expect "09 a bad matrix size is a usage error" 2 "--n '3x0'" -- build/09_rows/reduce --n 3x0
+expect "--cols on a one-vector stage says it is for the row stage" 2 "for a row stage" -- build/06_gridstride/reduce --cols 32
 expect "05_shuffle demo with no GPU exits 3" 3 "no CUDA-capable GPU found" -- \
     env CUDA_VISIBLE_DEVICES= build/05_shuffle/demo
 
@@ -222,6 +227,21 @@ if [ "$gpu" = 1 ]; then
     done
     expect "--fill ones gives exactly N" 0 "^reduce_shared_atomic +1000003 " -- \
         build/03_atomic/reduce --n 1000003 --fill ones --reps 1 --check
+    # Row stage: random shapes (rows x cols, both odd or not), every kernel against its fp64 row sums,
+    # --fill ones (every row sums to exactly cols), --rows/--cols, and a matrix past 2^31 elements.
+    shapes=$(awk 'BEGIN { srand(909); for (i = 0; i < 30; i++) printf "%s%dx%d", i ? "," : "", 1 + int(rand() * 3000), 1 + int(rand() * 5000) }')
+    build/09_rows/reduce --check --n "$shapes" --reps 1 --warmup 0 --seed 9 --offset 1 --csv "$tmp/rows.csv" >"$tmp/rows" 2>&1
+    rc=$?
+    rows=$(awk -F, 'NR > 1 && $2 == "09_rows"' "$tmp/rows.csv" | wc -l)
+    failed=$(awk -F, 'NR > 1 && $2 == "09_rows" && $10 != 1 { printf "%s %s/%s; ", $3, $5, $11 }' "$tmp/rows.csv")
+    if [ $rc -eq 0 ] && [ "$rows" -eq 180 ] && [ -z "$failed" ]; then ok "09 fuzz: 30 random shapes x 6 kernels (unaligned rows) pass"
+    else bad "09 fuzz (exit $rc, $rows rows): $failed"; fi
+    build/09_rows/reduce --check --rows 777 --cols 1000 --fill ones --reps 1 --warmup 0 --csv "$tmp/ones.csv" >"$tmp/ones" 2>&1
+    exact=$(awk -F, 'NR > 1 && $2 == "09_rows" && $9 + 0 == 0 && $10 == 1' "$tmp/ones.csv" | wc -l)
+    if [ $? -eq 0 ] && [ "$exact" -eq 6 ]; then ok "09 --fill ones: every kernel gives exactly 1000 for each of 777 rows"
+    else bad "09 --fill ones: $exact of 6 kernels exact"; tail -8 "$tmp/ones" | sed 's/^/     | /'; fi
+    expect "09 a matrix of 2^16 x 32769 (past 2^31 elements): every kernel passes" 0 "all kernels passed" -- \
+        build/09_rows/reduce --check --n 2^16x32769 --reps 1 --warmup 0
 else
     reason="no GPU: nvidia-smi -L finds none"
     for s in $STAGES; do
@@ -236,7 +256,14 @@ else
     skipped "fuzz: every kernel at 50 random sizes ($reason)"
     skipped "non-finite and unaligned inputs ($reason)"
     skipped "--fill ones gives exactly N ($reason)"
+    skipped "09 random shapes, --fill ones per row, a matrix past 2^31 elements ($reason)"
 fi
+
+echo "== stage 11: scan and histogram"
+source tests/scan_histogram.sh
+
+echo "== stage 12: several GPUs with NCCL"
+source tests/multigpu.sh
 
 echo
 echo "$pass passed, $fail failed, $skip skipped"

@@ -44,6 +44,15 @@ static void test_parse_size(void)
     check(parse_size_list("1,,2", list, 4) == -1, "parse_size_list rejects an empty item");
     check(parse_size_list("1,2,", list, 4) == -1, "parse_size_list rejects a trailing comma");
     check(parse_size_list("1,2,3,4,5", list, 4) == -1, "parse_size_list rejects more items than it can hold");
+    uint64_t rows, cols;
+    check(parse_matrix("2^21x32", &rows, &cols) == 0 && rows == 2097152 && cols == 32,
+          "parse_matrix reads ROWSxCOLS with size syntax on both sides");
+    check(parse_matrix("1000003", &rows, &cols) == 0 && rows == 1 && cols == 1000003,
+          "parse_matrix reads a plain size as one row");
+    check(parse_matrix("x5", &rows, &cols) == -1 && parse_matrix("3x", &rows, &cols) == -1 &&
+              parse_matrix("0x5", &rows, &cols) == -1 && parse_matrix("2x2x2", &rows, &cols) == -1 &&
+              parse_matrix("2^40x2^40", &rows, &cols) == -1,
+          "parse_matrix rejects a missing side, a zero side, three sides and an overflowing product");
     long x;
     check(parse_int("20", 1, 100, &x) == 0 && x == 20, "parse_int accepts a number in range");
     check(parse_int("0", 1, 100, &x) == -1, "parse_int rejects a number below range (--reps 0)");

@@ -5,18 +5,21 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
+#include <cuda/atomic>
 #include <stdint.h>
 
 #include "common.h"
 
-#define BLOCK 256
+#define BLOCK 512
 #define WARPS (BLOCK / 32)
 #define FULL_MASK 0xffffffffu
-/* 16-byte loads each thread has in flight per step. Little's law: bandwidth = bytes in flight /
+/* 16-byte loads each thread has in flight per step. Little's law: bytes in flight = bandwidth x
  * latency. Stage 06's reduce_gridstride_x8 keeps one 4-byte load per thread in flight (8 KiB per SM at
- * 2048 threads) and reaches about half the DRAM peak: the latency is 8 KiB x SMs over that bandwidth.
- * The peak then needs about twice those bytes in flight; 4 loads of 16 bytes per thread are 16 times
- * as many, which leaves room for the latency growing under load. */
+ * 2048 threads) and reaches about half the DRAM peak, which puts the latency under load near
+ * 8 KiB x SMs / that bandwidth; the peak then needs about 16 KiB per SM in flight. 4 loads of
+ * 16 bytes per thread are 128 KiB per SM: eight times that, room for the latency growing under load.
+ * A block's UNROLL loads are one contiguous tile (BLOCK x UNROLL x 16 bytes = 32 KiB), read as
+ * UNROLL coalesced rows; the next tile of the block is a grid's worth of tiles further on. */
 #define UNROLL 4
 
 /* The sum of one 16-byte vector of each input type, in the accumulator (fp32, int32 for int8). */
@@ -25,28 +28,23 @@ __device__ __forceinline__ float sum16(uint4 v, const float *)
     float4 f = *reinterpret_cast<float4 *>(&v);
     return (f.x + f.y) + (f.z + f.w);
 }
-__device__ __forceinline__ float sum16(uint4 v, const __half *)
+/* fp16 and bf16: four pairs, each converted to two floats in one instruction. */
+__device__ __forceinline__ float2 to_float2(__half2 h) { return __half22float2(h); }
+__device__ __forceinline__ float2 to_float2(__nv_bfloat162 h) { return __bfloat1622float2(h); }
+template <typename Pair>
+__device__ __forceinline__ float sum16_pairs(uint4 v)
 {
-    const __half2 *h = reinterpret_cast<const __half2 *>(&v);
+    const Pair *h = reinterpret_cast<const Pair *>(&v);
     float s = 0.0f;
 #pragma unroll
     for (int k = 0; k < 4; k++) {
-        float2 f = __half22float2(h[k]);
+        float2 f = to_float2(h[k]);
         s += f.x + f.y;
     }
     return s;
 }
-__device__ __forceinline__ float sum16(uint4 v, const __nv_bfloat16 *)
-{
-    const __nv_bfloat162 *h = reinterpret_cast<const __nv_bfloat162 *>(&v);
-    float s = 0.0f;
-#pragma unroll
-    for (int k = 0; k < 4; k++) {
-        float2 f = __bfloat1622float2(h[k]);
-        s += f.x + f.y;
-    }
-    return s;
-}
+__device__ __forceinline__ float sum16(uint4 v, const __half *) { return sum16_pairs<__half2>(v); }
+__device__ __forceinline__ float sum16(uint4 v, const __nv_bfloat16 *) { return sum16_pairs<__nv_bfloat162>(v); }
 template <__nv_fp8_interpretation_t KIND>
 __device__ __forceinline__ float sum16_fp8(uint4 v)
 {
@@ -89,12 +87,15 @@ __device__ __forceinline__ Acc block_sum(Acc v)
 __device__ __forceinline__ void atomic_add(float *out, float v) { atomicAdd(out, v); }
 __device__ __forceinline__ void atomic_add(float *out, int v) { atomicAdd((int *)out, v); }
 
+/* Blocks of the deterministic variant that have written their partial. The last one to arrive sets it
+ * back to 0, so it is 0 before every launch (launches on one stream run one after another). */
+__device__ unsigned blocks_done;
+
 /* The reduction. DETERMINISTIC: instead of an atomicAdd of its sum, each block writes it to
- * partials[blockIdx.x]; the last block to finish (counted on *done) adds the partials in index order,
- * so the result has the same bits on every run, whatever order the blocks ran in. */
+ * partials[blockIdx.x]; the last block to finish (counted on blocks_done) adds the partials in index
+ * order, so the result has the same bits on every run, whatever order the blocks ran in. */
 template <typename T, typename Acc, bool DETERMINISTIC>
-__global__ void __launch_bounds__(BLOCK) reduce_roofline(const T *x, uint64_t n, float *out, Acc *partials,
-                                                         unsigned *done)
+__global__ void __launch_bounds__(BLOCK) reduce_roofline(const T *x, uint64_t n, float *out, Acc *partials)
 {
     constexpr uint64_t PER_VEC = 16 / sizeof(T);
     uint64_t head = ((16 - (uintptr_t)x % 16) % 16) / sizeof(T); /* elements before a 16-byte boundary */
@@ -102,17 +103,18 @@ __global__ void __launch_bounds__(BLOCK) reduce_roofline(const T *x, uint64_t n,
     const uint4 *v = reinterpret_cast<const uint4 *>(x + head);
     uint64_t vectors = (n - head) / PER_VEC;
     uint64_t tail = head + vectors * PER_VEC;
-    uint64_t t = (uint64_t)blockIdx.x * BLOCK + threadIdx.x, stride = (uint64_t)gridDim.x * BLOCK;
+    uint64_t t = (uint64_t)blockIdx.x * BLOCK + threadIdx.x;
+    uint64_t tile_stride = (uint64_t)gridDim.x * BLOCK * UNROLL;
     Acc acc = Acc(0);
-    uint64_t i = t;
-    for (; i + (UNROLL - 1) * stride < vectors; i += UNROLL * stride) {
+    uint64_t i = (uint64_t)blockIdx.x * BLOCK * UNROLL + threadIdx.x;
+    for (; i + (UNROLL - 1) * BLOCK < vectors; i += tile_stride) {
         uint4 r[UNROLL];
 #pragma unroll
-        for (int k = 0; k < UNROLL; k++) r[k] = __ldcs(v + i + k * stride); /* all loads first, streamed */
+        for (int k = 0; k < UNROLL; k++) r[k] = __ldcs(v + i + k * BLOCK); /* all loads first, streamed */
 #pragma unroll
         for (int k = 0; k < UNROLL; k++) acc += sum16(r[k], x);
     }
-    for (; i < vectors; i += stride) acc += sum16(__ldcs(v + i), x);
+    for (; i < vectors; i += BLOCK) acc += sum16(__ldcs(v + i), x); /* the one partial tile */
     if (t < head) acc += one<T, Acc>(x[t]);
     if (t < n - tail) acc += one<T, Acc>(x[tail + t]);
     acc = block_sum(acc);
@@ -123,19 +125,20 @@ __global__ void __launch_bounds__(BLOCK) reduce_roofline(const T *x, uint64_t n,
     __shared__ bool last;
     if (threadIdx.x == 0) {
         partials[blockIdx.x] = acc;
-        __threadfence(); /* the partial is visible before the count says so */
-        last = atomicAdd(done, 1u) == gridDim.x - 1;
+        /* Release: the partial is visible before the count says so. Acquire: the last block sees every
+         * other block's partial. (Cheaper than a full __threadfence on each side.) */
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device> count(blocks_done);
+        last = count.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1;
     }
     __syncthreads();
     if (!last) return;
-    __threadfence();
     Acc total = Acc(0);
-#pragma unroll 8 /* the partials' loads in flight together: this pass is the variant's whole cost */
+#pragma unroll 4 /* the partials' loads in flight together: this pass is the variant's whole cost */
     for (unsigned b = threadIdx.x; b < gridDim.x; b += BLOCK) total += __ldcg(&partials[b]); /* not from L1 */
     total = block_sum(total);
     if (threadIdx.x == 0) {
         *(Acc *)out = total;
-        *done = 0;
+        blocks_done = 0;
     }
 }
 
@@ -154,14 +157,13 @@ static void run_roofline(Run *r)
     uint64_t vectors = r->n * sizeof(T) / 16 + 1;
     uint64_t blocks = (uint64_t)r->sm_count * per_sm;
     if (blocks > (vectors + BLOCK - 1) / BLOCK) blocks = (vectors + BLOCK - 1) / BLOCK; /* small N: fewer */
-    Acc *partials = (Acc *)r->partials;
-    unsigned *done = (unsigned *)(r->partials + blocks);
-    if (DETERMINISTIC) CUDA_CHECK(cudaMemsetAsync(done, 0, sizeof(unsigned)));
-    else CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(float)));
-    reduce_roofline<T, Acc, DETERMINISTIC><<<(unsigned)blocks, BLOCK>>>((const T *)r->data, r->n, r->out, partials, done);
+    if (!DETERMINISTIC) CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(float)));
+    reduce_roofline<T, Acc, DETERMINISTIC><<<(unsigned)blocks, BLOCK>>>((const T *)r->data, r->n, r->out,
+                                                                        (Acc *)r->partials);
     LAUNCH_CHECK("reduce_roofline");
-    uint64_t threads = blocks * BLOCK;
-    r->shape.serial = (double)((r->n + threads - 1) / threads) + 2;
+    /* A thread's chain: its vectors, the additions inside one vector, the head and tail elements. */
+    uint64_t threads = blocks * BLOCK, per_vec = 16 / sizeof(T);
+    r->shape.serial = (double)((vectors + threads - 1) / threads) + per_vec / 2 + 1 + 2;
     r->shape.tree = 5 + 5;
     if (DETERMINISTIC) {
         r->shape.serial += (double)((blocks + BLOCK - 1) / BLOCK);
@@ -173,7 +175,7 @@ static void run_roofline(Run *r)
 }
 
 static const Kernel kernels[] = {
-    {"roofline_f32", "16-byte loads, 4 in flight per thread, full-occupancy grid, one atomicAdd per block",
+    {"roofline_f32", "16-byte loads, 4 in flight per thread, 32 KiB tiles, full-occupancy grid, one atomicAdd per block",
      run_roofline<float, float, false>, 0, 0, DT_F32, ACC_F32},
     {"roofline_f32_deterministic", "the same, finished by the last block in a fixed order: the same bits every run",
      run_roofline<float, float, true>, 0, 0, DT_F32, ACC_F32},

@@ -1,0 +1,18 @@
+# Chart 5: the row stage: GB/s against the row length at a fixed matrix size, one line per kernel and
+# CUB's segmented reduce, so that the crossover between a warp and a block per row shows.
+# Variables (gnuplot -e): datafile (blocks separated by two blank lines, each headed by its "title",
+# then lines "cols GB/s"), series, out, gpu, peak, total (elements of the matrix).
+set terminal pngcairo size 1400,700 font 'sans,11' noenhanced
+set output out
+set title sprintf('%s: stage 09, one sum per row of a %.0f-element fp32 matrix', gpu, total)
+set logscale x 2
+set format x '2^%L'
+set xlabel 'columns per row (hidden)'
+set ylabel 'GB/s (matrix read + row sums written)'
+set yrange [0:peak * 1.1]
+set grid
+set key outside right center
+set rmargin 40
+set arrow 1 from graph 0, first peak to graph 1, first peak nohead lw 2 lc rgb '#c00000' dt 2
+set label 1 sprintf('DRAM peak %.0f', peak) at graph 0.01, first peak offset 0, 0.7 tc rgb '#c00000'
+plot for [i = 0:series - 1] datafile index i using 1:2 with linespoints lw 2 pt 7 title columnheader(1)

@@ -1,0 +1,843 @@
+/* Stage 11: reduction's two relatives, the prefix sum (scan) and the histogram (atomics).
+ * Scan, one level at a time: a warp (5 __shfl_up_sync steps), a block (warp scans, warp totals through
+ * shared memory, offsets added back), the whole array of any N (block scans, a scan of the block
+ * totals, the totals added back: the course chapter's exercise), and reduce-then-scan; int32 data,
+ * checked element by element against an exact int64 CPU scan. Histogram: 256 bins with global atomics,
+ * with per-block private bins in shared memory, and with warp-aggregated shared atomics; 4096 bins
+ * with global atomics and in shared memory (the chapter's second exercise); uniform and skewed data.
+ * CUB (DeviceScan::InclusiveSum, DeviceHistogram::HistogramEven) does each task in the same run.
+ * This is a program of its own (no harness): options, data, checks, timing and CSV are below. */
+#include <cub/cub.cuh>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+#define STAGE_NAME "11_scan_histogram"
+#define MAX_SIZES 64
+#define DEFAULT_SIZES "2^20,2^24,2^26"
+/* One warp, one block, 1000003 (two levels of block totals), 2^24+1 (three levels). */
+#define CHECK_SIZES "1,31,33,255,256,257,1000003,2^24+1"
+#define FULL_MASK 0xffffffffu
+
+#define SCAN_THREADS 256
+#define SCAN_ITEMS 4                              /* consecutive elements per thread: one 16-byte load */
+#define SCAN_TILE (SCAN_THREADS * SCAN_ITEMS)     /* elements one block scans */
+#define WARPS (SCAN_THREADS / 32)
+#define HIST_THREADS 256
+#define HOT_FRACTION 0.9                          /* skewed data: this share of the samples in one bin */
+#define HOT_BIN 200
+#define HOT_KEY 1234
+
+/* ---- scan: warp, block, tile ---------------------------------------------------------------- */
+
+/* Hillis-Steele inside a warp: after step d, lane i holds the sum of lanes i-d+1 .. i (5 steps, about
+ * 32 log 32 additions where a sequential scan needs 31: more work, but every lane busy). All 32 lanes
+ * must call it: __shfl_up_sync gives lanes below d their own value back, which the lane test drops. */
+__device__ __forceinline__ int warp_inclusive_scan(int v)
+{
+    int lane = threadIdx.x % 32;
+    for (int d = 1; d < 32; d *= 2) {
+        int t = __shfl_up_sync(FULL_MASK, v, d);
+        if (lane >= d) v += t;
+    }
+    return v;
+}
+
+/* Inclusive scan over the block's SCAN_THREADS values: each warp scans its own, lane 31 leaves the
+ * warp's total in shared memory, warp 0 scans the WARPS totals, and each warp adds the totals of the
+ * warps before it. *block_total: the sum of all SCAN_THREADS values, in every thread. */
+__device__ int block_inclusive_scan(int v, int *block_total)
+{
+    __shared__ int warp_totals[WARPS];
+    int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    v = warp_inclusive_scan(v);
+    if (lane == 31) warp_totals[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        int t = warp_inclusive_scan(lane < WARPS ? warp_totals[lane] : 0);
+        if (lane < WARPS) warp_totals[lane] = t;
+    }
+    __syncthreads();
+    if (warp > 0) v += warp_totals[warp - 1];
+    *block_total = warp_totals[WARPS - 1];
+    return v;
+}
+
+/* The SCAN_ITEMS elements of thread t of tile `tile`: elements tile*SCAN_TILE + t*SCAN_ITEMS + k,
+ * zero past n. A full tile is read with one 16-byte load per thread (the tile start is 4 KiB aligned). */
+__device__ __forceinline__ void load_items(const int *in, uint64_t n, uint64_t tile, int x[SCAN_ITEMS])
+{
+    uint64_t first = tile * SCAN_TILE + (uint64_t)threadIdx.x * SCAN_ITEMS;
+    if ((tile + 1) * SCAN_TILE <= n) {
+        int4 q = *(const int4 *)(in + first);
+        x[0] = q.x, x[1] = q.y, x[2] = q.z, x[3] = q.w;
+    } else {
+        for (int k = 0; k < SCAN_ITEMS; k++) x[k] = first + k < n ? in[first + k] : 0;
+    }
+}
+
+__device__ __forceinline__ void store_items(int *out, uint64_t n, uint64_t tile, const int x[SCAN_ITEMS])
+{
+    uint64_t first = tile * SCAN_TILE + (uint64_t)threadIdx.x * SCAN_ITEMS;
+    if ((tile + 1) * SCAN_TILE <= n) {
+        *(int4 *)(out + first) = make_int4(x[0], x[1], x[2], x[3]);
+    } else {
+        for (int k = 0; k < SCAN_ITEMS; k++)
+            if (first + k < n) out[first + k] = x[k];
+    }
+}
+
+/* The warp level alone: each warp scans its 32 consecutive elements, independent of the others. */
+__global__ void scan_warp_segments(const int *in, int *out, uint64_t n)
+{
+    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    int v = warp_inclusive_scan(i < n ? in[i] : 0); /* every lane takes part, those past n with 0 */
+    if (i < n) out[i] = v;
+}
+
+/* One block per tile of SCAN_TILE elements: a sequential scan of the thread's SCAN_ITEMS, a block scan
+ * of the thread totals, the thread's offset added back. offsets (NULL: none): tile t adds offsets[t-1]
+ * (reduce-then-scan). totals (NULL: none): tile t writes its total to totals[t] (scan-then-propagate).
+ * Each block reads its whole tile before it writes, so in == out is allowed. */
+__global__ void __launch_bounds__(SCAN_THREADS) scan_tiles(const int *in, int *out, uint64_t n, const int *offsets,
+                                                           int *totals)
+{
+    uint64_t tile = blockIdx.x;
+    int x[SCAN_ITEMS];
+    load_items(in, n, tile, x);
+    for (int k = 1; k < SCAN_ITEMS; k++) x[k] += x[k - 1];
+    int block_total;
+    int before = block_inclusive_scan(x[SCAN_ITEMS - 1], &block_total) - x[SCAN_ITEMS - 1];
+    if (offsets && tile > 0) before += offsets[tile - 1];
+    for (int k = 0; k < SCAN_ITEMS; k++) x[k] += before;
+    store_items(out, n, tile, x);
+    if (totals && threadIdx.x == 0) totals[tile] = block_total;
+}
+
+/* Reduce-then-scan's first pass: each tile's sum only (reads the input, writes one int per tile). */
+__global__ void __launch_bounds__(SCAN_THREADS) tile_sums(const int *in, uint64_t n, int *totals)
+{
+    int x[SCAN_ITEMS];
+    load_items(in, n, blockIdx.x, x);
+    int v = 0;
+    for (int k = 0; k < SCAN_ITEMS; k++) v += x[k];
+    for (int d = 16; d > 0; d /= 2) v += __shfl_xor_sync(FULL_MASK, v, d);
+    __shared__ int warp_sums[WARPS];
+    if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = v;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        int s = 0;
+        for (int w = 0; w < WARPS; w++) s += warp_sums[w];
+        totals[blockIdx.x] = s;
+    }
+}
+
+/* The exercise's cross-block part (defined below; in the exercise build, by the stub or by
+ * solutions/11_scan_histogram.cu): scan the `tiles` block totals in place, then add to every element
+ * of tile t > 0 the inclusive total of tiles 0 .. t-1. scratch: room for the totals' own levels. */
+static void scan_block_totals_and_add_back(int *out, uint64_t n, int *totals, uint64_t tiles, int *scratch);
+
+/* Each level's totals start at a 128-byte boundary: the next level reads them 16 bytes at a
+ * time. */
+#define LEVEL_INTS(tiles) (((tiles) + 31) / 32 * 32)
+
+/* Scratch a device-wide scan of n elements needs: one total per tile, at every level. */
+static uint64_t scan_scratch_ints(uint64_t n)
+{
+    uint64_t total = 0;
+    for (uint64_t m = n; m > SCAN_TILE; m = (m + SCAN_TILE - 1) / SCAN_TILE) total += LEVEL_INTS((m + SCAN_TILE - 1) / SCAN_TILE);
+    return total + 1;
+}
+
+/* Scan-then-propagate (the chapter's exercise): block scans that also write their totals, the totals
+ * scanned by this same function one level up (N / 1024 of them, then N / 1024^2, ...), the totals added
+ * back. Moves 16 N bytes: the input read, the output written, then read and written again. */
+static void scan_device_wide_levels(const int *in, int *out, uint64_t n, int *scratch)
+{
+    uint64_t tiles = (n + SCAN_TILE - 1) / SCAN_TILE;
+    unsigned grid = grid_for(n, SCAN_TILE, "scan_tiles");
+    scan_tiles<<<grid, SCAN_THREADS>>>(in, out, n, NULL, tiles > 1 ? scratch : NULL);
+    LAUNCH_CHECK("scan_tiles");
+    if (tiles > 1) scan_block_totals_and_add_back(out, n, scratch, tiles, scratch + LEVEL_INTS(tiles));
+}
+
+/* Reduce-then-scan: the tiles' sums first (reads N), those sums scanned (tiny), then each tile scanned
+ * again starting from its offset (reads N, writes N): 12 N bytes instead of 16 N. */
+static void scan_reduce_then_scan_levels(const int *in, int *out, uint64_t n, int *scratch)
+{
+    uint64_t tiles = (n + SCAN_TILE - 1) / SCAN_TILE;
+    unsigned grid = grid_for(n, SCAN_TILE, "tile_sums");
+    if (tiles > 1) {
+        tile_sums<<<grid, SCAN_THREADS>>>(in, n, scratch);
+        LAUNCH_CHECK("tile_sums");
+        scan_device_wide_levels(scratch, scratch, tiles, scratch + LEVEL_INTS(tiles));
+    }
+    scan_tiles<<<grid, SCAN_THREADS>>>(in, out, n, tiles > 1 ? scratch : NULL, NULL);
+    LAUNCH_CHECK("scan_tiles");
+}
+
+/* ---- histograms ------------------------------------------------------------------------------- */
+
+/* Counts the samples into bins (global or shared memory): the grid walks the input 16 bytes per
+ * thread per step, the last n % 16 bytes (n % 8 keys) one by one. AGG = 1: warp-aggregated atomics,
+ * the lanes holding the same key add once, with the number of them (__match_any_sync, sm_70+);
+ * the loop then runs the same number of times in every lane of a warp, which that call needs. */
+template <typename T, int AGG>
+__device__ __forceinline__ void count_samples(const T *in, uint64_t n, unsigned *bins)
+{
+    const int per_word = 16 / sizeof(T);
+    const uint4 *words = (const uint4 *)in;
+    uint64_t nwords = n / per_word, stride = (uint64_t)gridDim.x * blockDim.x;
+    uint64_t gid = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned lane = threadIdx.x % 32;
+    /* AGG: the loop runs while the warp's first lane has a word (w - lane is the same in all 32 lanes). */
+    for (uint64_t w = gid; (AGG ? w - lane : w) < nwords; w += stride) {
+        int valid = w < nwords;
+        uint4 q = valid ? words[w] : make_uint4(0, 0, 0, 0);
+        const T *s = (const T *)&q;
+        for (int k = 0; k < per_word; k++) {
+            unsigned key = s[k];
+            if (AGG) {
+                unsigned peers = __match_any_sync(FULL_MASK, valid ? key : 0xffffffffu);
+                if (valid && lane == (unsigned)(__ffs(peers) - 1)) atomicAdd(&bins[key], __popc(peers));
+            } else {
+                atomicAdd(&bins[key], 1u);
+            }
+        }
+    }
+    uint64_t tail = nwords * per_word + gid;
+    if (tail < n) atomicAdd(&bins[in[tail]], 1u);
+}
+
+/* The chapter's first version: every sample is one atomicAdd on the global histogram. */
+__global__ void histogram_global_atomics(const uint8_t *in, uint64_t n, unsigned *hist)
+{
+    count_samples<uint8_t, 0>(in, n, hist);
+}
+
+/* Per-block private bins in shared memory (zeroed first: shared memory starts undefined), counted
+ * with shared atomics, then one global atomicAdd per non-empty bin per block. */
+template <int BINS, typename T, int AGG>
+__device__ __forceinline__ void histogram_privatized(const T *in, uint64_t n, unsigned *hist)
+{
+    __shared__ unsigned bins[BINS];
+    for (int b = threadIdx.x; b < BINS; b += blockDim.x) bins[b] = 0;
+    __syncthreads();
+    count_samples<T, AGG>(in, n, bins);
+    __syncthreads();
+    for (int b = threadIdx.x; b < BINS; b += blockDim.x)
+        if (bins[b]) atomicAdd(&hist[b], bins[b]);
+}
+
+__global__ void histogram_shared_privatized(const uint8_t *in, uint64_t n, unsigned *hist)
+{
+    histogram_privatized<256, uint8_t, 0>(in, n, hist);
+}
+
+__global__ void histogram_warp_aggregated(const uint8_t *in, uint64_t n, unsigned *hist)
+{
+    histogram_privatized<256, uint8_t, 1>(in, n, hist);
+}
+
+__global__ void histogram4096_global_atomics(const uint16_t *in, uint64_t n, unsigned *hist)
+{
+    count_samples<uint16_t, 0>(in, n, hist);
+}
+
+/* The exercise's 4096-bin histogram with per-block bins in shared memory (defined below; in the
+ * exercise build, by the stub or by solutions/11_scan_histogram.cu). */
+__global__ void histogram4096_shared(const uint16_t *in, uint64_t n, unsigned *hist);
+
+#ifndef SCAN_HISTOGRAM_EXERCISE
+__global__ void __launch_bounds__(SCAN_THREADS) add_tile_offsets(int *out, uint64_t n, const int *scanned_totals)
+{
+    uint64_t tile = (uint64_t)blockIdx.x + 1; /* tile 0 has nothing before it */
+    int x[SCAN_ITEMS];
+    load_items(out, n, tile, x);
+    int before = scanned_totals[tile - 1];
+    for (int k = 0; k < SCAN_ITEMS; k++) x[k] += before;
+    store_items(out, n, tile, x);
+}
+
+static void scan_block_totals_and_add_back(int *out, uint64_t n, int *totals, uint64_t tiles, int *scratch)
+{
+    scan_device_wide_levels(totals, totals, tiles, scratch);
+    add_tile_offsets<<<(unsigned)(tiles - 1), SCAN_THREADS>>>(out, n, totals);
+    LAUNCH_CHECK("add_tile_offsets");
+}
+
+/* 4096 counters of 4 bytes are 16 KiB of shared memory: it fits (48 KiB without opting in, up to
+ * 227 KiB on Hopper), at the price of fewer blocks per SM than 1 KiB of 256 bins allows. */
+__global__ void histogram4096_shared(const uint16_t *in, uint64_t n, unsigned *hist)
+{
+    histogram_privatized<4096, uint16_t, 0>(in, n, hist);
+}
+#endif
+
+/* ---- the kernels' table ------------------------------------------------------------------------- */
+
+typedef enum { T_SCAN_WARP, T_SCAN_BLOCK, T_SCAN, T_HIST256, T_HIST4096 } Task;
+
+/* The device buffers every launcher uses. */
+static struct {
+    int *in, *out, *scratch;
+    uint8_t *samples;      /* uint8 samples, or uint16 keys for 4096 bins */
+    unsigned *hist;        /* 4096 counters */
+    void *cub_temp;
+    size_t cub_temp_bytes;
+    int sm_count;
+    int hist_per_sm[3];    /* blocks per SM of the histogram kernels: global, 256 bins shared, 4096 bins shared */
+} B;
+
+typedef void (*Launch)(uint64_t n);
+
+typedef struct {
+    const char *name;
+    Task task;
+    const char *what;
+    Launch launch;
+    int cub;               /* 1: the library's row of its task */
+} Entry;
+
+static void run_scan_warp(uint64_t n)
+{
+    scan_warp_segments<<<grid_for(n, SCAN_THREADS, "scan_warp_segments"), SCAN_THREADS>>>(B.in, B.out, n);
+    LAUNCH_CHECK("scan_warp_segments");
+}
+
+static void run_scan_block(uint64_t n)
+{
+    scan_tiles<<<grid_for(n, SCAN_TILE, "scan_tiles"), SCAN_THREADS>>>(B.in, B.out, n, NULL, NULL);
+    LAUNCH_CHECK("scan_tiles");
+}
+
+static void run_scan_device_wide(uint64_t n) { scan_device_wide_levels(B.in, B.out, n, B.scratch); }
+static void run_scan_reduce_then_scan(uint64_t n) { scan_reduce_then_scan_levels(B.in, B.out, n, B.scratch); }
+
+static void run_cub_scan(uint64_t n)
+{
+    size_t bytes = B.cub_temp_bytes;
+    CUDA_CHECK(cub::DeviceScan::InclusiveSum(B.cub_temp, bytes, B.in, B.out, (int64_t)n));
+}
+
+/* Blocks for a histogram kernel: as many as fit on the machine at once, no more than the work needs
+ * (16 bytes of samples per thread and step). */
+static unsigned hist_grid(int slot, uint64_t bytes)
+{
+    uint64_t blocks = (uint64_t)B.sm_count * B.hist_per_sm[slot];
+    uint64_t needed = (bytes / 16 + HIST_THREADS - 1) / HIST_THREADS;
+    return (unsigned)(blocks < needed ? blocks : needed ? needed : 1);
+}
+
+/* The histograms' timed work includes zeroing the bins. */
+#define HIST_RUN(fn, kernel, T, bins, slot)                                                        \
+    static void fn(uint64_t n)                                                                     \
+    {                                                                                              \
+        CUDA_CHECK(cudaMemsetAsync(B.hist, 0, (bins) * sizeof(unsigned)));                         \
+        kernel<<<hist_grid(slot, n * sizeof(T)), HIST_THREADS>>>((const T *)B.samples, n, B.hist); \
+        LAUNCH_CHECK(#kernel);                                                                     \
+    }
+HIST_RUN(run_hist_global, histogram_global_atomics, uint8_t, 256, 0)
+HIST_RUN(run_hist_shared, histogram_shared_privatized, uint8_t, 256, 1)
+HIST_RUN(run_hist_aggregated, histogram_warp_aggregated, uint8_t, 256, 1)
+HIST_RUN(run_hist4096_global, histogram4096_global_atomics, uint16_t, 4096, 0)
+HIST_RUN(run_hist4096_shared, histogram4096_shared, uint16_t, 4096, 2)
+
+static void run_cub_hist256(uint64_t n)
+{
+    size_t bytes = B.cub_temp_bytes;
+    CUDA_CHECK(cub::DeviceHistogram::HistogramEven(B.cub_temp, bytes, B.samples, B.hist, 257, 0, 256, (int64_t)n));
+}
+
+static void run_cub_hist4096(uint64_t n)
+{
+    size_t bytes = B.cub_temp_bytes;
+    CUDA_CHECK(cub::DeviceHistogram::HistogramEven(B.cub_temp, bytes, (const uint16_t *)B.samples, B.hist, 4097, 0,
+                                                   4096, (int64_t)n));
+}
+
+static const Entry entries[] = {
+    {"scan_warp", T_SCAN_WARP, "each warp scans its 32 elements (Hillis-Steele, __shfl_up_sync)", run_scan_warp, 0},
+    {"scan_block", T_SCAN_BLOCK, "each block scans its tile of 1024 (warp scans + warp totals in shared)", run_scan_block, 0},
+    {"scan_device_wide", T_SCAN, "any N: block scans, scan of block totals, add-back (chapter exercise)", run_scan_device_wide, 0},
+    {"scan_reduce_then_scan", T_SCAN, "any N: tile sums, their scan, tiles scanned from their offsets", run_scan_reduce_then_scan, 0},
+    {"cub_inclusive_sum", T_SCAN, "cub::DeviceScan::InclusiveSum", run_cub_scan, 1},
+    {"histogram_global_atomics", T_HIST256, "256 bins: one global atomicAdd per sample", run_hist_global, 0},
+    {"histogram_shared_privatized", T_HIST256, "256 bins: per-block bins in shared memory, merged", run_hist_shared, 0},
+    {"histogram_warp_aggregated", T_HIST256, "256 bins: as privatized, equal keys of a warp added once", run_hist_aggregated, 0},
+    {"cub_histogram_even", T_HIST256, "cub::DeviceHistogram::HistogramEven, 256 bins", run_cub_hist256, 1},
+    {"histogram4096_global_atomics", T_HIST4096, "4096 bins: one global atomicAdd per sample", run_hist4096_global, 0},
+    {"histogram4096_shared", T_HIST4096, "4096 bins: per-block bins in shared memory (chapter exercise)", run_hist4096_shared, 0},
+    {"cub_histogram_even_4096", T_HIST4096, "cub::DeviceHistogram::HistogramEven, 4096 bins", run_cub_hist4096, 1},
+};
+#define ENTRY_COUNT (int)(sizeof entries / sizeof entries[0])
+
+/* The kernels run when --kernel is not given: all of them, or in the exercise build its two kernels. */
+#ifdef SCAN_HISTOGRAM_EXERCISE
+#define DEFAULT_KERNELS "scan_device_wide,histogram4096_shared"
+#else
+#define DEFAULT_KERNELS NULL
+#endif
+
+/* ---- options ------------------------------------------------------------------------------ */
+
+typedef enum { DATA_UNIFORM, DATA_SKEWED } Data;
+static const char *data_names[] = {"uniform", "skewed"};
+
+typedef struct {
+    uint64_t sizes[MAX_SIZES];
+    int size_count;
+    const char *kernel;    /* NULL: the default kernels */
+    int fills[2];          /* which of uniform, skewed */
+    uint64_t seed;
+    int reps, warmup;
+    const char *csv_path;
+    int check;
+} Options;
+
+static void usage(FILE *f, const char *prog)
+{
+    fprintf(f,
+        "usage: %s [options]\n"
+        "  --n N[,N...]      elements (default %s); suffixes K M G (x1024), 2^k[+c]\n"
+        "  --kernel NAME|all run the kernels of --list named (NAME,NAME,...), or all (default)\n"
+        "  --list            list the kernels, the default and the check sizes, and exit\n"
+        "  --fill uniform|skewed|both   histogram data (default both; skewed: %.0f%% of the samples in\n"
+        "                    one bin); the scan's data is int32 in [-128, 127] either way\n"
+        "  --seed S          seed of the data (default 1)\n"
+        "  --reps R          timed repetitions, median reported (default 20)\n"
+        "  --warmup W        untimed runs before timing (default 3)\n"
+        "  --csv FILE        append one row per kernel, size and data set to FILE\n"
+        "  --check           exit 1 if any kernel fails verification\n"
+        "  --help            this text\n"
+        "exit codes: 0 ok, 1 verification failed (with --check), 2 usage error, 3 no usable GPU or CUDA error\n",
+        prog, DEFAULT_SIZES, 100 * HOT_FRACTION);
+}
+
+static void usage_error(const char *prog, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "error: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(try %s --help)\n", prog);
+    exit(EXIT_USAGE);
+}
+
+static int find_entry(const char *name, size_t len)
+{
+    for (int i = 0; i < ENTRY_COUNT; i++)
+        if (strlen(entries[i].name) == len && !strncmp(entries[i].name, name, len)) return i;
+    return -1;
+}
+
+/* Is kernel i in the comma-separated list (NULL: every kernel)? */
+static int in_list(const char *list, int i)
+{
+    if (!list) return 1;
+    for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
+        if (find_entry(p, strcspn(p, ",")) == i) return 1;
+    return 0;
+}
+
+static Options parse_options(int argc, char **argv)
+{
+    const char *prog = argv[0];
+    Options o;
+    memset(&o, 0, sizeof o);
+    o.size_count = parse_size_list(DEFAULT_SIZES, o.sizes, MAX_SIZES);
+    o.kernel = DEFAULT_KERNELS;
+    o.fills[0] = o.fills[1] = 1;
+    o.seed = 1;
+    o.reps = 20;
+    o.warmup = 3;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout, prog);
+            exit(EXIT_OK);
+        }
+        if (!strcmp(a, "--list")) {
+            printf("stage %s kernels:\n", STAGE_NAME);
+            for (int k = 0; k < ENTRY_COUNT; k++)
+                printf("  %-30s %s%s\n", entries[k].name, entries[k].what,
+                       in_list(DEFAULT_KERNELS, k) || entries[k].cub ? "" : " [not run by default here]");
+            printf("default sizes: %s\n", DEFAULT_SIZES);
+            printf("check sizes: %s\n", CHECK_SIZES);
+            exit(EXIT_OK);
+        }
+        if (!strcmp(a, "--check")) {
+            o.check = 1;
+            continue;
+        }
+        int takes_value = !strcmp(a, "--n") || !strcmp(a, "--kernel") || !strcmp(a, "--fill") ||
+                          !strcmp(a, "--seed") || !strcmp(a, "--reps") || !strcmp(a, "--warmup") ||
+                          !strcmp(a, "--csv");
+        if (!takes_value) usage_error(prog, "unknown option '%s'", a);
+        if (i + 1 >= argc) usage_error(prog, "option %s needs a value", a);
+        const char *v = argv[++i];
+        long num;
+        if (!strcmp(a, "--n")) {
+            o.size_count = parse_size_list(v, o.sizes, MAX_SIZES);
+            if (o.size_count < 0)
+                usage_error(prog, "--n '%s': give element counts >= 1 such as 1000003, 16M or 2^24+1 "
+                                  "(comma-separated, at most 64)", v);
+        } else if (!strcmp(a, "--kernel")) {
+            for (const char *p = v; strcmp(v, "all") && *p;) {
+                int len = (int)strcspn(p, ",");
+                if (find_entry(p, (size_t)len) < 0) {
+                    char name[128];
+                    snprintf(name, sizeof name, "%.*s", len, p);
+                    usage_error(prog, "unknown kernel '%s' (--list shows this stage's kernels)", name);
+                }
+                p += len + (p[len] == ',');
+            }
+            o.kernel = strcmp(v, "all") ? v : NULL;
+        } else if (!strcmp(a, "--fill")) {
+            int u = !strcmp(v, "uniform") || !strcmp(v, "both"), s = !strcmp(v, "skewed") || !strcmp(v, "both");
+            if (!u && !s) usage_error(prog, "unknown fill '%s' (uniform, skewed or both)", v);
+            o.fills[DATA_UNIFORM] = u;
+            o.fills[DATA_SKEWED] = s;
+        } else if (!strcmp(a, "--seed")) {
+            if (parse_int(v, 0, 0x7fffffffL, &num)) usage_error(prog, "--seed '%s': give a whole number >= 0", v);
+            o.seed = (uint64_t)num;
+        } else if (!strcmp(a, "--reps")) {
+            if (parse_int(v, 1, 100000, &num)) usage_error(prog, "--reps '%s': give a whole number from 1 to 100000", v);
+            o.reps = (int)num;
+        } else if (!strcmp(a, "--warmup")) {
+            if (parse_int(v, 0, 1000, &num)) usage_error(prog, "--warmup '%s': give a whole number from 0 to 1000", v);
+            o.warmup = (int)num;
+        } else {
+            o.csv_path = v;
+        }
+    }
+    return o;
+}
+
+/* ---- data and references ---------------------------------------------------------------------- */
+
+/* From the project's counter-based fill: fill_value(random) is (m - 2^23) / 2^23 for 24 random bits m,
+ * so floor(v * 2^k) + 2^k is the top k + 1 bits of m, uniform on [0, 2^(k+1)). */
+static unsigned top_bits(uint64_t seed, uint64_t i, int bits)
+{
+    float v = fill_value(FILL_RANDOM, seed, i);
+    return (unsigned)((int)floorf(v * (float)(1 << (bits - 1))) + (1 << (bits - 1)));
+}
+
+/* int32 in [-128, 127]: any prefix of N elements stays far inside int32 (|prefix| <= 128 N, and a random
+ * walk of N such steps is about 74 sqrt(N)); the check compares modulo 2^32 anyway, as the GPU wraps. */
+static void fill_scan(int *x, uint64_t n, uint64_t seed)
+{
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < (int64_t)n; i++) x[i] = (int)top_bits(seed, (uint64_t)i, 8) - 128;
+}
+
+/* Histogram samples: uniform over the bins, or skewed: HOT_FRACTION of them in one bin (decided by a
+ * second draw, from seed + 1000), the rest uniform. bits 8: uint8 samples, 12: uint16 keys < 4096. */
+static void fill_samples(void *x, uint64_t n, int bits, Data data, uint64_t seed)
+{
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < (int64_t)n; i++) {
+        unsigned key = top_bits(seed, (uint64_t)i, bits);
+        if (data == DATA_SKEWED && fill_value(FILL_RANDOM, seed + 1000, (uint64_t)i) < (float)(2 * HOT_FRACTION - 1))
+            key = bits == 8 ? HOT_BIN : HOT_KEY;
+        if (bits == 8) ((uint8_t *)x)[i] = (uint8_t)key;
+        else ((uint16_t *)x)[i] = (uint16_t)key;
+    }
+}
+
+/* The GPU's scan against the exact one (int64, restarted every `segment` elements; 0: never), compared
+ * modulo 2^32. Returns the number of wrong elements; *first: the first wrong index. */
+static uint64_t check_scan(const int *in, const int *out, uint64_t n, uint64_t segment, uint64_t *first)
+{
+    uint64_t wrong = 0;
+    int64_t s = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        if (segment && i % segment == 0) s = 0;
+        s += in[i];
+        if ((uint32_t)out[i] != (uint32_t)(uint64_t)s && !wrong++) *first = i;
+    }
+    return wrong;
+}
+
+static void cpu_histogram(const void *x, uint64_t n, int bits, uint64_t *counts)
+{
+    memset(counts, 0, sizeof(uint64_t) << bits);
+    if (bits == 8)
+        for (uint64_t i = 0; i < n; i++) counts[((const uint8_t *)x)[i]]++;
+    else
+        for (uint64_t i = 0; i < n; i++) counts[((const uint16_t *)x)[i]]++;
+}
+
+/* ---- device, timing, output --------------------------------------------------------------------- */
+
+typedef struct {
+    char name[256];
+    int sm_count, cc_major, cc_minor;
+    size_t l2_bytes;
+    double peak_gbps;
+} Device;
+
+/* Reads a buffer twice the size of L2 before every timed run, so no line of the input is left in L2
+ * (reading leaves nothing dirty to write back during the run). */
+__global__ void flush_read(const uint4 *buf, uint64_t words, unsigned *sink)
+{
+    unsigned acc = 0;
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < words; i += (uint64_t)gridDim.x * blockDim.x)
+        acc ^= __ldcs(buf + i).x;
+    if (acc == 0x5eed5eedu) *sink = acc; /* never true (the buffer is zero): keeps the loads */
+}
+
+static struct {
+    const uint4 *flush;
+    uint64_t flush_words;
+    unsigned *sink;
+    cudaEvent_t start, stop;
+    double *us;
+} T;
+
+/* Warm-ups, then reps timed runs, each after an L2 flush; CUDA events around exactly the launcher's
+ * work. Returns the median in microseconds. */
+static double time_kernel(const Entry *e, uint64_t n, const Options *o)
+{
+    for (int r = -o->warmup; r < o->reps; r++) {
+        flush_read<<<4 * B.sm_count, 512>>>(T.flush, T.flush_words, T.sink);
+        LAUNCH_CHECK("flush_read");
+        CUDA_CHECK(cudaEventRecord(T.start));
+        e->launch(n);
+        CUDA_CHECK(cudaEventRecord(T.stop));
+        CUDA_CHECK(cudaEventSynchronize(T.stop));
+        float ms;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, T.start, T.stop));
+        if (r >= 0) T.us[r] = ms * 1e3;
+    }
+    return median(T.us, o->reps);
+}
+
+typedef struct {
+    const Entry *e;
+    double us, gbps;
+    uint64_t wrong, first, of;   /* wrong elements (or bins) of `of`, and the first of them */
+} Result;
+
+static void print_group(const Result *res, int count, const Device *d, const char *unit)
+{
+    double cub_us = 0;
+    for (int i = 0; i < count; i++)
+        if (res[i].e->cub) cub_us = res[i].us;
+    printf("%-30s %-16s %10s %8s %6s %7s\n", "kernel", "check", "time(us)", "GB/s", "%peak", "x CUB");
+    for (int i = 0; i < count; i++) {
+        char check[48] = "ok", xcub[16] = "-";
+        if (res[i].wrong) snprintf(check, sizeof check, "FAIL@%s %llu", unit, (unsigned long long)res[i].first);
+        if (cub_us > 0) snprintf(xcub, sizeof xcub, "%.2fx", cub_us / res[i].us);
+        printf("%-30s %-16s %10.1f %8.1f %6.1f %7s\n", res[i].e->name, check, res[i].us, res[i].gbps,
+               100.0 * res[i].gbps / d->peak_gbps, xcub);
+    }
+}
+
+static void csv_rows(FILE *csv, const Device *d, const Result *res, int count, const char *dtype, uint64_t n)
+{
+    if (!csv) return;
+    for (int i = 0; i < count; i++) {
+        if (ftell(csv) == 0) fprintf(csv, "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols\n");
+        fprintf(csv, "%s,%s,%s,%s,%llu,%.3f,%.2f,%.2f,%.3e,%d,\n", d->name, STAGE_NAME, res[i].e->name, dtype,
+                (unsigned long long)n, res[i].us, res[i].gbps, 100.0 * res[i].gbps / d->peak_gbps,
+                (double)res[i].wrong / (double)res[i].of, res[i].wrong == 0);
+    }
+    fflush(csv);
+}
+
+static void open_device(Device *d)
+{
+    require_gpu();
+    cudaDeviceProp p;
+    CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
+    snprintf(d->name, sizeof d->name, "%s", p.name);
+    d->sm_count = p.multiProcessorCount;
+    d->cc_major = p.major;
+    d->cc_minor = p.minor;
+    d->l2_bytes = (size_t)p.l2CacheSize;
+    int khz = 0, bits = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, 0));
+    CUDA_CHECK(cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, 0));
+    d->peak_gbps = 2.0 * khz * 1e3 * (bits / 8.0) / 1e9;
+    if (d->cc_major * 10 + d->cc_minor < 75) {
+        fprintf(stderr, "error: %s has compute capability %d.%d; these programs need 7.5 or newer\n", d->name,
+                d->cc_major, d->cc_minor);
+        exit(EXIT_GPU);
+    }
+    printf("stage %s on %s (sm_%d%d, %d SMs, L2 %.1f MiB)\n", STAGE_NAME, d->name, d->cc_major, d->cc_minor,
+           d->sm_count, d->l2_bytes / 1048576.0);
+    printf("DRAM theoretical peak %.1f GB/s (%d MHz x %d-bit bus x 2)\n", d->peak_gbps, khz / 1000, bits);
+}
+
+static void *device_alloc(size_t bytes)
+{
+    void *p = NULL;
+    CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
+    return p;
+}
+
+static void *host_alloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "error: out of host memory (%zu bytes): choose a smaller --n\n", bytes);
+        exit(EXIT_USAGE);
+    }
+    return p;
+}
+
+static int blocks_per_sm(const void *kernel)
+{
+    int per_sm = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, HIST_THREADS, 0));
+    return per_sm > 0 ? per_sm : 1;
+}
+
+/* ---- main --------------------------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+    Options o = parse_options(argc, argv);
+    FILE *csv = NULL;
+    if (o.csv_path && !(csv = fopen(o.csv_path, "a"))) {
+        fprintf(stderr, "error: cannot write the CSV file '%s': %s\n(try %s --help)\n", o.csv_path, strerror(errno),
+                argv[0]);
+        exit(EXIT_USAGE);
+    }
+    if (csv) fseek(csv, 0, SEEK_END); /* the header goes in with the first row */
+
+    Device d;
+    open_device(&d);
+    B.sm_count = d.sm_count;
+    uint64_t max_n = 0;
+    for (int s = 0; s < o.size_count; s++)
+        if (o.sizes[s] > max_n) max_n = o.sizes[s];
+
+    /* What the run needs on the GPU, checked against what is free before anything is allocated. */
+    size_t cub_bytes = 0, bytes = 0;
+    CUDA_CHECK(cub::DeviceScan::InclusiveSum(NULL, bytes, (const int *)NULL, (int *)NULL, (int64_t)max_n));
+    cub_bytes = bytes;
+    CUDA_CHECK(cub::DeviceHistogram::HistogramEven(NULL, bytes, (const uint8_t *)NULL, (unsigned *)NULL, 257, 0, 256,
+                                                   (int64_t)max_n));
+    if (bytes > cub_bytes) cub_bytes = bytes;
+    CUDA_CHECK(cub::DeviceHistogram::HistogramEven(NULL, bytes, (const uint16_t *)NULL, (unsigned *)NULL, 4097, 0,
+                                                   4096, (int64_t)max_n));
+    if (bytes > cub_bytes) cub_bytes = bytes;
+    B.cub_temp_bytes = cub_bytes;
+    T.flush_words = (2 * d.l2_bytes + 15) / 16;
+    size_t need = max_n * (2 * sizeof(int) + sizeof(uint16_t)) + scan_scratch_ints(max_n) * sizeof(int) + cub_bytes +
+                  T.flush_words * 16 + (64u << 20);
+    size_t free_b = 0, total_b = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    if (need > free_b) {
+        fprintf(stderr, "error: N = %llu needs about %zu bytes of GPU memory; %s has %zu bytes free (of %zu): "
+                        "choose a smaller --n\n", (unsigned long long)max_n, need, d.name, free_b, total_b);
+        exit(EXIT_USAGE);
+    }
+    B.in = (int *)device_alloc(max_n * sizeof(int));
+    B.out = (int *)device_alloc(max_n * sizeof(int));
+    B.scratch = (int *)device_alloc(scan_scratch_ints(max_n) * sizeof(int));
+    B.samples = (uint8_t *)device_alloc(max_n * sizeof(uint16_t));
+    B.hist = (unsigned *)device_alloc(4096 * sizeof(unsigned));
+    B.cub_temp = device_alloc(cub_bytes);
+    T.flush = (const uint4 *)device_alloc(T.flush_words * 16);
+    CUDA_CHECK(cudaMemset((void *)T.flush, 0, T.flush_words * 16));
+    T.sink = (unsigned *)device_alloc(sizeof(unsigned));
+    CUDA_CHECK(cudaEventCreate(&T.start));
+    CUDA_CHECK(cudaEventCreate(&T.stop));
+    T.us = (double *)host_alloc(o.reps * sizeof(double));
+    B.hist_per_sm[0] = blocks_per_sm((const void *)histogram_global_atomics);
+    B.hist_per_sm[1] = blocks_per_sm((const void *)histogram_shared_privatized);
+    B.hist_per_sm[2] = blocks_per_sm((const void *)histogram4096_shared);
+
+    int *h_in = (int *)host_alloc(max_n * sizeof(int));
+    int *h_out = (int *)host_alloc(max_n * sizeof(int));
+    uint16_t *h_samples = (uint16_t *)host_alloc(max_n * sizeof(uint16_t));
+    uint64_t counts[4096];
+    unsigned h_hist[4096];
+
+    int failures = 0;
+    for (int s = 0; s < o.size_count; s++) {
+        uint64_t n = o.sizes[s];
+        printf("\nN = %llu; median of %d runs after %d warm-ups, L2 flushed before each; seed %llu\n",
+               (unsigned long long)n, o.reps, o.warmup, (unsigned long long)o.seed);
+        Result res[ENTRY_COUNT];
+        int count = 0;
+
+        /* Scan: one group, CUB last; each kernel's output poisoned first, so a kernel that writes
+         * nothing cannot pass on what the previous one left. */
+        fill_scan(h_in, n, o.seed);
+        CUDA_CHECK(cudaMemcpy(B.in, h_in, n * sizeof(int), cudaMemcpyHostToDevice));
+        for (int k = 0; k < ENTRY_COUNT; k++) {
+            const Entry *e = &entries[k];
+            if (e->task > T_SCAN || !(in_list(o.kernel, k) || (e->cub && count))) continue;
+            CUDA_CHECK(cudaMemset(B.out, 0xab, n * sizeof(int)));
+            Result *r = &res[count++];
+            r->e = e;
+            r->us = time_kernel(e, n, &o);
+            r->gbps = 8.0 * n / (r->us * 1e-6) / 1e9; /* int32 read + int32 written */
+            CUDA_CHECK(cudaMemcpy(h_out, B.out, n * sizeof(int), cudaMemcpyDeviceToHost));
+            uint64_t segment = e->task == T_SCAN_WARP ? 32 : e->task == T_SCAN_BLOCK ? SCAN_TILE : 0;
+            r->of = n;
+            r->wrong = check_scan(h_in, h_out, n, segment, &r->first);
+        }
+        if (count) {
+            printf("-- scan: int32 in [-128, 127], %.1f MiB read + %.1f MiB written; checked element by element "
+                   "against an exact int64 CPU scan (scan_warp: per 32, scan_block: per %d)\n",
+                   n * 4.0 / 1048576, n * 4.0 / 1048576, SCAN_TILE);
+            print_group(res, count, &d, "index");
+            csv_rows(csv, &d, res, count, "i32", n);
+            for (int i = 0; i < count; i++) failures += res[i].wrong != 0;
+        }
+
+        /* Histograms: for each data set, 256 bins on uint8 samples, then 4096 bins on uint16 keys. */
+        for (int data = 0; data < 2; data++) {
+            if (!o.fills[data]) continue;
+            for (int bits = 8; bits <= 12; bits += 4) {
+                Task task = bits == 8 ? T_HIST256 : T_HIST4096;
+                uint64_t bins = 1ull << bits;
+                count = 0;
+                for (int k = 0; k < ENTRY_COUNT; k++) {
+                    const Entry *e = &entries[k];
+                    if (e->task != task || !(in_list(o.kernel, k) || (e->cub && count))) continue;
+                    if (!count) {
+                        if (n > 0xffffffffull) {
+                            printf("-- histogram, %llu bins: skipped at N = %llu (the counters are 32-bit)\n",
+                                   (unsigned long long)bins, (unsigned long long)n);
+                            break;
+                        }
+                        fill_samples(h_samples, n, bits, (Data)data, o.seed);
+                        CUDA_CHECK(cudaMemcpy(B.samples, h_samples, n * (bits == 8 ? 1 : 2), cudaMemcpyHostToDevice));
+                        cpu_histogram(h_samples, n, bits, counts);
+                    }
+                    Result *r = &res[count++];
+                    r->e = e;
+                    r->us = time_kernel(e, n, &o);
+                    r->gbps = (double)n * (bits == 8 ? 1 : 2) / (r->us * 1e-6) / 1e9; /* samples read */
+                    CUDA_CHECK(cudaMemcpy(h_hist, B.hist, bins * sizeof(unsigned), cudaMemcpyDeviceToHost));
+                    r->of = bins;
+                    r->wrong = 0;
+                    for (uint64_t b = 0; b < bins; b++)
+                        if (h_hist[b] != counts[b] && !r->wrong++) r->first = b;
+                }
+                if (!count) continue;
+                printf("-- histogram, %llu bins: %s %s samples, %.1f MiB read; checked bin by bin against exact "
+                       "CPU counts\n", (unsigned long long)bins, data_names[data], bits == 8 ? "uint8" : "uint16 (< 4096)",
+                       n * (bits == 8 ? 1.0 : 2.0) / 1048576);
+                print_group(res, count, &d, "bin");
+                char dtype[32];
+                snprintf(dtype, sizeof dtype, "%s_%s", bits == 8 ? "u8" : "u16", data_names[data]);
+                csv_rows(csv, &d, res, count, dtype, n);
+                for (int i = 0; i < count; i++) failures += res[i].wrong != 0;
+            }
+        }
+    }
+    if (csv) fclose(csv);
+    printf("\n%s\n", failures ? "some kernels FAILED verification" : "all kernels passed verification");
+    return failures && o.check ? EXIT_VERIFY : EXIT_OK;
+}
