@@ -156,7 +156,7 @@ if [ "$gpu" = 1 ]; then
             build/$s/reduce --check --n "$sizes" --fill $fill --reps 3 --warmup 1 --csv "$csv" >"$tmp/run" 2>&1
             rc=$?
             rows=0
-            while IFS=, read -r _ stage kernel dtype n _ _ _ rel pass_; do
+            while IFS=, read -r _ stage kernel dtype n _ _ _ rel pass_ _; do
                 [ "$stage" = 00_device ] && continue
                 rows=$((rows + 1))
                 name="$s $kernel ($dtype) n=$n fill=$fill"

@@ -113,7 +113,7 @@ if [ "$gpu" = 1 ] && [ -x $sh ]; then
         $sh --check --n 2^22+7 --fill skewed --kernel histogram_global_atomics,histogram_shared_privatized,histogram_warp_aggregated,cub_histogram_even,histogram4096_global_atomics,histogram4096_shared,cub_histogram_even_4096 --reps 1 --warmup 0
     expect "11 a scan of 2^31+5 elements (64-bit indices, three levels of block totals) passes" 0 "all kernels passed" -- \
         $sh --check --n 2^31+5 --kernel scan_device_wide,scan_reduce_then_scan,cub_inclusive_sum --reps 1 --warmup 0
-    expect "11 the exercise stub fails its check (exit 1)" 1 "FAIL: the exercise of stage 11" -- \
+    expect "11 the exercise stub fails its check (make exits 2: its recipe failed)" 2 "FAIL: the exercise of stage 11" -- \
         "${sh_make[@]}" scan-histogram-exercise
     if grep -q "  - " "$tmp/out"; then ok "11 a failing exercise prints its hints"; else bad "11 a failing exercise prints no hints"; fi
     expect "11 the exercise stub passes where one tile is the whole scan" 0 "all kernels passed" -- \
