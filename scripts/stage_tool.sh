@@ -95,7 +95,7 @@ profile)
     # One checked run and one timed run per kernel, CUB's kernels included; the L2 flush left out.
     ncu --clock-control none --kernel-name regex:'^(reduce_|block_all_reduce|.*DeviceReduce)' --metrics "$metrics" --csv \
         "$bin" --n 16M --reps 1 --warmup 0 "$@" >"$tmp/ncu" 2>"$tmp/err" || { cat "$tmp/err" "$tmp/ncu" | tail -20; exit 1; }
-    echo "Nsight Compute, N = 16M, clocks as the GPU sets them (--clock-control none); the last launch of each kernel:"
+    echo "Nsight Compute, N = 16M (or the --n given), clocks as the GPU sets them (--clock-control none); the last launch of each kernel:"
     echo "  dram%: DRAM throughput, % of peak; occ%: achieved occupancy; thr/inst: active threads per warp"
     echo "  instruction (32 = no divergence); conflicts: shared-memory bank conflicts (loads + stores);"
     echo "  stalls: warps stalled per issued instruction, on memory (long_sb), barriers, shared memory/"

@@ -60,7 +60,28 @@ for readme in stages/*/README.md; do
       11_*) [ -f "$img/scan_histogram.png" ] && printf '![scan and histogram bandwidth](../../%s/scan_histogram.png)\n\n' "$img" ;;
       09_*) [ -f "$img/rows.png" ] && printf '![GB/s against the row length, per kernel](../../%s/rows.png)\n\n' "$img" ;;
       esac
-      awk -F, -v mode=stage -v stage="$stage" -f scripts/tables.awk "$csv"; } >"$tmp/stage"
+      awk -F, -v mode=stage -v stage="$stage" -f scripts/tables.awk "$csv"
+      case $stage in
+      08_*) printf '\nThe targets, at every N of the run (>1: faster than CUB):\n\n'
+            awk -F, -v stage="$stage" -f scripts/ratios.awk "$csv" ;;
+      esac; } >"$tmp/stage"
+    fill "$readme" stage-results "$tmp/stage" "$tmp/stage.md"
+    finish "$readme" "$tmp/stage.md"
+done
+
+# Stage 12 (several GPUs) has a CSV of its own, IMGDIR/multigpu.csv: the sum and the all-reduce table.
+readme=stages/12_multigpu/README.md
+if [ -f "$img/multigpu.csv" ] && [ -f "$readme" ]; then
+    { [ -f "$img/multigpu.png" ] && printf '![ncclAllReduce bus bandwidth against message size](../../%s/multigpu.png)\n\n' "$img"
+      awk -F, 'NR == 1 { next }
+        $3 ~ /^sum_/ { printf "%s, %s: the sum of %d fp32 elements spread over the GPUs, each shard reduced by stage 08 and the partials all-reduced: %.1f µs, %.0f GB/s of input, check %s.\n\n", $1, $3, $5, $6, $7, ($10 == 1 ? "ok" : "FAIL"); next }
+        !head++ { print "| all-reduce | dtype | bytes per GPU | time (µs) | busbw (GB/s) | check |\n|---|---|---:|---:|---:|---|" }
+        { b = $5 * ($4 == "bf16" ? 2 : 4); size = (b >= 1073741824) ? b / 1073741824 " GiB" : b / 1048576 " MiB"
+          printf "| `%s` | %s | %s | %.1f | %.1f | %s |\n", $3, $4, size, $6, $7, ($10 == 1 ? "ok" : "FAIL") }' "$img/multigpu.csv"; } >"$tmp/stage"
+    fill "$readme" stage-results "$tmp/stage" "$tmp/stage.md"
+    finish "$readme" "$tmp/stage.md"
+fi
+exit $status
     fill "$readme" stage-results "$tmp/stage" "$tmp/stage.md"
     finish "$readme" "$tmp/stage.md"
 done
