@@ -13,7 +13,8 @@
 set -u
 cd "$(dirname "$0")/.."
 parts=${*:-sanitize offset nonfinite repro edge}
-stages=$(ls stages/[0-9][0-9]_*/reduce.cu | xargs -n1 dirname | xargs -n1 basename)
+# AUDIT_STAGES="08_roofline 09_rows" audits only those stages.
+stages=${AUDIT_STAGES:-$(ls stages/[0-9][0-9]_*/reduce.cu | xargs -n1 dirname | xargs -n1 basename)}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 summary=$tmp/summary

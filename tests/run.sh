@@ -198,6 +198,8 @@ if [ "$gpu" = 1 ]; then
         build/06_gridstride/reduce --check --n 1000003 --offset 1 --reps 1 --warmup 0
     expect "--offset 3: stage 08's kernels read a scalar head and are right on an unaligned input" 0 "all kernels passed" -- \
         build/08_roofline/reduce --check --n 1000003,17 --offset 3 --reps 1 --warmup 0
+    expect "08 at N = 2^31+17: every kernel right with 64-bit indices" 0 "all kernels passed" -- \
+        build/08_roofline/reduce --check --n 2^31+17 --reps 1 --warmup 0
     expect "--offset 1: stage 07's packed kernels refuse it, the rest pass" 0 "f32x4_f32 +skipped: the input is not 16-byte aligned" -- \
         build/07_leetcuda_dtypes/reduce --check --n 1000003 --offset 1 --reps 1 --warmup 0
     # Values near each type's maximum: the narrow accumulators must overflow and say so (xfail), the
