@@ -52,7 +52,7 @@ for part in $parts; do
         nonfinite)
             for f in nan inf; do
                 if run nonfinite "$s" --n 1000003 --fill $f --reps 1 --warmup 0; then
-                    shown=$(awk -v f=$f '$5 == "ok" && tolower($2) ~ f' "$tmp/nonfinite-$s.log" | wc -l)
+                    shown=$(awk -v f=$f '$(NF - 5) == "ok" && tolower($2) ~ f' "$tmp/nonfinite-$s.log" | wc -l)
                     note nonfinite "$s" ok "--fill $f: every kernel passes, $shown rows give $f (int8 has no NaN or Inf and fp8 e4m3 no Inf: those pass with finite sums)"
                 else
                     note nonfinite "$s" FAIL "--fill $f: $(grep -E 'FAIL' "$tmp/nonfinite-$s.log" | head -1)"
@@ -61,8 +61,8 @@ for part in $parts; do
             ;;
         repro)
             if run repro "$s" --n 2^24 --reps 5 --warmup 0; then
-                same=$(awk '$5 == "ok" && $NF == "same" { print $1 }' "$tmp/repro-$s.log" | sort -u | tr '\n' ' ')
-                vary=$(awk '$5 == "ok" && $NF == "vary" { print $1 }' "$tmp/repro-$s.log" | sort -u | tr '\n' ' ')
+                same=$(awk '$(NF - 5) == "ok" && $NF == "same" { print $1 }' "$tmp/repro-$s.log" | sort -u | tr '\n' ' ')
+                vary=$(awk '$(NF - 5) == "ok" && $NF == "vary" { print $1 }' "$tmp/repro-$s.log" | sort -u | tr '\n' ' ')
                 note repro "$s" ok "same bits: ${same:-none}| varying (float atomics): ${vary:-none}"
             else
                 note repro "$s" FAIL "$(grep -B1 -E 'a race|FAIL' "$tmp/repro-$s.log" | head -2 | tr '\n' ' ')"
