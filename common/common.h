@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "host.h"
 
@@ -18,6 +19,33 @@ void cuda_check(cudaError_t err, const char *what, const char *file, int line);
 void require_gpu(void);
 void launch_check(const char *kernel, const char *file, int line);
 #define LAUNCH_CHECK(kernel) launch_check((kernel), __FILE__, __LINE__)
+
+/* "error: <fmt with arg>" and the --help hint, then exit with EXIT_USAGE. */
+void usage_error(const char *prog, const char *fmt, const char *arg);
+
+/* GPU 0 as the programs describe it; exits with EXIT_GPU (and the reason) unless it can be used. */
+typedef struct {
+    char name[256];
+    int sm_count, cc_major, cc_minor;
+    size_t l2_bytes;
+    double peak_gbps;   /* theoretical DRAM bandwidth: 2 x memory clock x bus width */
+    int mem_clock_mhz, bus_bits;
+} GpuInfo;
+void open_gpu(GpuInfo *d);
+
+/* cudaMalloc, or exit with EXIT_GPU naming what it was for and how much memory is free. */
+void *device_alloc(size_t bytes, const char *what);
+
+/* A kernel that only reads buf[0..words): the L2 flush before every timed run (over twice the L2), and
+ * the read-only speed of light. Launch it on stream_grid(sm_count) blocks of STREAM_BLOCK threads. */
+#define STREAM_BLOCK 512
+__global__ void stream_read(const uint4 *buf, uint64_t words, int *sink);
+unsigned stream_grid(int sm_count);
+
+/* Every program's CSV: opened for appending (exit EXIT_USAGE if it cannot be written), and the header
+ * its first row starts with. Columns are read by position: cols is the row length of a row stage. */
+FILE *open_csv(const char *path, const char *prog);
+#define CSV_HEADER "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols"
 
 /* One reduction of in[0..n): the harness fills the first block, a launcher the second. */
 typedef struct {

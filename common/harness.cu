@@ -38,7 +38,6 @@ typedef struct {
 
 typedef struct {
     char name[256];
-    char slug[256];
     int sm_count, cc_major, cc_minor;
     size_t l2_bytes;
     double peak_gbps;     /* theoretical: 2 x memory clock x bus width */
@@ -84,14 +83,6 @@ static void usage(FILE *f, const char *prog)
         "  --help            this text\n"
         "exit codes: 0 ok, 1 verification failed (with --check), 2 usage error, 3 no usable GPU or CUDA error\n",
         prog);
-}
-
-static void usage_error(const char *prog, const char *fmt, const char *arg)
-{
-    fprintf(stderr, "error: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(try %s --help)\n", prog);
-    exit(EXIT_USAGE);
 }
 
 /* ---- options ------------------------------------------------------------------------------ */
@@ -218,55 +209,21 @@ static Options parse_options(int argc, char **argv)
 
 static void open_device(Device *d)
 {
-    require_gpu();
-    cudaDeviceProp p;
-    CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
-    snprintf(d->name, sizeof d->name, "%s", p.name);
-    slugify(d->name, d->slug, sizeof d->slug);
-    d->sm_count = p.multiProcessorCount;
-    d->cc_major = p.major;
-    d->cc_minor = p.minor;
-    d->l2_bytes = (size_t)p.l2CacheSize;
-    int khz = 0, bits = 0;
-    CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, 0));
-    CUDA_CHECK(cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, 0));
-    d->mem_clock_mhz = khz / 1000;
-    d->bus_bits = bits;
-    d->peak_gbps = 2.0 * khz * 1e3 * (bits / 8.0) / 1e9; /* double data rate */
-    if (d->cc_major * 10 + d->cc_minor < 75) {
-        fprintf(stderr, "error: %s has compute capability %d.%d; these programs need 7.5 or newer "
-                        "(CUDA 13 builds nothing older, and the warp code relies on Volta+ semantics)\n",
-                d->name, d->cc_major, d->cc_minor);
-        exit(EXIT_GPU);
-    }
-}
-
-static void *device_alloc(size_t bytes, const char *what)
-{
-    void *p = NULL;
-    cudaError_t err = cudaMalloc(&p, bytes);
-    if (err != cudaSuccess) {
-        size_t free_b = 0, total_b = 0;
-        cudaGetLastError();
-        cudaMemGetInfo(&free_b, &total_b);
-        fprintf(stderr, "error: could not allocate %zu bytes of GPU memory for %s (%zu bytes free): %s\n",
-                bytes, what, free_b, cudaGetErrorString(err));
-        exit(EXIT_GPU);
-    }
-    return p;
+    GpuInfo gpu;
+    open_gpu(&gpu);
+    snprintf(d->name, sizeof d->name, "%s", gpu.name);
+    d->sm_count = gpu.sm_count;
+    d->cc_major = gpu.cc_major;
+    d->cc_minor = gpu.cc_minor;
+    d->l2_bytes = gpu.l2_bytes;
+    d->peak_gbps = gpu.peak_gbps;
+    d->mem_clock_mhz = gpu.mem_clock_mhz;
+    d->bus_bits = gpu.bus_bits;
 }
 
 __global__ void stream_read(const uint4 *buf, uint64_t words, int *sink);
 #define STREAM_BLOCK 512
 
-/* The blocks of stream_read the GPU holds at once (the occupancy calculator, as stage 08 sizes its grid):
- * a grid larger than that would run a second, partial wave. */
-static unsigned stream_grid(int sm_count)
-{
-    int per_sm = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, stream_read, STREAM_BLOCK, 0));
-    return (unsigned)(sm_count * (per_sm > 0 ? per_sm : 1));
-}
 
 /* The device's two ceilings, measured: a device-to-device copy (bytes read + written) and a
  * read-only stream of the same buffers, both the median of 10 runs after untimed ones. */
@@ -427,24 +384,6 @@ static const HostData *use_dtype(Dtype t, const Options *o)
         g.uploaded = t;
     }
     return &g.host[t];
-}
-
-/* Reads a buffer and nothing else, the way stage 08 reads its input (blocks of STREAM_BLOCK threads,
- * each step a contiguous tile of four 16-byte loads per thread, a full-occupancy grid): run before every
- * timed run over a buffer twice the size of L2 (so no line of the input is left there; reading, unlike
- * cudaMemset, leaves no dirty lines to write back during the run), and once over a large buffer to
- * measure the GPU's read-only streaming bandwidth, the speed of light of a reduction. */
-__global__ void __launch_bounds__(STREAM_BLOCK) stream_read(const uint4 *buf, uint64_t words, int *sink)
-{
-    unsigned acc = 0;
-    uint64_t i = (uint64_t)blockIdx.x * STREAM_BLOCK * 4 + threadIdx.x;
-    for (; i + 3 * STREAM_BLOCK < words; i += (uint64_t)gridDim.x * STREAM_BLOCK * 4) {
-        uint4 a = __ldcs(buf + i), b = __ldcs(buf + i + STREAM_BLOCK), c = __ldcs(buf + i + 2 * STREAM_BLOCK),
-              d = __ldcs(buf + i + 3 * STREAM_BLOCK);
-        acc ^= a.x ^ a.w ^ b.x ^ b.w ^ c.x ^ c.w ^ d.x ^ d.w;
-    }
-    for (; i < words; i += STREAM_BLOCK) acc ^= buf[i].x ^ buf[i].w;
-    if (acc == 0x5eed5eedu) *sink = (int)acc; /* never true (buffer is zero): keeps the loads */
 }
 
 /* CUB on every input type: fp32 accumulator (int32 for int8), as a user of the library would write. */
@@ -704,7 +643,7 @@ static double gbps_of(const Measure *m, uint64_t n, Dtype t)
     return bytes / (m->median_us * 1e-6) / 1e9;
 }
 
-static void print_row(const char *name, const Kernel *k, const Measure *m, const Reference *ref, const Device *d,
+static void print_row(const char *name, const Kernel *k, const Measure *m, const Device *d,
                       uint64_t n, double baseline_us)
 {
     if (m->status == ST_SKIP && m->refused) {
@@ -722,7 +661,6 @@ static void print_row(const char *name, const Kernel *k, const Measure *m, const
     if (reduce_stage.rows) snprintf(result, sizeof result, "%u rows", (unsigned)g.run.rows); /* the worst row's errors */
     else snprintf(result, sizeof result, "%.9g", m->result);
     if (baseline_us > 0) snprintf(speedup, sizeof speedup, "%.1fx", baseline_us / m->median_us);
-    (void)ref;
     printf("%-34s %16s %9.2e %9.2e %5s %10.1f %8.1f %6.1f %8s %5s\n", name, result, m->rel_err, m->rel_bound,
            status[m->status], m->median_us, gbps, 100.0 * gbps / d->peak_gbps, speedup,
            m->reproducible ? "same" : "vary");
@@ -737,7 +675,7 @@ static void csv_row(FILE *csv, const Device *d, const char *stage, const char *k
                     double us, double gbps, double pct, double rel_err, const char *pass)
 {
     if (!csv) return;
-    if (ftell(csv) == 0) fprintf(csv, "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols\n");
+    if (ftell(csv) == 0) fprintf(csv, "%s\n", CSV_HEADER);
     fprintf(csv, "%s,%s,%s,%s,%llu,", d->name, stage, kernel, dtype, (unsigned long long)n);
     if (us > 0) fprintf(csv, "%.3f", us);
     fprintf(csv, ",%.2f,%.2f,", gbps, pct);
@@ -747,27 +685,13 @@ static void csv_row(FILE *csv, const Device *d, const char *stage, const char *k
     fprintf(csv, "\n");
 }
 
-static void csv_measure(FILE *csv, const Device *d, const Kernel *k, uint64_t n, const Measure *m,
-                        const Reference *ref)
+static void csv_measure(FILE *csv, const Device *d, const Kernel *k, uint64_t n, const Measure *m)
 {
     static const char *pass[] = {"1", "0", "xfail"};
     if (m->status == ST_SKIP) return;
     double gbps = gbps_of(m, n, k->dtype);
-    (void)ref;
     csv_row(csv, d, reduce_stage.name, k->name, dtype_names[k->dtype], n, m->median_us, gbps,
             100.0 * gbps / d->peak_gbps, m->rel_err, pass[m->status]);
-}
-
-static FILE *open_csv(const char *path, const char *prog)
-{
-    if (!path) return NULL;
-    FILE *f = fopen(path, "a");
-    if (!f) {
-        fprintf(stderr, "error: cannot write the CSV file '%s': %s\n(try %s --help)\n", path, strerror(errno), prog);
-        exit(EXIT_USAGE);
-    }
-    fseek(f, 0, SEEK_END); /* the header goes in with the first row: a run that fails early adds nothing */
-    return f;
 }
 
 /* ---- main --------------------------------------------------------------------------------- */
@@ -915,8 +839,8 @@ int main(int argc, char **argv)
                 Kernel cub = {"cub", "cub::DeviceReduce", reduce_stage.rows ? launch_cub_rows : launch_cub, 0, 0,
                               (Dtype)group, group == DT_I8 ? ACC_I32 : ACC_F32};
                 Measure m = measure(&cub, &ref, h->values, &o);
-                print_row("cub", &cub, &m, &ref, &d, n, baseline_us);
-                csv_measure(csv, &d, &cub, n, &m, &ref);
+                print_row("cub", &cub, &m, &d, n, baseline_us);
+                csv_measure(csv, &d, &cub, n, &m);
                 failures += m.status == ST_FAIL;
             }
             if (!k) break;
@@ -928,8 +852,8 @@ int main(int argc, char **argv)
             }
             Measure m = measure(k, &ref, h->values, &o);
             if (k == baseline) baseline_us = m.median_us; /* stage 01: its first row */
-            print_row(k->name, k, &m, &ref, &d, n, baseline_us);
-            csv_measure(csv, &d, k, n, &m, &ref);
+            print_row(k->name, k, &m, &d, n, baseline_us);
+            csv_measure(csv, &d, k, n, &m);
             failures += m.status == ST_FAIL;
         }
     }

@@ -301,20 +301,3 @@ double relative_error(double result, double ref)
     if (result == ref) return 0.0;
     return ref != 0.0 ? fabs(result - ref) / fabs(ref) : fabs(result);
 }
-
-void slugify(const char *in, char *out, size_t cap)
-{
-    size_t j = 0;
-    int dash = 0;
-    for (; *in && j + 1 < cap; in++) {
-        unsigned char ch = (unsigned char)*in;
-        if (isalnum(ch)) {
-            if (dash && j > 0 && j + 2 < cap) out[j++] = '-';
-            out[j++] = (char)tolower(ch);
-            dash = 0;
-        } else {
-            dash = 1;
-        }
-    }
-    out[j] = '\0';
-}

@@ -91,8 +91,6 @@ int result_passes(double result, const Reference *ref, double tol);
 /* |result - ref| / |ref| (or the absolute error when ref is 0). */
 double relative_error(double result, double ref);
 
-/* "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3" (folder name for reference results). */
-void slugify(const char *in, char *out, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -181,21 +181,11 @@ static void test_tolerance(void)
     free(t);
 }
 
-static void test_slugify(void)
-{
-    char s[64];
-    slugify("NVIDIA H100 80GB HBM3", s, sizeof s);
-    check(!strcmp(s, "nvidia-h100-80gb-hbm3"), "slugify of a GPU name");
-    slugify("  A--b  ", s, sizeof s);
-    check(!strcmp(s, "a-b"), "slugify trims and folds separators");
-}
-
 int main(void)
 {
     test_parse_size();
     test_median();
     test_fill();
     test_tolerance();
-    test_slugify();
     return failures ? 1 : 0;
 }

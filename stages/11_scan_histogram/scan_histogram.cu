@@ -419,14 +419,6 @@ static void usage(FILE *f, const char *prog)
         prog, DEFAULT_SIZES, 100 * HOT_FRACTION);
 }
 
-static void usage_error(const char *prog, const char *fmt, const char *arg)
-{
-    fprintf(stderr, "error: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(try %s --help)\n", prog);
-    exit(EXIT_USAGE);
-}
-
 static int find_entry(const char *name, size_t len)
 {
     for (int i = 0; i < ENTRY_COUNT; i++)
@@ -574,27 +566,12 @@ static void cpu_histogram(const void *x, uint64_t n, int bits, uint64_t *counts)
 
 /* ---- device, timing, output --------------------------------------------------------------------- */
 
-typedef struct {
-    char name[256];
-    int sm_count, cc_major, cc_minor;
-    size_t l2_bytes;
-    double peak_gbps;
-} Device;
-
-/* Reads a buffer twice the size of L2 before every timed run, so no line of the input is left in L2
- * (reading leaves nothing dirty to write back during the run). */
-__global__ void flush_read(const uint4 *buf, uint64_t words, unsigned *sink)
-{
-    unsigned acc = 0;
-    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < words; i += (uint64_t)gridDim.x * blockDim.x)
-        acc ^= __ldcs(buf + i).x;
-    if (acc == 0x5eed5eedu) *sink = acc; /* never true (the buffer is zero): keeps the loads */
-}
 
 static struct {
     const uint4 *flush;
     uint64_t flush_words;
-    unsigned *sink;
+    int *sink;
+    unsigned grid;
     cudaEvent_t start, stop;
     double *us;
 } T;
@@ -604,8 +581,8 @@ static struct {
 static double time_kernel(const Entry *e, uint64_t n, const Options *o)
 {
     for (int r = -o->warmup; r < o->reps; r++) {
-        flush_read<<<4 * B.sm_count, 512>>>(T.flush, T.flush_words, T.sink);
-        LAUNCH_CHECK("flush_read");
+        stream_read<<<T.grid, STREAM_BLOCK>>>(T.flush, T.flush_words, T.sink); /* the L2 flush */
+        LAUNCH_CHECK("stream_read");
         CUDA_CHECK(cudaEventRecord(T.start));
         e->launch(n);
         CUDA_CHECK(cudaEventRecord(T.stop));
@@ -623,7 +600,7 @@ typedef struct {
     uint64_t wrong, first, of;   /* wrong elements (or bins) of `of`, and the first of them */
 } Result;
 
-static void print_group(const Result *res, int count, const Device *d, const char *unit)
+static void print_group(const Result *res, int count, const GpuInfo *d, const char *unit)
 {
     double cub_us = 0;
     for (int i = 0; i < count; i++)
@@ -638,11 +615,11 @@ static void print_group(const Result *res, int count, const Device *d, const cha
     }
 }
 
-static void csv_rows(FILE *csv, const Device *d, const Result *res, int count, const char *dtype, uint64_t n)
+static void csv_rows(FILE *csv, const GpuInfo *d, const Result *res, int count, const char *dtype, uint64_t n)
 {
     if (!csv) return;
     for (int i = 0; i < count; i++) {
-        if (ftell(csv) == 0) fprintf(csv, "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols\n");
+        if (ftell(csv) == 0) fprintf(csv, "%s\n", CSV_HEADER);
         fprintf(csv, "%s,%s,%s,%s,%llu,%.3f,%.2f,%.2f,%.3e,%d,\n", d->name, STAGE_NAME, res[i].e->name, dtype,
                 (unsigned long long)n, res[i].us, res[i].gbps, 100.0 * res[i].gbps / d->peak_gbps,
                 (double)res[i].wrong / (double)res[i].of, res[i].wrong == 0);
@@ -650,35 +627,12 @@ static void csv_rows(FILE *csv, const Device *d, const Result *res, int count, c
     fflush(csv);
 }
 
-static void open_device(Device *d)
+static void open_device(GpuInfo *d)
 {
-    require_gpu();
-    cudaDeviceProp p;
-    CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
-    snprintf(d->name, sizeof d->name, "%s", p.name);
-    d->sm_count = p.multiProcessorCount;
-    d->cc_major = p.major;
-    d->cc_minor = p.minor;
-    d->l2_bytes = (size_t)p.l2CacheSize;
-    int khz = 0, bits = 0;
-    CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, 0));
-    CUDA_CHECK(cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, 0));
-    d->peak_gbps = 2.0 * khz * 1e3 * (bits / 8.0) / 1e9;
-    if (d->cc_major * 10 + d->cc_minor < 75) {
-        fprintf(stderr, "error: %s has compute capability %d.%d; these programs need 7.5 or newer\n", d->name,
-                d->cc_major, d->cc_minor);
-        exit(EXIT_GPU);
-    }
+    open_gpu(d);
     printf("stage %s on %s (sm_%d%d, %d SMs, L2 %.1f MiB)\n", STAGE_NAME, d->name, d->cc_major, d->cc_minor,
            d->sm_count, d->l2_bytes / 1048576.0);
-    printf("DRAM theoretical peak %.1f GB/s (%d MHz x %d-bit bus x 2)\n", d->peak_gbps, khz / 1000, bits);
-}
-
-static void *device_alloc(size_t bytes)
-{
-    void *p = NULL;
-    CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
-    return p;
+    printf("DRAM theoretical peak %.1f GB/s (%d MHz x %d-bit bus x 2)\n", d->peak_gbps, d->mem_clock_mhz, d->bus_bits);
 }
 
 static void *host_alloc(size_t bytes)
@@ -703,15 +657,9 @@ static int blocks_per_sm(const void *kernel)
 int main(int argc, char **argv)
 {
     Options o = parse_options(argc, argv);
-    FILE *csv = NULL;
-    if (o.csv_path && !(csv = fopen(o.csv_path, "a"))) {
-        fprintf(stderr, "error: cannot write the CSV file '%s': %s\n(try %s --help)\n", o.csv_path, strerror(errno),
-                argv[0]);
-        exit(EXIT_USAGE);
-    }
-    if (csv) fseek(csv, 0, SEEK_END); /* the header goes in with the first row */
+    FILE *csv = open_csv(o.csv_path, argv[0]);
 
-    Device d;
+    GpuInfo d;
     open_device(&d);
     B.sm_count = d.sm_count;
     uint64_t max_n = 0;
@@ -739,15 +687,16 @@ int main(int argc, char **argv)
                         "choose a smaller --n\n", (unsigned long long)max_n, need, d.name, free_b, total_b);
         exit(EXIT_USAGE);
     }
-    B.in = (int *)device_alloc(max_n * sizeof(int));
-    B.out = (int *)device_alloc(max_n * sizeof(int));
-    B.scratch = (int *)device_alloc(scan_scratch_ints(max_n) * sizeof(int));
-    B.samples = (uint8_t *)device_alloc(max_n * sizeof(uint16_t));
-    B.hist = (unsigned *)device_alloc(4096 * sizeof(unsigned));
-    B.cub_temp = device_alloc(cub_bytes);
-    T.flush = (const uint4 *)device_alloc(T.flush_words * 16);
+    B.in = (int *)device_alloc(max_n * sizeof(int), "the scan input");
+    B.out = (int *)device_alloc(max_n * sizeof(int), "the scan output");
+    B.scratch = (int *)device_alloc(scan_scratch_ints(max_n) * sizeof(int), "the block totals");
+    B.samples = (uint8_t *)device_alloc(max_n * sizeof(uint16_t), "the histogram samples");
+    B.hist = (unsigned *)device_alloc(4096 * sizeof(unsigned), "the bins");
+    B.cub_temp = device_alloc(cub_bytes, "CUB's temporary storage");
+    T.flush = (const uint4 *)device_alloc(T.flush_words * 16, "the L2 flush buffer");
     CUDA_CHECK(cudaMemset((void *)T.flush, 0, T.flush_words * 16));
-    T.sink = (unsigned *)device_alloc(sizeof(unsigned));
+    T.sink = (int *)device_alloc(sizeof(int), "the L2 flush buffer");
+    T.grid = stream_grid(d.sm_count);
     CUDA_CHECK(cudaEventCreate(&T.start));
     CUDA_CHECK(cudaEventCreate(&T.stop));
     T.us = (double *)host_alloc(o.reps * sizeof(double));

@@ -117,14 +117,6 @@ static void usage(FILE *f, const char *prog)
         prog, DEFAULT_N, MAX_REPS);
 }
 
-static void usage_error(const char *prog, const char *fmt, const char *arg)
-{
-    fprintf(stderr, "error: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(try %s --help)\n", prog);
-    exit(EXIT_USAGE);
-}
-
 static Options parse_options(int argc, char **argv)
 {
     const char *prog = argv[0];
@@ -206,25 +198,13 @@ static Options parse_options(int argc, char **argv)
     return o;
 }
 
-static FILE *open_csv(const char *path, const char *prog)
-{
-    if (!path) return NULL;
-    FILE *f = fopen(path, "a");
-    if (!f) {
-        fprintf(stderr, "error: cannot write the CSV file '%s': %s\n(try %s --help)\n", path, strerror(errno), prog);
-        exit(EXIT_USAGE);
-    }
-    fseek(f, 0, SEEK_END); /* the header goes in with the first row: a run that fails early adds nothing */
-    return f;
-}
-
-/* Same columns as every stage's CSV; pct_peak is left empty (no link peak is measured here). */
+/* Same columns as every stage's CSV; pct_peak is left empty (no link peak is measured here), cols too. */
 static void csv_row(FILE *csv, const char *gpu, const char *kernel, const char *dtype, uint64_t n, double us,
                     double gbps, double rel_err, int pass)
 {
     if (!csv) return;
-    if (ftell(csv) == 0) fprintf(csv, "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass\n");
-    fprintf(csv, "%s,%s,%s,%s,%llu,%.3f,%.2f,,%.3e,%d\n", gpu, STAGE_NAME, kernel, dtype, (unsigned long long)n, us,
+    if (ftell(csv) == 0) fprintf(csv, "%s\n", CSV_HEADER);
+    fprintf(csv, "%s,%s,%s,%s,%llu,%.3f,%.2f,,%.3e,%d,\n", gpu, STAGE_NAME, kernel, dtype, (unsigned long long)n, us,
             gbps, rel_err, pass);
     fflush(csv);
 }
@@ -270,21 +250,6 @@ static const Kernel *stage08_kernel(const char *name)
         if (!strcmp(reduce_stage.kernels[i].name, name)) return &reduce_stage.kernels[i];
     fprintf(stderr, "error: stage %s has no kernel '%s' (build/12_multigpu/roofline.o is stale?)\n", reduce_stage.name, name);
     exit(EXIT_GPU);
-}
-
-static void *device_alloc(size_t bytes, const char *what)
-{
-    void *p = NULL;
-    cudaError_t err = cudaMalloc(&p, bytes ? bytes : 1);
-    if (err != cudaSuccess) {
-        size_t free_b = 0, total_b = 0;
-        cudaGetLastError();
-        cudaMemGetInfo(&free_b, &total_b);
-        fprintf(stderr, "error: could not allocate %zu bytes of GPU memory for %s (%zu bytes free): %s\n", bytes, what,
-                free_b, cudaGetErrorString(err));
-        exit(EXIT_GPU);
-    }
-    return p;
 }
 
 static const char *bytes_text(uint64_t b, char *buf, size_t cap)
