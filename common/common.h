@@ -32,20 +32,46 @@ typedef struct {
     int mem_clock_mhz, bus_bits;
 } GpuInfo;
 void open_gpu(GpuInfo *d);
+/* The same description of any GPU (exits with EXIT_GPU if it is older than compute capability 7.5). */
+void describe_gpu(int device, GpuInfo *d);
 
 /* cudaMalloc, or exit with EXIT_GPU naming what it was for and how much memory is free. */
 void *device_alloc(size_t bytes, const char *what);
 
-/* A kernel that only reads buf[0..words): the L2 flush before every timed run (over twice the L2), and
- * the read-only speed of light. Launch it on stream_grid(sm_count) blocks of STREAM_BLOCK threads. */
-#define STREAM_BLOCK 512
-__global__ void stream_read(const uint4 *buf, uint64_t words, int *sink);
-unsigned stream_grid(int sm_count);
+/* The L2 flush, run before every timed run of every program: ordinary loads over twice the L2 size,
+ * so that the timed run reads its input from DRAM (check.cu says why the loads must not be __ldcs).
+ * `make audit` and the tests prove it with the DRAM bytes Nsight Compute counts (scripts/flush_check.sh). */
+typedef struct {
+    const uint4 *buf;
+    uint64_t words;
+    int *sink;
+    unsigned grid;
+} L2Flush;
+void l2_flush_init(L2Flush *f, const GpuInfo *d);
+void l2_flush(const L2Flush *f, cudaStream_t stream);
+void l2_flush_free(L2Flush *f);
+/* Runs before the start event where no flush does (--l2 warm): see check.cu. */
+void keep_gpu_busy(double us, cudaStream_t stream);
+
+/* The speed of light of a reduction of B bytes: the launch floor (an empty kernel between the timing
+ * events) plus B over the read-only streaming bandwidth (the fastest of several read-only kernels over a
+ * large buffer, as the slope of time against bytes). No kernel that reads its input can beat it. */
+typedef struct {
+    double floor_us;
+    double read_gbps;    /* the slope: bytes per second once the stream runs */
+    double whole_gbps;   /* bytes over the whole time of one stream over the buffer */
+    uint64_t bytes;
+    const char *variant; /* the fastest read-only kernel */
+} SpeedOfLight;
+void measure_speed_of_light(SpeedOfLight *s, const GpuInfo *d, const L2Flush *flush, const void *buf, uint64_t bytes);
+double speed_of_light_us(const SpeedOfLight *s, double bytes);
 
 /* Every program's CSV: opened for appending (exit EXIT_USAGE if it cannot be written), and the header
- * its first row starts with. Columns are read by position: cols is the row length of a row stage. */
+ * its first row starts with. cols is the row length of a row stage; l2 says where the timed runs found
+ * their input: "flushed" (DRAM: the L2 flushed before each run) or "warm" (left in L2 on purpose, so
+ * exempt from the DRAM-peak check); empty for the 00_device rows. */
 FILE *open_csv(const char *path, const char *prog);
-#define CSV_HEADER "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols"
+#define CSV_HEADER "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2"
 
 /* One reduction of in[0..n): the harness fills the first block, a launcher the second. */
 typedef struct {
@@ -109,6 +135,7 @@ typedef struct {
     const char *default_sizes; /* --n when none is given (NULL: 2^26) */
     const char *check_sizes;   /* the sizes `make check` and the tests verify (NULL: DEFAULT_CHECK_SIZES) */
     int rows;                  /* 1: the kernels sum each row of a matrix (sizes ROWSxCOLS), not one vector */
+    const char *warm_l2;       /* kernels `make bench` also runs with --l2 warm (the cold/warm L2 chart), or NULL */
 } Stage;
 
 /* Odd sizes around a block of 256 and a warp, one not a multiple of anything, one past 2^24. */
@@ -122,11 +149,13 @@ typedef struct {
 #define STAGE_SYMBOL reduce_stage
 #endif
 #define STAGE(stage_name, table) STAGE_WITH_SIZES(stage_name, table, NULL, NULL)
-#define STAGE_WITH_SIZES(stage_name, table, sizes, check) STAGE_DEFINE(stage_name, table, sizes, check, 0)
+#define STAGE_WITH_SIZES(stage_name, table, sizes, check) STAGE_DEFINE(stage_name, table, sizes, check, 0, NULL)
+/* A stage whose named kernels (and CUB) `make bench` also times with the input left in L2. */
+#define STAGE_WITH_WARM_L2(stage_name, table, sizes, check, warm) STAGE_DEFINE(stage_name, table, sizes, check, 0, warm)
 /* A stage of row-wise reductions: each size is ROWSxCOLS (a plain N is one row of N). */
-#define STAGE_OF_ROWS(stage_name, table, sizes, check) STAGE_DEFINE(stage_name, table, sizes, check, 1)
-#define STAGE_DEFINE(stage_name, table, sizes, check, rows) \
+#define STAGE_OF_ROWS(stage_name, table, sizes, check) STAGE_DEFINE(stage_name, table, sizes, check, 1, NULL)
+#define STAGE_DEFINE(stage_name, table, sizes, check, rows, warm) \
     extern const Stage STAGE_SYMBOL; \
-    const Stage STAGE_SYMBOL = {stage_name, table, (int)(sizeof(table) / sizeof(table[0])), sizes, check, rows}
+    const Stage STAGE_SYMBOL = {stage_name, table, (int)(sizeof(table) / sizeof(table[0])), sizes, check, rows, warm}
 
 #endif

@@ -19,7 +19,7 @@ extern const Stage reduce_stage;
 extern const Stage baseline_stage __attribute__((weak)); /* absent in stage 01 itself */
 
 #define MAX_SIZES 64
-#define COPY_TEST_BYTES (512ull << 20) /* the copy moves it, the read-only stream reads twice that */
+#define COPY_TEST_BYTES (512ull << 20) /* the copy moves it, the read-only streams read twice that */
 
 typedef struct {
     uint64_t sizes[MAX_SIZES];
@@ -34,6 +34,7 @@ typedef struct {
     int offset;           /* elements the input starts past an aligned address (0..15) */
     const char *csv_path;
     int check;
+    int warm;             /* --l2 warm: no flush, the input left in L2 from the run before */
 } Options;
 
 typedef struct {
@@ -42,8 +43,9 @@ typedef struct {
     size_t l2_bytes;
     double peak_gbps;     /* theoretical: 2 x memory clock x bus width */
     double copy_gbps;     /* measured device-to-device copy, bytes read + written */
-    double read_gbps;     /* measured read-only streaming (the speed of light of a reduction) */
+    SpeedOfLight sol;     /* measured launch floor and read-only streaming bandwidth */
     int mem_clock_mhz, bus_bits;
+    GpuInfo gpu;
 } Device;
 
 enum { ST_OK, ST_FAIL, ST_XFAIL, ST_SKIP };
@@ -73,6 +75,8 @@ static void usage(FILE *f, const char *prog)
         "  --fill random|ones|seq|large|nan|inf   input data (default random; large: near the input\n"
         "                    type's largest value, to show accumulators overflowing; nan/inf: random with\n"
         "                    one NaN/+Inf at element 777)\n"
+        "  --l2 flushed|warm flushed (default): L2 flushed before every run, the input read from DRAM;\n"
+        "                    warm: no flush, so an input that fits in L2 is read from it (rows labelled warm)\n"
         "  --offset K        start the input K elements past an aligned address (0-15; default 0):\n"
         "                    kernels that need aligned vector loads refuse, the others must still be right\n"
         "  --seed S          seed of the random fill (default 1)\n"
@@ -104,6 +108,7 @@ static void list_kernels(const Stage *s)
                                              : "cub::DeviceReduce on the same data (fp32 or int32 accumulator), after each input type");
     printf("default sizes: %s\n", s->default_sizes ? s->default_sizes : "2^26");
     printf("check sizes: %s\n", s->check_sizes ? s->check_sizes : DEFAULT_CHECK_SIZES);
+    if (s->warm_l2) printf("warm-L2 kernels: %s\n", s->warm_l2);
 }
 
 static Options parse_options(int argc, char **argv)
@@ -135,7 +140,7 @@ static Options parse_options(int argc, char **argv)
         int takes_value = !strcmp(a, "--n") || !strcmp(a, "--kernel") || !strcmp(a, "--fill") ||
                           !strcmp(a, "--seed") || !strcmp(a, "--reps") || !strcmp(a, "--warmup") ||
                           !strcmp(a, "--csv") || !strcmp(a, "--offset") || !strcmp(a, "--rows") ||
-                          !strcmp(a, "--cols");
+                          !strcmp(a, "--cols") || !strcmp(a, "--l2");
         if (!takes_value) usage_error(prog, "unknown option '%s'", a);
         if (i + 1 >= argc) usage_error(prog, "option %s needs a value", a);
         const char *v = argv[++i];
@@ -172,6 +177,9 @@ static Options parse_options(int argc, char **argv)
             if (!strcmp(a, "--rows") ? parse_size(v, &rows_given) : parse_size_list(v, cols_given, MAX_SIZES) < 0)
                 usage_error(prog, "bad value '%s' for --rows or --cols: give sizes >= 1 such as 4096 or 2^12", v);
             if (!strcmp(a, "--cols")) cols_list = v;
+        } else if (!strcmp(a, "--l2")) {
+            if (strcmp(v, "flushed") && strcmp(v, "warm")) usage_error(prog, "--l2 '%s': give flushed or warm", v);
+            o.warm = !strcmp(v, "warm");
         } else if (!strcmp(a, "--offset")) {
             if (parse_int(v, 0, 15, &num)) usage_error(prog, "--offset '%s': give a whole number from 0 to 15", v);
             o.offset = (int)num;
@@ -211,6 +219,7 @@ static void open_device(Device *d)
 {
     GpuInfo gpu;
     open_gpu(&gpu);
+    d->gpu = gpu;
     snprintf(d->name, sizeof d->name, "%s", gpu.name);
     d->sm_count = gpu.sm_count;
     d->cc_major = gpu.cc_major;
@@ -221,22 +230,17 @@ static void open_device(Device *d)
     d->bus_bits = gpu.bus_bits;
 }
 
-__global__ void stream_read(const uint4 *buf, uint64_t words, int *sink);
-#define STREAM_BLOCK 512
-
-
-/* The device's two ceilings, measured: a device-to-device copy (bytes read + written) and a
- * read-only stream of the same buffers, both the median of 10 runs after untimed ones. */
-static void measure_ceilings(Device *d)
+/* The device's ceilings, measured: a device-to-device copy (bytes read + written, the median of 10 runs
+ * after untimed ones), then the speed of light (launch floor and read-only stream) over the same buffers. */
+static void measure_ceilings(Device *d, const L2Flush *flush)
 {
     char *a = (char *)device_alloc(2 * COPY_TEST_BYTES, "the bandwidth tests");
     char *b = a + COPY_TEST_BYTES;
-    int *sink = (int *)device_alloc(sizeof(int), "the bandwidth tests");
     CUDA_CHECK(cudaMemset(a, 0, 2 * COPY_TEST_BYTES));
     cudaEvent_t start, stop;
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
-    double copy_ms[10], read_ms[10];
+    double copy_ms[10];
     for (int i = -2; i < 10; i++) {
         float t;
         CUDA_CHECK(cudaEventRecord(start));
@@ -246,24 +250,12 @@ static void measure_ceilings(Device *d)
         CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
         if (i >= 0) copy_ms[i] = t;
     }
-    /* The reads after all the copies: the untimed ones write back what the copies left dirty in L2, and
-     * give the clocks time to come up from idle (the copy test may be the first GPU work of the program). */
-    for (int i = -10; i < 10; i++) {
-        float t;
-        CUDA_CHECK(cudaEventRecord(start));
-        stream_read<<<stream_grid(d->sm_count), STREAM_BLOCK>>>((const uint4 *)a, 2 * COPY_TEST_BYTES / 16, sink);
-        LAUNCH_CHECK("stream_read");
-        CUDA_CHECK(cudaEventRecord(stop));
-        CUDA_CHECK(cudaEventSynchronize(stop));
-        CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
-        if (i >= 0) read_ms[i] = t;
-    }
     CUDA_CHECK(cudaEventDestroy(start));
     CUDA_CHECK(cudaEventDestroy(stop));
-    CUDA_CHECK(cudaFree(a));
-    CUDA_CHECK(cudaFree(sink));
     d->copy_gbps = 2.0 * COPY_TEST_BYTES / (median(copy_ms, 10) * 1e-3) / 1e9;
-    d->read_gbps = 2.0 * COPY_TEST_BYTES / (median(read_ms, 10) * 1e-3) / 1e9;
+    /* After the copies: its untimed runs write back what the copies left dirty in L2. */
+    measure_speed_of_light(&d->sol, &d->gpu, flush, a, 2 * COPY_TEST_BYTES);
+    CUDA_CHECK(cudaFree(a));
 }
 
 /* ---- input types ---------------------------------------------------------------------------- */
@@ -350,10 +342,8 @@ typedef struct {
     uint64_t max_n;
     float *h_partials;       /* pinned, PARTIALS_CAPACITY(max n) */
     uint64_t capacity;
-    const uint4 *flush;      /* read before every run: evicts the input from L2 */
-    uint64_t flush_words;
-    int *flush_sink;
-    unsigned flush_grid;
+    L2Flush flush;           /* run before every timed run (unless --l2 warm): evicts the input from L2 */
+    int warm;
     Dtype cub_dtype;         /* the input type the CUB row reduces */
     void *cub_temp;
     size_t cub_temp_bytes;
@@ -455,8 +445,8 @@ static double run_once(const Kernel *k, Run *r, float *ms)
 {
     if (k->flags & IN_PLACE)
         CUDA_CHECK(cudaMemcpyAsync(r->in, g.pristine, r->n * sizeof(float), cudaMemcpyDeviceToDevice));
-    stream_read<<<g.flush_grid, STREAM_BLOCK>>>(g.flush, g.flush_words, g.flush_sink);
-    LAUNCH_CHECK("stream_read");
+    if (g.warm) keep_gpu_busy(50.0, 0);
+    else l2_flush(&g.flush, 0);
     r->host_partials = 0;
     r->param = k->param;
     r->refuse = NULL;
@@ -611,9 +601,12 @@ static void print_header(const Device *d)
     printf("stage %s on %s (sm_%d%d, %d SMs, L2 %.1f MiB)\n", reduce_stage.name, d->name, d->cc_major,
            d->cc_minor, d->sm_count, d->l2_bytes / 1048576.0);
     printf("DRAM theoretical peak %.1f GB/s (%d MHz x %d-bit bus x 2); device-to-device copy %.1f GB/s "
-           "(bytes read + written, %llu MiB); read-only stream %.1f GB/s (%.1f%% of peak)\n",
-           d->peak_gbps, d->mem_clock_mhz, d->bus_bits, d->copy_gbps, COPY_TEST_BYTES >> 20, d->read_gbps,
-           100.0 * d->read_gbps / d->peak_gbps);
+           "(bytes read + written, %llu MiB)\n",
+           d->peak_gbps, d->mem_clock_mhz, d->bus_bits, d->copy_gbps, COPY_TEST_BYTES >> 20);
+    printf("speed of light: launch floor %.2f us (an empty kernel between the events) + bytes / %.1f GB/s "
+           "(%.1f%% of peak: read-only stream, %s; %.1f GB/s over the whole %llu MiB)\n",
+           d->sol.floor_us, d->sol.read_gbps, 100.0 * d->sol.read_gbps / d->peak_gbps, d->sol.variant,
+           d->sol.whole_gbps, (unsigned long long)(d->sol.bytes >> 20));
 }
 
 static void print_table_head(uint64_t n, const char *text, const Options *o)
@@ -625,22 +618,29 @@ static void print_table_head(uint64_t n, const char *text, const Options *o)
     printf(", fill %s", fill_name(o->fill));
     if (o->offset) printf(", input %d elements past an aligned address", o->offset);
     if (o->fill == FILL_RANDOM || o->fill == FILL_LARGE) printf(", seed %llu", (unsigned long long)o->seed);
-    printf("; median of %d runs, L2 flushed before each\n", o->reps);
+    printf("; median of %d runs, %s\n", o->reps,
+           o->warm ? "L2 left warm (no flush: an input that fits in L2 is read from it, not from DRAM)"
+                   : "L2 flushed before each");
     printf("%-34s %16s %9s %9s %5s %10s %8s %6s %8s %5s\n", "kernel", "result", "rel.err", "bound", "check",
            "time(us)", "GB/s", "%peak", "speed-up", "bits");
 }
 
-static void print_group_head(Dtype t, uint64_t n, const Reference *ref)
+/* Bytes the algorithm must move: its input (and a row stage's row sums, written). */
+static double bytes_of(uint64_t n, Dtype t)
 {
-    printf("-- %s input, %.1f MiB; fp64 reference %.10g\n", dtype_names[t], n * (double)dtype_bytes[t] / 1048576.0,
-           ref->sum);
+    return n * (double)dtype_bytes[t] + (reduce_stage.rows ? g.run.rows * 4.0 : 0.0);
 }
 
-/* Bytes the algorithm must move: its input (and a row stage's row sums, written). */
+static void print_group_head(Dtype t, uint64_t n, const Reference *ref, const Device *d)
+{
+    double sol = speed_of_light_us(&d->sol, bytes_of(n, t));
+    printf("-- %s input, %.1f MiB; fp64 reference %.10g; speed of light %.2f us (%.1f GB/s)\n", dtype_names[t],
+           n * (double)dtype_bytes[t] / 1048576.0, ref->sum, sol, bytes_of(n, t) / (sol * 1e3));
+}
+
 static double gbps_of(const Measure *m, uint64_t n, Dtype t)
 {
-    double bytes = n * (double)dtype_bytes[t] + (reduce_stage.rows ? g.run.rows * 4.0 : 0.0);
-    return bytes / (m->median_us * 1e-6) / 1e9;
+    return bytes_of(n, t) / (m->median_us * 1e-6) / 1e9;
 }
 
 static void print_row(const char *name, const Kernel *k, const Measure *m, const Device *d,
@@ -668,9 +668,17 @@ static void print_row(const char *name, const Kernel *k, const Measure *m, const
         printf("%-34s   expected: the %s accumulator cannot hold these sums (overflow)\n", "", acc_names[k->acc]);
     if (m->unexpected_vary)
         printf("%-34s   the result changed between runs with no atomics to explain it: a race\n", "");
+    /* The physical limits: with the L2 flushed, no time can beat reading the input from DRAM. */
+    if (!g.warm && gbps > d->peak_gbps)
+        printf("%-34s   WARNING: %.0f GB/s is above the theoretical DRAM peak (%.0f GB/s): the input cannot have "
+               "come from DRAM, so this measurement is wrong\n", "", gbps, d->peak_gbps);
+    else if (!g.warm && m->median_us < speed_of_light_us(&d->sol, n * (double)dtype_bytes[k->dtype]))
+        printf("%-34s   note: faster than the speed of light of its input (%.2f us): the read-only stream is not "
+               "yet the limit here\n", "", speed_of_light_us(&d->sol, n * (double)dtype_bytes[k->dtype]));
 }
 
-/* The CSV columns; cols is a row stage's row length (empty for the others). */
+/* The CSV columns (CSV_HEADER); cols is a row stage's row length (empty for the others); a row with no
+ * pass value is a 00_device row: no check, no l2 label. */
 static void csv_row(FILE *csv, const Device *d, const char *stage, const char *kernel, const char *dtype, uint64_t n,
                     double us, double gbps, double pct, double rel_err, const char *pass)
 {
@@ -678,11 +686,13 @@ static void csv_row(FILE *csv, const Device *d, const char *stage, const char *k
     if (ftell(csv) == 0) fprintf(csv, "%s\n", CSV_HEADER);
     fprintf(csv, "%s,%s,%s,%s,%llu,", d->name, stage, kernel, dtype, (unsigned long long)n);
     if (us > 0) fprintf(csv, "%.3f", us);
-    fprintf(csv, ",%.2f,%.2f,", gbps, pct);
-    if (pass) fprintf(csv, "%.3e,%s,", rel_err, pass);
-    else fprintf(csv, ",,");
+    fprintf(csv, ",");
+    if (gbps > 0) fprintf(csv, "%.2f,%.2f", gbps, pct);
+    else fprintf(csv, ",");
+    if (pass) fprintf(csv, ",%.3e,%s,", rel_err, pass);
+    else fprintf(csv, ",,,");
     if (pass && reduce_stage.rows) fprintf(csv, "%llu", (unsigned long long)g.run.cols);
-    fprintf(csv, "\n");
+    fprintf(csv, ",%s\n", pass ? (g.warm ? "warm" : "flushed") : "");
 }
 
 static void csv_measure(FILE *csv, const Device *d, const Kernel *k, uint64_t n, const Measure *m)
@@ -732,7 +742,6 @@ int main(int argc, char **argv)
 
     /* What the run needs on the GPU, checked against what is free before anything is allocated. */
     g.capacity = PARTIALS_CAPACITY(max_n);
-    g.flush_words = (2 * d.l2_bytes + 15) / 16;
     for (int t = 0; t < DT_COUNT; t++) {
         size_t bytes = 0;
         if (types_used[t]) CUDA_CHECK(cub_reduce((Dtype)t, NULL, bytes, NULL, NULL, max_n));
@@ -747,7 +756,7 @@ int main(int argc, char **argv)
         rows_bytes = max_rows * (sizeof(float) + 2 * sizeof(int64_t));
     }
     size_t in_bytes = max_n * sizeof(float); /* fp32 is the widest input type; --offset adds < 64 bytes */
-    size_t need = in_bytes * (any_in_place ? 2 : 1) + g.capacity * sizeof(float) + g.flush_words * 16 +
+    size_t need = in_bytes * (any_in_place ? 2 : 1) + g.capacity * sizeof(float) + 2 * d.l2_bytes +
                   g.cub_temp_bytes + rows_bytes + 2 * COPY_TEST_BYTES + (64u << 20);
     size_t free_b = 0, total_b = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
@@ -758,13 +767,17 @@ int main(int argc, char **argv)
         exit(EXIT_USAGE);
     }
 
-    measure_ceilings(&d);
+    l2_flush_init(&g.flush, &d.gpu);
+    g.warm = o.warm;
+    measure_ceilings(&d, &g.flush);
     print_header(&d);
     csv_row(csv, &d, "00_device", "dram_peak", "f32", 0, 0, d.peak_gbps, 100.0, 0, NULL);
     csv_row(csv, &d, "00_device", "d2d_copy", "f32", COPY_TEST_BYTES / 4, 0, d.copy_gbps,
             100.0 * d.copy_gbps / d.peak_gbps, 0, NULL);
-    csv_row(csv, &d, "00_device", "read_sol", "f32", 2 * COPY_TEST_BYTES / 4, 0, d.read_gbps,
-            100.0 * d.read_gbps / d.peak_gbps, 0, NULL);
+    csv_row(csv, &d, "00_device", "read_sol", "f32", d.sol.bytes / 4, 0, d.sol.read_gbps,
+            100.0 * d.sol.read_gbps / d.peak_gbps, 0, NULL);
+    csv_row(csv, &d, "00_device", "launch_floor", "f32", 0, d.sol.floor_us, 0, 0, 0, NULL);
+    csv_row(csv, &d, "00_device", "l2_size", "f32", d.l2_bytes / 4, 0, 0, 0, 0, NULL);
 
     Run *r = &g.run;
     g.offset = o.offset;
@@ -780,10 +793,6 @@ int main(int argc, char **argv)
     }
     g.pristine = pristine;
     CUDA_CHECK(cudaMallocHost((void **)&g.h_partials, g.capacity * sizeof(float)));
-    g.flush = (const uint4 *)device_alloc(g.flush_words * 16, "the L2 flush buffer");
-    CUDA_CHECK(cudaMemset((void *)g.flush, 0, g.flush_words * 16));
-    g.flush_sink = (int *)device_alloc(sizeof(int), "the L2 flush buffer");
-    g.flush_grid = stream_grid(d.sm_count);
     g.cub_temp = device_alloc(g.cub_temp_bytes ? g.cub_temp_bytes : 1, "CUB's temporary storage");
     CUDA_CHECK(cudaEventCreate(&g.start));
     CUDA_CHECK(cudaEventCreate(&g.stop));
@@ -848,7 +857,7 @@ int main(int argc, char **argv)
                 group = k->dtype;
                 h = use_dtype(k->dtype, &o);
                 ref = reference_sum(h->values, n);
-                if (!reduce_stage.rows) print_group_head(k->dtype, n, &ref);
+                if (!reduce_stage.rows) print_group_head(k->dtype, n, &ref, &d);
             }
             Measure m = measure(k, &ref, h->values, &o);
             if (k == baseline) baseline_us = m.median_us; /* stage 01: its first row */

@@ -1,7 +1,7 @@
 # Chart 2: GB/s against N (log scale) for each stage's best kernel and CUB.
 # Variables (gnuplot -e): datafile (blocks separated by two blank lines, each headed by its "title",
 # then lines "N GB/s"), series (number of blocks), term ('png' or 'dumb'), out, gpu, maxn, minn (the
-# largest and smallest N), peak, copy.
+# largest and smallest N), peak, copy, sol (read-only GB/s) and floor (launch floor, µs).
 if (term eq 'dumb') { set terminal dumb size 130,40 } else { set terminal pngcairo size 1400,700 font 'sans,11' noenhanced; set output out }
 set title sprintf('%s: bandwidth against N (best kernel of each stage, fp32)', gpu)
 set logscale x 2
@@ -17,4 +17,8 @@ set arrow 1 from graph 0, first peak to graph 1, first peak nohead lw 2 lc rgb '
 set label 1 sprintf('DRAM peak %.0f', peak) at graph 0.01, first peak offset 0, 0.7 tc rgb '#c00000'
 set arrow 2 from graph 0, first copy to graph 1, first copy nohead lw 2 lc rgb '#606060' dt 3
 set label 2 sprintf('copy %.0f', copy) at graph 0.01, first copy offset 0, -0.8 tc rgb '#606060'
-plot for [i = 0:series - 1] datafile index i using 1:2 with linespoints lw 2 pt 7 title columnheader(1)
+# The speed of light at N fp32 elements: 4N bytes in the launch floor plus 4N / the read-only bandwidth.
+speed_of_light(n) = 4.0 * n / (floor * 1e3 + 4.0 * n / sol)
+set samples 400
+plot for [i = 0:series - 1] datafile index i using 1:2 with linespoints lw 2 pt 7 title columnheader(1), \
+     (sol > 0 ? speed_of_light(x) : NaN) with lines lw 2 lc rgb '#2060c0' dt 4 title 'speed of light'

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make audit (on a machine with a GPU): everything that can go wrong, for every kernel of every stage.
-# usage: scripts/audit.sh [PART...]   PART: sanitize offset nonfinite repro edge (default: all five)
+# usage: scripts/audit.sh [PART...]   PART: sanitize offset nonfinite repro edge flush (default: all six)
 #   sanitize   make stage-NN sanitize: memcheck, racecheck, synccheck, initcheck at small N; the
 #              deliberately wrong kernels must be caught
 #   offset     the input 1 and 3 elements past an aligned address: every kernel right, or refusing
@@ -9,10 +9,12 @@
 #   repro      5 runs of every kernel on the same data: which give the same bits (float atomics need
 #              not; anything else must, or the harness fails it as a race)
 #   edge       N = 2^31 + 17 (64-bit indices) for every stage, and 2^32 + 17 for the 8-bit inputs
+#   flush      the L2 flush, proven with DRAM counters (scripts/flush_check.sh; needs ncu: without it
+#              this part says so and is not counted as a finding)
 # Prints a summary table and exits 1 on any unexpected finding.
 set -u
 cd "$(dirname "$0")/.."
-parts=${*:-sanitize offset nonfinite repro edge}
+parts=${*:-sanitize offset nonfinite repro edge flush}
 # AUDIT_STAGES="08_roofline 09_rows" audits only those stages.
 stages=${AUDIT_STAGES:-$(ls stages/[0-9][0-9]_*/reduce.cu | xargs -n1 dirname | xargs -n1 basename)}
 tmp=$(mktemp -d)
@@ -30,6 +32,17 @@ run() {
 
 for part in $parts; do
     echo "== $part"
+    if [ "$part" = flush ]; then
+        if ! command -v ncu >/dev/null; then
+            echo "the flush part needs ncu (Nsight Compute, part of the CUDA toolkit): not run"
+            printf '%-10s %-20s %-8s %s\n' flush all skipped "needs ncu" >>"$summary"
+        elif scripts/flush_check.sh >"$tmp/flush.log" 2>&1; then
+            note flush all ok "$(grep -c '^ok ' "$tmp/flush.log") readings: every timed run read >= 99% of its input from DRAM"
+        else
+            note flush all FAIL "$(grep -E '^FAIL|error' "$tmp/flush.log" | head -2 | tr '\n' ' ')"
+        fi
+        continue
+    fi
     for s in $stages; do
         case $part in
         sanitize)
@@ -87,7 +100,7 @@ for part in $parts; do
             fi
             ;;
         *)
-            echo "error: unknown part '$part' (sanitize offset nonfinite repro edge)" >&2
+            echo "error: unknown part '$part' (sanitize offset nonfinite repro edge flush)" >&2
             exit 2
             ;;
         esac

@@ -2,9 +2,13 @@
 # Draw the charts of a results CSV (as written by --csv / make bench) with gnuplot.
 # usage: scripts/plot.sh CSV OUTDIR [--dumb]
 #   OUTDIR/bandwidth.png  GB/s of every stage's kernels at the largest N, CUB last, peak and copy lines
-#   OUTDIR/scaling.png    GB/s against N for each stage's best kernel (best at the largest N) and CUB
+#   OUTDIR/scaling.png    GB/s against N for each stage's best kernel (best at the largest N) and CUB,
+#                         with the speed of light (launch floor + bytes / read-only bandwidth) as a curve
 #   OUTDIR/roofline.png   GB/s against N: stage 08, CUB, the best fp32 kernels of stages 06 and 07, and
-#                         the peak, copy and read-only lines (only when the CSV has stage 08 rows)
+#                         the peak, copy and speed-of-light lines (only when the CSV has stage 08 rows)
+#   OUTDIR/l2.png         time against N of the kernels timed both with L2 flushed and left warm (l2
+#                         column "warm"), and of CUB the same way, with the L2 size, the launch floor
+#                         and the speed of light marked (only when the CSV has warm rows)
 #   OUTDIR/dtypes.png     stage 07 (every input type) at its largest N: GB/s and elements/s, CUB
 #                         per input type (only when the CSV has stage 07 rows)
 #   OUTDIR/library.png    stage 10 (the library's reductions, precisions) at its largest N, next to the
@@ -12,13 +16,16 @@
 #   OUTDIR/rows.png       stage 09: GB/s against the row length, every kernel and CUB (only when the
 #                         CSV has row-stage rows: a value in the cols column)
 #   --dumb                also print the bandwidth chart in the terminal
-# CUB is measured once per stage program; the charts use the median of those rows at each N.
+# CUB is measured once per stage program; the charts use the median of those rows at each N. The
+# device rows likewise come from every program: the charts take the fastest read-only bandwidth and the
+# shortest launch floor any of them measured (the highest speed of light). Rows with the input left in
+# L2 on purpose (l2 = warm) appear only on the L2 chart.
 # Exit codes: 2 bad CSV, 3 gnuplot missing, other: gnuplot failed.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 csv=${1:?usage: scripts/plot.sh CSV OUTDIR [--dumb]}
 out=${2:?usage: scripts/plot.sh CSV OUTDIR [--dumb]}
-header='gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols'
+header='gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2'
 [ -s "$csv" ] || { echo "error: $csv is missing or empty" >&2; exit 2; }
 [ "$(head -1 "$csv")" = "$header" ] || { echo "error: $csv does not start with the header $header" >&2; exit 2; }
 command -v gnuplot >/dev/null || { echo "error: gnuplot not found: install it (e.g. apt-get install gnuplot-nox)" >&2; exit 3; }
@@ -34,7 +41,21 @@ awk -F, -v dir="$tmp" '
         return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
     }
     NR == 1 { next }
-    $2 == "00_device" { if ($3 == "dram_peak") peak = $7; if ($3 == "d2d_copy") copy = $7; if ($3 == "read_sol") sol = $7; next }
+    $2 == "00_device" {
+        if ($3 == "dram_peak") peak = $7
+        if ($3 == "d2d_copy") copy = $7
+        if ($3 == "read_sol" && $7 + 0 > sol) sol = $7 + 0
+        if ($3 == "launch_floor" && (floor == "" || $6 + 0 < floor)) floor = $6 + 0
+        if ($3 == "l2_size") l2n = $5 + 0
+        next
+    }
+    $4 == "f32" && $11 == "" {  # every fp32 time, for the L2 chart: flushed, and warm where the CSV has it
+        key = $2 SUBSEP $3
+        if ($12 == "warm") { if (!(key in wseen)) { wseen[key] = 1; worder[++wcount] = key }; wus[key, $5 + 0] = $6 }
+        else fus[key, $5 + 0] = $6
+        lns[$5 + 0] = 1
+    }
+    $12 == "warm" { next }
     $11 != "" {  # a row stage: GB/s against cols
         key = $3
         if (!(key in seenr)) { seenr[key] = 1; orderr[++countr] = key }
@@ -65,7 +86,24 @@ awk -F, -v dir="$tmp" '
         if (maxn01) maxn = maxn01 # bars and best kernels at the largest N of the baseline stage
         minn = maxn
         for (n in ns) if (n + 0 < minn) minn = n + 0
-        printf "gpu=\"%s\"; maxn=%d; minn=%d; peak=%s; copy=%s; sol=%s\n", gpu, maxn, minn, peak + 0, copy + 0, sol + 0 > (dir "/vars")
+        printf "gpu=\"%s\"; maxn=%d; minn=%d; peak=%s; copy=%s; sol=%s; floor=%s; l2n=%d\n", gpu, maxn, minn, peak + 0, copy + 0, sol + 0, floor + 0, l2n > (dir "/vars")
+        # The L2 chart: each kernel with warm rows (CUB of its stage included), flushed and warm.
+        nl = 0
+        for (n in lns) lsorted[++nl] = n + 0
+        for (i = 2; i <= nl; i++) for (j = i; j > 1 && lsorted[j - 1] > lsorted[j]; j--) { t = lsorted[j]; lsorted[j] = lsorted[j - 1]; lsorted[j - 1] = t }
+        for (w = 1; w <= wcount; w++) {
+            split(worder[w], k, SUBSEP)
+            for (mode = 1; mode <= 2; mode++) {
+                printf "\"%s %s, L2 %s\"\n", substr(k[1], 1, 2), k[2], mode == 1 ? "flushed" : "warm" > (dir "/l2")
+                for (i = 1; i <= nl; i++) {
+                    key = worder[w] SUBSEP lsorted[i]
+                    if (mode == 1 && (key in fus)) printf "%d\t%s\n", lsorted[i], fus[key] > (dir "/l2")
+                    if (mode == 2 && (key in wus)) printf "%d\t%s\n", lsorted[i], wus[key] > (dir "/l2")
+                }
+                printf "\n\n" > (dir "/l2")
+            }
+        }
+        if (wcount) print 2 * wcount > (dir "/l2series")
         for (i = 1; i <= count; i++) {
             split(order[i], k, SUBSEP)
             if (!((order[i], maxn) in gbps)) continue
@@ -159,6 +197,9 @@ if [ -s "$tmp/bars10" ]; then
 fi
 if [ -s "$tmp/rows" ]; then
     gnuplot -e "$vars $(cat "$tmp/varsr") datafile='$tmp/rows'; out='$out/rows.png'" "$here/plots/rows.gp"
+fi
+if [ -s "$tmp/l2" ]; then
+    gnuplot -e "$vars series=$(cat "$tmp/l2series"); datafile='$tmp/l2'; out='$out/l2.png'" "$here/plots/l2.gp"
 fi
 if [ "${3:-}" = --dumb ]; then
     gnuplot -e "$vars datafile='$tmp/bars'; term='dumb'; out=''" "$here/plots/bandwidth.gp"

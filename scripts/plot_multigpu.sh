@@ -15,7 +15,7 @@ csv=${1:?$usage}
 out=${2:?$usage}
 link=${3:-}
 link_label=${4:-NVLink}
-header='gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols'
+header='gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2'
 [ -s "$csv" ] || { echo "error: $csv is missing or empty" >&2; exit 2; }
 [ "$(head -1 "$csv")" = "$header" ] || { echo "error: $csv does not start with the header $header" >&2; exit 2; }
 if [ -n "$link" ] && ! [[ $link =~ ^[0-9]+([.][0-9]+)?$ ]]; then

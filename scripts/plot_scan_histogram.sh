@@ -11,7 +11,7 @@ set -eu
 usage='usage: scripts/plot_scan_histogram.sh CSV OUTDIR'
 csv=${1:?$usage}
 out=${2:?$usage}
-header='gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols'
+header='gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2'
 [ -s "$csv" ] || { echo "error: $csv is missing or empty" >&2; exit 2; }
 [ "$(head -1 "$csv")" = "$header" ] || { echo "error: $csv does not start with the header $header" >&2; exit 2; }
 command -v gnuplot >/dev/null || { echo "error: gnuplot not found: install it (e.g. apt-get install gnuplot-nox)" >&2; exit 3; }

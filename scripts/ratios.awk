@@ -1,7 +1,14 @@
 # Stage 08's targets, from a results CSV: each kernel's speed against CUB on the same input type at every
-# N ("x CUB" = CUB's median time / the kernel's), and the deterministic variant against the fastest fp32
-# one. Run as: awk -F, -v stage=08_roofline -f scripts/ratios.awk CSV
-NR == 1 || $2 != stage { next }
+# N ("x CUB" = CUB's median time / the kernel's), the deterministic variant against the fastest fp32
+# one, and the fp32 kernel against the speed of light (its time over the kernel's: 1 is the limit).
+# Rows with the input left in L2 are not counted. Run as: awk -F, -v stage=08_roofline -f scripts/ratios.awk CSV
+NR == 1 || $12 == "warm" { next }
+$2 == "00_device" {
+    if ($3 == "read_sol" && $7 + 0 > sol) sol = $7 + 0
+    if ($3 == "launch_floor" && (floor == "" || $6 + 0 < floor)) floor = $6 + 0
+    next
+}
+$2 != stage { next }
 {
     n = $5 + 0; if (!(n in seen_n)) { seen_n[n] = 1; ns[++count_n] = n }
     if ($3 == "cub") { cub[$4, n] = $6; next }
@@ -27,4 +34,12 @@ END {
         line = line ((a in us) && (b in us) ? sprintf(" %.3f |", us[a] / us[b]) : " - |")
     }
     print line
+    if (sol <= 0) exit
+    line = "| speed of light (µs) |"; line2 = "| speed of light / `roofline_f32` |"
+    for (j = 1; j <= count_n; j++) {
+        t = floor + 4.0 * ns[j] / sol / 1e3; a = "roofline_f32" SUBSEP ns[j]
+        line = line sprintf(" %.1f |", t)
+        line2 = line2 ((a in us) ? sprintf(" %.3f |", t / us[a]) : " - |")
+    }
+    print line; print line2
 }

@@ -24,6 +24,7 @@ src=plots/results/$gpu
 [ -f "$src/results.csv" ] || { echo "error: $src/results.csv not found: run make bench first" >&2; exit 2; }
 mkdir -p "plots/reference/$gpu"
 cp "$src/results.csv" "plots/reference/$gpu/"
+[ -f "$src/flush_check.csv" ] && cp "$src/flush_check.csv" "plots/reference/$gpu/"
 scripts/plot.sh "$src/results.csv" "plots/reference/$gpu"
 scripts/plot_scan_histogram.sh "$src/results.csv" "plots/reference/$gpu"
 echo "$gpu" >plots/reference/primary

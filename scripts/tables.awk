@@ -4,7 +4,10 @@
 #   mode=best   the fastest fp32 kernel of each stage, then CUB
 #   mode=stage  the kernels of one stage and that stage's own CUB rows (one per input type)
 # Speed-up is against the first kernel of 01_naive at the same N; "x CUB" is CUB's time over the
-# kernel's, CUB on the same input type (>1: faster than CUB). A repeated row: the last one wins.
+# kernel's, CUB on the same input type (>1: faster than CUB). A repeated row: the last one wins. Rows
+# timed with the input left in L2 (l2 = warm) are not in these tables. mode=all and best end with the
+# speed of light at that N: the shortest launch floor plus the bytes over the fastest read-only
+# bandwidth that any program of the run measured.
 function median(list,   a, k, i, j, t) {
     k = split(list, a, " ")
     for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
@@ -14,8 +17,14 @@ function ratio(a, b) { return a <= 0 || b <= 0 ? "-" : a / b < 0.1 ? sprintf("%.
 function row(label, us, gbps, ok, cub) {
     printf "| %s | %.1f | %.0f | %.1f | %s | %s | %s |\n", label, us, gbps, 100 * gbps / peak, ratio(base, us), ratio(cub, us), ok
 }
-NR == 1 { next }
-$2 == "00_device" { if ($3 == "dram_peak") peak = $7; if ($3 == "d2d_copy") copy = $7; next }
+NR == 1 || $12 == "warm" { next }
+$2 == "00_device" {
+    if ($3 == "dram_peak") peak = $7
+    if ($3 == "d2d_copy") copy = $7
+    if ($3 == "read_sol" && $7 + 0 > sol) sol = $7 + 0
+    if ($3 == "launch_floor" && (floor == "" || $6 + 0 < floor)) floor = $6 + 0
+    next
+}
 $11 != "" {  # a row stage (09): its own table, GB/s by row length; not part of the one-vector progression
     if (mode != "stage" || $2 != stage) next
     gpu = $1; rtotal = $5
@@ -92,4 +101,8 @@ END {
     }
     if (mode != "stage" && maxn in cub_us)
         row(mode == "best" ? "library | `cub::DeviceReduce::Sum`" : "`cub::DeviceReduce::Sum`", median(cub_us[maxn]), median(cub_gbps[maxn]), cub_fail[maxn] ? "FAIL" : "ok", cub_all)
+    if (mode != "stage" && sol > 0) {
+        t = floor + 4.0 * maxn / sol / 1e3
+        row(mode == "best" ? "limit | speed of light" : "speed of light", t, 4.0 * maxn / t / 1e3, "-", cub_all)
+    }
 }

@@ -59,7 +59,7 @@ fi
 # exercise the script; committed charts come from measured CSVs).
 mkdir -p "$tmp/mgbin"
 for t in bash dirname basename cat sed awk grep head sort mktemp rm mkdir; do ln -sf "$(command -v $t)" "$tmp/mgbin/"; done
-printf 'gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols\nX,12_multigpu,allreduce_g2,f32,262144,10,100,,0,1,\nX,12_multigpu,allreduce_g2,f32,1048576,20,200,,0,1,\nX,12_multigpu,allreduce_g2,bf16,524288,10,100,,0,1,\n' >"$tmp/mg-plot.csv"
+printf 'gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2\nX,12_multigpu,allreduce_g2,f32,262144,10,100,,0,1,,warm\nX,12_multigpu,allreduce_g2,f32,1048576,20,200,,0,1,,warm\nX,12_multigpu,allreduce_g2,bf16,524288,10,100,,0,1,,warm\n' >"$tmp/mg-plot.csv"
 expect "plot_multigpu.sh without gnuplot says so, exit 2" 2 "gnuplot not found" -- \
     env PATH="$tmp/mgbin" bash scripts/plot_multigpu.sh "$tmp/mg-plot.csv" "$tmp/mg-plot"
 expect "plot_multigpu.sh on a CSV of another layout, exit 2" 2 "does not start with the header" -- \

@@ -78,6 +78,7 @@ for s in $STAGES; do
     expect "$s --reps 0" 2 "--reps '0'" -- $p --reps 0
     expect "$s --offset 16" 2 "--offset '16'" -- $p --offset 16
     expect "$s --offset x" 2 "--offset 'x'" -- $p --offset x
+    expect "$s --l2 with a bad value" 2 "--l2 'cold'" -- $p --l2 cold
     expect "$s --kernel with one unknown name in a list" 2 "unknown kernel 'nope'" -- $p --kernel "$($p --list | awk 'NR == 2 { print $1 }'),nope"
     rm -f "$tmp/nogpu.csv"
     env CUDA_VISIBLE_DEVICES= $p --n 1000 --csv "$tmp/nogpu.csv" >/dev/null 2>&1
@@ -118,27 +119,66 @@ refs=$(ls plots/reference/*/results.csv 2>/dev/null)
 if [ -z "$refs" ]; then
     bad "reference results are committed under plots/reference/<gpu>/results.csv"
 fi
+[ "$(echo "$refs" | grep -c .)" -ge 2 ] && ok "reference results of more than one GPU are committed ($(echo $refs | xargs -n1 dirname | xargs -n1 basename | tr '\n' ' '))" ||
+    bad "reference results of at least two GPUs are committed (found: $refs)"
+is_png() { [ "$(head -c 4 "$1" 2>/dev/null | od -An -c | tr -d ' ')" = '211PNG' ]; }
 for csv in $refs; do
     gpu=$(basename "$(dirname "$csv")")
-    if scripts/plot.sh "$csv" "$tmp/$gpu" >"$tmp/plot" 2>&1 &&
-        [ "$(head -c 4 "$tmp/$gpu/bandwidth.png" | od -An -c | tr -d ' ')" = '211PNG' ] &&
-        [ "$(head -c 4 "$tmp/$gpu/scaling.png" | od -An -c | tr -d ' ')" = '211PNG' ]; then
+    if ! command -v gnuplot >/dev/null; then
+        skipped "charts render from $csv (gnuplot is not installed)"
+    elif scripts/plot.sh "$csv" "$tmp/$gpu" >"$tmp/plot" 2>&1 && is_png "$tmp/$gpu/bandwidth.png" && is_png "$tmp/$gpu/scaling.png"; then
         ok "charts render from $csv"
-        if grep -q ',07_' "$csv"; then
-            if [ "$(head -c 4 "$tmp/$gpu/dtypes.png" 2>/dev/null | od -An -c | tr -d ' ')" = '211PNG' ]; then
-                ok "dtypes chart renders from $csv"
-            else
-                bad "dtypes chart renders from $csv"
+        for chart in dtypes:',07_' roofline:',08_roofline,' l2:',warm$'; do
+            if grep -q "${chart#*:}" "$csv"; then
+                if is_png "$tmp/$gpu/${chart%%:*}.png"; then ok "${chart%%:*} chart renders from $csv"; else bad "${chart%%:*} chart renders from $csv"; fi
             fi
-        fi
+        done
     else
         bad "charts render from $csv:"
         tail -5 "$tmp/plot" | sed 's/^/     | /'
     fi
     bad_rows=$(awk -F, 'NR > 1 && $2 != "00_device" && $10 != 1' "$csv" | wc -l)
     if [ "$bad_rows" -eq 0 ]; then ok "every row of $csv passed verification"; else bad "$bad_rows rows of $csv failed verification"; fi
+    # Physical limits. With L2 flushed, no row may be faster than DRAM can deliver the bytes its GB/s
+    # counts, nor than the speed of light of the bytes it reads (the shortest launch floor plus those
+    # bytes over the fastest read-only bandwidth of the run): N elements of the row's input type. Bytes
+    # written are not counted there: a write can sit in L2 until after the timed run. 0.1%: the CSV's
+    # rounding.
+    over=$(awk -F, 'NR > 1 && $2 == "00_device" && $3 == "dram_peak" { peak = $7 }
+        NR > 1 && $2 != "00_device" && $12 != "warm" && $7 + 0 > peak * 1.001 { printf "%s %s n=%s %s GB/s; ", $2, $3, $5, $7 }' "$csv")
+    if [ -z "$over" ]; then ok "no flushed row of $csv exceeds the theoretical DRAM peak"; else bad "rows of $csv above the DRAM peak: $over"; fi
+    beat=$(awk -F, 'NR > 1 && $2 == "00_device" { if ($3 == "read_sol" && $7 + 0 > sol) sol = $7 + 0
+                                                  if ($3 == "launch_floor" && (floor == "" || $6 + 0 < floor)) floor = $6 + 0 }
+        NR > 1 && $2 != "00_device" && $12 == "flushed" {
+            size = $4 ~ /^(f32|i32)/ ? 4 : $4 ~ /^(f16|bf16|u16)/ ? 2 : $4 ~ /^(fp8|i8|u8)/ ? 1 : 0
+            if (!size) { print "unknown input type " $4; exit }
+            t[NR] = $6; b[NR] = $5 * size; name[NR] = $2 " " $3 " " $4 " n=" $5 }
+        END { if (sol <= 0) { print "no read_sol row"; exit }
+              for (r in t) { limit = floor + b[r] / sol / 1e3; if (t[r] * 1.001 < limit) printf "%s: %.2f us < %.2f us; ", name[r], t[r], limit } }' "$csv")
+    if [ -z "$beat" ]; then ok "no flushed row of $csv beats the speed of light"; else bad "rows of $csv faster than the speed of light: $beat"; fi
+    flush=$(dirname "$csv")/flush_check.csv
+    if [ -f "$flush" ]; then
+        readings=$(awk -F, 'NR > 1 && (($6 == "flushed" && $9 + 0 >= 0.99 && $8 + 0 >= 0.99 * $5) || ($6 == "warm" && $9 + 0 < 0.5)) && $10 == 1' "$flush" | wc -l)
+        flushed=$(awk -F, 'NR > 1 && $6 == "flushed"' "$flush" | wc -l)
+        if [ "$readings" -eq $(($(wc -l <"$flush") - 1)) ] && [ "$flushed" -ge 9 ]; then
+            ok "$flush: every timed run read >= 99% of its input from DRAM ($flushed flushed readings, the warm controls under 50%)"
+        else
+            bad "$flush: $readings of $(($(wc -l <"$flush") - 1)) readings as they must be ($flushed flushed)"
+        fi
+    else
+        bad "$flush: the flush check's readings are committed with the results (make bench on a machine with ncu)"
+    fi
 done
-expect "make plot draws from the committed reference results" 0 "bandwidth.png" -- make --no-print-directory -s plot
+for csv in plots/reference/*/multigpu.csv; do
+    [ -f "$csv" ] || continue
+    over=$(awk -F, 'NR > 1 && $12 != "warm" && $8 != "" && $8 + 0 > 100.1 { printf "%s n=%s %s%%; ", $3, $5, $8 }' "$csv")
+    if [ -z "$over" ]; then ok "no flushed row of $csv exceeds the DRAM peak of its GPUs"; else bad "rows of $csv above the DRAM peak: $over"; fi
+done
+if command -v gnuplot >/dev/null; then
+    expect "make plot draws from the committed reference results" 0 "bandwidth.png" -- make --no-print-directory -s plot
+else
+    skipped "make plot draws from the committed reference results (gnuplot is not installed)"
+fi
 expect "README.md tables are the ones generated from the reference CSV" 0 "" -- scripts/reference.sh --check
 
 echo "== GPU half"
@@ -171,6 +211,16 @@ if [ "$gpu" = 1 ]; then
         done
     done
     expect "05_shuffle demo matches the programming guide's rules" 0 "all 288 values match" -- build/05_shuffle/demo
+    if command -v ncu >/dev/null; then
+        scripts/flush_check.sh "$tmp/flush.csv" >"$tmp/flush" 2>&1
+        rc=$?
+        while read -r status line; do
+            if [ "$status" = ok ]; then ok "L2 flush: $line"; else bad "L2 flush: $line"; fi
+        done < <(grep -E '^(ok|FAIL) ' "$tmp/flush")
+        [ $rc -eq 0 ] && [ "$(grep -c '^ok ' "$tmp/flush")" -ge 11 ] || { bad "scripts/flush_check.sh exits $rc"; tail -5 "$tmp/flush" | sed 's/^/     | /'; }
+    else
+        skipped "the L2 flush checked with DRAM counters (ncu is not installed)"
+    fi
     expect "a size that does not fit in GPU memory: bytes needed and free, exit 2" 2 "needs about [0-9]+ bytes .* [0-9]+ bytes free" -- \
         build/06_gridstride/reduce --n 2^40 --reps 1
     # Fuzz: 50 sizes drawn from 1 ... 2^22 (seeded, the same every run), random data, every kernel.
@@ -251,6 +301,7 @@ else
         skipped "$s: every kernel at N = $sizes, random and ones ($reason)"
     done
     skipped "05_shuffle demo ($reason)"
+    skipped "the L2 flush checked with DRAM counters ($reason)"
     skipped "07 --fill large: overflow reported as an expected failure ($reason)"
     for s in $EXERCISES; do skipped "$s exercise stub fails and its solution passes ($reason)"; done
     skipped "make stage-NN sass on the GPU machine ($reason)"

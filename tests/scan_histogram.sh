@@ -50,17 +50,17 @@ fi
 mkdir -p "$tmp/shbin"
 for t in bash dirname basename cat sed awk grep head sort mktemp rm mkdir; do ln -sf "$(command -v $t)" "$tmp/shbin/"; done
 {
-    echo 'gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols'
+    echo 'gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2'
     for n in 1048576 16777216; do
         for k in scan_warp scan_block scan_device_wide scan_reduce_then_scan cub_inclusive_sum; do
-            echo "X,11_scan_histogram,$k,i32,$n,10,$((n / 10000)),1,0,1,"
+            echo "X,11_scan_histogram,$k,i32,$n,10,$((n / 10000)),1,0,1,,flushed"
         done
         for dt in uniform skewed; do
             for k in histogram_global_atomics histogram_shared_privatized histogram_warp_aggregated cub_histogram_even; do
-                echo "X,11_scan_histogram,$k,u8_$dt,$n,10,$((n / 20000)),1,0,1,"
+                echo "X,11_scan_histogram,$k,u8_$dt,$n,10,$((n / 20000)),1,0,1,,flushed"
             done
             for k in histogram4096_global_atomics histogram4096_shared cub_histogram_even_4096; do
-                echo "X,11_scan_histogram,$k,u16_$dt,$n,10,$((n / 30000)),1,0,1,"
+                echo "X,11_scan_histogram,$k,u16_$dt,$n,10,$((n / 30000)),1,0,1,,flushed"
             done
         done
     done

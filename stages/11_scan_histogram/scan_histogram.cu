@@ -568,10 +568,7 @@ static void cpu_histogram(const void *x, uint64_t n, int bits, uint64_t *counts)
 
 
 static struct {
-    const uint4 *flush;
-    uint64_t flush_words;
-    int *sink;
-    unsigned grid;
+    L2Flush flush;
     cudaEvent_t start, stop;
     double *us;
 } T;
@@ -581,8 +578,7 @@ static struct {
 static double time_kernel(const Entry *e, uint64_t n, const Options *o)
 {
     for (int r = -o->warmup; r < o->reps; r++) {
-        stream_read<<<T.grid, STREAM_BLOCK>>>(T.flush, T.flush_words, T.sink); /* the L2 flush */
-        LAUNCH_CHECK("stream_read");
+        l2_flush(&T.flush, 0);
         CUDA_CHECK(cudaEventRecord(T.start));
         e->launch(n);
         CUDA_CHECK(cudaEventRecord(T.stop));
@@ -620,7 +616,7 @@ static void csv_rows(FILE *csv, const GpuInfo *d, const Result *res, int count, 
     if (!csv) return;
     for (int i = 0; i < count; i++) {
         if (ftell(csv) == 0) fprintf(csv, "%s\n", CSV_HEADER);
-        fprintf(csv, "%s,%s,%s,%s,%llu,%.3f,%.2f,%.2f,%.3e,%d,\n", d->name, STAGE_NAME, res[i].e->name, dtype,
+        fprintf(csv, "%s,%s,%s,%s,%llu,%.3f,%.2f,%.2f,%.3e,%d,,flushed\n", d->name, STAGE_NAME, res[i].e->name, dtype,
                 (unsigned long long)n, res[i].us, res[i].gbps, 100.0 * res[i].gbps / d->peak_gbps,
                 (double)res[i].wrong / (double)res[i].of, res[i].wrong == 0);
     }
@@ -677,9 +673,8 @@ int main(int argc, char **argv)
                                                    4096, (int64_t)max_n));
     if (bytes > cub_bytes) cub_bytes = bytes;
     B.cub_temp_bytes = cub_bytes;
-    T.flush_words = (2 * d.l2_bytes + 15) / 16;
     size_t need = max_n * (2 * sizeof(int) + sizeof(uint16_t)) + scan_scratch_ints(max_n) * sizeof(int) + cub_bytes +
-                  T.flush_words * 16 + (64u << 20);
+                  2 * d.l2_bytes + (64u << 20);
     size_t free_b = 0, total_b = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     if (need > free_b) {
@@ -693,10 +688,7 @@ int main(int argc, char **argv)
     B.samples = (uint8_t *)device_alloc(max_n * sizeof(uint16_t), "the histogram samples");
     B.hist = (unsigned *)device_alloc(4096 * sizeof(unsigned), "the bins");
     B.cub_temp = device_alloc(cub_bytes, "CUB's temporary storage");
-    T.flush = (const uint4 *)device_alloc(T.flush_words * 16, "the L2 flush buffer");
-    CUDA_CHECK(cudaMemset((void *)T.flush, 0, T.flush_words * 16));
-    T.sink = (int *)device_alloc(sizeof(int), "the L2 flush buffer");
-    T.grid = stream_grid(d.sm_count);
+    l2_flush_init(&T.flush, &d);
     CUDA_CHECK(cudaEventCreate(&T.start));
     CUDA_CHECK(cudaEventCreate(&T.stop));
     T.us = (double *)host_alloc(o.reps * sizeof(double));

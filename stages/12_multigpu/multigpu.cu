@@ -65,6 +65,8 @@ typedef struct {
     int device, rank;
     char name[96];
     int sm_count;
+    GpuInfo info;
+    L2Flush flush;             /* before each timed run of the sum, as in every program */
     ncclComm_t comm;
     cudaStream_t stream;       /* NCCL's; the stage-08 launcher uses the legacy default stream */
     cudaEvent_t *ev;           /* 3 x reps */
@@ -198,14 +200,17 @@ static Options parse_options(int argc, char **argv)
     return o;
 }
 
-/* Same columns as every stage's CSV; pct_peak is left empty (no link peak is measured here), cols too. */
+/* Same columns as every stage's CSV. The sum: GB/s of input over all GPUs, pct_peak against G x one
+ * GPU's DRAM peak, the L2 flushed before each run. The all-reduce: bus bandwidth, no DRAM peak to hold
+ * it against (pct_peak empty), and, as in nccl-tests, no flush (l2 "warm"). cols is empty. */
 static void csv_row(FILE *csv, const char *gpu, const char *kernel, const char *dtype, uint64_t n, double us,
-                    double gbps, double rel_err, int pass)
+                    double gbps, double pct_peak, double rel_err, int pass)
 {
     if (!csv) return;
     if (ftell(csv) == 0) fprintf(csv, "%s\n", CSV_HEADER);
-    fprintf(csv, "%s,%s,%s,%s,%llu,%.3f,%.2f,,%.3e,%d,\n", gpu, STAGE_NAME, kernel, dtype, (unsigned long long)n, us,
-            gbps, rel_err, pass);
+    fprintf(csv, "%s,%s,%s,%s,%llu,%.3f,%.2f,", gpu, STAGE_NAME, kernel, dtype, (unsigned long long)n, us, gbps);
+    if (pct_peak > 0) fprintf(csv, "%.2f", pct_peak);
+    fprintf(csv, ",%.3e,%d,,%s\n", rel_err, pass, pct_peak > 0 ? "flushed" : "warm");
     fflush(csv);
 }
 
@@ -354,6 +359,7 @@ static void run_sum(const Options *o, const Kernel *k, SumReport *all)
         for (int l = 0; l < W.local; l++) {
             Gpu *gp = &W.gpu[l];
             CUDA_CHECK(cudaSetDevice(gp->device));
+            l2_flush(&gp->flush, 0);
             if (k_ >= 0) CUDA_CHECK(cudaEventRecord(gp->ev[k_], 0));
             memset(&runs[l].shape, 0, sizeof runs[l].shape); /* the launcher fills in its shape */
             launch(k, &runs[l]); /* legacy default stream: NCCL's stream (a blocking one) waits for it */
@@ -436,7 +442,9 @@ static int report_sum(const Options *o, const Kernel *k, const SumReport *all, i
            G == 1 ? "one GPU" : same ? "every GPU received the same bits" : "the GPUs received different totals");
     char name[64];
     snprintf(name, sizeof name, "sum_g%d%s", G, W.processes ? "_procs" : "");
-    csv_row(csv, gpu_name, name, "f32", o->n, total_us, 4.0 * (double)o->n / (total_us * 1e3), rel, total_ok && !failures);
+    double gbps = 4.0 * (double)o->n / (total_us * 1e3);
+    csv_row(csv, gpu_name, name, "f32", o->n, total_us, gbps, 100.0 * gbps / (G * W.gpu[0].info.peak_gbps), rel,
+            total_ok && !failures);
     return failures;
 }
 
@@ -585,7 +593,7 @@ static int run_arrays(const Options *o, int bf16, int leader, FILE *csv, const c
                    dtype, (unsigned long long)count, local_us, comm_us, algbw, busbw, err, ok ? "ok" : "FAIL");
             snprintf(name, sizeof name, "allreduce_g%d%s", W.nranks, W.processes ? "_procs" : "");
             /* gbps: busbw, or algbw for G = 1, where busbw is 0 by definition */
-            csv_row(csv, gpu_name, name, dtype, count, comm_us, W.nranks > 1 ? busbw : algbw, err, ok);
+            csv_row(csv, gpu_name, name, dtype, count, comm_us, W.nranks > 1 ? busbw : algbw, 0.0, err, ok);
         }
     }
     if (leader) {
@@ -608,13 +616,10 @@ static void open_gpus(const Options *o, uint64_t need_bytes_of_shard, uint64_t m
         CUDA_CHECK(cudaGetDeviceProperties(&p, gp->device));
         snprintf(gp->name, sizeof gp->name, "%.95s", p.name); /* GPU names are far shorter */
         gp->sm_count = p.multiProcessorCount;
-        if (p.major * 10 + p.minor < 75) {
-            fprintf(stderr, "error: GPU %d (%s) has compute capability %d.%d; these programs need 7.5 or newer\n",
-                    gp->device, gp->name, p.major, p.minor);
-            exit(EXIT_GPU);
-        }
+        describe_gpu(gp->device, &gp->info); /* exits if the GPU is older than compute capability 7.5 */
         uint64_t reduce_n = need_bytes_of_shard / 4 > max_count ? need_bytes_of_shard / 4 : max_count;
-        size_t need = need_bytes_of_shard + PARTIALS_CAPACITY(reduce_n) * sizeof(float) + 2 * max_bytes + NCCL_SLACK;
+        size_t need = need_bytes_of_shard + PARTIALS_CAPACITY(reduce_n) * sizeof(float) + 2 * max_bytes +
+                      2 * gp->info.l2_bytes + NCCL_SLACK;
         size_t free_b = 0, total_b = 0;
         CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
         if (need > free_b) {
@@ -643,6 +648,7 @@ static void alloc_gpus(const Options *o, uint64_t shard_cap, uint64_t max_bytes,
         gp->send = device_alloc(max_bytes, "the all-reduce input");
         gp->recv = device_alloc(max_bytes, "the all-reduce output");
         gp->scratch = (unsigned char *)device_alloc(SLOT * (MAX_GPUS + 1), "the gather buffer");
+        l2_flush_init(&gp->flush, &gp->info);
     }
 }
 
@@ -657,6 +663,7 @@ static void free_gpus(const Options *o)
         CUDA_CHECK(cudaStreamDestroy(gp->stream));
         void *bufs[] = {gp->shard, gp->partials, gp->out, gp->total, gp->send, gp->recv, gp->scratch};
         for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++) CUDA_CHECK(cudaFree(bufs[b]));
+        l2_flush_free(&gp->flush);
     }
 }
 
