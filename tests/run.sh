@@ -181,6 +181,24 @@ else
 fi
 expect "README.md tables are the ones generated from the reference CSV" 0 "" -- scripts/reference.sh --check
 
+echo "== every guide in English and Chinese, kept in step"
+# The structure, not the translation: a README.md and its README.zh-CN.md have the same headings (level
+# by level, in order), the same generated blocks with the same content, and link to each other.
+for readme in README.md stages/*/README.md; do
+    zh=${readme%.md}.zh-CN.md
+    if [ ! -f "$zh" ]; then bad "$readme has no Chinese sibling $zh"; continue; fi
+    if [ "$(grep -o '^#*' "$readme" | tr '\n' ' ')" = "$(grep -o '^#*' "$zh" | tr '\n' ' ')" ]; then
+        ok "$zh has the headings of $readme"
+    else
+        bad "$zh and $readme differ in their headings ($(grep -c '^#' "$readme") and $(grep -c '^#' "$zh"))"
+    fi
+    blocks() { awk '/^<!-- [a-z-]+:begin -->$/ { on = 1 } on { print } /^<!-- [a-z-]+:end -->$/ { on = 0 }' "$1" | md5sum; }
+    if [ "$(blocks "$readme")" = "$(blocks "$zh")" ]; then ok "$zh has the generated blocks of $readme"
+    else bad "$zh and $readme differ in their generated blocks"; fi
+    if grep -q '](README.zh-CN.md)' "$readme" && grep -q '](README.md)' "$zh"; then ok "$readme and $zh link to each other"
+    else bad "$readme and $zh do not link to each other"; fi
+done
+
 echo "== GPU half"
 gpu=0
 if nvidia-smi -L >/dev/null 2>&1; then
