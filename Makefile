@@ -30,6 +30,8 @@ BENCH_SIZES := 2^16,2^18,2^20,2^22,2^24,2^26,2^28
 # `make stage-05 run`: the stage-NN goals name the stages the actions (run, check, demo) act on.
 SELECTED := $(foreach g,$(filter stage-%,$(MAKECMDGOALS)),$(filter $(patsubst stage-%,%,$g)_%,$(STAGES)))
 SELECTED_BINS := $(foreach s,$(SELECTED),$(BUILD)/$s/reduce)
+# The engineer's tools (diff, sass, profile, sanitize) take any stage, those with a program of their own too.
+SELECTED_ANY := $(foreach g,$(filter stage-%,$(MAKECMDGOALS)),$(patsubst stages/%/,%,$(wildcard stages/$(patsubst stage-%,%,$g)_*/)))
 EXERCISES := $(filter $(STAGES),$(patsubst stages/%/exercise.cu,%,$(sort $(wildcard stages/*/exercise.cu))))
 ALL_BINS := $(foreach s,$(STAGES),$(BUILD)/$s/reduce) $(BUILD)/05_shuffle/demo \
             $(foreach s,$(EXERCISES),$(BUILD)/$s/exercise $(BUILD)/$s/solution)
@@ -149,19 +151,19 @@ demo: $(SELECTED_BINS) $(foreach s,$(SELECTED),$(if $(wildcard stages/$s/demo.cu
 
 diff:
 	$(call need_stage,diff)
-	@for s in $(SELECTED); do scripts/stage_tool.sh diff $$s || exit $$?; done
+	@for s in $(SELECTED_ANY); do scripts/stage_tool.sh diff $$s || exit $$?; done
 
 sass: need-nvcc
 	$(call need_stage,sass)
-	@for s in $(SELECTED); do scripts/stage_tool.sh sass $$s $(NVCC) $(NVCCFLAGS) || exit $$?; done
+	@for s in $(SELECTED_ANY); do scripts/stage_tool.sh sass $$s $(NVCC) $(NVCCFLAGS) || exit $$?; done
 
 profile: $(SELECTED_BINS)
 	$(call need_stage,profile)
-	@for s in $(SELECTED); do scripts/stage_tool.sh profile $$s $(ARGS) || exit $$?; done
+	@for s in $(SELECTED_ANY); do scripts/stage_tool.sh profile $$s $(ARGS) || exit $$?; done
 
 sanitize: $(SELECTED_BINS)
 	$(call need_stage,sanitize)
-	@for s in $(SELECTED); do scripts/stage_tool.sh sanitize $$s || exit $$?; done
+	@for s in $(SELECTED_ANY); do scripts/stage_tool.sh sanitize $$s || exit $$?; done
 
 exercise: $(foreach s,$(filter $(EXERCISES),$(SELECTED)),$(BUILD)/$s/exercise)
 	$(call need_stage,exercise)

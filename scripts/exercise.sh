@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make stage-NN exercise | solution: build the stage's exercise (or its solution), run its check, and
-# say pass or fail; on a failing exercise, print the hints from stages/NN_*/exercise.cu.
+# say pass or fail; on a failing exercise, print the hints from stages/NN_*/exercise.cu (in English,
+# then in Chinese: its " * Hint:" and " * 提示：" lines).
 # usage: scripts/exercise.sh exercise|solution STAGE
 # Exit codes: 0 passes, 1 fails its check, 2 no exercise, 3 no usable GPU.
 set -u
@@ -29,9 +30,9 @@ echo "FAIL: $what does not pass its check yet. Failing rows:"
 awk '$5 == "FAIL" { print "  " $0 }' "$log" | head -8
 if [ "$kind" = exercise ]; then
     echo "Hints (from $src):"
-    awk '/^ \* Hint:/ { sub(/^ \* Hint: */, "  - "); hint = 1 }
+    awk '/^ \* (Hint:|提示：)/ { sub(/^ \* (Hint:|提示：) */, "  - "); hint = 1 }
          hint && /^ \*   / { sub(/^ \* */, "    ") }
-         hint && !/^ \* Hint:|^  - |^    / { hint = 0 }
+         hint && !/^  - |^    / { hint = 0 }
          hint { sub(/ *\*\/ *$/, ""); print }' "$src"
 fi
 exit 1

@@ -20,7 +20,7 @@
 # device rows likewise come from every program: the charts take the fastest read-only bandwidth and the
 # shortest launch floor any of them measured (the highest speed of light). Rows with the input left in
 # L2 on purpose (l2 = warm) appear only on the L2 chart.
-# Exit codes: 2 bad CSV, 3 gnuplot missing, other: gnuplot failed.
+# Exit codes: 2 bad CSV, 4 gnuplot missing (the code of every missing tool), other: gnuplot failed.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 csv=${1:?usage: scripts/plot.sh CSV OUTDIR [--dumb]}
@@ -28,7 +28,7 @@ out=${2:?usage: scripts/plot.sh CSV OUTDIR [--dumb]}
 header='gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2'
 [ -s "$csv" ] || { echo "error: $csv is missing or empty" >&2; exit 2; }
 [ "$(head -1 "$csv")" = "$header" ] || { echo "error: $csv does not start with the header $header" >&2; exit 2; }
-command -v gnuplot >/dev/null || { echo "error: gnuplot not found: install it (e.g. apt-get install gnuplot-nox)" >&2; exit 3; }
+command -v gnuplot >/dev/null || { echo "error: gnuplot not found: install it (e.g. apt-get install gnuplot-nox)" >&2; exit 4; }
 mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -8,7 +8,7 @@
 #   NVLINK_GBPS          a horizontal line at this figure (e.g. the GPU's published NVLink bandwidth per
 #                        direction), labelled LABEL; a CSV row with kernel nvlink_peak gives it too
 # Last row wins for a repeated (kernel, dtype, n).
-# Exit codes: 2 bad CSV or arguments, or gnuplot missing; other: gnuplot failed.
+# Exit codes: 2 bad CSV or arguments, 4 gnuplot missing (the code of every missing tool); other: gnuplot failed.
 set -eu
 usage='usage: scripts/plot_multigpu.sh CSV OUTDIR [NVLINK_GBPS [LABEL]]'
 csv=${1:?$usage}
@@ -21,7 +21,7 @@ header='gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2'
 if [ -n "$link" ] && ! [[ $link =~ ^[0-9]+([.][0-9]+)?$ ]]; then
     echo "error: NVLINK_GBPS '$link': give GB/s as a number, e.g. 450" >&2; exit 2
 fi
-command -v gnuplot >/dev/null || { echo "error: gnuplot not found: install it (e.g. apt-get install gnuplot-nox)" >&2; exit 2; }
+command -v gnuplot >/dev/null || { echo "error: gnuplot not found: install it (e.g. apt-get install gnuplot-nox)" >&2; exit 4; }
 mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

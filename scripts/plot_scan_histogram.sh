@@ -6,7 +6,7 @@
 #                              uniform and skewed data side by side (log scale: the contention shows)
 # Other stages' rows are ignored; the last row wins for a repeated (kernel, dtype, n); a kernel whose
 # check failed is marked "(FAIL)".
-# Exit codes: 2 bad CSV or no stage-11 rows, 3 gnuplot missing, other: gnuplot failed.
+# Exit codes: 2 bad CSV or no stage-11 rows, 4 gnuplot missing (the code of every missing tool), other: gnuplot failed.
 set -eu
 usage='usage: scripts/plot_scan_histogram.sh CSV OUTDIR'
 csv=${1:?$usage}
@@ -14,7 +14,7 @@ out=${2:?$usage}
 header='gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2'
 [ -s "$csv" ] || { echo "error: $csv is missing or empty" >&2; exit 2; }
 [ "$(head -1 "$csv")" = "$header" ] || { echo "error: $csv does not start with the header $header" >&2; exit 2; }
-command -v gnuplot >/dev/null || { echo "error: gnuplot not found: install it (e.g. apt-get install gnuplot-nox)" >&2; exit 3; }
+command -v gnuplot >/dev/null || { echo "error: gnuplot not found: install it (e.g. apt-get install gnuplot-nox)" >&2; exit 4; }
 mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The GPU engineer's tools, one stage at a time (called by make stage-NN diff|sass|profile|sanitize).
 # usage: scripts/stage_tool.sh diff|sass|profile|sanitize STAGE [NVCC NVCCFLAGS...]
-#   diff      diff -u of the stage's reduce.cu against the previous stage's (colour on a terminal)
+# A stage's program is its reduce.cu (built on the common harness) or, for a stage with a program of
+# its own, the one other .cu of its folder (not exercise.cu, demo.cu or a stage.mk helper).
+#   diff      diff -u of the stage's program against the previous stage's (colour on a terminal); a stage
+#             whose program is another kind of file (a program of its own) says so instead
 #   sass      the SASS of the stage's kernels (cuobjdump) and one summary line per kernel: load widths,
 #             shuffles, barriers, atomics, registers and shared memory (from ptxas -v)
 #   profile   Nsight Compute on the stage's kernels: DRAM throughput, occupancy, threads per
@@ -15,7 +18,13 @@ tool=${1:-}
 stage=${2:-}
 [ -n "$tool" ] && [ -d "stages/$stage" ] || { echo "usage: scripts/stage_tool.sh diff|sass|profile|sanitize STAGE" >&2; exit 2; }
 shift 2
-bin=build/$stage/reduce
+program_of() { # program_of STAGE: its program's source
+    if [ -f "stages/$1/reduce.cu" ]; then echo "stages/$1/reduce.cu"; return; fi
+    ls stages/"$1"/*.cu 2>/dev/null | grep -v -e '/exercise\.cu$' -e '/demo\.cu$' | head -1
+}
+src=$(program_of "$stage")
+[ -n "$src" ] || { echo "error: stages/$stage has no program" >&2; exit 2; }
+bin=build/$stage/$(basename "$src" .cu)
 
 need() { # need TOOL WHAT
     command -v "$1" >/dev/null 2>&1 && return 0
@@ -33,8 +42,13 @@ diff)
         echo "stage $stage is the first: there is nothing before it to compare with"
         exit 0
     fi
-    echo "What changed from $prev to $stage (diff -u stages/$prev/reduce.cu stages/$stage/reduce.cu):"
-    diff -u --color=auto "stages/$prev/reduce.cu" "stages/$stage/reduce.cu"
+    prev_src=$(program_of "$prev")
+    if [ "$(basename "$prev_src")" != "$(basename "$src")" ]; then
+        echo "stage $stage is a program of its own ($src), not a change to $prev_src: there is no diff to show" >&2
+        exit 2
+    fi
+    echo "What changed from $prev to $stage (diff -u $prev_src $src):"
+    diff -u --color=auto "$prev_src" "$src"
     [ $? -le 1 ] # diff exits 1 when the files differ: that is the point here
     ;;
 sass)
@@ -44,8 +58,12 @@ sass)
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' EXIT
     # Registers and shared memory per kernel, from the assembler's report.
-    "$nvcc" "$@" -Xptxas -v -c "stages/$stage/reduce.cu" -o "$tmp/reduce.o" 2>"$tmp/ptxas" || { cat "$tmp/ptxas"; exit 1; }
+    "$nvcc" "$@" -Xptxas -v -c "$src" -o "$tmp/reduce.o" 2>"$tmp/ptxas" || { cat "$tmp/ptxas"; exit 1; }
     cuobjdump --dump-sass "$tmp/reduce.o" >"$tmp/sass" || exit 1
+    if ! grep -q 'Function : ' "$tmp/sass"; then
+        echo "$src compiles no kernel of its own (its GPU work is other stages' kernels and library calls): no SASS to show" >&2
+        exit 2
+    fi
     demangle=cat
     command -v cu++filt >/dev/null 2>&1 && demangle=cu++filt
     [ "$demangle" = cat ] && command -v c++filt >/dev/null 2>&1 && demangle=c++filt
@@ -92,8 +110,12 @@ profile)
     metrics+=,gpu__time_duration.sum
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' EXIT
-    # One checked run and one timed run per kernel, CUB's kernels included; the L2 flush left out.
-    ncu --clock-control none --kernel-name regex:'^(reduce_|block_all_reduce|.*DeviceReduce)' --metrics "$metrics" --csv \
+    # One checked run and one timed run per kernel, CUB's kernels included: every kernel of the run but
+    # the harness's own (the flush, the speed-of-light kernels) and, past stage 01, the baseline that
+    # every stage times for its speed-up column.
+    skip='l2_flush_kernel|spin_kernel|read_stream|read_words|empty_kernel'
+    [ -z "$(ls -d stages/[0-9][0-9]_*/ | head -1 | grep "/$stage/")" ] && skip="$skip|reduce_global_inplace"
+    ncu --clock-control none --kernel-name-base function --kernel-name regex:"^(?!($skip)\$)" --metrics "$metrics" --csv \
         "$bin" --n 16M --reps 1 --warmup 0 "$@" >"$tmp/ncu" 2>"$tmp/err" || { cat "$tmp/err" "$tmp/ncu" | tail -20; exit 1; }
     echo "Nsight Compute, N = 16M (or the --n given), clocks as the GPU sets them (--clock-control none); the last launch of each kernel:"
     echo "  dram%: DRAM throughput, % of peak; occ%: achieved occupancy; thr/inst: active threads per warp"

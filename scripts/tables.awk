@@ -13,6 +13,8 @@ function median(list,   a, k, i, j, t) {
     for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
     return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
 }
+# lang=zh: the captions and column headers in Chinese (numbers and names are the same).
+function say(en, zh) { return lang == "zh" ? zh : en }
 function ratio(a, b) { return a <= 0 || b <= 0 ? "-" : a / b < 0.1 ? sprintf("%.3fx", a / b) : sprintf("%.2fx", a / b) }
 function row(label, us, gbps, ok, cub) {
     printf "| %s | %.1f | %.0f | %.1f | %s | %s | %s |\n", label, us, gbps, 100 * gbps / peak, ratio(base, us), ratio(cub, us), ok
@@ -47,7 +49,8 @@ mode == "stage" && $2 != stage && $2 != "01_naive" { next }  # 01_naive: the spe
 }
 function rows_table(   i, j, t, c, w, b, line, cross) {
     for (i = 2; i <= rncols; i++) for (j = i; j > 1 && rcols[j - 1] > rcols[j]; j--) { t = rcols[j]; rcols[j] = rcols[j - 1]; rcols[j - 1] = t }
-    printf "%s, %d fp32 elements as rows of each length; GB/s of the matrix read and the row sums written, medians with L2 flushed before every run; theoretical DRAM peak %.0f GB/s.\n\n", gpu, rtotal, peak
+    printf say("%s, %d fp32 elements as rows of each length; GB/s of the matrix read and the row sums written, medians with L2 flushed before every run; theoretical DRAM peak %.0f GB/s.\n\n", \
+             "%s，%d 个 fp32 元素按各行长排成矩阵；GB/s 按读取的矩阵与写出的行和计算，每次运行前刷新 L2，取中位数；理论 DRAM 峰值 %.0f GB/s。\n\n"), gpu, rtotal, peak
     line = "| kernel |"; for (j = 1; j <= rncols; j++) line = line " " rcols[j] " |"; print line
     line = "|---|"; for (j = 1; j <= rncols; j++) line = line "---:|"; print line
     for (i = 1; i <= rcount; i++) {
@@ -65,8 +68,10 @@ function rows_table(   i, j, t, c, w, b, line, cross) {
         if (b > w && !cross) cross = c
         if (b <= w) cross = 0
     }
-    if (cross) printf "\nCrossover: from %d columns per row on, the fastest block-per-row kernel beats the fastest warp-per-row kernel.\n", cross
-    else print "\nNo crossover in this range: the fastest warp-per-row kernel is at least as fast at every row length."
+    if (cross) printf say("\nCrossover: from %d columns per row on, the fastest block-per-row kernel beats the fastest warp-per-row kernel.\n",
+                        "\n交叉点：从每行 %d 列起，最快的每行一个线程块的 kernel 胜过最快的每行一个 warp 的 kernel。\n"), cross
+    else print say("\nNo crossover in this range: the fastest warp-per-row kernel is at least as fast at every row length.",
+                 "\n此范围内没有交叉点：在每个行长上，最快的每行一个 warp 的 kernel 都至少一样快。")
 }
 END {
     if (mode == "stage" && rcount) { rows_table(); exit 0 }
@@ -75,11 +80,14 @@ END {
     split(order[1], b, SUBSEP)
     base = (b[1] == "01_naive" && (order[1], maxn) in us) ? us[order[1], maxn] : 0
     if (mode == "stage" && stage ~ /^11_/) base = 0  # scans and histograms: no speed-up against a sum
-    printf "%s, N = %d; GB/s of input bytes, medians with L2 flushed before every run; theoretical DRAM peak %.0f GB/s, measured device-to-device copy %.0f GB/s.\n\n", \
+    printf say("%s, N = %d; GB/s of input bytes, medians with L2 flushed before every run; theoretical DRAM peak %.0f GB/s, measured device-to-device copy %.0f GB/s.\n\n",
+             "%s，N = %d；GB/s 按输入字节计算，每次运行前刷新 L2，取中位数；理论 DRAM 峰值 %.0f GB/s，实测设备内拷贝 %.0f GB/s。\n\n"), \
         gpu, maxn, peak, copy
     cub_all = maxn in cub_us ? median(cub_us[maxn]) : 0
-    if (mode == "best") print "| stage | best kernel | time (µs) | GB/s | % of peak | speed-up vs 01 | x CUB | check |\n|---|---|---:|---:|---:|---:|---:|---|"
-    else print "| kernel | time (µs) | GB/s | % of peak | speed-up vs 01 | x CUB | check |\n|---|---:|---:|---:|---:|---:|---|"
+    if (mode == "best") print say("| stage | best kernel | time (µs) | GB/s | % of peak | speed-up vs 01 | x CUB | check |",
+                                "| 阶段 | 最快的 kernel | 时间 (µs) | GB/s | 占峰值 % | 相对 01 加速 | x CUB | 检查 |") "\n|---|---|---:|---:|---:|---:|---:|---|"
+    else print say("| kernel | time (µs) | GB/s | % of peak | speed-up vs 01 | x CUB | check |",
+                 "| kernel | 时间 (µs) | GB/s | 占峰值 % | 相对 01 加速 | x CUB | 检查 |") "\n|---|---:|---:|---:|---:|---:|---|"
     for (i = 1; i <= count; i++) {
         split(order[i], k, SUBSEP)
         if (!((order[i], maxn) in us)) continue
@@ -100,9 +108,9 @@ END {
         row(sprintf("%s | `%s`", k[1], k[2]), us[best[stages[s]], maxn], gbps[best[stages[s]], maxn], pass[best[stages[s]], maxn] == 1 ? "ok" : "FAIL", cub_all)
     }
     if (mode != "stage" && maxn in cub_us)
-        row(mode == "best" ? "library | `cub::DeviceReduce::Sum`" : "`cub::DeviceReduce::Sum`", median(cub_us[maxn]), median(cub_gbps[maxn]), cub_fail[maxn] ? "FAIL" : "ok", cub_all)
+        row(mode == "best" ? say("library", "库") " | `cub::DeviceReduce::Sum`" : "`cub::DeviceReduce::Sum`", median(cub_us[maxn]), median(cub_gbps[maxn]), cub_fail[maxn] ? "FAIL" : "ok", cub_all)
     if (mode != "stage" && sol > 0) {
-        t = floor + 4.0 * maxn / sol / 1e3
-        row(mode == "best" ? "limit | speed of light" : "speed of light", t, 4.0 * maxn / t / 1e3, "-", cub_all)
+        sol_us = floor + 4.0 * maxn / sol / 1e3
+        row(mode == "best" ? say("limit | speed of light", "极限 | 光速") : say("speed of light", "光速"), sol_us, 4.0 * maxn / sol_us / 1e3, "-", cub_all)
     }
 }

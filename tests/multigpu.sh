@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Stage 12 (the sum across GPUs with NCCL): sourced by tests/run.sh once ok/bad/skipped/expect, $tmp and
 # $gpu (1 when a GPU is present) exist. The host half runs anywhere; the GPU half needs a GPU, and two
 # for the G = 2 checks.
@@ -60,7 +61,7 @@ fi
 mkdir -p "$tmp/mgbin"
 for t in bash dirname basename cat sed awk grep head sort mktemp rm mkdir; do ln -sf "$(command -v $t)" "$tmp/mgbin/"; done
 printf 'gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2\nX,12_multigpu,allreduce_g2,f32,262144,10,100,,0,1,,warm\nX,12_multigpu,allreduce_g2,f32,1048576,20,200,,0,1,,warm\nX,12_multigpu,allreduce_g2,bf16,524288,10,100,,0,1,,warm\n' >"$tmp/mg-plot.csv"
-expect "plot_multigpu.sh without gnuplot says so, exit 2" 2 "gnuplot not found" -- \
+expect "plot_multigpu.sh without gnuplot says so, exit 4" 4 "gnuplot not found" -- \
     env PATH="$tmp/mgbin" bash scripts/plot_multigpu.sh "$tmp/mg-plot.csv" "$tmp/mg-plot"
 expect "plot_multigpu.sh on a CSV of another layout, exit 2" 2 "does not start with the header" -- \
     bash scripts/plot_multigpu.sh Makefile "$tmp/mg-plot"

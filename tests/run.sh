@@ -46,6 +46,17 @@ else
     bad "unit tests compile"
 fi
 
+echo "== scripts parse"
+for script in scripts/*.sh tests/*.sh .ci/run; do
+    if bash -n "$script" 2>"$tmp/parse"; then ok "bash -n $script"; else bad "bash -n $script: $(head -2 "$tmp/parse" | tr '\n' ' ')"; fi
+done
+if command -v shellcheck >/dev/null; then
+    if shellcheck -S error scripts/*.sh tests/*.sh >"$tmp/shellcheck" 2>&1; then ok "shellcheck finds no errors in scripts/ and tests/"
+    else bad "shellcheck -S error:"; head -10 "$tmp/shellcheck" | sed 's/^/     | /'; fi
+else
+    skipped "shellcheck over scripts/ and tests/ (shellcheck is not installed)"
+fi
+
 echo "== build every stage"
 if make --no-print-directory all >"$tmp/build" 2>&1; then
     ok "make all builds every stage with warnings as errors"
@@ -103,6 +114,12 @@ for s in $STAGES; do
         expect "make stage-$num diff shows the change from the previous stage" 0 "^\+\+\+ stages/$s/reduce.cu" -- make --no-print-directory -s stage-$num diff
     fi
 done
+for d in stages/[0-9][0-9]_*/; do
+    s=$(basename "$d")
+    [ -f "$d/reduce.cu" ] && continue
+    expect "make stage-${s%%_*} diff says why a program of its own has no diff (exit 2)" 2 "a program of its own" -- \
+        make --no-print-directory -s "stage-${s%%_*}" diff
+done
 # A PATH with the basic utilities and none of the CUDA tools.
 mkdir -p "$tmp/bin"
 for t in bash dirname basename cat sed awk grep ls xargs mktemp rm; do ln -sf "$(command -v $t)" "$tmp/bin/"; done
@@ -113,6 +130,12 @@ for s in $EXERCISES; do
     [ -x "build/$s/exercise" ] && [ -x "build/$s/solution" ] && ok "$s exercise stub and solution build" || bad "$s exercise stub and solution build"
 done
 expect "make stage-NN exercise without a stage asks for one" 2 "name a stage" -- make --no-print-directory -s exercise
+for stub in stages/*/exercise.cu; do
+    en=$(grep -c '^ \* Hint:' "$stub")
+    zh=$(grep -c '^ \* 提示：' "$stub")
+    if [ "$en" -gt 0 ] && [ "$en" -eq "$zh" ]; then ok "$stub: $en hints in English and in Chinese"
+    else bad "$stub: $en hints in English, $zh in Chinese"; fi
+done
 
 echo "== charts and README from the committed reference results"
 refs=$(ls plots/reference/*/results.csv 2>/dev/null)
@@ -183,7 +206,8 @@ expect "README.md tables are the ones generated from the reference CSV" 0 "" -- 
 
 echo "== every guide in English and Chinese, kept in step"
 # The structure, not the translation: a README.md and its README.zh-CN.md have the same headings (level
-# by level, in order), the same generated blocks with the same content, and link to each other.
+# by level, in order), the same generated blocks (the same markers, each with as many table rows and
+# charts: their numbers are checked against the CSV by reference.sh --check), and link to each other.
 for readme in README.md stages/*/README.md; do
     zh=${readme%.md}.zh-CN.md
     if [ ! -f "$zh" ]; then bad "$readme has no Chinese sibling $zh"; continue; fi
@@ -192,7 +216,9 @@ for readme in README.md stages/*/README.md; do
     else
         bad "$zh and $readme differ in their headings ($(grep -c '^#' "$readme") and $(grep -c '^#' "$zh"))"
     fi
-    blocks() { awk '/^<!-- [a-z-]+:begin -->$/ { on = 1 } on { print } /^<!-- [a-z-]+:end -->$/ { on = 0 }' "$1" | md5sum; }
+    blocks() { awk '/^<!-- [a-z-]+:begin -->$/ { print; on = 1; rows = charts = 0; next }
+                    /^<!-- [a-z-]+:end -->$/ { print rows + 0, charts + 0; print; on = 0; next }
+                    on && /^\|/ { rows++ } on && /^!\[/ { charts++ }' "$1"; }
     if [ "$(blocks "$readme")" = "$(blocks "$zh")" ]; then ok "$zh has the generated blocks of $readme"
     else bad "$zh and $readme differ in their generated blocks"; fi
     if grep -q '](README.zh-CN.md)' "$readme" && grep -q '](README.md)' "$zh"; then ok "$readme and $zh link to each other"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Stage 11 (scan and histogram): sourced by tests/run.sh once ok/bad/skipped/expect, $tmp and $gpu (1 when
 # a GPU is present) exist. The host half runs anywhere; the GPU half needs a GPU.
 
@@ -65,7 +66,7 @@ for t in bash dirname basename cat sed awk grep head sort mktemp rm mkdir; do ln
         done
     done
 } >"$tmp/sh-plot.csv"
-expect "plot_scan_histogram.sh without gnuplot says so, exit 3" 3 "gnuplot not found" -- \
+expect "plot_scan_histogram.sh without gnuplot says so, exit 4" 4 "gnuplot not found" -- \
     env PATH="$tmp/shbin" bash scripts/plot_scan_histogram.sh "$tmp/sh-plot.csv" "$tmp/sh-plot"
 expect "plot_scan_histogram.sh on a CSV of another layout, exit 2" 2 "does not start with the header" -- \
     bash scripts/plot_scan_histogram.sh Makefile "$tmp/sh-plot"

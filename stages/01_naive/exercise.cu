@@ -6,7 +6,9 @@
  * contiguous, and whole warps retire early. (Then look at its shared-memory bank conflicts with
  * make stage-01 profile: stage 02 removes them.)
  * Hint: for (unsigned s = 1; s < BLOCK; s *= 2) { unsigned index = 2 * s * tid; if (index < BLOCK) ...; __syncthreads(); }
- * Hint: the stub below only loads the block's slice; the tree is missing, so it sums one element per block. */
+ * Hint: the stub below only loads the block's slice; the tree is missing, so it sums one element per block.
+ * 提示：for (unsigned s = 1; s < BLOCK; s *= 2) { unsigned index = 2 * s * tid; if (index < BLOCK) ...; __syncthreads(); }
+ * 提示：下面的桩只加载了线程块负责的那一段；缺少归约树，所以每个线程块只加了一个元素。 */
 #include "common.h"
 
 #define BLOCK 256

@@ -3,7 +3,9 @@
  * loading, and launches half the blocks. Write reduce_shared_four_loads: four elements, BLOCK apart,
  * a quarter of the blocks. Every load must be checked against n. Does it double the bandwidth again?
  * Hint: i = blockIdx.x * (4 * BLOCK) + tid; add x[i + k * BLOCK] for k = 0..3 when i + k * BLOCK < n.
- * Hint: the stub below loads only the first of the four elements. */
+ * Hint: the stub below loads only the first of the four elements.
+ * 提示：i = blockIdx.x * (4 * BLOCK) + tid；当 i + k * BLOCK < n 时，对 k = 0..3 累加 x[i + k * BLOCK]。
+ * 提示：下面的桩只加载了四个元素中的第一个。 */
 #include "common.h"
 
 #define BLOCK 256

@@ -6,7 +6,9 @@
  * then the block's tree, and thread 0 writes the result. The order is fixed: the result is the same,
  * bit for bit, on every run (the "bits" column says "same").
  * Hint: in reduce_partials, loop for (uint64_t i = tid; i < count; i += BLOCK) v += partials[i];
- * Hint: the stub of reduce_partials below writes 0. */
+ * Hint: the stub of reduce_partials below writes 0.
+ * 提示：在 reduce_partials 中循环 for (uint64_t i = tid; i < count; i += BLOCK) v += partials[i];
+ * 提示：下面 reduce_partials 的桩只写入 0。 */
 #include "common.h"
 
 #define BLOCK 256

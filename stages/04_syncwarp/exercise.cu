@@ -5,7 +5,9 @@
  * down to 64 values, then the last warp done right for Volta and later: volatile shared memory and
  * __syncwarp between reading and writing (see warp_reduce_unrolled in reduce.cu).
  * Hint: copy reduce_unrolled_warp from reduce.cu and change only the load and the launch's grid.
- * Hint: the stub below loads one element per thread, so half of the input is never added. */
+ * Hint: the stub below loads one element per thread, so half of the input is never added.
+ * 提示：从 reduce.cu 复制 reduce_unrolled_warp，只改加载和 launch 的网格大小。
+ * 提示：下面的桩每个线程只加载一个元素，所以一半的输入从未被加上。 */
 #include "common.h"
 
 #define BLOCK 256

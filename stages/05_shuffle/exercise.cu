@@ -9,7 +9,9 @@
  *    through shared memory (block.sync() for the barrier), and thread 0 does the atomicAdd.
  * Hint: the result starts at -INFINITY for the max (the launcher sets it); see the atomic_max_float
  *       helper declared below and write its body.
- * Hint: the stubs below return the first element of each block (max) and only warp 0's sum (cg). */
+ * Hint: the stubs below return the first element of each block (max) and only warp 0's sum (cg).
+ * 提示：求最大值时结果从 -INFINITY 开始（由 launcher 设置）；参见下面声明的 atomic_max_float 辅助函数，写出它的函数体。
+ * 提示：下面的桩返回每个线程块的第一个元素（max），以及只有 warp 0 的和（cg）。 */
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 #include <math.h>

@@ -6,7 +6,9 @@
  * Compare its GB/s with the cub row of the fp16 group.
  * Hint: const uint4 *p = (const uint4 *)x; a uint4 holds 8 halves: reinterpret it as __half2 h[4]
  *       and add __low2float / __high2float of each.
- * Hint: the stub below adds only the tail. */
+ * Hint: the stub below adds only the tail.
+ * 提示：const uint4 *p = (const uint4 *)x；一个 uint4 装着 8 个 half：把它重新解释为 __half2 h[4]，把每个的 __low2float / __high2float 加起来。
+ * 提示：下面的桩只加了尾部。 */
 #include <cuda_fp16.h>
 
 #include "common.h"

@@ -6,7 +6,9 @@
  * elements after the last whole pack (the tail), each spread over the `width` threads by `lane`.
  * Hint: the head has ((16 - (uintptr_t)p % 16) % 16) / sizeof(float) elements, at most cols.
  * Hint: the stub below reads only the packs, starting at p itself: it is the article's version, and
- *   it reads unaligned packs and drops the tail. */
+ *   it reads unaligned packs and drops the tail.
+ * 提示：头部有 ((16 - (uintptr_t)p % 16) % 16) / sizeof(float) 个元素，至多 cols 个。
+ * 提示：下面的桩只读取打包部分，并且从 p 本身开始：这是文章的写法，它会读取未对齐的 pack，并丢掉尾部。 */
 #include "common.h"
 
 #define BLOCK 128

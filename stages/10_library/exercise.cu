@@ -8,7 +8,9 @@
  * Hint: add y = x - c (the value less what the last addition gained); with t = s + y, (t - s) is
  *   what was really added, so (t - s) - y is the new c; then s = t, and value() is s - c.
  * Hint: with an Inf in the input, (t - s) - y is Inf - Inf = NaN and the sum turns NaN: once t is not
- *   finite, keep c at 0 (try --fill inf). The stub below adds nothing. */
+ *   finite, keep c at 0 (try --fill inf). The stub below adds nothing.
+ * 提示：加上 y = x - c（该值减去上一次加法多得的部分）；令 t = s + y，则 (t - s) 是真正加上的量，所以 (t - s) - y 是新的 c；然后 s = t，value() 返回 s - c。
+ * 提示：输入中有 Inf 时，(t - s) - y 是 Inf - Inf = NaN，和会变成 NaN：一旦 t 不再是有限值，就让 c 保持为 0（试试 --fill inf）。下面的桩什么也没加。 */
 #include <cub/cub.cuh>
 
 #include "common.h"

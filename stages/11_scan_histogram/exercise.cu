@@ -14,7 +14,11 @@
  * Hint: 4096 unsigned counters are 16 KiB: they fit in shared memory. histogram_privatized<BINS, T, AGG>
  *       in scan_histogram.cu takes the number of bins as a parameter.
  * Hint: shared memory starts with anything in it: zero the bins, __syncthreads, count, __syncthreads,
- *       merge. */
+ *       merge.
+ * 提示：各 tile 的总和也是一个普通数组：scan_device_wide_levels(totals, totals, tiles, scratch) 就能扫描它，scratch 存放它自己的总和。
+ * 提示：加回是再多一个作用于 tile 1 .. tiles-1 的 kernel：load_items / store_items 读写一个 tile，扫描后的 totals[t - 1] 就是 tile t 要加上的值。
+ * 提示：4096 个 unsigned 计数器是 16 KiB：放得进共享内存。scan_histogram.cu 中的 histogram_privatized<BINS, T, AGG> 以 bin 的个数为参数。
+ * 提示：共享内存一开始里面可能是任何值：先把 bin 清零，__syncthreads，计数，__syncthreads，再合并。 */
 #define SCAN_HISTOGRAM_EXERCISE
 #include "scan_histogram.cu"
 

@@ -42,7 +42,7 @@ scan-histogram-check: $(SCAN_HIST)
 	$(SCAN_HIST) --check --n "$(call scan_hist_check_sizes,$(SCAN_HIST))" --fill both --reps 3 --warmup 1 $(ARGS)
 
 # $1: exercise or solution. Its kernels at the check sizes, both data sets; on a failing exercise,
-# the failing rows and the hints of exercise.cu (its " * Hint:" lines).
+# the failing rows and the hints of exercise.cu (its " * Hint:" lines, then its " * 提示：" lines).
 define scan_hist_exercise
 	@bin=$(SCAN_HIST_DIR)/$1; \
 	$$bin --check --n "$(call scan_hist_check_sizes,$$bin)" --fill both --reps 1 --warmup 0 >$(SCAN_HIST_DIR)/$1.log 2>&1; \
@@ -52,7 +52,7 @@ define scan_hist_exercise
 	echo "FAIL: the $1 of stage 11 (stages/11_scan_histogram/exercise.cu) does not pass its check yet. Failing rows:"; \
 	grep ' FAIL@' $(SCAN_HIST_DIR)/$1.log | head -8 | sed 's/^/  /'; \
 	if [ "$1" = exercise ]; then echo "Hints:"; \
-	  sed -n 's/^ \* Hint: */  - /p' stages/11_scan_histogram/exercise.cu; fi; \
+	  sed -n '/^ \* \(Hint:\|提示：\)/{s/^ \* \(Hint:\|提示：\) */  - /;s/ *\*\/ *$$//;p}' stages/11_scan_histogram/exercise.cu; fi; \
 	exit 1
 endef
 
