@@ -107,9 +107,11 @@ COMMON_OBJS := $(BUILD)/harness.o $(BUILD)/check.o $(BUILD)/host.o
 define stage_rules
 stage-$(call stage_num,$1): $(BUILD)/$1/reduce $(if $(wildcard stages/$1/demo.cu),$(BUILD)/$1/demo)
 
-$(BUILD)/$1/reduce: stages/$1/reduce.cu $(COMMON_OBJS) $(if $(filter 01_%,$1),,$(BUILD)/baseline.o)
+# A stage whose exercise is a part of its own kernels compiles that part from its solution (it includes
+# solutions/NN_*.cu), so the solution is a prerequisite, not a file to link.
+$(BUILD)/$1/reduce: stages/$1/reduce.cu $(COMMON_OBJS) $(if $(filter 01_%,$1),,$(BUILD)/baseline.o) $(wildcard solutions/$1.cu)
 	@mkdir -p $$(@D)
-	$(NVCC) $(NVCCFLAGS) $$^ -o $$@
+	$(NVCC) $(NVCCFLAGS) $$(filter-out solutions/%,$$^) -o $$@
 endef
 $(foreach s,$(STAGES),$(eval $(call stage_rules,$s)))
 

@@ -1,4 +1,5 @@
-/* Solution of stages/09_rows/exercise.cu (compiled in place of its stub). */
+/* Solution of stages/09_rows/exercise.cu (compiled in place of its stub), and the packed_share of the
+ * stage's own kernels (stages/09_rows/reduce.cu includes it). */
 __device__ __forceinline__ float packed_share(const float *p, uint64_t cols, unsigned lane, unsigned width)
 {
     uint64_t head = ((16 - (uintptr_t)p % 16) % 16) / sizeof(float);

@@ -130,6 +130,25 @@ for s in $EXERCISES; do
     [ -x "build/$s/exercise" ] && [ -x "build/$s/solution" ] && ok "$s exercise stub and solution build" || bad "$s exercise stub and solution build"
 done
 expect "make stage-NN exercise without a stage asks for one" 2 "name a stage" -- make --no-print-directory -s exercise
+# The stage must not give the exercise away: what the stub leaves to write (the functions and structs
+# of its "#ifdef SOLUTION_FILE ... #else" branch) is defined nowhere in the stage's own program, which
+# includes the solution where its kernels need that part.
+for stub in stages/*/exercise.cu; do
+    d=$(dirname "$stub")
+    program=$d/reduce.cu
+    [ -f "$program" ] || program=$(ls "$d"/*.cu | grep -v -e '/exercise\.cu$' -e '/demo\.cu$' | head -1)
+    names=$(awk '/^#ifdef SOLUTION_FILE/ { on = 1; next } on && /^#else/ { stub = 1; next } on && /^#endif/ { on = stub = 0 }
+                 stub && /^[A-Za-z_].*[A-Za-z_][A-Za-z0-9_]* *(\(|\{|$)/ && !/;[ \t]*$/ {
+                     line = $0; sub(/\(.*/, "", line); sub(/[ \t]*\{.*/, "", line); n = split(line, w, /[ \t*&]+/); print w[n] }' "$stub" | sort -u)
+    [ -n "$names" ] || { bad "$stub: no stubbed function found in its #ifdef SOLUTION_FILE ... #else branch"; continue; }
+    given=""
+    for name in $names; do
+        awk -v n="$name" '$0 ~ "^[A-Za-z_].*[^A-Za-z0-9_]" n " *(\\(|\\{|$)" && $0 !~ /;[ \t]*$/ || $0 ~ "^struct " n "( |$)" && $0 !~ /;/ { found = 1 } END { exit !found }' "$program" &&
+            given="$given $name"
+    done
+    if [ -z "$given" ]; then ok "$program does not contain what $stub leaves to write ($(echo $names))"
+    else bad "$program defines what its exercise leaves to write:$given"; fi
+done
 for stub in stages/*/exercise.cu; do
     en=$(grep -c '^ \* Hint:' "$stub")
     zh=$(grep -c '^ \* 提示：' "$stub")

@@ -8,7 +8,7 @@ SCAN_HIST_DIR := $(BUILD)/11_scan_histogram
 SCAN_HIST := $(SCAN_HIST_DIR)/scan_histogram
 SCAN_HIST_OBJS := $(BUILD)/check.o $(BUILD)/host.o
 SCAN_HIST_DEPS := stages/11_scan_histogram/scan_histogram.cu $(SCAN_HIST_OBJS) common/common.h common/host.h \
-                  $(BUILD)/flags.txt
+                  $(BUILD)/flags.txt solutions/11_scan_histogram.cu
 
 # The top Makefile's exercise rules (stage harness, baseline) are not for this stage: it builds its own.
 EXERCISES := $(filter-out 11_scan_histogram,$(EXERCISES))
