@@ -32,6 +32,13 @@ need() { # need TOOL WHAT
     exit 4
 }
 
+# profile and sanitize drive a single-GPU stage program (its --list, --n, --kernel, --check).
+single_gpu_program() {
+    "$bin" --list >/dev/null 2>&1 && return 0
+    echo "$bin is not a single-GPU stage program (it has no --list, or is not built): make stage-NN $tool drives those; run its tool by hand on this one" >&2
+    exit 2
+}
+
 # Kernels that --list marks as deliberately wrong (run only when named).
 wrong_kernels() { "$bin" --list | awk '/not run by default/ { print $1 }'; }
 
@@ -98,6 +105,7 @@ sass)
         }' "$tmp/res" "$tmp/sass" | $demangle
     ;;
 profile)
+    single_gpu_program
     need ncu "Nsight Compute (ncu) comes with the CUDA toolkit; make stage-NN profile needs it and a GPU"
     metrics=dram__throughput.avg.pct_of_peak_sustained_elapsed
     metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active
@@ -142,6 +150,7 @@ profile)
         }' "$tmp/ncu"
     ;;
 sanitize)
+    single_gpu_program
     need compute-sanitizer "it comes with the CUDA toolkit; make stage-NN sanitize needs it and a GPU"
     sizes=1000,100003
     findings=0

@@ -114,6 +114,8 @@ for s in $STAGES; do
         expect "make stage-$num diff shows the change from the previous stage" 0 "^\+\+\+ stages/$s/reduce.cu" -- make --no-print-directory -s stage-$num diff
     fi
 done
+expect "make stage-12 profile says its program is not a single-GPU stage program (exit 2)" 2 "not a single-GPU stage program" -- \
+    make --no-print-directory -s stage-12 profile
 for d in stages/[0-9][0-9]_*/; do
     s=$(basename "$d")
     [ -f "$d/reduce.cu" ] && continue
