@@ -5,7 +5,6 @@ SHELL := /bin/bash
 NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 CC := gcc
 BUILD := build
-STAGES := $(patsubst stages/%/reduce.cu,%,$(sort $(wildcard stages/*/reduce.cu)))
 stage_num = $(firstword $(subst _, ,$1))
 
 # GPU code: ARCH=sm_90 builds for one architecture; otherwise the GPU in this machine (-arch=native),
@@ -23,56 +22,88 @@ NVCCFLAGS := -O3 -std=c++17 -lineinfo $(ARCH_FLAGS) -Werror all-warnings \
              -Xcompiler -Wall,-Wextra,-Werror,-Wno-missing-field-initializers,-fopenmp -Icommon
 CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror -fopenmp -Icommon
 
-# Sizes of `make bench` (a stage with sizes of its own, stage 07, runs at those). The sizes that
-# `make stage-NN check` and the tests verify are each stage's own: `--list` shows them.
-BENCH_SIZES := 2^16,2^18,2^20,2^22,2^24,2^26,2^28
+# Stages are the folders stages/NN_name/. A stage's program is build/<stage>/<program>: its reduce.cu
+# built on the common harness, or the program its stage.mk adds. Every verb reads what it needs from the
+# program's --describe (its sizes, fills, kernels): nothing here knows a stage by its number.
+HARNESS_STAGES := $(patsubst stages/%/reduce.cu,%,$(sort $(wildcard stages/*/reduce.cu)))
+# The speed-up column's baseline: the first kernel of the first stage's reduce.cu (in sort order).
+BASELINE_STAGE := $(firstword $(HARNESS_STAGES))
+EXERCISES := $(patsubst stages/%/exercise.cu,%,$(sort $(wildcard stages/*/exercise.cu)))
+DEMOS := $(patsubst stages/%/demo.cu,%,$(sort $(wildcard stages/*/demo.cu)))
 
-# `make stage-05 run`: the stage-NN goals name the stages the actions (run, check, demo) act on.
-SELECTED := $(foreach g,$(filter stage-%,$(MAKECMDGOALS)),$(filter $(patsubst stage-%,%,$g)_%,$(STAGES)))
-SELECTED_BINS := $(foreach s,$(SELECTED),$(BUILD)/$s/reduce)
-# The engineer's tools (diff, sass, profile, sanitize) take any stage, those with a program of their own too.
-SELECTED_ANY := $(foreach g,$(filter stage-%,$(MAKECMDGOALS)),$(patsubst stages/%/,%,$(wildcard stages/$(patsubst stage-%,%,$g)_*/)))
-EXERCISES := $(filter $(STAGES),$(patsubst stages/%/exercise.cu,%,$(sort $(wildcard stages/*/exercise.cu))))
-ALL_BINS := $(foreach s,$(STAGES),$(BUILD)/$s/reduce) $(BUILD)/05_shuffle/demo \
+# The common objects: program.o (the option table, CSV writer and timing loop), check.o and host.o under
+# every program; harness.o too under a stage built on the harness.
+PROGRAM_OBJS := $(BUILD)/program.o $(BUILD)/check.o $(BUILD)/host.o
+HARNESS_OBJS := $(BUILD)/harness.o $(PROGRAM_OBJS)
+
+# What a stage.mk adds (it is included below, after these):
+#   PROGRAMS += $(BUILD)/<stage>/<program>, and the rule that builds it
+#   ALL_BINS += what `make all` builds of it, where it can be built (its exercise and solution are here)
+#   START_<stage> = a command that starts the program with the options $1, for a program that needs a
+#                   launcher (e.g. one copy per GPU); otherwise the loops run the program itself
+#   NVCCFLAGS_<stage> := flags its source needs beyond NVCCFLAGS (make stage-NN sass compiles it)
+#   CHECK_ARGS_<stage> := options `make stage-NN check` adds to the check sizes and fills
+#   UNBUILDABLE_<stage> := why its program cannot be built here (the verbs that compile it say so, exit 2)
+#   STAGE_HELP += lines for `make help` (its make variables)
+PROGRAMS := $(foreach s,$(HARNESS_STAGES),$(BUILD)/$s/reduce)
+ALL_BINS := $(PROGRAMS) $(foreach s,$(DEMOS),$(BUILD)/$s/demo) \
             $(foreach s,$(EXERCISES),$(BUILD)/$s/exercise $(BUILD)/$s/solution)
-# Stage 12 (several GPUs, NCCL) has a program of its own; built only where NCCL is found.
--include stages/12_multigpu/stage.mk
-# Stage 11 (scan and histogram) has a program of its own.
--include stages/11_scan_histogram/stage.mk
+STAGE_HELP :=
+-include $(sort $(wildcard stages/*/stage.mk))
+
+STAGES := $(sort $(patsubst $(BUILD)/%/,%,$(dir $(PROGRAMS))))
+program_of = $(firstword $(filter $(BUILD)/$1/%,$(PROGRAMS)))
+# In stage order: the order of make programs, the tour and the bench.
+PROGRAMS := $(foreach s,$(STAGES),$(call program_of,$s))
+# One key of a program's --describe, as shell: $(call describe,PROGRAM,KEY).
+describe = $$($1 --describe | sed -n 's/^$2: *//p')
+# The shell command that runs a stage's program with the options $2.
+start = $(if $(value START_$1),$(call START_$1,$2),$(call program_of,$1) $2)
+
+# `make stage-NN VERB`: the stage-NN goals name the stages the verbs act on.
+SELECTED := $(foreach g,$(filter stage-%,$(MAKECMDGOALS)),$(filter $(patsubst stage-%,%,$g)_%,$(STAGES)))
+SELECTED_PROGRAMS := $(foreach s,$(SELECTED),$(call program_of,$s))
+
+define newline
+
+
+endef
 
 define need_stage
-	@if [ -z "$(SELECTED)$(filter stage-11 stage-12,$(MAKECMDGOALS))" ]; then \
-	  echo "error: name a stage, e.g. make stage-05 $1 (stages: $(foreach s,$(STAGES),$(call stage_num,$s)))" >&2; \
+	@if [ -z "$(SELECTED)" ]; then \
+	  echo "error: name a stage: make stage-NN $1 (NN: $(foreach s,$(STAGES),$(call stage_num,$s)))" >&2; \
 	  exit 2; fi
 endef
 
-.PHONY: help all run check demo diff sass profile sanitize exercise solution tour audit bench plot reference test clean \
-        need-nvcc $(foreach s,$(STAGES),stage-$(call stage_num,$s))
+.PHONY: help all run check demo diff sass profile sanitize exercise solution tour audit bench programs plot reference \
+        test clean need-nvcc $(foreach s,$(STAGES),stage-$(call stage_num,$s))
 
+help: export STAGE_HELP_TEXT = $(STAGE_HELP)
 help:
 	@echo "reduce-stages: a GPU sum reduction from naive to the memory-bandwidth limit"
 	@echo
-	@echo "  make stage-NN               build stage NN ($(foreach s,$(STAGES),$(call stage_num,$s)))"
+	@echo "  make stage-NN               build stage NN's program ($(foreach s,$(STAGES),$(call stage_num,$s)))"
 	@echo "  make stage-NN run [ARGS=..] build and run it (ARGS: program options, e.g. ARGS=\"--n 16M\")"
-	@echo "  make stage-NN check         verify every kernel at the stage's check sizes (--list), random and ones"
-	@echo "  make stage-05 demo          what each warp shuffle returns, lane by lane"
-	@echo "  make stage-NN diff          what changed from the previous stage (diff -u of reduce.cu)"
+	@echo "  make stage-NN check         verify every kernel at the program's check sizes, with each of its"
+	@echo "                              check fills (its --describe lists both)"
+	@echo "  make stage-NN demo          the stage's demo program (stages/NN_*/demo.cu; stages with one:$(foreach s,$(DEMOS), $(call stage_num,$s)))"
+	@echo "  make stage-NN diff          what changed from the previous stage built the same way (diff -u)"
 	@echo "  make stage-NN sass          the kernels' SASS and a summary per kernel (needs cuobjdump)"
 	@echo "  make stage-NN profile       Nsight Compute metrics per kernel (needs ncu and a GPU)"
 	@echo "  make stage-NN sanitize      compute-sanitizer memcheck/racecheck/synccheck/initcheck, and the"
 	@echo "                              deliberately wrong kernels shown being caught (needs a GPU)"
 	@echo "  make stage-NN exercise      build and check the stage's exercise (stages/NN_*/exercise.cu)"
 	@echo "  make stage-NN solution      the same with its solution (solutions/NN_*.cu)"
-	@echo "  make stage-11 run|check|exercise|solution   stage 11: scan and histogram (a program of its own)"
-	@echo "  make multigpu-run [MODE=threads|processes] [GPUS=G]"
-	@echo "                              stage 12: the sum and the all-reduce across GPUs with NCCL"
+	@printf '%s\n' "$$STAGE_HELP_TEXT" | sed '/^ *$$/d'
 	@echo "  make tour                   every stage in order: its idea, its diff, a run, the chart so far"
-	@echo "  make audit [PARTS=...]      sanitizers, unaligned and non-finite inputs, run-to-run bits,"
-	@echo "                              N = 2^31+17 for every kernel, the L2 flush proven with DRAM"
+	@echo "  make audit [PARTS=...]      sanitizers, unaligned and non-finite inputs, run-to-run bits, each"
+	@echo "                              program's edge sizes (64-bit indices), the L2 flush proven with DRAM"
 	@echo "                              counters (ncu), with a summary (needs a GPU)"
 	@echo "  make all                    build every stage"
-	@echo "  make bench                  every stage at N = 2^16..2^28 (07: its grid, 08: 2^10..2^30, also with L2 warm)"
-	@echo "                              into plots/results/<gpu>/, the flush check (ncu), charts"
+	@echo "  make programs               every stage's program (build/<stage>/<program>), one a line"
+	@echo "  make bench                  every single-GPU program at its bench sizes and fills (--describe),"
+	@echo "                              its warm-L2 kernels also with the L2 warm, into plots/results/<gpu>/;"
+	@echo "                              the flush check (ncu), charts"
 	@echo "  make reference              copy the last bench to plots/reference/<gpu>/ and update README.md"
 	@echo "  make plot [CSV=file]        draw the charts from a CSV (default: the committed reference results)"
 	@echo "  make test                   the test suite (GPU half skipped when no GPU is present)"
@@ -95,77 +126,88 @@ $(BUILD)/host.o: common/host.c common/host.h
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/%.o: common/%.cu common/common.h common/host.h $(BUILD)/flags.txt
+$(BUILD)/%.o: common/%.cu common/common.h common/host.h common/program.h $(BUILD)/flags.txt
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
-# Stage 01's first kernel, linked into every other stage for its speed-up column.
-$(BUILD)/baseline.o: stages/01_naive/reduce.cu common/common.h common/host.h $(BUILD)/flags.txt
+# The baseline stage's reduce.cu again, as the baseline every other harness stage times for its
+# speed-up column.
+$(BUILD)/baseline.o: stages/$(BASELINE_STAGE)/reduce.cu common/common.h common/host.h $(BUILD)/flags.txt
 	$(NVCC) $(NVCCFLAGS) -DAS_BASELINE -c $< -o $@
-
-COMMON_OBJS := $(BUILD)/harness.o $(BUILD)/check.o $(BUILD)/host.o
-
-define stage_rules
-stage-$(call stage_num,$1): $(BUILD)/$1/reduce $(if $(wildcard stages/$1/demo.cu),$(BUILD)/$1/demo)
 
 # A stage whose exercise is a part of its own kernels compiles that part from its solution (it includes
 # solutions/NN_*.cu), so the solution is a prerequisite, not a file to link.
-$(BUILD)/$1/reduce: stages/$1/reduce.cu $(COMMON_OBJS) $(if $(filter 01_%,$1),,$(BUILD)/baseline.o) $(wildcard solutions/$1.cu)
+define harness_rules
+$(BUILD)/$1/reduce: stages/$1/reduce.cu $(HARNESS_OBJS) $(if $(filter $(BASELINE_STAGE),$1),,$(BUILD)/baseline.o) \
+                    $(wildcard solutions/$1.cu)
 	@mkdir -p $$(@D)
 	$(NVCC) $(NVCCFLAGS) $$(filter-out solutions/%,$$^) -o $$@
 endef
-$(foreach s,$(STAGES),$(eval $(call stage_rules,$s)))
+$(foreach s,$(HARNESS_STAGES),$(eval $(call harness_rules,$s)))
 
 # An exercise is built like its stage; its solution is the same file with solutions/NN_*.cu compiled
-# in place of the stubs.
+# in place of the stubs. (A stage with a program of its own builds its exercise in its stage.mk.)
 define exercise_rules
-$(BUILD)/$1/exercise: stages/$1/exercise.cu $(COMMON_OBJS) $(BUILD)/baseline.o
+$(BUILD)/$1/exercise: stages/$1/exercise.cu $(HARNESS_OBJS) $(BUILD)/baseline.o
 	@mkdir -p $$(@D)
 	$(NVCC) $(NVCCFLAGS) $$^ -o $$@
 
-$(BUILD)/$1/solution: stages/$1/exercise.cu solutions/$1.cu $(COMMON_OBJS) $(BUILD)/baseline.o
+$(BUILD)/$1/solution: stages/$1/exercise.cu solutions/$1.cu $(HARNESS_OBJS) $(BUILD)/baseline.o
 	@mkdir -p $$(@D)
 	$(NVCC) $(NVCCFLAGS) -DSOLUTION_FILE='"../../solutions/$1.cu"' $$(filter-out solutions/%,$$^) -o $$@
 endef
-$(foreach s,$(EXERCISES),$(eval $(call exercise_rules,$s)))
+$(foreach s,$(filter $(HARNESS_STAGES),$(EXERCISES)),$(eval $(call exercise_rules,$s)))
 
-$(BUILD)/05_shuffle/demo: stages/05_shuffle/demo.cu $(BUILD)/check.o $(BUILD)/host.o
+$(BUILD)/%/demo: stages/%/demo.cu $(BUILD)/check.o $(BUILD)/host.o
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $^ -o $@
 
+# make stage-NN builds the stage's program (and demo); with a verb it only selects the stage, and the
+# verb builds what it needs.
+VERBS := run check demo diff sass profile sanitize exercise solution
+$(foreach s,$(STAGES),$(eval stage-$(call stage_num,$s): \
+    $(if $(filter $(VERBS),$(MAKECMDGOALS)),,$(call program_of,$s) $(if $(filter $s,$(DEMOS)),$(BUILD)/$s/demo)) ; @:))
+
 all: $(ALL_BINS)
 
-run: $(SELECTED_BINS)
+programs:
+	@printf '%s\n' $(PROGRAMS)
+
+run: $(SELECTED_PROGRAMS)
 	$(call need_stage,run)
-	@for s in $(SELECTED); do $(BUILD)/$$s/reduce $(ARGS) || exit $$?; done
+	$(foreach s,$(SELECTED),@$(call start,$s,$(ARGS))$(newline))
 
-check: $(SELECTED_BINS)
+# Every kernel at the check sizes, once for each check fill.
+define check_stage
+@p=$(call program_of,$1); sizes=$(call describe,$$p,check sizes); fills=$(call describe,$$p,check fills); \
+if [ -z "$$sizes" ] || [ -z "$$fills" ]; then echo "error: $$p --describe names no check sizes or no check fills" >&2; exit 2; fi; \
+for f in $$fills; do $(call start,$1,--check --n "$$sizes" --fill $$f --reps 3 --warmup 1 $(CHECK_ARGS_$1) $(ARGS)) || exit $$?; done
+endef
+
+check: $(SELECTED_PROGRAMS)
 	$(call need_stage,check)
-	@for s in $(SELECTED); do for f in random ones; do \
-	  sizes=$$($(BUILD)/$$s/reduce --list | sed -n 's/^check sizes: //p'); \
-	  $(BUILD)/$$s/reduce --check --n "$$sizes" --fill $$f --reps 3 --warmup 1 $(ARGS) || exit $$?; \
-	done; done
+	$(foreach s,$(SELECTED),$(call check_stage,$s)$(newline))
 
-demo: $(SELECTED_BINS) $(foreach s,$(SELECTED),$(if $(wildcard stages/$s/demo.cu),$(BUILD)/$s/demo))
+demo: $(foreach s,$(filter $(DEMOS),$(SELECTED)),$(BUILD)/$s/demo)
 	$(call need_stage,demo)
 	@for s in $(SELECTED); do \
-	  if [ -x $(BUILD)/$$s/demo ]; then $(BUILD)/$$s/demo || exit $$?; \
-	  else echo "stage $$s has no demo (stage 05 does: make stage-05 demo)" >&2; exit 2; fi; done
+	  if [ -f stages/$$s/demo.cu ]; then $(BUILD)/$$s/demo || exit $$?; \
+	  else echo "error: stage $$s has no demo (stages/$$s/demo.cu; stages with one:$(foreach s,$(DEMOS), $(call stage_num,$s)))" >&2; exit 2; fi; done
 
 diff:
 	$(call need_stage,diff)
-	@for s in $(SELECTED_ANY); do scripts/stage_tool.sh diff $$s || exit $$?; done
+	@for s in $(SELECTED); do scripts/stage_tool.sh diff $$s || exit $$?; done
 
 sass: need-nvcc
 	$(call need_stage,sass)
-	@for s in $(SELECTED_ANY); do scripts/stage_tool.sh sass $$s $(NVCC) $(NVCCFLAGS) || exit $$?; done
+	$(foreach s,$(SELECTED),@$(if $(UNBUILDABLE_$s),echo "error: $(UNBUILDABLE_$s)" >&2; exit 2,scripts/stage_tool.sh sass $s $(NVCC) $(NVCCFLAGS) $(NVCCFLAGS_$s))$(newline))
 
-profile: $(SELECTED_BINS)
+profile: $(SELECTED_PROGRAMS)
 	$(call need_stage,profile)
-	@for s in $(SELECTED_ANY); do scripts/stage_tool.sh profile $$s $(ARGS) || exit $$?; done
+	@for s in $(SELECTED); do scripts/stage_tool.sh profile $$s $(ARGS) || exit $$?; done
 
-sanitize: $(SELECTED_BINS)
+sanitize: $(SELECTED_PROGRAMS)
 	$(call need_stage,sanitize)
-	@for s in $(SELECTED_ANY); do scripts/stage_tool.sh sanitize $$s || exit $$?; done
+	@for s in $(SELECTED); do scripts/stage_tool.sh sanitize $$s || exit $$?; done
 
 exercise: $(foreach s,$(filter $(EXERCISES),$(SELECTED)),$(BUILD)/$s/exercise)
 	$(call need_stage,exercise)
@@ -176,13 +218,13 @@ solution: $(foreach s,$(filter $(EXERCISES),$(SELECTED)),$(BUILD)/$s/solution)
 	@for s in $(SELECTED); do scripts/exercise.sh solution $$s || exit $$?; done
 
 tour: $(ALL_BINS)
-	@scripts/tour.sh $(STAGES)
+	@scripts/tour.sh
 
 audit: $(ALL_BINS)
 	@scripts/audit.sh $(PARTS)
 
 bench: $(ALL_BINS)
-	@scripts/bench.sh "$(BENCH_SIZES)" $(STAGES)
+	@scripts/bench.sh
 
 reference:
 	@scripts/reference.sh

@@ -53,26 +53,6 @@ void l2_flush_free(L2Flush *f);
 /* Runs before the start event where no flush does (--l2 warm): see check.cu. */
 void keep_gpu_busy(double us, cudaStream_t stream);
 
-/* The speed of light of a reduction of B bytes: the launch floor (an empty kernel between the timing
- * events) plus B over the read-only streaming bandwidth (the fastest of several read-only kernels over a
- * large buffer, as the slope of time against bytes). No kernel that reads its input can beat it. */
-typedef struct {
-    double floor_us;
-    double read_gbps;    /* the slope: bytes per second once the stream runs */
-    double whole_gbps;   /* bytes over the whole time of one stream over the buffer */
-    uint64_t bytes;
-    const char *variant; /* the fastest read-only kernel */
-} SpeedOfLight;
-void measure_speed_of_light(SpeedOfLight *s, const GpuInfo *d, const L2Flush *flush, const void *buf, uint64_t bytes);
-double speed_of_light_us(const SpeedOfLight *s, double bytes);
-
-/* Every program's CSV: opened for appending (exit EXIT_USAGE if it cannot be written), and the header
- * its first row starts with. cols is the row length of a row stage; l2 says where the timed runs found
- * their input: "flushed" (DRAM: the L2 flushed before each run) or "warm" (left in L2 on purpose, so
- * exempt from the DRAM-peak check); empty for the 00_device rows. */
-FILE *open_csv(const char *path, const char *prog);
-#define CSV_HEADER "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2"
-
 /* One reduction of in[0..n): the harness fills the first block, a launcher the second. */
 typedef struct {
     float *in;              /* n floats in device memory (fresh copy before each run of an IN_PLACE kernel) */
@@ -81,7 +61,7 @@ typedef struct {
     float *partials;        /* device scratch for per-block sums: room for PARTIALS_CAPACITY(n) floats */
     float *out;             /* device scalar for kernels that finish on the GPU (an int for ACC_I32) */
     int sm_count;           /* multiprocessors, for grids sized to the machine */
-    int param;              /* the table entry's parameter (blocks per SM, ...) */
+    int blocks_per_sm;      /* the table entry's blocks per SM, for a grid sized to the machine */
 
     uint64_t host_partials; /* > 0: the CPU finishes the sum of partials[0..host_partials) (in fp64) */
     const char *refuse;     /* set instead of launching when the kernel cannot take this input (why) */
@@ -119,7 +99,7 @@ typedef struct {
     const char *name;   /* printed in the table and written to the CSV */
     const char *source; /* the article section it implements */
     LaunchFn launch;
-    int param;          /* copied to Run.param */
+    int blocks_per_sm;  /* copied to Run.blocks_per_sm */
     int flags;
     Dtype dtype;        /* input element type */
     Acc acc;            /* accumulator of the thread's and the block's sums */
@@ -132,30 +112,29 @@ typedef struct {
     const char *name;          /* the stage folder, e.g. "05_shuffle" */
     const Kernel *kernels;
     int count;
-    const char *default_sizes; /* --n when none is given (NULL: 2^26) */
+    const char *sizes;         /* --n when none is given, and `make bench`'s sizes (NULL: 2^26, and 2^16..2^28) */
     const char *check_sizes;   /* the sizes `make check` and the tests verify (NULL: DEFAULT_CHECK_SIZES) */
     int rows;                  /* 1: the kernels sum each row of a matrix (sizes ROWSxCOLS), not one vector */
-    const char *warm_l2;       /* kernels `make bench` also runs with --l2 warm (the cold/warm L2 chart), or NULL */
+    const char *warm_l2;       /* kernels `make bench` also times with the input left in L2 (the L2 chart) */
+    const char *flush_probes;  /* KERNEL@GPU_FUNCTION@LOADS: what the flush check measures (scripts/flush_check.sh) */
+    const char *charts;        /* the charts its rows go on: NAME (its best kernel), NAME+ (every kernel);
+                                  NULL: the progression, "bandwidth+ scaling" */
 } Stage;
 
 /* Odd sizes around a block of 256 and a warp, one not a multiple of anything, one past 2^24. */
 #define DEFAULT_CHECK_SIZES "1,2,31,32,33,255,256,257,1000003,2^24+1"
 
-/* Each stage file ends with STAGE("NN_name", table). Stage 01 is also built as the baseline that
- * every other stage times for its speed-up column (AS_BASELINE). */
+/* Each stage file ends with STAGE("NN_name", table), and after the table any of the fields above that
+ * differ from the defaults, named and in that order: STAGE("09_rows", kernels, .sizes = "...", .rows = 1).
+ * The first stage is also built as the baseline that every other stage times for its speed-up column
+ * (AS_BASELINE). */
 #ifdef AS_BASELINE
 #define STAGE_SYMBOL baseline_stage
 #else
 #define STAGE_SYMBOL reduce_stage
 #endif
-#define STAGE(stage_name, table) STAGE_WITH_SIZES(stage_name, table, NULL, NULL)
-#define STAGE_WITH_SIZES(stage_name, table, sizes, check) STAGE_DEFINE(stage_name, table, sizes, check, 0, NULL)
-/* A stage whose named kernels (and CUB) `make bench` also times with the input left in L2. */
-#define STAGE_WITH_WARM_L2(stage_name, table, sizes, check, warm) STAGE_DEFINE(stage_name, table, sizes, check, 0, warm)
-/* A stage of row-wise reductions: each size is ROWSxCOLS (a plain N is one row of N). */
-#define STAGE_OF_ROWS(stage_name, table, sizes, check) STAGE_DEFINE(stage_name, table, sizes, check, 1, NULL)
-#define STAGE_DEFINE(stage_name, table, sizes, check, rows, warm) \
+#define STAGE(stage_name, table, ...) \
     extern const Stage STAGE_SYMBOL; \
-    const Stage STAGE_SYMBOL = {stage_name, table, (int)(sizeof(table) / sizeof(table[0])), sizes, check, rows, warm}
+    const Stage STAGE_SYMBOL = {.name = stage_name, .kernels = table, .count = (int)(sizeof(table) / sizeof(table[0])), __VA_ARGS__}
 
 #endif

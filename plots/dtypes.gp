@@ -1,10 +1,14 @@
-# Chart 3: stage 07's kernels for every input type at its largest N: GB/s of input bytes (top) and
+# chart: dtypes
+# shape: types
+# readme: stage
+# alt: bandwidth and elements per second by input type | 各输入类型的带宽与每秒元素数
+# The stage's kernels for every input type at its largest N: GB/s of input bytes (top) and
 # billions of elements per second (bottom), CUB on each input type in dark grey.
-# Variables (gnuplot -e): datafile (columns: index, "label", GB/s, Gelem/s, input-type number 1-6,
-# 1 for CUB), out (PNG path), gpu, maxn7 (N), peak and copy (GB/s).
+# Variables (gnuplot -e, see scripts/plot.sh): datafile (columns: index, "label", GB/s, Gelem/s,
+# input-type number 1-6, 1 for CUB), out (PNG path), gpu, maxn (N), peak and copy (GB/s).
 set terminal pngcairo size 1500,1000 font 'sans,10' noenhanced
 set output out
-set multiplot layout 2,1 title sprintf("%s: LeetCUDA reduce kernels by input type at N = %d", gpu, maxn7)
+set multiplot layout 2,1 title sprintf("%s: LeetCUDA reduce kernels by input type at N = %d", gpu, maxn)
 colour(t, cub) = cub > 0 ? 0x303030 : word('0x4e79a7 0xf28e2b 0xe15759 0x76b7b2 0x59a14f 0xb07aa1', int(t)) + 0
 set boxwidth 0.75
 set style fill solid 0.8 border -1

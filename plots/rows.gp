@@ -1,10 +1,14 @@
-# Chart 5: the row stage: GB/s against the row length at a fixed matrix size, one line per kernel and
+# chart: rows
+# shape: cols
+# readme: stage
+# alt: GB/s against the row length, per kernel | 各 kernel 的 GB/s 随行长的变化
+# The row stage: GB/s against the row length at a fixed matrix size, one line per kernel and
 # CUB's segmented reduce, so that the crossover between a warp and a block per row shows.
-# Variables (gnuplot -e): datafile (blocks separated by two blank lines, each headed by its "title",
-# then lines "cols GB/s"), series, out, gpu, peak, total (elements of the matrix).
+# Variables (gnuplot -e, see scripts/plot.sh): datafile (blocks separated by two blank lines, each headed by its "title",
+# then lines "cols GB/s"), series, out, gpu, peak, total (elements of the matrix), stage (its number).
 set terminal pngcairo size 1400,700 font 'sans,11' noenhanced
 set output out
-set title sprintf('%s: stage 09, one sum per row of a %.0f-element fp32 matrix', gpu, total)
+set title sprintf('%s: stage %s, one sum per row of a %.0f-element fp32 matrix', gpu, stage, total)
 set logscale x 2
 set format x '2^%L'
 set xlabel 'columns per row (hidden)'

@@ -1,5 +1,9 @@
-# Chart 2: GB/s against N (log scale) for each stage's best kernel and CUB.
-# Variables (gnuplot -e): datafile (blocks separated by two blank lines, each headed by its "title",
+# chart: scaling
+# shape: lines
+# readme: top
+# alt: bandwidth against N | 带宽随 N 的变化
+# GB/s against N (log scale) for each stage's best kernel and CUB.
+# Variables (gnuplot -e, see scripts/plot.sh): datafile (blocks separated by two blank lines, each headed by its "title",
 # then lines "N GB/s"), series (number of blocks), term ('png' or 'dumb'), out, gpu, maxn, minn (the
 # largest and smallest N), peak, copy, sol (read-only GB/s) and floor (launch floor, µs).
 if (term eq 'dumb') { set terminal dumb size 130,40 } else { set terminal pngcairo size 1400,700 font 'sans,11' noenhanced; set output out }
@@ -20,5 +24,10 @@ set label 2 sprintf('copy %.0f', copy) at graph 0.01, first copy offset 0, -0.8 
 # The speed of light at N fp32 elements: 4N bytes in the launch floor plus 4N / the read-only bandwidth.
 speed_of_light(n) = 4.0 * n / (floor * 1e3 + 4.0 * n / sol)
 set samples 400
-plot for [i = 0:series - 1] datafile index i using 1:2 with linespoints lw 2 pt 7 title columnheader(1), \
+# A colour per stage (more than gnuplot's eight), CUB (the last block) in dark grey.
+array colours[12] = ['#9400d3', '#009e73', '#56b4e9', '#e69f00', '#f0e442', '#0072b2', '#e51e10', '#000000', \
+                     '#8c564b', '#17becf', '#bcbd22', '#7f7f7f']
+plot for [i = 0:series - 2] datafile index i using 1:2 with linespoints lw 2 pt 7 lc rgb colours[i % 12 + 1] \
+         title columnheader(1), \
+     datafile index (series - 1) using 1:2 with linespoints lw 2 pt 6 dt 2 lc rgb '#404040' title columnheader(1), \
      (sol > 0 ? speed_of_light(x) : NaN) with lines lw 2 lc rgb '#2060c0' dt 4 title 'speed of light'

@@ -1,35 +1,40 @@
 #!/usr/bin/env bash
-# make bench: run every stage at every size into one CSV, then draw the charts.
-# usage: scripts/bench.sh SIZES STAGE...   (SIZES as for --n, e.g. "2^16,2^20,2^24")
-# Writes plots/results/<gpu>/results.csv (and, where a stage names kernels for it, their rows with the
-# input left in L2), flush_check.csv (where ncu is installed) and the charts, and prints the bandwidth
-# chart in the terminal. `make reference` then copies them to plots/reference/<gpu>/.
+# make bench: every single-GPU program (make programs; "gpus: one" in its --describe) at its bench sizes,
+# once for each of its bench fills, into one CSV; its warm-L2 kernels again with the input left in L2;
+# then the flush check and the charts. A program on several GPUs is named with the make command that
+# runs it. Writes plots/results/<gpu>/results.csv, flush_check.csv (where ncu is installed) and the
+# charts, and prints the bandwidth chart in the terminal. `make reference` then copies them to
+# plots/reference/<gpu>/.
+# usage: scripts/bench.sh   (the programs built: make all)
 set -eu
 cd "$(dirname "$0")/.."
-sizes=$1
-shift
+describe() { "$1" --describe | sed -n "s/^$2: *//p"; }
 mkdir -p plots/results
 csv=plots/results/bench.csv
 rm -f "$csv"
-for s in "$@"; do
-    echo "== $s"
-    # A stage with sizes of its own (stage 07: the article's S x K grid) runs at those.
-    list=$("build/$s/reduce" --list)
-    n=$sizes
-    [ "$(echo "$list" | sed -n 's/^default sizes: //p')" = "2^26" ] || n=$(echo "$list" | sed -n 's/^default sizes: //p')
-    "build/$s/reduce" --n "$n" --csv "$csv"
-    # The kernels a stage names for the cold/warm L2 chart: again, with the input left in L2.
-    warm=$(echo "$list" | sed -n 's/^warm-L2 kernels: //p')
-    if [ -n "$warm" ]; then
-        echo "== $s, L2 warm: $warm"
-        "build/$s/reduce" --n "$n" --kernel "$warm" --l2 warm --csv "$csv"
+for p in $(make --no-print-directory -s programs); do
+    if [ ! -x "$p" ]; then
+        echo "== $p is not built (make all says why): not in this bench"
+        continue
     fi
+    stage=$(describe "$p" stage)
+    if [ "$(describe "$p" gpus)" != one ]; then
+        echo "== $stage runs on several GPUs: not run by make bench (make stage-${stage%%_*} run runs it)"
+        continue
+    fi
+    sizes=$(describe "$p" "bench sizes")
+    fills=$(describe "$p" "bench fills")
+    warm=$(describe "$p" "warm-L2 kernels")
+    [ -n "$sizes" ] && [ -n "$fills" ] || { echo "error: $p --describe names no bench sizes or no bench fills" >&2; exit 2; }
+    for fill in $fills; do
+        echo "== $stage, fill $fill"
+        "$p" --n "$sizes" --fill "$fill" --csv "$csv"
+        if [ -n "$warm" ]; then
+            echo "== $stage, fill $fill, L2 warm: $warm"
+            "$p" --n "$sizes" --fill "$fill" --kernel "${warm// /,}" --l2 warm --csv "$csv"
+        fi
+    done
 done
-# Stage 11 (scan, histogram) has a program of its own, with the same CSV columns.
-if [ -x build/11_scan_histogram/scan_histogram ]; then
-    echo "== 11_scan_histogram"
-    build/11_scan_histogram/scan_histogram --n "$sizes" --csv "$csv"
-fi
 slug=$(scripts/gpu_folder.sh "$csv")
 dir=plots/results/$slug
 mkdir -p "$dir"
@@ -43,7 +48,6 @@ else
 fi
 if command -v gnuplot >/dev/null; then
     scripts/plot.sh "$dir/results.csv" "$dir" --dumb
-    scripts/plot_scan_histogram.sh "$dir/results.csv" "$dir"
 else
     echo "gnuplot not found: no charts drawn (make plot CSV=$dir/results.csv draws them where gnuplot is installed)"
 fi

@@ -1,207 +1,319 @@
 #!/usr/bin/env bash
-# Draw the charts of a results CSV (as written by --csv / make bench) with gnuplot.
+# Draw the charts of a results CSV (results.csv, or multigpu.csv: the same columns) with gnuplot.
 # usage: scripts/plot.sh CSV OUTDIR [--dumb]
-#   OUTDIR/bandwidth.png  GB/s of every stage's kernels at the largest N, CUB last, peak and copy lines
-#   OUTDIR/scaling.png    GB/s against N for each stage's best kernel (best at the largest N) and CUB,
-#                         with the speed of light (launch floor + bytes / read-only bandwidth) as a curve
-#   OUTDIR/roofline.png   GB/s against N: stage 08, CUB, the best fp32 kernels of stages 06 and 07, and
-#                         the peak, copy and speed-of-light lines (only when the CSV has stage 08 rows)
-#   OUTDIR/l2.png         time against N of the kernels timed both with L2 flushed and left warm (l2
-#                         column "warm"), and of CUB the same way, with the L2 size, the launch floor
-#                         and the speed of light marked (only when the CSV has warm rows)
-#   OUTDIR/dtypes.png     stage 07 (every input type) at its largest N: GB/s and elements/s, CUB
-#                         per input type (only when the CSV has stage 07 rows)
-#   OUTDIR/library.png    stage 10 (the library's reductions, precisions) at its largest N, next to the
-#                         best kernels of stages 06 and 08 (only when the CSV has stage 10 rows)
-#   OUTDIR/rows.png       stage 09: GB/s against the row length, every kernel and CUB (only when the
-#                         CSV has row-stage rows: a value in the cols column)
-#   --dumb                also print the bandwidth chart in the terminal
-# CUB is measured once per stage program; the charts use the median of those rows at each N. The
-# device rows likewise come from every program: the charts take the fastest read-only bandwidth and the
-# shortest launch floor any of them measured (the highest speed of light). Rows with the input left in
-# L2 on purpose (l2 = warm) appear only on the L2 chart.
-# Exit codes: 2 bad CSV, 4 gnuplot missing (the code of every missing tool), other: gnuplot failed.
+#   --dumb   also print in the terminal the bar charts that go into the top README
+# Every plots/*.gp is a chart. Its header (the comment lines it starts with) says what it draws:
+#   # chart: NAME    its rows, drawn into OUTDIR/NAME.png: those of every stage whose charts column has
+#                    the token NAME (the stage's best fp32 kernel at its largest N) or NAME+ (every
+#                    kernel of the stage, which owns the chart)
+#   # shape: SHAPE   how those rows become series (below)
+#   # readme: WHERE  top: the top README and each GPU's page show it; stage: the README of each stage
+#                    that owns it does; or both. A chart for a stage's README is drawn only when the
+#                    CSV has the rows of a stage that owns it; any other when a stage names it.
+#   # alt: EN | ZH   the image's alt text in English and in Chinese; {stage} stands for the numbers of
+#                    the stages that own the chart, {others} for those of the other stages on it
+# Adding a chart is adding a .gp file (and its token to the stages whose rows it draws).
+# Shapes (the rows with the input left in L2, l2 = warm, are only on the l2 shape and the all-reduce;
+# bars and lines list the stages that own the chart first, then the others, in the CSV's order):
+#   bars    GB/s at one N, a bar per fp32 kernel, CUB last: N is the largest N of the first stage
+#           listed; datafile lines: index, "label", GB/s, % of peak, stage number (0: CUB); maxn
+#   lines   GB/s of fp32 kernels against N, CUB last; datafile blocks: "title", then lines N GB/s;
+#           series, minn, maxn
+#   l2      the median time against N of each fp32 kernel with rows in L2 both flushed and warm;
+#           datafile blocks alternate flushed and warm: "title", then lines N µs; series
+#   cols    GB/s against the row length (cols column) of each kernel; datafile blocks: "title", then
+#           lines cols GB/s; series, total (elements of the matrix)
+#   types   a bar per kernel and input type at the stage's largest N, CUB of each type beside its
+#           kernels; datafile lines: index, "label", GB/s, Gelem/s, input type number, 1 for CUB; maxn
+#   panels  the kernels measured on one input type as lines against N (datafile blocks as for lines;
+#           series, minn, maxn), those measured on several (data sets, as in u8_uniform and u8_skewed)
+#           as bars at the largest N, a column per data set (histfile lines: "label", GB/s per data
+#           set; histrows, sets: the data sets' names, barn: the N)
+#   busbw   the all-reduce rows (kernel allreduce_gG[_procs]): GB/s against the bytes each GPU holds
+#           (bytes_read); datafile blocks: "title", then lines bytes GB/s failed; series, minb, maxb,
+#           top, sizetics (a gnuplot command), link and link_label: a line at NVLINK_GBPS (a published
+#           figure the CSV does not hold; unset: no line), labelled NVLINK_LABEL (default "NVLink")
+# Every chart also gets: datafile, out (the PNG), term ('png' or 'dumb'), plotdir (plots/), gpu, peak
+# and copy (GB/s), sol (the fastest read-only GB/s any program measured), floor (the shortest launch
+# floor, µs), l2n (elements of fp32 that fill L2), stage and others (as {stage} and {others} above).
+# CUB, where several stages measured it, is the median of their CUB rows at each N. A repeated row
+# (same stage, kernel, input type, N, cols and l2): the last one wins. A kernel whose check failed is
+# marked (FAIL).
+# Exit codes: 2 bad CSV, 4 gnuplot missing (the code of every missing tool), 1 a chart file without its
+# header lines, other: gnuplot failed.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
-csv=${1:?usage: scripts/plot.sh CSV OUTDIR [--dumb]}
-out=${2:?usage: scripts/plot.sh CSV OUTDIR [--dumb]}
-header='gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2'
+usage='usage: scripts/plot.sh CSV OUTDIR [--dumb]'
+csv=${1:?$usage}
+out=${2:?$usage}
 [ -s "$csv" ] || { echo "error: $csv is missing or empty" >&2; exit 2; }
-[ "$(head -1 "$csv")" = "$header" ] || { echo "error: $csv does not start with the header $header" >&2; exit 2; }
-command -v gnuplot >/dev/null || { echo "error: gnuplot not found: install it (e.g. apt-get install gnuplot-nox)" >&2; exit 4; }
-mkdir -p "$out"
+
+# key FILE KEY: the value of "# KEY: value" in the header of the chart FILE.
+key() { sed -n "/^#/!q; s/^# $2: *//p" "$1"; }
+
+# The charts, for the awk program below: NAME:SHAPE:OWNED (OWNED 1: drawn only for a stage that owns it).
+charts='' terminal=''
+declare -A chart_file
+for gp in "$here"/plots/*.gp; do
+    name=$(key "$gp" chart) shape=$(key "$gp" shape) readme=$(key "$gp" readme)
+    [ -n "$name" ] && [ -n "$shape" ] || { echo "error: $gp lacks the header lines '# chart: NAME' and '# shape: SHAPE'" >&2; exit 1; }
+    case " $readme " in *" stage "*) owned=1 ;; *) owned=0 ;; esac
+    charts="$charts $name:$shape:$owned"
+    chart_file[$name]=$gp
+    case " $readme " in *" top "*) [ "$shape" = bars ] && terminal="$terminal $name" ;; esac
+done
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-# Last row wins for a repeated (stage, kernel, n); CUB: median over stages at each n.
-awk -F, -v dir="$tmp" '
-    function median(list,   a, k, i, j, t) {
-        k = split(list, a, " ")
-        for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-        return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+# For each chart whose rows are present: $tmp/NAME.vars (gnuplot assignments), $tmp/NAME.data and,
+# for panels, $tmp/NAME.hist.
+prog='
+BEGIN { need = "gpu stage kernel dtype n median_us gbps pct_peak pass cols l2 bytes_read charts" }
+function number(s) { return substr(s, 1, index(s, "_") - 1) }
+function sort(a, k,   i, j, t) { for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t } }
+function median(list,   a, k) {
+    k = split(list, a, " ")
+    sort(a, k)
+    return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+}
+# join(LIST): "a", "a and b", "a, b and c" from the space-separated LIST.
+function join(list,   a, k, i, s) {
+    k = split(list, a, " ")
+    for (i = 1; i <= k; i++) s = s (i == 1 ? "" : i == k ? " and " : ", ") a[i]
+    return s
+}
+function quote(s) { gsub(/["\\]/, "\\\\&", s); return "\"" s "\"" }
+$col["stage"] == "00_device" {
+    name = $col["kernel"]; v = $col["gbps"] + 0
+    if (name == "dram_peak") peak = v
+    if (name == "d2d_copy") copy = v
+    if (name == "read_sol" && v > sol) sol = v
+    if (name == "launch_floor" && (floor == "" || $col["median_us"] + 0 < floor)) floor = $col["median_us"] + 0
+    if (name == "l2_size") l2n = $col["n"] + 0
+    next
+}
+{
+    s = $col["stage"]; k = $col["kernel"]; t = $col["dtype"]; n = $col["n"] + 0; c = $col["cols"]; warm = $col["l2"] == "warm"
+    id = s SUBSEP k SUBSEP t SUBSEP n SUBSEP c SUBSEP warm
+    if (!(id in row)) row[id] = ++rows
+    r = row[id]
+    S[r] = s; K[r] = k; T[r] = t; N[r] = n; US[r] = $col["median_us"]; G[r] = $col["gbps"]; PCT[r] = $col["pct_peak"]
+    FAIL[r] = $col["pass"] != 1; C[r] = c; WARM[r] = warm; B[r] = $col["bytes_read"]
+    if (c == "") { if (warm) warmrow[s, k, t, n] = r; else plain[s, k, t, n] = r }
+    gpu = $col["gpu"]
+    if (!(s in tokens)) { stages[++nstages] = s; tokens[s] = " " $col["charts"] " " }
+    if (!((s, k) in kseen)) { kseen[s, k] = 1; kernels[s, ++nkernels[s]] = k }
+    if (!((s, k, t) in ktseen)) { ktseen[s, k, t] = 1; kts[s, ++nkts[s]] = k SUBSEP t }
+    if (!(n in nseen)) { nseen[n] = 1; ns[++nns] = n }
+}
+# The largest N of stage s among its one-vector rows, of input type t ("": any).
+function largest(s, t,   i, m) {
+    for (i = 1; i <= nns; i++) if (ns[i] > m && has(s, t, ns[i])) m = ns[i]
+    return m
+}
+function has(s, t, n,   j, kt) {
+    for (j = 1; j <= nkts[s]; j++) { split(kts[s, j], kt, SUBSEP); if ((t == "" || kt[2] == t) && (s, kt[1], kt[2], n) in plain) return 1 }
+    return 0
+}
+# The fastest fp32 kernel of stage s at its largest N, CUB aside.
+function best(s,   n, i, k, b) {
+    n = largest(s, "f32")
+    for (i = 1; i <= nkernels[s]; i++) {
+        k = kernels[s, i]
+        if (k != "cub" && (s, k, "f32", n) in plain && (b == "" || G[plain[s, k, "f32", n]] + 0 > G[plain[s, b, "f32", n]] + 0)) b = k
     }
-    NR == 1 { next }
-    $2 == "00_device" {
-        if ($3 == "dram_peak") peak = $7
-        if ($3 == "d2d_copy") copy = $7
-        if ($3 == "read_sol" && $7 + 0 > sol) sol = $7 + 0
-        if ($3 == "launch_floor" && (floor == "" || $6 + 0 < floor)) floor = $6 + 0
-        if ($3 == "l2_size") l2n = $5 + 0
-        next
+    return b
+}
+# For the chart being drawn: role[s] is "own" (NAME+), "best" (NAME) or ""; pick[s] the best kernel of a
+# "best" stage; listed[1 .. nlisted] the chart stages, those that own it first.
+# on(s, k): kernel k of stage s is on the chart: every kernel of a stage that owns it, the best of another.
+function on(s, k) { return role[s] == "own" || (role[s] == "best" && k == pick[s]) }
+# series(FILE, TITLE, s, k, t, WHAT): a block of FILE: kernel k of stage s on input type t at every N,
+# WHAT: gbps, flushed (the time) or warm (the time with the input left in L2). Sets minn and maxn.
+function series(file, title, s, k, t, what,   i, r, lines, bad) {
+    for (i = 1; i <= nns; i++) {
+        if (what == "warm") { if (!((s, k, t, ns[i]) in warmrow)) continue; r = warmrow[s, k, t, ns[i]] }
+        else { if (!((s, k, t, ns[i]) in plain)) continue; r = plain[s, k, t, ns[i]] }
+        lines = lines sprintf("%.0f\t%s\n", ns[i], what == "gbps" ? G[r] : US[r]); bad = bad || FAIL[r]
+        if (minn == "" || ns[i] < minn) minn = ns[i]
+        if (ns[i] > maxn) maxn = ns[i]
     }
-    $4 == "f32" && $11 == "" {  # every fp32 time, for the L2 chart: flushed, and warm where the CSV has it
-        key = $2 SUBSEP $3
-        if ($12 == "warm") { if (!(key in wseen)) { wseen[key] = 1; worder[++wcount] = key }; wus[key, $5 + 0] = $6 }
-        else fus[key, $5 + 0] = $6
-        lns[$5 + 0] = 1
+    if (lines == "") return 0
+    printf "%s\n%s\n\n", quote(title (bad ? " (FAIL)" : "")), lines > file
+    return 1
+}
+# The median GB/s of the fp32 CUB rows of the chart stages at N, "" for none.
+function cub(n,   i, list) {
+    for (i = 1; i <= nlisted; i++) if ((listed[i], "cub", "f32", n) in plain) list = list " " G[plain[listed[i], "cub", "f32", n]]
+    return list == "" ? "" : median(list)
+}
+function bars(file,   i, j, s, k, n, r, ref, bar, m) {
+    n = largest(listed[1], "f32")
+    for (i = 1; i <= nlisted; i++) {
+        s = listed[i]
+        for (j = 1; j <= nkernels[s]; j++) {
+            k = kernels[s, j]
+            if (k == "cub" || !on(s, k) || !((s, k, "f32", n) in plain)) continue
+            r = plain[s, k, "f32", n]
+            printf "%d\t%s\t%s\t%.0f\t%d\n", ++bar, quote(number(s) " " k (FAIL[r] ? " (FAIL)" : "")), G[r], PCT[r], number(s) > file
+        }
     }
-    $12 == "warm" { next }
-    $11 != "" {  # a row stage: GB/s against cols
-        key = $3
-        if (!(key in seenr)) { seenr[key] = 1; orderr[++countr] = key }
-        gbpsr[key, $11 + 0] = $7; colsr[$11 + 0] = 1; totalr = $5
-        next
+    m = cub(n)
+    if (m != "") printf "%d\t\"cub\"\t%s\t%.0f\t0\n", ++bar, m, (peak > 0 ? 100 * m / peak : 0) > file
+    return bar ? sprintf("maxn=%.0f;", n) : ""
+}
+function lines(file,   i, j, s, k, count, m, block) {
+    minn = ""; maxn = 0
+    for (i = 1; i <= nlisted; i++) {
+        s = listed[i]
+        for (j = 1; j <= nkernels[s]; j++) { k = kernels[s, j]; if (k != "cub" && on(s, k)) count += series(file, number(s) " " k, s, k, "f32", "gbps") }
     }
-    $2 ~ /^07_/ {
-        key = $3 SUBSEP $4
-        if (!(key in seen7)) { seen7[key] = 1; order7[++count7] = key }
-        n7 = $5 + 0; if (n7 > maxn7) maxn7 = n7
-        gbps7[key, n7] = $7; us7[key, n7] = $6
+    if (!count) return ""
+    for (i = 1; i <= nns; i++) { m = cub(ns[i]); if (m != "") block = block sprintf("%.0f\t%s\n", ns[i], m) }
+    if (block != "") { printf "\"cub\"\n%s\n\n", block > file; count++ }
+    return sprintf("series=%d; minn=%.0f; maxn=%.0f;", count, minn, maxn)
+}
+function l2(file,   i, j, s, k, count) {
+    for (i = 1; i <= nstages; i++) {
+        s = stages[i]
+        for (j = 1; j <= nkernels[s]; j++) {
+            k = kernels[s, j]
+            if (!on(s, k) || !warm_rows(s, k)) continue
+            count += series(file, number(s) " " k ", L2 flushed", s, k, "f32", "flushed")
+            count += series(file, number(s) " " k ", L2 warm", s, k, "f32", "warm")
+        }
     }
-    $2 ~ /^10_/ && $4 == "f32" {  # the library stage: its own bars, next to stages 06 and 08
-        n10 = $5 + 0; if (n10 > maxn10) maxn10 = n10
-        if (!($3 in seen10)) { seen10[$3] = 1; order10[++count10] = $3 }
-        g10[$3, n10] = $7; p10[$3, n10] = $8
+    return count ? sprintf("series=%d;", count) : ""
+}
+function warm_rows(s, k,   i) { for (i = 1; i <= nns; i++) if ((s, k, "f32", ns[i]) in warmrow) return 1; return 0 }
+function cols(file,   r, i, j, s, k, lengths, seen, nl, gbps, block, total, count) {
+    for (r = 1; r <= rows; r++) {
+        if (role[S[r]] != "own" || C[r] == "" || WARM[r]) continue
+        if (!((C[r] + 0) in seen)) { seen[C[r] + 0] = 1; lengths[++nl] = C[r] + 0 }
+        gbps[S[r], K[r], C[r] + 0] = G[r]; total = N[r]
     }
-    $4 != "f32" || substr($2, 1, 2) + 0 > 8 { next }  # the progression: stages 01-08 (later ones chart on their own)
-    { gpu = $1; n = $5 + 0; if (n > maxn) maxn = n; if ($2 == "01_naive" && n > maxn01) maxn01 = n }
-    $3 == "cub" { cub[n] = cub[n] " " $7; ns[n] = 1; next }
-    {
-        key = $2 SUBSEP $3
-        if (!(key in seen)) { seen[key] = 1; order[++count] = key }
-        gbps[key, n] = $7; pct[key, n] = $8; pass[key, n] = $10; ns[n] = 1
-        if (n > stage_maxn[$2]) stage_maxn[$2] = n
+    sort(lengths, nl)
+    for (i = 1; i <= nstages; i++) {
+        s = stages[i]
+        for (j = 1; j <= nkernels[s]; j++) {
+            k = kernels[s, j]; block = ""
+            for (r = 1; r <= nl; r++) if ((s, k, lengths[r]) in gbps) block = block sprintf("%d\t%s\n", lengths[r], gbps[s, k, lengths[r]])
+            if (block != "") { printf "%s\n%s\n\n", quote(k), block > file; count++ }
+        }
     }
-    END {
-        if (maxn01) maxn = maxn01 # bars and best kernels at the largest N of the baseline stage
-        minn = maxn
-        for (n in ns) if (n + 0 < minn) minn = n + 0
-        printf "gpu=\"%s\"; maxn=%d; minn=%d; peak=%s; copy=%s; sol=%s; floor=%s; l2n=%d\n", gpu, maxn, minn, peak + 0, copy + 0, sol + 0, floor + 0, l2n > (dir "/vars")
-        # The L2 chart: each kernel with warm rows (CUB of its stage included), flushed and warm.
-        nl = 0
-        for (n in lns) lsorted[++nl] = n + 0
-        for (i = 2; i <= nl; i++) for (j = i; j > 1 && lsorted[j - 1] > lsorted[j]; j--) { t = lsorted[j]; lsorted[j] = lsorted[j - 1]; lsorted[j - 1] = t }
-        for (w = 1; w <= wcount; w++) {
-            split(worder[w], k, SUBSEP)
-            for (mode = 1; mode <= 2; mode++) {
-                printf "\"%s %s, L2 %s\"\n", substr(k[1], 1, 2), k[2], mode == 1 ? "flushed" : "warm" > (dir "/l2")
-                for (i = 1; i <= nl; i++) {
-                    key = worder[w] SUBSEP lsorted[i]
-                    if (mode == 1 && (key in fus)) printf "%d\t%s\n", lsorted[i], fus[key] > (dir "/l2")
-                    if (mode == 2 && (key in wus)) printf "%d\t%s\n", lsorted[i], wus[key] > (dir "/l2")
-                }
-                printf "\n\n" > (dir "/l2")
+    return count ? sprintf("series=%d; total=%.0f;", count, total) : ""
+}
+function types(file,   i, j, s, n, kt, r, type, ntypes, bar) {
+    for (i = 1; i <= nstages; i++) {
+        s = stages[i]
+        if (role[s] != "own") continue
+        n = largest(s, "")
+        for (j = 1; j <= nkts[s]; j++) {
+            split(kts[s, j], kt, SUBSEP)
+            if (!(kt[2] in type)) type[kt[2]] = ++ntypes
+            if (!((s, kt[1], kt[2], n) in plain)) continue
+            r = plain[s, kt[1], kt[2], n]
+            printf "%d\t%s\t%s\t%.2f\t%d\t%d\n", ++bar, quote((kt[1] == "cub" ? "cub " kt[2] : kt[1]) (FAIL[r] ? " (FAIL)" : "")), G[r], n / US[r] / 1e3, type[kt[2]], (kt[1] == "cub") > file
+        }
+    }
+    return bar ? sprintf("maxn=%.0f;", n) : ""
+}
+# The data set of input type t: its name after the first "_" (u8_skewed: skewed).
+function dataset(t) { sub(/^[^_]*_/, "", t); return t }
+function panels(file, hist,   i, j, s, k, kt, r, types_of, sets, nsets, names, barn, value, bad, line, count, nvalues, histrows) {
+    minn = ""; maxn = 0
+    for (i = 1; i <= nstages; i++) {
+        s = stages[i]
+        if (role[s] != "own") continue
+        for (j = 1; j <= nkts[s]; j++) { split(kts[s, j], kt, SUBSEP); types_of[s, kt[1]]++ }
+        for (j = 1; j <= nkts[s]; j++) {
+            split(kts[s, j], kt, SUBSEP)
+            if (types_of[s, kt[1]] == 1) { count += series(file, kt[1], s, kt[1], kt[2], "gbps"); continue }
+            if (!(dataset(kt[2]) in sets)) { sets[dataset(kt[2])] = ++nsets; names = names (nsets > 1 ? " " : "") dataset(kt[2]) }
+            for (r = 1; r <= nns; r++) if ((s, kt[1], kt[2], ns[r]) in plain && ns[r] > barn) barn = ns[r]
+        }
+    }
+    for (i = 1; i <= nstages; i++) {
+        s = stages[i]
+        if (role[s] != "own") continue
+        for (j = 1; j <= nkernels[s]; j++) {
+            k = kernels[s, j]
+            if (types_of[s, k] < 2) continue
+            split("", value); bad = 0; nvalues = 0
+            for (r = 1; r <= nkts[s]; r++) {
+                split(kts[s, r], kt, SUBSEP)
+                if (kt[1] != k || !((s, k, kt[2], barn) in plain)) continue
+                value[sets[dataset(kt[2])]] = G[plain[s, k, kt[2], barn]]; bad = bad || FAIL[plain[s, k, kt[2], barn]]; nvalues++
             }
+            if (!nvalues) continue
+            line = quote(k (bad ? " (FAIL)" : ""))
+            for (r = 1; r <= nsets; r++) line = line "\t" (r in value ? value[r] : "NaN")
+            print line > hist; histrows++
         }
-        if (wcount) print 2 * wcount > (dir "/l2series")
-        for (i = 1; i <= count; i++) {
-            split(order[i], k, SUBSEP)
-            if (!((order[i], maxn) in gbps)) continue
-            stage = substr(k[1], 1, 2) + 0
-            flag = pass[order[i], maxn] == 1 ? "" : " (FAIL)"
-            printf "%d\t\"%s %s%s\"\t%s\t%.0f\t%d\n", ++bar, substr(k[1], 1, 2), k[2], flag, gbps[order[i], maxn], pct[order[i], maxn], stage > (dir "/bars")
-            if (!(k[1] in best) || gbps[order[i], maxn] + 0 > gbps[best[k[1]], maxn] + 0) { if (!(k[1] in best)) stages[++nstages] = k[1]; best[k[1]] = order[i] }
+    }
+    if (!count && !histrows) return ""
+    return sprintf("series=%d; minn=%.0f; maxn=%.0f; histrows=%d; barn=%.0f; sets=%s;", count, minn, maxn, histrows, barn, quote(names))
+}
+# A size in bytes as a tic label: 1K, 2M, 1G.
+function size(b) { return b >= 2^30 && b % 2^30 == 0 ? b / 2^30 "G" : b >= 2^20 && b % 2^20 == 0 ? b / 2^20 "M" : b >= 2^10 && b % 2^10 == 0 ? b / 2^10 "K" : b }
+function busbw(file,   r, i, id, kt, g, procs, order, at, count, title, seen, bytes, nb, sorted, tics, top, link, label) {
+    for (r = 1; r <= rows; r++) {
+        if (role[S[r]] != "own" || K[r] !~ /^allreduce_g[0-9]+(_procs)?$/) continue
+        id = K[r] SUBSEP T[r]
+        if (!(id in seen)) { seen[id] = 1; order[++count] = id }
+        at[id, B[r] + 0] = r
+        if (!((B[r] + 0) in bytes)) { bytes[B[r] + 0] = 1; sorted[++nb] = B[r] + 0 }
+        if (G[r] + 0 > top) top = G[r] + 0
+    }
+    if (!count) return ""
+    sort(sorted, nb)
+    for (i = 1; i <= count; i++) {
+        split(order[i], kt, SUBSEP)
+        g = kt[1]; sub(/^allreduce_g/, "", g); procs = sub(/_procs$/, "", g)
+        title = sprintf("G=%s %s%s%s", g, kt[2], procs ? ", one process per GPU" : "", g == 1 ? " (algbw: no link crossed)" : "")
+        printf "%s\n", quote(title) > file
+        for (r = 1; r <= nb; r++) if ((order[i], sorted[r]) in at) printf "%.0f\t%s\t%d\n", sorted[r], G[at[order[i], sorted[r]]], FAIL[at[order[i], sorted[r]]] > file
+        printf "\n\n" > file
+    }
+    for (r = 1; r <= nb; r++) tics = tics (r > 1 ? ", " : "") sprintf("\047%s\047 %.0f", size(sorted[r]), sorted[r])
+    link = ENVIRON["NVLINK_GBPS"] + 0
+    label = ENVIRON["NVLINK_LABEL"] != "" ? ENVIRON["NVLINK_LABEL"] : "NVLink"
+    if (link > top) top = link
+    return sprintf("series=%d; minb=%.0f; maxb=%.0f; top=%s; link=%s; link_label=%s; sizetics=%s;", count, sorted[1], sorted[nb], top, link, quote(label), quote("set xtics (" tics ")"))
+}
+END {
+    sort(ns, nns)
+    count = split(charts, list, " ")
+    for (c = 1; c <= count; c++) {
+        split(list[c], chart, ":")
+        name = chart[1]; shape = chart[2]; own = ""; others = ""; nlisted = 0
+        for (i = 1; i <= nstages; i++) {
+            s = stages[i]
+            role[s] = index(tokens[s], " " name "+ ") ? "own" : index(tokens[s], " " name " ") ? "best" : ""
+            pick[s] = role[s] == "best" ? best(s) : ""
+            if (role[s] == "own") { own = own " " number(s); listed[++nlisted] = s }
         }
-        if (maxn in cub) { m = median(cub[maxn]); p = peak > 0 ? 100 * m / peak : 0; printf "%d\t\"cub\"\t%s\t%.0f\t%d\n", ++bar, m, p, 0 > (dir "/bars") }
-        nn = 0
-        for (n in ns) sorted[++nn] = n + 0
-        for (i = 2; i <= nn; i++) for (j = i; j > 1 && sorted[j - 1] > sorted[j]; j--) { t = sorted[j]; sorted[j] = sorted[j - 1]; sorted[j - 1] = t }
-        for (s = 1; s <= nstages; s++) {
-            split(best[stages[s]], k, SUBSEP)
-            printf "\"%s %s\"\n", substr(k[1], 1, 2), k[2] > (dir "/scaling")
-            for (i = 1; i <= nn; i++) if ((best[stages[s]], sorted[i]) in gbps) printf "%d\t%s\n", sorted[i], gbps[best[stages[s]], sorted[i]] > (dir "/scaling")
-            printf "\n\n" > (dir "/scaling")
-        }
-        printf "\"cub\"\n" > (dir "/scaling")
-        for (i = 1; i <= nn; i++) if (sorted[i] in cub) printf "%d\t%s\n", sorted[i], median(cub[sorted[i]]) > (dir "/scaling")
-        print nstages + 1 > (dir "/series")
-        # Roofline chart: stage 08 against CUB and the best fp32 kernel of stages 06 and 07, each
-        # chosen at the largest N of that stage.
-        if (("08_roofline" SUBSEP "roofline_f32") in seen) {
-            nr = 0
-            split("08_roofline:roofline_f32 08_roofline:roofline_f32_deterministic", fixed, " ")
-            for (j = 1; j <= 2; j++) { split(fixed[j], kk, ":"); rseries[++nr] = kk[1] SUBSEP kk[2] }
-            for (i = 1; i <= count; i++) {
-                split(order[i], k, SUBSEP)
-                if (k[1] !~ /^0[67]_/) continue
-                m = stage_maxn[k[1]]
-                if (!(k[1] in rbest) || gbps[order[i], m] + 0 > gbps[rbest[k[1]], m] + 0) rbest[k[1]] = order[i]
-            }
-            for (st in rbest) rseries[++nr] = rbest[st]
-            for (j = 1; j <= nr; j++) {
-                split(rseries[j], k, SUBSEP)
-                printf "\"%s %s\"\n", substr(k[1], 1, 2), k[2] > (dir "/roofline")
-                for (i = 1; i <= nn; i++) if ((rseries[j], sorted[i]) in gbps) printf "%d\t%s\n", sorted[i], gbps[rseries[j], sorted[i]] > (dir "/roofline")
-                printf "\n\n" > (dir "/roofline")
-            }
-            printf "\"cub\"\n" > (dir "/roofline")
-            for (i = 1; i <= nn; i++) if (sorted[i] in cub) printf "%d\t%s\n", sorted[i], median(cub[sorted[i]]) > (dir "/roofline")
-            print nr + 1 > (dir "/rseries")
-        }
-        groups = "f32 f16 bf16 fp8_e4m3 fp8_e5m2 i8"
-        for (i = 1; i <= count7; i++) {
-            if (!((order7[i], maxn7) in gbps7)) continue
-            split(order7[i], k, SUBSEP)
-            g = index(" " groups " ", " " k[2] " ") ? split(substr(groups, 1, index(groups, k[2])), tmp, " ") : 0
-            label = k[1] == "cub" ? "cub " k[2] : k[1]
-            printf "%d\t\"%s\"\t%s\t%.2f\t%d\t%d\n", ++bar7, label, gbps7[order7[i], maxn7], maxn7 / us7[order7[i], maxn7] / 1e3, g, k[1] == "cub" > (dir "/dtypes")
-        }
-        if (bar7) printf "maxn7=%d;\n", maxn7 > (dir "/vars7")
-        for (i = 1; i <= count10; i++) {
-            if (!((order10[i], maxn10) in g10)) continue
-            printf "%d\t\"10 %s\"\t%s\t%.0f\t%d\n", ++bar10, order10[i], g10[order10[i], maxn10], p10[order10[i], maxn10], order10[i] == "cub" ? 0 : 10 > (dir "/bars10")
-        }
-        for (i = 1; bar10 && i <= count; i++) {  # the hand-written best of stages 06 and 08 at that N
-            split(order[i], k, SUBSEP)
-            if (k[1] !~ /^0[68]_/ || !((order[i], maxn10) in gbps)) continue
-            if (!(k[1] in lbest) || gbps[order[i], maxn10] + 0 > gbps[lbest[k[1]], maxn10] + 0) lbest[k[1]] = order[i]
-        }
-        for (st in lbest) {
-            split(lbest[st], k, SUBSEP)
-            printf "%d\t\"%s %s\"\t%s\t%.0f\t%d\n", ++bar10, substr(k[1], 1, 2), k[2], gbps[lbest[st], maxn10], pct[lbest[st], maxn10], substr(k[1], 1, 2) + 0 > (dir "/bars10")
-        }
-        if (bar10) printf "maxn=%d;\n", maxn10 > (dir "/vars10")
-        nc = 0
-        for (c in colsr) csorted[++nc] = c + 0
-        for (i = 2; i <= nc; i++) for (j = i; j > 1 && csorted[j - 1] > csorted[j]; j--) { t = csorted[j]; csorted[j] = csorted[j - 1]; csorted[j - 1] = t }
-        for (j = 1; j <= countr; j++) {
-            printf "\"%s\"\n", orderr[j] > (dir "/rows")
-            for (i = 1; i <= nc; i++) if ((orderr[j], csorted[i]) in gbpsr) printf "%d\t%s\n", csorted[i], gbpsr[orderr[j], csorted[i]] > (dir "/rows")
-            printf "\n\n" > (dir "/rows")
-        }
-        if (countr) printf "series=%d; total=%s;\n", countr, totalr > (dir "/varsr")
-    }' "$csv"
-[ -s "$tmp/bars" ] || { echo "error: $csv has no kernel rows" >&2; exit 2; }
-
-vars="$(cat "$tmp/vars"); series=$(cat "$tmp/series");"
-gnuplot -e "$vars datafile='$tmp/bars'; term='png'; out='$out/bandwidth.png'" "$here/plots/bandwidth.gp"
-gnuplot -e "$vars datafile='$tmp/scaling'; term='png'; out='$out/scaling.png'" "$here/plots/scaling.gp"
-if [ -s "$tmp/roofline" ]; then
-    gnuplot -e "$vars series=$(cat "$tmp/rseries"); datafile='$tmp/roofline'; term='png'; out='$out/roofline.png'" "$here/plots/roofline.gp"
-fi
-if [ -s "$tmp/dtypes" ]; then
-    gnuplot -e "$vars $(cat "$tmp/vars7") datafile='$tmp/dtypes'; out='$out/dtypes.png'" "$here/plots/dtypes.gp"
-fi
-if [ -s "$tmp/bars10" ]; then
-    gnuplot -e "$vars $(cat "$tmp/vars10") datafile='$tmp/bars10'; term='png'; out='$out/library.png'" "$here/plots/bandwidth.gp"
-fi
-if [ -s "$tmp/rows" ]; then
-    gnuplot -e "$vars $(cat "$tmp/varsr") datafile='$tmp/rows'; out='$out/rows.png'" "$here/plots/rows.gp"
-fi
-if [ -s "$tmp/l2" ]; then
-    gnuplot -e "$vars series=$(cat "$tmp/l2series"); datafile='$tmp/l2'; out='$out/l2.png'" "$here/plots/l2.gp"
-fi
-if [ "${3:-}" = --dumb ]; then
-    gnuplot -e "$vars datafile='$tmp/bars'; term='dumb'; out=''" "$here/plots/bandwidth.gp"
-    awk -F'\t' '{ gsub(/"/, "", $2); printf "  %2d %-44s %7.0f GB/s %4d%%\n", $1, $2, $3, $4 }' "$tmp/bars"
-fi
+        for (i = 1; i <= nstages; i++) if (role[stages[i]] == "best") { others = others " " number(stages[i]); listed[++nlisted] = stages[i] }
+        if (own == "" && (others == "" || chart[3])) continue
+        file = dir "/" name ".data"
+        vars = shape == "bars" ? bars(file) : shape == "lines" ? lines(file) : shape == "l2" ? l2(file) : shape == "cols" ? cols(file) : \
+               shape == "types" ? types(file) : shape == "panels" ? panels(file, dir "/" name ".hist") : shape == "busbw" ? busbw(file) : "?"
+        if (vars == "?") { printf "error: chart %s: unknown shape %s\n", name, shape > "/dev/stderr"; exit 1 }
+        if (vars == "") continue
+        printf "gpu=%s; peak=%s; copy=%s; sol=%s; floor=%s; l2n=%.0f; stage=%s; others=%s; %s\n", quote(gpu), peak + 0, copy + 0, sol + 0, floor + 0, l2n, \
+            quote(join(own)), quote(join(others)), vars > (dir "/" name ".vars")
+    }
+}'
+awk -f "$here/scripts/csv.awk" -v dir="$tmp" -v charts="$charts" -f <(printf '%s' "$prog") "$csv"
+drawn=("$tmp"/*.vars)
+[ -e "${drawn[0]}" ] || { echo "error: $csv has no rows for any chart of plots/*.gp (the charts column names them)" >&2; exit 2; }
+command -v gnuplot >/dev/null || { echo "error: gnuplot not found: install it (e.g. apt-get install gnuplot-nox)" >&2; exit 4; }
+mkdir -p "$out"
+for vars in "${drawn[@]}"; do
+    name=$(basename "$vars" .vars)
+    gnuplot -e "$(cat "$vars") datafile='$tmp/$name.data'; histfile='$tmp/$name.hist'; plotdir='$here/plots'; term='png'; out='$out/$name.png'" "${chart_file[$name]}"
+    if [ "${3:-}" = --dumb ] && [[ " $terminal " == *" $name "* ]]; then
+        gnuplot -e "$(cat "$vars") datafile='$tmp/$name.data'; plotdir='$here/plots'; term='dumb'; out=''" "${chart_file[$name]}"
+        awk -F'\t' '{ gsub(/"/, "", $2); printf "  %2d %-44s %7.0f GB/s %4d%%\n", $1, $2, $3, $4 }' "$tmp/$name.data"
+    fi
+done

@@ -1,21 +1,27 @@
-# Stage 08's targets, from a results CSV: each kernel's speed against CUB on the same input type at every
-# N ("x CUB" = CUB's median time / the kernel's), the deterministic variant against the fastest fp32
-# one, and the fp32 kernel against the speed of light (its time over the kernel's: 1 is the limit).
-# Rows with the input left in L2 are not counted. Run as: awk -F, -v stage=08_roofline -f scripts/ratios.awk CSV
-# lang=zh: the row labels in Chinese.
+# A stage's targets at every N of a results CSV, its columns read by name:
+#   awk -f scripts/csv.awk -v stage=NN_name [-v lang=zh] -f scripts/ratios.awk CSV
+# Each kernel's speed against CUB on the same input type (the x_cub column: CUB's median time over the
+# kernel's), every kernel X_deterministic against X (X's time over X_deterministic's), and the speed of
+# light (the shortest launch floor plus the bytes the kernel reads over the fastest read-only bandwidth
+# of the run) over the time of the stage's fastest fp32 kernel at its largest N: 1 is the limit.
+# Rows with the input left in L2 are not counted. lang=zh: the row labels in Chinese.
+BEGIN { need = "stage kernel dtype n median_us gbps l2 bytes_read x_cub" }
 function say(en, zh) { return lang == "zh" ? zh : en }
-NR == 1 || $12 == "warm" { next }
-$2 == "00_device" {
-    if ($3 == "read_sol" && $7 + 0 > sol) sol = $7 + 0
-    if ($3 == "launch_floor" && (floor == "" || $6 + 0 < floor)) floor = $6 + 0
+function cell(v) { return v == "" ? " - |" : sprintf(" %.3f |", v) }
+$col["l2"] == "warm" { next }
+$col["stage"] == "00_device" {
+    if ($col["kernel"] == "read_sol" && $col["gbps"] + 0 > sol) sol = $col["gbps"] + 0
+    if ($col["kernel"] == "launch_floor" && (floor == "" || $col["median_us"] + 0 < floor)) floor = $col["median_us"] + 0
     next
 }
-$2 != stage { next }
+$col["stage"] != stage || $col["kernel"] == "cub" { next }
 {
-    n = $5 + 0; if (!(n in seen_n)) { seen_n[n] = 1; ns[++count_n] = n }
-    if ($3 == "cub") { cub[$4, n] = $6; next }
-    if (!($3 in seen)) { seen[$3] = 1; order[++count] = $3 }
-    us[$3, n] = $6; dtype[$3] = $4
+    k = $col["kernel"]; n = $col["n"] + 0
+    if (!(n in seen_n)) { seen_n[n] = 1; ns[++count_n] = n }
+    if (!(k in seen)) { seen[k] = 1; order[++count] = k }
+    us[k, n] = $col["median_us"]; x_cub[k, n] = $col["x_cub"]; bytes[k, n] = $col["bytes_read"]
+    if ($col["dtype"] == "f32") fp32[k] = 1
+    if (n > maxn) maxn = n
 }
 END {
     for (i = 2; i <= count_n; i++) for (j = i; j > 1 && ns[j - 1] > ns[j]; j--) { t = ns[j]; ns[j] = ns[j - 1]; ns[j - 1] = t }
@@ -24,24 +30,30 @@ END {
     print line; print sep
     for (i = 1; i <= count; i++) {
         line = "| `" order[i] "` |"
+        for (j = 1; j <= count_n; j++) line = line cell(x_cub[order[i], ns[j]])
+        print line
+    }
+    for (i = 1; i <= count; i++) {
+        det = order[i]; fast = det
+        if (!sub(/_deterministic$/, "", fast) || !(fast in seen)) continue
+        line = "| `" det "` / `" fast "` |"
         for (j = 1; j <= count_n; j++) {
-            k = order[i] SUBSEP ns[j]; c = dtype[order[i]] SUBSEP ns[j]
-            line = line ((k in us) && (c in cub) && us[k] > 0 ? sprintf(" %.3f |", cub[c] / us[k]) : " - |")
+            a = fast SUBSEP ns[j]; b = det SUBSEP ns[j]
+            line = line ((a in us) && (b in us) && us[b] > 0 ? cell(us[a] / us[b]) : cell(""))
         }
         print line
     }
-    line = say("| deterministic / fastest fp32 |", "| 确定性版本 / 最快的 fp32 |")
+    fastest = ""
+    for (i = 1; i <= count; i++)
+        if ((order[i] in fp32) && ((order[i], maxn) in us) && (fastest == "" || us[order[i], maxn] + 0 < us[fastest, maxn] + 0)) fastest = order[i]
+    if (sol <= 0 || fastest == "") exit
+    line = say("| speed of light (µs) |", "| 光速 (µs) |"); line2 = say("| speed of light / `" fastest "` |", "| 光速 / `" fastest "` |")
     for (j = 1; j <= count_n; j++) {
-        a = "roofline_f32" SUBSEP ns[j]; b = "roofline_f32_deterministic" SUBSEP ns[j]
-        line = line ((a in us) && (b in us) ? sprintf(" %.3f |", us[a] / us[b]) : " - |")
-    }
-    print line
-    if (sol <= 0) exit
-    line = say("| speed of light (µs) |", "| 光速 (µs) |"); line2 = say("| speed of light / `roofline_f32` |", "| 光速 / `roofline_f32` |")
-    for (j = 1; j <= count_n; j++) {
-        sol_us = floor + 4.0 * ns[j] / sol / 1e3; a = "roofline_f32" SUBSEP ns[j]
+        a = fastest SUBSEP ns[j]
+        if (!(a in us)) { line = line cell(""); line2 = line2 cell(""); continue }
+        sol_us = floor + bytes[a] / sol / 1e3
         line = line sprintf(" %.1f |", sol_us)
-        line2 = line2 ((a in us) ? sprintf(" %.3f |", sol_us / us[a]) : " - |")
+        line2 = line2 cell(sol_us / us[a])
     }
     print line; print line2
 }

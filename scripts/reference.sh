@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # make reference: make the last `make bench` the committed reference results.
 # usage: scripts/reference.sh [--check] [GPU]
-#   Copies plots/results/<GPU>/ (results.csv and the charts) to plots/reference/<GPU>/, records GPU
-#   in plots/reference/primary as the results README.md shows, and regenerates README.md's tables.
-#   GPU defaults to the only folder in plots/results/.
+#   Copies plots/results/<GPU>/ (results.csv, and multigpu.csv and flush_check.csv where the run has
+#   them) to plots/reference/<GPU>/ and draws their charts there (scripts/plot.sh), records GPU in
+#   plots/reference/primary as the results README.md shows, and regenerates the READMEs' tables.
+#   GPU defaults to the only folder in plots/results/. NVLINK_GBPS and NVLINK_LABEL (scripts/plot.sh)
+#   draw a link figure the CSV does not hold on the all-reduce chart.
 #   --check: change nothing; exit 1 if README.md differs from what the primary reference CSV gives.
 set -eu
 cd "$(dirname "$0")/.."
@@ -23,10 +25,12 @@ fi
 src=plots/results/$gpu
 [ -f "$src/results.csv" ] || { echo "error: $src/results.csv not found: run make bench first" >&2; exit 2; }
 mkdir -p "plots/reference/$gpu"
-cp "$src/results.csv" "plots/reference/$gpu/"
 [ -f "$src/flush_check.csv" ] && cp "$src/flush_check.csv" "plots/reference/$gpu/"
-scripts/plot.sh "$src/results.csv" "plots/reference/$gpu"
-scripts/plot_scan_histogram.sh "$src/results.csv" "plots/reference/$gpu"
+for data in results.csv multigpu.csv; do
+    [ -f "$src/$data" ] || continue
+    cp "$src/$data" "plots/reference/$gpu/"
+    scripts/plot.sh "$src/$data" "plots/reference/$gpu"
+done
 echo "$gpu" >plots/reference/primary
 scripts/update_readmes.sh "plots/reference/$gpu/results.csv" "plots/reference/$gpu"
 echo "plots/reference/$gpu updated; README.md regenerated from it"

@@ -1,30 +1,29 @@
 #!/usr/bin/env bash
 # The GPU engineer's tools, one stage at a time (called by make stage-NN diff|sass|profile|sanitize).
 # usage: scripts/stage_tool.sh diff|sass|profile|sanitize STAGE [NVCC NVCCFLAGS...]
-# A stage's program is its reduce.cu (built on the common harness) or, for a stage with a program of
-# its own, the one other .cu of its folder (not exercise.cu, demo.cu or a stage.mk helper).
-#   diff      diff -u of the stage's program against the previous stage's (colour on a terminal); a stage
-#             whose program is another kind of file (a program of its own) says so instead
+# A stage's program is the one make programs names, build/<stage>/<program>, built from
+# stages/<stage>/<program>.cu; profile and sanitize read its --describe.
+#   diff      diff -u of the stage's program against that of the previous stage built from a file of the
+#             same name (colour on a terminal); a program of its own says so instead
 #   sass      the SASS of the stage's kernels (cuobjdump) and one summary line per kernel: load widths,
 #             shuffles, barriers, atomics, registers and shared memory (from ptxas -v)
 #   profile   Nsight Compute on the stage's kernels: DRAM throughput, occupancy, threads per
 #             instruction, shared-memory bank conflicts, the main stall reasons
 #   sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck on every default kernel at
 #             small N; then each deliberately wrong kernel, to show what catches it
-# Exit codes: 0 ok, 1 a finding (sanitize) or a failed step, 2 usage, 4 a tool is missing.
+# Exit codes: 0 ok, 1 a finding (sanitize) or a failed step, 2 usage or a program these tools do not
+# drive, 4 a tool is missing.
 set -u
 cd "$(dirname "$0")/.."
 tool=${1:-}
 stage=${2:-}
-[ -n "$tool" ] && [ -d "stages/$stage" ] || { echo "usage: scripts/stage_tool.sh diff|sass|profile|sanitize STAGE" >&2; exit 2; }
+[ -n "$tool" ] && [ -n "$stage" ] && [ -d "stages/$stage" ] || { echo "usage: scripts/stage_tool.sh diff|sass|profile|sanitize STAGE" >&2; exit 2; }
 shift 2
-program_of() { # program_of STAGE: its program's source
-    if [ -f "stages/$1/reduce.cu" ]; then echo "stages/$1/reduce.cu"; return; fi
-    ls stages/"$1"/*.cu 2>/dev/null | grep -v -e '/exercise\.cu$' -e '/demo\.cu$' | head -1
-}
-src=$(program_of "$stage")
-[ -n "$src" ] || { echo "error: stages/$stage has no program" >&2; exit 2; }
-bin=build/$stage/$(basename "$src" .cu)
+programs=$(make --no-print-directory -s programs)
+bin=$(echo "$programs" | grep "^build/$stage/" | head -1)
+[ -n "$bin" ] || { echo "error: stages/$stage has no program (a reduce.cu, or a stage.mk that adds one)" >&2; exit 2; }
+source_of() { echo "stages/$(basename "$(dirname "$1")")/$(basename "$1").cu"; }
+src=$(source_of "$bin")
 
 need() { # need TOOL WHAT
     command -v "$1" >/dev/null 2>&1 && return 0
@@ -32,28 +31,31 @@ need() { # need TOOL WHAT
     exit 4
 }
 
-# profile and sanitize drive a single-GPU stage program (its --list, --n, --kernel, --check).
+describe() { "$bin" --describe | sed -n "s/^$1: *//p"; }
+
+# profile and sanitize drive a single-GPU program (its --describe says "gpus: one").
 single_gpu_program() {
-    "$bin" --list >/dev/null 2>&1 && return 0
-    echo "$bin is not a single-GPU stage program (it has no --list, or is not built): make stage-NN $tool drives those; run its tool by hand on this one" >&2
+    [ -x "$bin" ] || { echo "error: $bin is not built (make stage-${stage%%_*} builds it or says why)" >&2; exit 2; }
+    [ "$(describe gpus)" = one ] && return 0
+    echo "$bin is not a single-GPU stage program (its --describe says gpus: $(describe gpus)): make stage-NN $tool drives those; run its tool by hand on this one" >&2
     exit 2
 }
 
-# Kernels that --list marks as deliberately wrong (run only when named).
-wrong_kernels() { "$bin" --list | awk '/not run by default/ { print $1 }'; }
-
 case $tool in
 diff)
-    prev=$(ls -d stages/[0-9][0-9]_*/ | xargs -n1 basename | awk -v s="$stage" '$0 == s { print p; exit } { p = $0 }')
-    if [ -z "$prev" ]; then
+    # The nearest earlier stage whose program is built from a file of the same name.
+    earlier=$(echo "$programs" | awk -v b="$bin" '$0 == b { exit } { print }')
+    prev_bin=$(echo "$earlier" | awk -v name="$(basename "$bin")" -F/ '$NF == name' | tail -1)
+    if [ -z "$earlier" ]; then
         echo "stage $stage is the first: there is nothing before it to compare with"
         exit 0
     fi
-    prev_src=$(program_of "$prev")
-    if [ "$(basename "$prev_src")" != "$(basename "$src")" ]; then
-        echo "stage $stage is a program of its own ($src), not a change to $prev_src: there is no diff to show" >&2
+    if [ -z "$prev_bin" ]; then
+        echo "stage $stage is a program of its own ($src): no earlier stage is built from a $(basename "$src") to diff against" >&2
         exit 2
     fi
+    prev=$(basename "$(dirname "$prev_bin")")
+    prev_src=$(source_of "$prev_bin")
     echo "What changed from $prev to $stage (diff -u $prev_src $src):"
     diff -u --color=auto "$prev_src" "$src"
     [ $? -le 1 ] # diff exits 1 when the files differ: that is the point here
@@ -119,10 +121,13 @@ profile)
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' EXIT
     # One checked run and one timed run per kernel, CUB's kernels included: every kernel of the run but
-    # the harness's own (the flush, the speed-of-light kernels) and, past stage 01, the baseline that
-    # every stage times for its speed-up column.
+    # the harness's own (the flush, the speed-of-light kernels) and the baseline the program times for
+    # its speed-up column (its --describe's baseline:), unless that is one of the stage's own kernels.
     skip='l2_flush_kernel|spin_kernel|read_stream|read_words|empty_kernel'
-    [ -z "$(ls -d stages/[0-9][0-9]_*/ | head -1 | grep "/$stage/")" ] && skip="$skip|reduce_global_inplace"
+    baseline=$(describe baseline)
+    if [ -n "$baseline" ] && ! "$bin" --describe | awk -v k="$baseline" '$1 == "kernel:" && $2 == k { found = 1 } END { exit !found }'; then
+        skip="$skip|$baseline"
+    fi
     ncu --clock-control none --kernel-name-base function --kernel-name regex:"^(?!($skip)\$)" --metrics "$metrics" --csv \
         "$bin" --n 16M --reps 1 --warmup 0 "$@" >"$tmp/ncu" 2>"$tmp/err" || { cat "$tmp/err" "$tmp/ncu" | tail -20; exit 1; }
     echo "Nsight Compute, N = 16M (or the --n given), clocks as the GPU sets them (--clock-control none); the last launch of each kernel:"
@@ -170,7 +175,8 @@ sanitize)
             findings=$((findings + 1))
         fi
     done
-    for k in $(wrong_kernels); do
+    # The deliberately wrong kernels (run only when named).
+    for k in $("$bin" --describe | awk '$1 == "kernel:" && $4 == "wrong" { print $2 }'); do
         echo
         echo "Deliberately wrong kernel $k (run on its own):"
         compute-sanitizer --tool racecheck --racecheck-report hazard "$bin" --kernel $k --n 1000 --reps 1 --warmup 0 >"$tmp/race" 2>&1

@@ -1,42 +1,55 @@
 #!/usr/bin/env bash
-# make tour: the stages in order. For each: its idea (from its README), the headline of its diff from
-# the previous stage, a run at a moderate N, and the bandwidth chart so far, drawn in the terminal.
-# On a terminal it waits for Enter between stages (q stops); otherwise it runs straight through.
-# usage: scripts/tour.sh STAGE...    (TOUR_N sets N, default 2^24; stage 07 runs 4096x4096, the same N)
+# make tour: the stages in order (make programs). For each: its idea (from its README), the headline of
+# its diff from the previous stage built the same way, a run of its program, and the bandwidth chart so
+# far, drawn in the terminal. On a terminal it waits for Enter between stages (q stops); otherwise it
+# runs straight through.
+# usage: scripts/tour.sh   (TOUR_N=N runs every program at N; default: the last, largest, of each
+#                           program's default sizes, so a stage with sizes of its own runs at one of them)
 set -u
 cd "$(dirname "$0")/.."
-n=${TOUR_N:-2^24}
+describe() { "$1" --describe | sed -n "s/^$2: *//p"; }
+kernels_of() { grep -ho '^__global__ void [a-z0-9_]*' "$1" | awk '{ print $3 }'; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 csv=$tmp/tour.csv
 interactive=0
 [ -t 0 ] && [ -t 1 ] && interactive=1
-prev=
-for s in "$@"; do
+seen=
+for p in $(make --no-print-directory -s programs); do
+    s=$(basename "$(dirname "$p")")
+    src=stages/$s/$(basename "$p").cu
     echo
     echo "================================================================================"
     echo "Stage $s"
     echo "================================================================================"
     sed -n '/^\*\*Idea\.\*\*/,/^$/p' "stages/$s/README.md" | sed 's/\*\*Idea\.\*\* *//'
+    # The previous stage whose program is built from a file of the same name.
+    prev=$(for q in $seen; do [ "$(basename "$q")" = "$(basename "$src")" ] && echo "$q"; done | tail -1)
     if [ -n "$prev" ]; then
-        added=$(diff "stages/$prev/reduce.cu" "stages/$s/reduce.cu" | grep -c '^>')
-        removed=$(diff "stages/$prev/reduce.cu" "stages/$s/reduce.cu" | grep -c '^<')
-        kernels=$(grep -ho '^__global__ void [a-z0-9_]*' "stages/$s/reduce.cu" | awk '{ print $3 }' |
-            grep -vxF -f <(grep -ho '^__global__ void [a-z0-9_]*' "stages/$prev/reduce.cu" | awk '{ print $3 }') | tr '\n' ' ')
-        echo "Diff from $prev: $added lines in, $removed lines out; new kernels: ${kernels:-none} (make stage-$(echo "$s" | cut -c1-2) diff shows it)"
+        added=$(diff "$prev" "$src" | grep -c '^>')
+        removed=$(diff "$prev" "$src" | grep -c '^<')
+        kernels=$(kernels_of "$src" | grep -vxF -f <(kernels_of "$prev") | tr '\n' ' ')
+        echo "Diff from $(basename "$(dirname "$prev")"): $added lines in, $removed lines out; new kernels: ${kernels:-none} (make stage-${s%%_*} diff shows it)"
+    elif [ -n "$seen" ]; then
+        echo "A program of its own: $src"
     fi
+    seen="$seen $src"
     echo
-    size=$n
-    [ "$("build/$s/reduce" --list | sed -n 's/^default sizes: //p')" = "2^26" ] || size=4096x4096
-    "build/$s/reduce" --n "$size" --reps 5 --warmup 1 --csv "$csv" || exit $?
-    if command -v gnuplot >/dev/null; then
-        echo
-        echo "The chart so far (fp32 kernels, GB/s at N = $n):"
-        scripts/plot.sh "$csv" "$tmp/charts" --dumb | sed '/^ *$/d'
+    if [ ! -x "$p" ]; then
+        echo "($p is not built: make stage-${s%%_*} says why)"
+    elif [ "$(describe "$p" gpus)" != one ]; then
+        echo "(it runs on several GPUs: make stage-${s%%_*} run runs it)"
     else
-        echo "(gnuplot not found: no chart; apt-get install gnuplot-nox)"
+        size=${TOUR_N:-$(describe "$p" "default sizes" | tr ',' '\n' | tail -1)}
+        "$p" --n "$size" --reps 5 --warmup 1 --csv "$csv" || exit $?
+        if command -v gnuplot >/dev/null; then
+            echo
+            echo "The chart so far (fp32 kernels, GB/s):"
+            scripts/plot.sh "$csv" "$tmp/charts" --dumb | sed '/^ *$/d'
+        else
+            echo "(gnuplot not found: no chart; apt-get install gnuplot-nox)"
+        fi
     fi
-    prev=$s
     if [ $interactive = 1 ]; then
         read -r -p "Enter: next stage, q: stop " answer
         [ "$answer" = q ] && break

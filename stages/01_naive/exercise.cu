@@ -39,7 +39,7 @@ static void run_interleaved_strided(Run *r)
 }
 
 static const Kernel kernels[] = {
-    {"reduce_interleaved_strided", "exercise: the interleaved tree with index = 2*s*tid", run_interleaved_strided, 0, 0},
+    {"reduce_interleaved_strided", "exercise: the interleaved tree with index = 2*s*tid", run_interleaved_strided},
 };
 
 STAGE("01_naive", kernels);

@@ -76,9 +76,9 @@ static void run_atomic_per_element(Run *r)
 
 static const Kernel kernels[] = {
     {"reduce_global_inplace", "LeetCUDA reduce §3.1: halve in place in global memory, partials on the CPU",
-     run_global_inplace, 0, IN_PLACE},
-    {"reduce_interleaved", "course chapter 7 v1: shared memory, tid % (2*s), divergent", run_interleaved, 0, 0},
-    {"reduce_atomic_per_element", "reduce blog §1: one atomicAdd per element", run_atomic_per_element, 0, 0},
+     run_global_inplace, .flags = IN_PLACE},
+    {"reduce_interleaved", "course chapter 7 v1: shared memory, tid % (2*s), divergent", run_interleaved},
+    {"reduce_atomic_per_element", "reduce blog §1: one atomicAdd per element", run_atomic_per_element},
 };
 
 STAGE("01_naive", kernels);

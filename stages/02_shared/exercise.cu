@@ -40,7 +40,7 @@ static void run_shared_four_loads(Run *r)
 }
 
 static const Kernel kernels[] = {
-    {"reduce_shared_four_loads", "exercise: four elements per thread while loading", run_shared_four_loads, 0, 0},
+    {"reduce_shared_four_loads", "exercise: four elements per thread while loading", run_shared_four_loads},
 };
 
 STAGE("02_shared", kernels);

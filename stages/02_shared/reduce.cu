@@ -62,9 +62,9 @@ static void run_shared_two_loads(Run *r)
 
 static const Kernel kernels[] = {
     {"reduce_shared", "LeetCUDA reduce §3.2 / reduce blog §2 / course chapter v2: sequential addressing",
-     run_shared, 0, 0},
+     run_shared},
     {"reduce_shared_two_loads", "course chapter v3: first add during the load, half the blocks",
-     run_shared_two_loads, 0, 0},
+     run_shared_two_loads},
 };
 
 STAGE("02_shared", kernels);

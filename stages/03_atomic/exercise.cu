@@ -51,7 +51,7 @@ static void run_two_pass(Run *r)
 }
 
 static const Kernel kernels[] = {
-    {"reduce_two_pass", "exercise: per-block partials, then one block reduces them (no atomics)", run_two_pass, 0, 0},
+    {"reduce_two_pass", "exercise: per-block partials, then one block reduces them (no atomics)", run_two_pass},
 };
 
 STAGE("03_atomic", kernels);

@@ -32,7 +32,7 @@ static void run_shared_atomic(Run *r)
 }
 
 static const Kernel kernels[] = {
-    {"reduce_shared_atomic", "LeetCUDA reduce §3.3: one atomicAdd per block", run_shared_atomic, 0, 0},
+    {"reduce_shared_atomic", "LeetCUDA reduce §3.3: one atomicAdd per block", run_shared_atomic},
 };
 
 STAGE("03_atomic", kernels);

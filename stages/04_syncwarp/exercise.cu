@@ -44,7 +44,7 @@ static void run_unrolled_warp_two_loads(Run *r)
 
 static const Kernel kernels[] = {
     {"reduce_unrolled_warp_two_loads", "exercise: chapter v4 with v3's two loads per thread",
-     run_unrolled_warp_two_loads, 0, 0},
+     run_unrolled_warp_two_loads},
 };
 
 STAGE("04_syncwarp", kernels);

@@ -112,11 +112,11 @@ static void run_unrolled_warp_racy(Run *r)
 }
 
 static const Kernel kernels[] = {
-    {"reduce_syncwarp", "LeetCUDA reduce §3.4.1: __syncwarp for the last 32 elements", run_syncwarp, 0, 0},
+    {"reduce_syncwarp", "LeetCUDA reduce §3.4.1: __syncwarp for the last 32 elements", run_syncwarp},
     {"reduce_unrolled_warp", "course chapter v4 / reduce blog §3: unrolled last warp, volatile + __syncwarp",
-     run_unrolled_warp, 0, 0},
+     run_unrolled_warp},
     {"reduce_unrolled_warp_racy", "the articles' unrolled last warp: no volatile, no __syncwarp (a race)",
-     run_unrolled_warp_racy, 0, NOT_DEFAULT},
+     run_unrolled_warp_racy, .flags = NOT_DEFAULT},
 };
 
 STAGE("04_syncwarp", kernels);

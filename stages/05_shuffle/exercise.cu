@@ -70,9 +70,8 @@ static void run_cg(Run *r)
 }
 
 static const Kernel kernels[] = {
-    {"reduce_max_shuffle", "exercise (chapter §7.6): v5 computing the maximum", run_max_shuffle, 0, 0, DT_F32, ACC_F32,
-     0, NULL, OP_MAX},
-    {"reduce_cg", "exercise (chapter §7.6): v5 with cooperative groups' cg::reduce", run_cg, 0, 0},
+    {"reduce_max_shuffle", "exercise (chapter §7.6): v5 computing the maximum", run_max_shuffle, .op = OP_MAX},
+    {"reduce_cg", "exercise (chapter §7.6): v5 with cooperative groups' cg::reduce", run_cg},
 };
 
 STAGE("05_shuffle", kernels);

@@ -118,13 +118,13 @@ static void run_xor_allreduce_atomic(Run *r)
 
 static const Kernel kernels[] = {
     {"reduce_shuffle_tail", "LeetCUDA reduce §3.4.2: shared-memory tree, last warp with __shfl_down_sync",
-     run_shuffle_tail, 0, 0},
+     run_shuffle_tail},
     {"reduce_warp_shuffle", "course chapter v5 / reduce blog §4: shuffle first, warp sums in shared memory",
-     run_warp_shuffle, 0, 0},
+     run_warp_shuffle},
     {"reduce_xor_allreduce_atomic", "warp shuffle article §4: xor all-reduce per warp, lane 0 atomicAdd",
-     run_xor_allreduce_atomic, 0, 0},
+     run_xor_allreduce_atomic},
     {"reduce_shuffle_tail_divergent_mask", "LeetCUDA §3.4.2 as written: full mask inside if (tid < offset)",
-     run_shuffle_tail_divergent_mask, 0, NOT_DEFAULT},
+     run_shuffle_tail_divergent_mask, .flags = NOT_DEFAULT},
 };
 
 STAGE("05_shuffle", kernels);

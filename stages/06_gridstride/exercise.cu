@@ -58,7 +58,7 @@ static void run_gridstride_float4(Run *r)
 
 static const Kernel kernels[] = {
     {"reduce_gridstride_float4", "exercise: grid-stride loop with float4 loads and a scalar tail",
-     run_gridstride_float4, 0, 0},
+     run_gridstride_float4},
 };
 
 STAGE("06_gridstride", kernels);

@@ -9,7 +9,7 @@
 #define FULL_MASK 0xffffffffu
 
 /* LeetCUDA reduce article §3.5: a grid-stride loop. The grid is sized from the machine
- * (param = blocks per SM), not from N; each thread walks the input in steps of the whole grid, then
+ * (blocks_per_sm), not from N; each thread walks the input in steps of the whole grid, then
  * the block reduces as in stage 05. The article writes per-block partials for the CPU; with this
  * few blocks one atomicAdd each (stage 03) is cheaper than a copy back. */
 __global__ void reduce_gridstride(const float *x, float *out, uint64_t n)
@@ -34,7 +34,7 @@ __global__ void reduce_gridstride(const float *x, float *out, uint64_t n)
 
 static void run_gridstride(Run *r)
 {
-    unsigned blocks = (unsigned)r->sm_count * r->param;
+    unsigned blocks = (unsigned)r->sm_count * r->blocks_per_sm;
     uint64_t needed = (r->n + BLOCK - 1) / BLOCK;
     if (blocks > needed) blocks = (unsigned)needed; /* no block without work */
     CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(float)));
@@ -122,19 +122,21 @@ static void run_gridstride_per_thread(Run *r)
 }
 
 static const Kernel kernels[] = {
-    {"reduce_gridstride_x1", "LeetCUDA reduce §3.5: grid-stride loop, 1 block per SM", run_gridstride, 1, 0},
-    {"reduce_gridstride_x2", "LeetCUDA reduce §3.5: grid-stride loop, 2 blocks per SM", run_gridstride, 2, 0},
-    {"reduce_gridstride_x4", "LeetCUDA reduce §3.5: grid-stride loop, 4 blocks per SM", run_gridstride, 4, 0},
-    {"reduce_gridstride_x8", "LeetCUDA reduce §3.5: grid-stride loop, 8 blocks per SM", run_gridstride, 8, 0},
-    {"reduce_gridstride_x16", "LeetCUDA reduce §3.5: grid-stride loop, 16 blocks per SM", run_gridstride, 16, 0},
-    {"reduce_gridstride_x32", "LeetCUDA reduce §3.5: grid-stride loop, 32 blocks per SM", run_gridstride, 32, 0},
-    {"reduce_per_thread_4", "reduce blog §5: 4 elements per thread (template)", run_per_thread<4>, 0, 0},
-    {"reduce_per_thread_8", "reduce blog §5: 8 elements per thread (template)", run_per_thread<8>, 0, 0},
-    {"reduce_per_thread_16", "reduce blog §5: 16 elements per thread (template)", run_per_thread<16>, 0, 0},
+    {"reduce_gridstride_x1", "LeetCUDA reduce §3.5: grid-stride loop, 1 block per SM", run_gridstride, .blocks_per_sm = 1},
+    {"reduce_gridstride_x2", "LeetCUDA reduce §3.5: grid-stride loop, 2 blocks per SM", run_gridstride, .blocks_per_sm = 2},
+    {"reduce_gridstride_x4", "LeetCUDA reduce §3.5: grid-stride loop, 4 blocks per SM", run_gridstride, .blocks_per_sm = 4},
+    {"reduce_gridstride_x8", "LeetCUDA reduce §3.5: grid-stride loop, 8 blocks per SM", run_gridstride, .blocks_per_sm = 8},
+    {"reduce_gridstride_x16", "LeetCUDA reduce §3.5: grid-stride loop, 16 blocks per SM", run_gridstride, .blocks_per_sm = 16},
+    {"reduce_gridstride_x32", "LeetCUDA reduce §3.5: grid-stride loop, 32 blocks per SM", run_gridstride, .blocks_per_sm = 32},
+    {"reduce_per_thread_4", "reduce blog §5: 4 elements per thread (template)", run_per_thread<4>},
+    {"reduce_per_thread_8", "reduce blog §5: 8 elements per thread (template)", run_per_thread<8>},
+    {"reduce_per_thread_16", "reduce blog §5: 16 elements per thread (template)", run_per_thread<16>},
     {"reduce_gridstride_per_thread_8", "§3.5 + blog §5: full-occupancy grid, 8 loads in flight per thread",
-     run_gridstride_per_thread<8>, 0, 0},
+     run_gridstride_per_thread<8>},
     {"reduce_gridstride_per_thread_16", "§3.5 + blog §5: full-occupancy grid, 16 loads in flight per thread",
-     run_gridstride_per_thread<16>, 0, 0},
+     run_gridstride_per_thread<16>},
 };
 
-STAGE("06_gridstride", kernels);
+/* Its best kernel is drawn again beside stages 08 and 10; its 16-loads kernel is one of the flush check's probes. */
+STAGE("06_gridstride", kernels, .flush_probes = "reduce_gridstride_per_thread_16@reduce_gridstride_per_thread@ordinary",
+      .charts = "bandwidth+ scaling roofline library");

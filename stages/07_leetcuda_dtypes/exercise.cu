@@ -56,7 +56,7 @@ static void run_f16x8_pack_f32_gridstride(Run *r)
 
 static const Kernel kernels[] = {
     {"f16x8_pack_f32_gridstride", "exercise: f16x8_pack_f32 walking many tiles per block",
-     run_f16x8_pack_f32_gridstride, 0, 0, DT_F16, ACC_F32},
+     run_f16x8_pack_f32_gridstride, .dtype = DT_F16, .acc = ACC_F32},
 };
 
-STAGE_WITH_SIZES("07_leetcuda_dtypes", kernels, "4096x4096", "1,7,8,9,15,16,17,1000003,2^24+3");
+STAGE("07_leetcuda_dtypes", kernels, .sizes = "4096x4096", .check_sizes = "1,7,8,9,15,16,17,1000003,2^24+3");

@@ -185,21 +185,23 @@ static void run_roofline(Run *r)
 
 static const Kernel kernels[] = {
     {"roofline_f32", "16-byte loads, 4 in flight per thread, 32 KiB tiles, full-occupancy grid, one atomicAdd per block",
-     run_roofline<float, float, false>, 0, 0, DT_F32, ACC_F32},
+     run_roofline<float, float, false>, .dtype = DT_F32, .acc = ACC_F32},
     {"roofline_f32_deterministic", "the same, finished by the last block in a fixed order: the same bits every run",
-     run_roofline<float, float, true>, 0, 0, DT_F32, ACC_F32},
-    {"roofline_f16_f32", "fp16 input, fp32 accumulator", run_roofline<__half, float, false>, 0, 0, DT_F16, ACC_F32},
-    {"roofline_bf16_f32", "bf16 input, fp32 accumulator", run_roofline<__nv_bfloat16, float, false>, 0, 0, DT_BF16,
-     ACC_F32},
-    {"roofline_fp8_e4m3_f32", "fp8 e4m3 input, fp32 accumulator", run_roofline<__nv_fp8_e4m3, float, false>, 0, 0,
-     DT_FP8_E4M3, ACC_F32},
-    {"roofline_fp8_e5m2_f32", "fp8 e5m2 input, fp32 accumulator", run_roofline<__nv_fp8_e5m2, float, false>, 0, 0,
-     DT_FP8_E5M2, ACC_F32},
-    {"roofline_i8_i32", "int8 input, int32 accumulator (__dp4a)", run_roofline<int8_t, int, false>, 0, 0, DT_I8,
-     ACC_I32},
+     run_roofline<float, float, true>, .dtype = DT_F32, .acc = ACC_F32},
+    {"roofline_f16_f32", "fp16 input, fp32 accumulator", run_roofline<__half, float, false>,
+     .dtype = DT_F16, .acc = ACC_F32},
+    {"roofline_bf16_f32", "bf16 input, fp32 accumulator", run_roofline<__nv_bfloat16, float, false>,
+     .dtype = DT_BF16, .acc = ACC_F32},
+    {"roofline_fp8_e4m3_f32", "fp8 e4m3 input, fp32 accumulator", run_roofline<__nv_fp8_e4m3, float, false>,
+     .dtype = DT_FP8_E4M3, .acc = ACC_F32},
+    {"roofline_fp8_e5m2_f32", "fp8 e5m2 input, fp32 accumulator", run_roofline<__nv_fp8_e5m2, float, false>,
+     .dtype = DT_FP8_E5M2, .acc = ACC_F32},
+    {"roofline_i8_i32", "int8 input, int32 accumulator (__dp4a)", run_roofline<int8_t, int, false>,
+     .dtype = DT_I8, .acc = ACC_I32},
 };
 
 /* From a few KiB, where the launch is everything, to 4 GiB; the cold/warm L2 chart times roofline_f32
- * (and CUB) at the same sizes with the input left in L2. */
-STAGE_WITH_WARM_L2("08_roofline", kernels, "2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28,2^30", NULL,
-                   "roofline_f32");
+ * (and CUB) at the same sizes with the input left in L2, and the flush check measures both. */
+STAGE("08_roofline", kernels, .sizes = "2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28,2^30",
+      .warm_l2 = "roofline_f32", .flush_probes = "roofline_f32@reduce_roofline@__ldcs cub@DeviceReduce@cub",
+      .charts = "bandwidth+ scaling roofline+ l2+ library");

@@ -102,37 +102,63 @@ static double serial_adds(uint64_t cols, unsigned threads, int packed)
     return packed ? (double)((cols / PACK + threads - 1) / threads) + 2 + 2 : (double)((cols + threads - 1) / threads);
 }
 
+/* One warp per row (WARPS rows per block), or one block per row; tree: the reduce's levels. */
+static void launch_warp_rows(Run *r, void (*kernel)(const float *, float *, uint64_t, uint64_t), const char *name,
+                             int packed)
+{
+    kernel<<<grid_for(r->rows, WARPS, name), BLOCK>>>(r->in, r->row_sums, r->rows, r->cols);
+    LAUNCH_CHECK(name);
+    r->shape.serial = serial_adds(r->cols, 32, packed);
+    r->shape.tree = 5;
+}
+
+static void launch_block_rows(Run *r, void (*kernel)(const float *, float *, uint64_t), const char *name, int packed,
+                              double tree)
+{
+    kernel<<<grid_for(r->rows, 1, name), BLOCK>>>(r->in, r->row_sums, r->cols);
+    LAUNCH_CHECK(name);
+    r->shape.serial = serial_adds(r->cols, BLOCK, packed);
+    r->shape.tree = tree;
+}
+
 static void run_warp(Run *r)
 {
-    unsigned grid = grid_for(r->rows, WARPS, "rows_warp_per_row");
-    if (r->param) rows_warp_per_row_packed<<<grid, BLOCK>>>(r->in, r->row_sums, r->rows, r->cols);
-    else rows_warp_per_row<<<grid, BLOCK>>>(r->in, r->row_sums, r->rows, r->cols);
-    LAUNCH_CHECK(r->param ? "rows_warp_per_row_packed" : "rows_warp_per_row");
-    r->shape.serial = serial_adds(r->cols, 32, r->param);
-    r->shape.tree = 5;
+    launch_warp_rows(r, rows_warp_per_row, "rows_warp_per_row", 0);
+}
+
+static void run_warp_packed(Run *r)
+{
+    launch_warp_rows(r, rows_warp_per_row_packed, "rows_warp_per_row_packed", 1);
 }
 
 static void run_block(Run *r)
 {
-    unsigned grid = grid_for(r->rows, 1, "rows_block_per_row");
-    if (r->param == 2) rows_block_per_row_cub<<<grid, BLOCK>>>(r->in, r->row_sums, r->cols);
-    else if (r->param) rows_block_per_row_packed<<<grid, BLOCK>>>(r->in, r->row_sums, r->cols);
-    else rows_block_per_row<<<grid, BLOCK>>>(r->in, r->row_sums, r->cols);
-    LAUNCH_CHECK(r->param == 2 ? "rows_block_per_row_cub" : r->param ? "rows_block_per_row_packed" : "rows_block_per_row");
-    r->shape.serial = serial_adds(r->cols, BLOCK, r->param);
-    r->shape.tree = r->param == 2 ? 5 + WARPS : 5 + 5; /* cub: warp reduce, then the warp sums one by one */
+    launch_block_rows(r, rows_block_per_row, "rows_block_per_row", 0, 5 + 5);
+}
+
+static void run_block_packed(Run *r)
+{
+    launch_block_rows(r, rows_block_per_row_packed, "rows_block_per_row_packed", 1, 5 + 5);
+}
+
+static void run_block_cub(Run *r)
+{
+    launch_block_rows(r, rows_block_per_row_cub, "rows_block_per_row_cub", 1, 5 + WARPS); /* warp reduce, then warp sums */
 }
 
 static const Kernel kernels[] = {
-    {"rows_warp_per_row", "article §2: one warp per row, xor-shuffle warpReduceSum", run_warp, 0},
-    {"rows_block_per_row", "article §3: one block per row, blockReduceSum (warp sums through shared memory)", run_block, 0},
-    {"rows_warp_per_row_packed", "article §4.1: the same with Packed<float, 4> loads, any cols and alignment", run_warp, 1},
-    {"rows_block_per_row_packed", "article §4.2: the same with Packed<float, 4> loads, any cols and alignment", run_block, 1},
-    {"rows_block_per_row_cub", "article §3: cub::BlockReduce in place of blockReduceSum, packed loads", run_block, 2},
+    {"rows_warp_per_row", "article §2: one warp per row, xor-shuffle warpReduceSum", run_warp},
+    {"rows_block_per_row", "article §3: one block per row, blockReduceSum (warp sums through shared memory)", run_block},
+    {"rows_warp_per_row_packed", "article §4.1: the same with Packed<float, 4> loads, any cols and alignment",
+     run_warp_packed},
+    {"rows_block_per_row_packed", "article §4.2: the same with Packed<float, 4> loads, any cols and alignment",
+     run_block_packed},
+    {"rows_block_per_row_cub", "article §3: cub::BlockReduce in place of blockReduceSum, packed loads", run_block_cub},
 };
 
 /* Default: 2^26 floats (256 MiB) as rows of 32 ... 65536 columns; check: odd shapes. */
-STAGE_OF_ROWS("09_rows", kernels,
-              "2^21x32,2^20x64,2^19x128,2^18x256,2^17x512,2^16x1024,2^15x2048,2^14x4096,2^13x8192,2^12x16384,"
-              "2^11x32768,2^10x65536",
-              "1x1,1x31,3x33,5x4,7x1000,1000x7,33x4097,2^16x33,1000003x1,2x1000003");
+STAGE("09_rows", kernels,
+      .sizes = "2^21x32,2^20x64,2^19x128,2^18x256,2^17x512,2^16x1024,2^15x2048,2^14x4096,2^13x8192,2^12x16384,"
+               "2^11x32768,2^10x65536",
+      .check_sizes = "1x1,1x31,3x33,5x4,7x1000,1000x7,33x4097,2^16x33,1000003x1,2x1000003", .rows = 1,
+      .charts = "rows+");

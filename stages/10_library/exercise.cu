@@ -97,10 +97,9 @@ static void run_accumulate(Run *r)
 }
 
 static const Kernel kernels[] = {
-    {"accumulate_f32", "§7.7.4: fp32 accumulator, last block finishes in index order", run_accumulate<F32Sum>, 0, 0,
-     DT_F32, ACC_F32},
+    {"accumulate_f32", "§7.7.4: fp32 accumulator, last block finishes in index order", run_accumulate<F32Sum>},
     {"accumulate_kahan_f32", "exercise: §7.7.4 method 2, the Kahan-compensated fp32 accumulator",
-     run_accumulate<KahanSum>, 0, 0, DT_F32, ACC_KAHAN},
+     run_accumulate<KahanSum>, .acc = ACC_KAHAN},
 };
 
-STAGE("10_library", kernels);
+STAGE("10_library", kernels, .charts = "library+");

@@ -281,23 +281,21 @@ static void run_accumulate(Run *r)
 
 static const Kernel kernels[] = {
     {"cub_device_reduce_sum", "chapter §7.7.1: cub::DeviceReduce::Sum, the two-call temp-storage idiom",
-     run_cub_device_reduce_sum, 0, 0, DT_F32, ACC_F32},
+     run_cub_device_reduce_sum},
     {"cub_block_reduce", "chapter §7.7.1: stage 06's loop, then cub::BlockReduce and one atomicAdd per block",
-     run_cub_block_reduce, 0, 0, DT_F32, ACC_F32},
-    {"cub_warp_reduce", "chapter §7.7.1: cub::WarpReduce in every warp, then in warp 0", run_cub_warp_reduce, 0, 0,
-     DT_F32, ACC_F32},
+     run_cub_block_reduce},
+    {"cub_warp_reduce", "chapter §7.7.1: cub::WarpReduce in every warp, then in warp 0", run_cub_warp_reduce},
     {"cg_reduce_warp_tile", "chapter §7.7.2-3: cg::reduce on each 32-thread tile, one atomicAdd per warp",
-     run_cg_reduce_warp_tile, 0, 0, DT_F32, ACC_F32},
+     run_cg_reduce_warp_tile},
     {"cg_reduce_block", "chapter §7.7.2: cg::reduce on warp tiles, then on an 8-thread tile of the warp sums",
-     run_cg_reduce_block, 0, 0, DT_F32, ACC_F32},
+     run_cg_reduce_block},
     {"cluster_dsmem_reduce", "chapter §7.8.1: clusters of 8 blocks add through distributed shared memory, one atomicAdd each",
-     run_cluster_dsmem_reduce, 0, 0, DT_F32, ACC_F32, 90, "thread block clusters and distributed shared memory"},
-    {"accumulate_f32", "chapter §7.7.4: fp32 accumulator, last block finishes in index order", run_accumulate<F32Sum>, 0, 0,
-     DT_F32, ACC_F32},
+     run_cluster_dsmem_reduce, .min_cc = 90, .needs = "thread block clusters and distributed shared memory"},
+    {"accumulate_f32", "chapter §7.7.4: fp32 accumulator, last block finishes in index order", run_accumulate<F32Sum>},
     {"accumulate_f64", "chapter §7.7.4 method 1: the same with an fp64 accumulator, one rounding to fp32",
-     run_accumulate<F64Sum>, 0, 0, DT_F32, ACC_F64},
+     run_accumulate<F64Sum>, .acc = ACC_F64},
     {"accumulate_kahan_f32", "chapter §7.7.4 method 2: the same with a Kahan-compensated fp32 accumulator",
-     run_accumulate<KahanSum>, 0, 0, DT_F32, ACC_KAHAN},
+     run_accumulate<KahanSum>, .acc = ACC_KAHAN},
 };
 
-STAGE("10_library", kernels);
+STAGE("10_library", kernels, .charts = "library+");

@@ -6,7 +6,8 @@
  * with per-block private bins in shared memory, and with warp-aggregated shared atomics; 4096 bins
  * with global atomics and in shared memory (the chapter's second exercise); uniform and skewed data.
  * CUB (DeviceScan::InclusiveSum, DeviceHistogram::HistogramEven) does each task in the same run.
- * This is a program of its own (no harness): options, data, checks, timing and CSV are below. */
+ * This is a program of its own (no stage harness): its data, checks and output are below; the command
+ * line, timing loop and CSV are every program's (common/program.h). */
 #include <cub/cub.cuh>
 
 #include <errno.h>
@@ -15,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "program.h"
 
 #define STAGE_NAME "11_scan_histogram"
 #define MAX_SIZES 64
@@ -273,7 +274,7 @@ static struct {
     size_t cub_temp_bytes;
     int sm_count;
     int hist_per_sm[3];    /* blocks per SM of the histogram kernels: global, 256 bins shared, 4096 bins shared */
-} B;
+} buffers;
 
 typedef void (*Launch)(uint64_t n);
 
@@ -287,41 +288,41 @@ typedef struct {
 
 static void run_scan_warp(uint64_t n)
 {
-    scan_warp_segments<<<grid_for(n, SCAN_THREADS, "scan_warp_segments"), SCAN_THREADS>>>(B.in, B.out, n);
+    scan_warp_segments<<<grid_for(n, SCAN_THREADS, "scan_warp_segments"), SCAN_THREADS>>>(buffers.in, buffers.out, n);
     LAUNCH_CHECK("scan_warp_segments");
 }
 
 static void run_scan_block(uint64_t n)
 {
-    scan_tiles<<<grid_for(n, SCAN_TILE, "scan_tiles"), SCAN_THREADS>>>(B.in, B.out, n, NULL, NULL);
+    scan_tiles<<<grid_for(n, SCAN_TILE, "scan_tiles"), SCAN_THREADS>>>(buffers.in, buffers.out, n, NULL, NULL);
     LAUNCH_CHECK("scan_tiles");
 }
 
-static void run_scan_device_wide(uint64_t n) { scan_device_wide_levels(B.in, B.out, n, B.scratch); }
-static void run_scan_reduce_then_scan(uint64_t n) { scan_reduce_then_scan_levels(B.in, B.out, n, B.scratch); }
+static void run_scan_device_wide(uint64_t n) { scan_device_wide_levels(buffers.in, buffers.out, n, buffers.scratch); }
+static void run_scan_reduce_then_scan(uint64_t n) { scan_reduce_then_scan_levels(buffers.in, buffers.out, n, buffers.scratch); }
 
 static void run_cub_scan(uint64_t n)
 {
-    size_t bytes = B.cub_temp_bytes;
-    CUDA_CHECK(cub::DeviceScan::InclusiveSum(B.cub_temp, bytes, B.in, B.out, (int64_t)n));
+    size_t bytes = buffers.cub_temp_bytes;
+    CUDA_CHECK(cub::DeviceScan::InclusiveSum(buffers.cub_temp, bytes, buffers.in, buffers.out, (int64_t)n));
 }
 
 /* Blocks for a histogram kernel: as many as fit on the machine at once, no more than the work needs
  * (16 bytes of samples per thread and step). */
 static unsigned hist_grid(int slot, uint64_t bytes)
 {
-    uint64_t blocks = (uint64_t)B.sm_count * B.hist_per_sm[slot];
+    uint64_t blocks = (uint64_t)buffers.sm_count * buffers.hist_per_sm[slot];
     uint64_t needed = (bytes / 16 + HIST_THREADS - 1) / HIST_THREADS;
     return (unsigned)(blocks < needed ? blocks : needed ? needed : 1);
 }
 
 /* The histograms' timed work includes zeroing the bins. */
-#define HIST_RUN(fn, kernel, T, bins, slot)                                                        \
-    static void fn(uint64_t n)                                                                     \
-    {                                                                                              \
-        CUDA_CHECK(cudaMemsetAsync(B.hist, 0, (bins) * sizeof(unsigned)));                         \
-        kernel<<<hist_grid(slot, n * sizeof(T)), HIST_THREADS>>>((const T *)B.samples, n, B.hist); \
-        LAUNCH_CHECK(#kernel);                                                                     \
+#define HIST_RUN(fn, kernel, T, bins, slot)                                                                    \
+    static void fn(uint64_t n)                                                                                 \
+    {                                                                                                          \
+        CUDA_CHECK(cudaMemsetAsync(buffers.hist, 0, (bins) * sizeof(unsigned)));                               \
+        kernel<<<hist_grid(slot, n * sizeof(T)), HIST_THREADS>>>((const T *)buffers.samples, n, buffers.hist); \
+        LAUNCH_CHECK(#kernel);                                                                                 \
     }
 HIST_RUN(run_hist_global, histogram_global_atomics, uint8_t, 256, 0)
 HIST_RUN(run_hist_shared, histogram_shared_privatized, uint8_t, 256, 1)
@@ -331,14 +332,14 @@ HIST_RUN(run_hist4096_shared, histogram4096_shared, uint16_t, 4096, 2)
 
 static void run_cub_hist256(uint64_t n)
 {
-    size_t bytes = B.cub_temp_bytes;
-    CUDA_CHECK(cub::DeviceHistogram::HistogramEven(B.cub_temp, bytes, B.samples, B.hist, 257, 0, 256, (int64_t)n));
+    size_t bytes = buffers.cub_temp_bytes;
+    CUDA_CHECK(cub::DeviceHistogram::HistogramEven(buffers.cub_temp, bytes, buffers.samples, buffers.hist, 257, 0, 256, (int64_t)n));
 }
 
 static void run_cub_hist4096(uint64_t n)
 {
-    size_t bytes = B.cub_temp_bytes;
-    CUDA_CHECK(cub::DeviceHistogram::HistogramEven(B.cub_temp, bytes, (const uint16_t *)B.samples, B.hist, 4097, 0,
+    size_t bytes = buffers.cub_temp_bytes;
+    CUDA_CHECK(cub::DeviceHistogram::HistogramEven(buffers.cub_temp, bytes, (const uint16_t *)buffers.samples, buffers.hist, 4097, 0,
                                                    4096, (int64_t)n));
 }
 
@@ -365,40 +366,11 @@ static const Entry entries[] = {
 #define DEFAULT_KERNELS NULL
 #endif
 
-/* ---- options ------------------------------------------------------------------------------ */
+/* ---- what this program is ------------------------------------------------------------------- */
 
 typedef enum { DATA_UNIFORM, DATA_SKEWED } Data;
 static const char *data_names[] = {"uniform", "skewed"};
-
-typedef struct {
-    uint64_t sizes[MAX_SIZES];
-    int size_count;
-    const char *kernel;    /* NULL: the default kernels */
-    int fills[2];          /* which of uniform, skewed */
-    uint64_t seed;
-    int reps, warmup;
-    const char *csv_path;
-    int check;
-} Options;
-
-static void usage(FILE *f, const char *prog)
-{
-    fprintf(f,
-        "usage: %s [options]\n"
-        "  --n N[,N...]      elements (default %s); suffixes K M G (x1024), 2^k[+c]\n"
-        "  --kernel NAME|all run the kernels of --list named (NAME,NAME,...), or all (default)\n"
-        "  --list            list the kernels, the default and the check sizes, and exit\n"
-        "  --fill uniform|skewed|both   histogram data (default both; skewed: %.0f%% of the samples in\n"
-        "                    one bin); the scan's data is int32 in [-128, 127] either way\n"
-        "  --seed S          seed of the data (default 1)\n"
-        "  --reps R          timed repetitions, median reported (default 20)\n"
-        "  --warmup W        untimed runs before timing (default 3)\n"
-        "  --csv FILE        append one row per kernel, size and data set to FILE\n"
-        "  --check           exit 1 if any kernel fails verification\n"
-        "  --help            this text\n"
-        "exit codes: 0 ok, 1 verification failed (with --check), 2 usage error, 3 no usable GPU or CUDA error\n",
-        prog, DEFAULT_SIZES, 100 * HOT_FRACTION);
-}
+static const char *task_dtypes[] = {"i32", "i32", "i32", "u8", "u16"};
 
 static int find_entry(const char *name, size_t len)
 {
@@ -407,87 +379,47 @@ static int find_entry(const char *name, size_t len)
     return -1;
 }
 
-/* Is kernel i in the comma-separated list (NULL: every kernel)? */
-static int in_list(const char *list, int i)
+static int kernel_exists(const char *name) { return find_entry(name, strlen(name)) >= 0; }
+
+/* Is kernel i run without --kernel? Every one, or in the exercise build its two (and CUB's). */
+static int runs_by_default(int i)
 {
-    if (!list) return 1;
-    for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
+    static const char *defaults = DEFAULT_KERNELS;
+    if (!defaults || entries[i].cub) return 1;
+    for (const char *p = defaults; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
         if (find_entry(p, strcspn(p, ",")) == i) return 1;
     return 0;
 }
 
-static Options parse_options(int argc, char **argv)
+static void list_kernels(void)
 {
-    const char *prog = argv[0];
-    Options o;
-    memset(&o, 0, sizeof o);
-    o.size_count = parse_size_list(DEFAULT_SIZES, o.sizes, MAX_SIZES);
-    o.kernel = DEFAULT_KERNELS;
-    o.fills[0] = o.fills[1] = 1;
-    o.seed = 1;
-    o.reps = 20;
-    o.warmup = 3;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout, prog);
-            exit(EXIT_OK);
-        }
-        if (!strcmp(a, "--list")) {
-            printf("stage %s kernels:\n", STAGE_NAME);
-            for (int k = 0; k < ENTRY_COUNT; k++)
-                printf("  %-30s %s%s\n", entries[k].name, entries[k].what,
-                       in_list(DEFAULT_KERNELS, k) || entries[k].cub ? "" : " [not run by default here]");
-            printf("default sizes: %s\n", DEFAULT_SIZES);
-            printf("check sizes: %s\n", CHECK_SIZES);
-            exit(EXIT_OK);
-        }
-        if (!strcmp(a, "--check")) {
-            o.check = 1;
-            continue;
-        }
-        int takes_value = !strcmp(a, "--n") || !strcmp(a, "--kernel") || !strcmp(a, "--fill") ||
-                          !strcmp(a, "--seed") || !strcmp(a, "--reps") || !strcmp(a, "--warmup") ||
-                          !strcmp(a, "--csv");
-        if (!takes_value) usage_error(prog, "unknown option '%s'", a);
-        if (i + 1 >= argc) usage_error(prog, "option %s needs a value", a);
-        const char *v = argv[++i];
-        long num;
-        if (!strcmp(a, "--n")) {
-            o.size_count = parse_size_list(v, o.sizes, MAX_SIZES);
-            if (o.size_count < 0)
-                usage_error(prog, "--n '%s': give element counts >= 1 such as 1000003, 16M or 2^24+1 "
-                                  "(comma-separated, at most 64)", v);
-        } else if (!strcmp(a, "--kernel")) {
-            for (const char *p = v; strcmp(v, "all") && *p;) {
-                int len = (int)strcspn(p, ",");
-                if (find_entry(p, (size_t)len) < 0) {
-                    char name[128];
-                    snprintf(name, sizeof name, "%.*s", len, p);
-                    usage_error(prog, "unknown kernel '%s' (--list shows this stage's kernels)", name);
-                }
-                p += len + (p[len] == ',');
-            }
-            o.kernel = strcmp(v, "all") ? v : NULL;
-        } else if (!strcmp(a, "--fill")) {
-            int u = !strcmp(v, "uniform") || !strcmp(v, "both"), s = !strcmp(v, "skewed") || !strcmp(v, "both");
-            if (!u && !s) usage_error(prog, "unknown fill '%s' (uniform, skewed or both)", v);
-            o.fills[DATA_UNIFORM] = u;
-            o.fills[DATA_SKEWED] = s;
-        } else if (!strcmp(a, "--seed")) {
-            if (parse_int(v, 0, 0x7fffffffL, &num)) usage_error(prog, "--seed '%s': give a whole number >= 0", v);
-            o.seed = (uint64_t)num;
-        } else if (!strcmp(a, "--reps")) {
-            if (parse_int(v, 1, 100000, &num)) usage_error(prog, "--reps '%s': give a whole number from 1 to 100000", v);
-            o.reps = (int)num;
-        } else if (!strcmp(a, "--warmup")) {
-            if (parse_int(v, 0, 1000, &num)) usage_error(prog, "--warmup '%s': give a whole number from 0 to 1000", v);
-            o.warmup = (int)num;
-        } else {
-            o.csv_path = v;
-        }
-    }
-    return o;
+    printf("stage %s kernels:\n", STAGE_NAME);
+    for (int k = 0; k < ENTRY_COUNT; k++)
+        printf("  %-30s %s%s\n", entries[k].name, entries[k].what, runs_by_default(k) ? "" : " [not run by default here]");
+    printf("default sizes: %s\n", DEFAULT_SIZES);
+    printf("check sizes: %s\n", CHECK_SIZES);
+}
+
+static void describe_kernels(void)
+{
+    for (int k = 0; k < ENTRY_COUNT; k++)
+        printf("kernel: %s %s %s\n", entries[k].name, task_dtypes[entries[k].task],
+               entries[k].cub ? "library" : runs_by_default(k) ? "default" : "other");
+    printf("input types: i32 u8 u16\n");
+}
+
+static Program describe_program(const char *argv0)
+{
+    Program p;
+    program_init(&p, STAGE_NAME, argv0, list_kernels, describe_kernels, kernel_exists);
+    p.fills = p.check_fills = p.bench_fills = "random skewed";
+    p.default_sizes = p.bench_sizes = DEFAULT_SIZES;
+    p.check_sizes = CHECK_SIZES;
+    p.edge_sizes = "2^31+17";
+    p.charts = "scan_histogram+";
+    p.usage_note = "fills: random (histogram samples uniform over the bins) or skewed (90% of them in one bin); the\n"
+                   "scan's data is int32 in [-128, 127] either way";
+    return p;
 }
 
 /* ---- data and references ---------------------------------------------------------------------- */
@@ -545,71 +477,82 @@ static void cpu_histogram(const void *x, uint64_t n, int bits, uint64_t *counts)
         for (uint64_t i = 0; i < n; i++) counts[((const uint16_t *)x)[i]]++;
 }
 
-/* ---- device, timing, output --------------------------------------------------------------------- */
+/* ---- timing and output --------------------------------------------------------------------------- */
 
+/* What the timing loop's callbacks share: the kernel, the size, and the output it writes. */
+typedef struct {
+    const Entry *e;
+    uint64_t n;
+    const void *output;    /* what each run writes: the scan, or the bins */
+    uint64_t output_bytes;
+    uint64_t first_hash;   /* the bits of the first run's output */
+    int runs, same_bits;
+} EntryRuns;
 
-static struct {
-    L2Flush flush;
-    cudaEvent_t start, stop;
-    double *us;
-} T;
-
-/* Warm-ups, then reps timed runs, each after an L2 flush; CUDA events around exactly the launcher's
- * work. Returns the median in microseconds. */
-static double time_kernel(const Entry *e, uint64_t n, const Options *o)
+static void run_entry(void *ctx)
 {
-    for (int r = -o->warmup; r < o->reps; r++) {
-        l2_flush(&T.flush, 0);
-        CUDA_CHECK(cudaEventRecord(T.start));
-        e->launch(n);
-        CUDA_CHECK(cudaEventRecord(T.stop));
-        CUDA_CHECK(cudaEventSynchronize(T.stop));
-        float ms;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, T.start, T.stop));
-        if (r >= 0) T.us[r] = ms * 1e3;
-    }
-    return median(T.us, o->reps);
+    const EntryRuns *er = (const EntryRuns *)ctx;
+    er->e->launch(er->n);
+}
+
+/* Untimed, after each run: did it write the bits of the first run? */
+static void compare_output(void *ctx)
+{
+    EntryRuns *er = (EntryRuns *)ctx;
+    uint64_t h = device_bits_hash(er->output, er->output_bytes);
+    if (er->runs++ == 0) er->first_hash = h;
+    else if (h != er->first_hash) er->same_bits = 0;
 }
 
 typedef struct {
     const Entry *e;
     double us, gbps;
     uint64_t wrong, first, of;   /* wrong elements (or bins) of `of`, and the first of them */
+    int same_bits;
+    double bytes_read;
 } Result;
+
+/* The median time of e at n (every run flushed unless --l2 warm), and whether every run wrote the same bits. */
+static void time_entry(Result *r, const Entry *e, uint64_t n, const void *output, uint64_t output_bytes,
+                       const Options *o, const L2Flush *flush)
+{
+    EntryRuns er = {e, n, output, output_bytes, 0, 0, 1};
+    TimedRun t = {NULL, run_entry, compare_output, &er, o->warm ? NULL : flush};
+    r->e = e;
+    r->us = time_runs(&t, o->warmup, o->reps);
+    r->same_bits = er.same_bits;
+}
+
+static double cub_us_of(const Result *res, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (res[i].e->cub) return res[i].us;
+    return 0.0;
+}
 
 static void print_group(const Result *res, int count, const GpuInfo *d, const char *unit)
 {
-    double cub_us = 0;
-    for (int i = 0; i < count; i++)
-        if (res[i].e->cub) cub_us = res[i].us;
-    printf("%-30s %-16s %10s %8s %6s %7s\n", "kernel", "check", "time(us)", "GB/s", "%peak", "x CUB");
+    double cub_us = cub_us_of(res, count);
+    printf("%-30s %-16s %10s %8s %6s %7s %5s\n", "kernel", "check", "time(us)", "GB/s", "%peak", "x CUB", "bits");
     for (int i = 0; i < count; i++) {
         char check[48] = "ok", xcub[16] = "-";
         if (res[i].wrong) snprintf(check, sizeof check, "FAIL@%s %llu", unit, (unsigned long long)res[i].first);
         if (cub_us > 0) snprintf(xcub, sizeof xcub, "%.2fx", cub_us / res[i].us);
-        printf("%-30s %-16s %10.1f %8.1f %6.1f %7s\n", res[i].e->name, check, res[i].us, res[i].gbps,
-               100.0 * res[i].gbps / d->peak_gbps, xcub);
+        printf("%-30s %-16s %10.1f %8.1f %6.1f %7s %5s\n", res[i].e->name, check, res[i].us, res[i].gbps,
+               100.0 * res[i].gbps / d->peak_gbps, xcub, res[i].same_bits ? "same" : "vary");
     }
 }
 
-static void csv_rows(FILE *csv, const GpuInfo *d, const Result *res, int count, const char *dtype, uint64_t n)
+static void csv_rows(FILE *csv, const GpuInfo *d, const Program *p, const Result *res, int count, const char *dtype,
+                     uint64_t n, int warm)
 {
-    if (!csv) return;
+    double cub_us = cub_us_of(res, count);
     for (int i = 0; i < count; i++) {
-        if (ftell(csv) == 0) fprintf(csv, "%s\n", CSV_HEADER);
-        fprintf(csv, "%s,%s,%s,%s,%llu,%.3f,%.2f,%.2f,%.3e,%d,,flushed\n", d->name, STAGE_NAME, res[i].e->name, dtype,
-                (unsigned long long)n, res[i].us, res[i].gbps, 100.0 * res[i].gbps / d->peak_gbps,
-                (double)res[i].wrong / (double)res[i].of, res[i].wrong == 0);
+        CsvRow row = {res[i].e->name, dtype, n, res[i].us, res[i].gbps, 100.0 * res[i].gbps / d->peak_gbps,
+                      res[i].wrong == 0 ? "1" : "0", (double)res[i].wrong / (double)res[i].of, 0, warm,
+                      res[i].same_bits, res[i].bytes_read, 0.0, cub_us > 0 ? cub_us / res[i].us : 0.0};
+        csv_write(csv, d->name, p, &row);
     }
-    fflush(csv);
-}
-
-static void open_device(GpuInfo *d)
-{
-    open_gpu(d);
-    printf("stage %s on %s (sm_%d%d, %d SMs, L2 %.1f MiB)\n", STAGE_NAME, d->name, d->cc_major, d->cc_minor,
-           d->sm_count, d->l2_bytes / 1048576.0);
-    printf("DRAM theoretical peak %.1f GB/s (%d MHz x %d-bit bus x 2)\n", d->peak_gbps, d->mem_clock_mhz, d->bus_bits);
 }
 
 static void *host_alloc(size_t bytes)
@@ -631,19 +574,12 @@ static int blocks_per_sm(const void *kernel)
 
 /* ---- main --------------------------------------------------------------------------------- */
 
-int main(int argc, char **argv)
+static int selected(const Options *o, int k) { return kernel_selected(o, entries[k].name, runs_by_default(k)); }
+
+/* What the run needs on the GPU, checked against what is free before anything is allocated; then the
+ * buffers. */
+static void allocate(uint64_t max_n, const GpuInfo *d)
 {
-    Options o = parse_options(argc, argv);
-    FILE *csv = open_csv(o.csv_path, argv[0]);
-
-    GpuInfo d;
-    open_device(&d);
-    B.sm_count = d.sm_count;
-    uint64_t max_n = 0;
-    for (int s = 0; s < o.size_count; s++)
-        if (o.sizes[s] > max_n) max_n = o.sizes[s];
-
-    /* What the run needs on the GPU, checked against what is free before anything is allocated. */
     size_t cub_bytes = 0, bytes = 0;
     CUDA_CHECK(cub::DeviceScan::InclusiveSum(NULL, bytes, (const int *)NULL, (int *)NULL, (int64_t)max_n));
     cub_bytes = bytes;
@@ -653,111 +589,140 @@ int main(int argc, char **argv)
     CUDA_CHECK(cub::DeviceHistogram::HistogramEven(NULL, bytes, (const uint16_t *)NULL, (unsigned *)NULL, 4097, 0,
                                                    4096, (int64_t)max_n));
     if (bytes > cub_bytes) cub_bytes = bytes;
-    B.cub_temp_bytes = cub_bytes;
-    size_t need = max_n * (2 * sizeof(int) + sizeof(uint16_t)) + scan_scratch_ints(max_n) * sizeof(int) + cub_bytes +
-                  2 * d.l2_bytes + (64u << 20);
-    size_t free_b = 0, total_b = 0;
-    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    if (need > free_b) {
-        fprintf(stderr, "error: N = %llu needs about %zu bytes of GPU memory; %s has %zu bytes free (of %zu): "
-                        "choose a smaller --n\n", (unsigned long long)max_n, need, d.name, free_b, total_b);
-        exit(EXIT_USAGE);
-    }
-    B.in = (int *)device_alloc(max_n * sizeof(int), "the scan input");
-    B.out = (int *)device_alloc(max_n * sizeof(int), "the scan output");
-    B.scratch = (int *)device_alloc(scan_scratch_ints(max_n) * sizeof(int), "the block totals");
-    B.samples = (uint8_t *)device_alloc(max_n * sizeof(uint16_t), "the histogram samples");
-    B.hist = (unsigned *)device_alloc(4096 * sizeof(unsigned), "the bins");
-    B.cub_temp = device_alloc(cub_bytes, "CUB's temporary storage");
-    l2_flush_init(&T.flush, &d);
-    CUDA_CHECK(cudaEventCreate(&T.start));
-    CUDA_CHECK(cudaEventCreate(&T.stop));
-    T.us = (double *)host_alloc(o.reps * sizeof(double));
-    B.hist_per_sm[0] = blocks_per_sm((const void *)histogram_global_atomics);
-    B.hist_per_sm[1] = blocks_per_sm((const void *)histogram_shared_privatized);
-    B.hist_per_sm[2] = blocks_per_sm((const void *)histogram4096_shared);
+    buffers.cub_temp_bytes = cub_bytes;
+    char what[64];
+    snprintf(what, sizeof what, "N = %llu", (unsigned long long)max_n);
+    require_gpu_memory(max_n * (2 * sizeof(int) + sizeof(uint16_t)) + scan_scratch_ints(max_n) * sizeof(int) + cub_bytes +
+                       2 * d->l2_bytes + (64u << 20), what, d);
+    buffers.in = (int *)device_alloc(max_n * sizeof(int), "the scan input");
+    buffers.out = (int *)device_alloc(max_n * sizeof(int), "the scan output");
+    buffers.scratch = (int *)device_alloc(scan_scratch_ints(max_n) * sizeof(int), "the block totals");
+    buffers.samples = (uint8_t *)device_alloc(max_n * sizeof(uint16_t), "the histogram samples");
+    buffers.hist = (unsigned *)device_alloc(4096 * sizeof(unsigned), "the bins");
+    buffers.cub_temp = device_alloc(cub_bytes, "CUB's temporary storage");
+    buffers.sm_count = d->sm_count;
+    buffers.hist_per_sm[0] = blocks_per_sm((const void *)histogram_global_atomics);
+    buffers.hist_per_sm[1] = blocks_per_sm((const void *)histogram_shared_privatized);
+    buffers.hist_per_sm[2] = blocks_per_sm((const void *)histogram4096_shared);
+}
 
-    int *h_in = (int *)host_alloc(max_n * sizeof(int));
-    int *h_out = (int *)host_alloc(max_n * sizeof(int));
-    uint16_t *h_samples = (uint16_t *)host_alloc(max_n * sizeof(uint16_t));
+/* The host's copies of the data and the exact answers. */
+static struct {
+    int *in, *out;
+    uint16_t *samples;
     uint64_t counts[4096];
-    unsigned h_hist[4096];
+    unsigned hist[4096];
+} host;
 
+/* The scan kernels at n, CUB last; each kernel's output poisoned first, so a kernel that writes nothing
+ * cannot pass on what the previous one left. Returns the failures. */
+static int run_scans(uint64_t n, const Options *o, const GpuInfo *d, const L2Flush *flush, FILE *csv, const Program *p)
+{
+    Result res[ENTRY_COUNT];
+    int count = 0;
+    fill_scan(host.in, n, o->seed);
+    CUDA_CHECK(cudaMemcpy(buffers.in, host.in, n * sizeof(int), cudaMemcpyHostToDevice));
+    for (int k = 0; k < ENTRY_COUNT; k++) {
+        const Entry *e = &entries[k];
+        if (e->task > T_SCAN || !(selected(o, k) || (e->cub && count))) continue;
+        CUDA_CHECK(cudaMemset(buffers.out, 0xab, n * sizeof(int)));
+        Result *r = &res[count++];
+        time_entry(r, e, n, buffers.out, n * sizeof(int), o, flush);
+        r->bytes_read = 4.0 * n;
+        r->gbps = 8.0 * n / (r->us * 1e-6) / 1e9; /* int32 read + int32 written */
+        CUDA_CHECK(cudaMemcpy(host.out, buffers.out, n * sizeof(int), cudaMemcpyDeviceToHost));
+        uint64_t segment = e->task == T_SCAN_WARP ? 32 : e->task == T_SCAN_BLOCK ? SCAN_TILE : 0;
+        r->of = n;
+        r->wrong = check_scan(host.in, host.out, n, segment, &r->first);
+    }
+    if (!count) return 0;
+    printf("-- scan: int32 in [-128, 127], %.1f MiB read + %.1f MiB written; checked element by element "
+           "against an exact int64 CPU scan (scan_warp: per 32, scan_block: per %d)\n",
+           n * 4.0 / 1048576, n * 4.0 / 1048576, SCAN_TILE);
+    print_group(res, count, d, "index");
+    csv_rows(csv, d, p, res, count, "i32", n, o->warm);
     int failures = 0;
-    for (int s = 0; s < o.size_count; s++) {
-        uint64_t n = o.sizes[s];
-        printf("\nN = %llu; median of %d runs after %d warm-ups, L2 flushed before each; seed %llu\n",
-               (unsigned long long)n, o.reps, o.warmup, (unsigned long long)o.seed);
+    for (int i = 0; i < count; i++) failures += res[i].wrong != 0;
+    return failures;
+}
+
+/* The histograms at n on the data of --fill: 256 bins on uint8 samples, then 4096 bins on uint16 keys. */
+static int run_histograms(uint64_t n, Data data, const Options *o, const GpuInfo *d, const L2Flush *flush, FILE *csv,
+                          const Program *p)
+{
+    int failures = 0;
+    for (int bits = 8; bits <= 12; bits += 4) {
+        Task task = bits == 8 ? T_HIST256 : T_HIST4096;
+        uint64_t bins = 1ull << bits;
         Result res[ENTRY_COUNT];
         int count = 0;
-
-        /* Scan: one group, CUB last; each kernel's output poisoned first, so a kernel that writes
-         * nothing cannot pass on what the previous one left. */
-        fill_scan(h_in, n, o.seed);
-        CUDA_CHECK(cudaMemcpy(B.in, h_in, n * sizeof(int), cudaMemcpyHostToDevice));
         for (int k = 0; k < ENTRY_COUNT; k++) {
             const Entry *e = &entries[k];
-            if (e->task > T_SCAN || !(in_list(o.kernel, k) || (e->cub && count))) continue;
-            CUDA_CHECK(cudaMemset(B.out, 0xab, n * sizeof(int)));
-            Result *r = &res[count++];
-            r->e = e;
-            r->us = time_kernel(e, n, &o);
-            r->gbps = 8.0 * n / (r->us * 1e-6) / 1e9; /* int32 read + int32 written */
-            CUDA_CHECK(cudaMemcpy(h_out, B.out, n * sizeof(int), cudaMemcpyDeviceToHost));
-            uint64_t segment = e->task == T_SCAN_WARP ? 32 : e->task == T_SCAN_BLOCK ? SCAN_TILE : 0;
-            r->of = n;
-            r->wrong = check_scan(h_in, h_out, n, segment, &r->first);
-        }
-        if (count) {
-            printf("-- scan: int32 in [-128, 127], %.1f MiB read + %.1f MiB written; checked element by element "
-                   "against an exact int64 CPU scan (scan_warp: per 32, scan_block: per %d)\n",
-                   n * 4.0 / 1048576, n * 4.0 / 1048576, SCAN_TILE);
-            print_group(res, count, &d, "index");
-            csv_rows(csv, &d, res, count, "i32", n);
-            for (int i = 0; i < count; i++) failures += res[i].wrong != 0;
-        }
-
-        /* Histograms: for each data set, 256 bins on uint8 samples, then 4096 bins on uint16 keys. */
-        for (int data = 0; data < 2; data++) {
-            if (!o.fills[data]) continue;
-            for (int bits = 8; bits <= 12; bits += 4) {
-                Task task = bits == 8 ? T_HIST256 : T_HIST4096;
-                uint64_t bins = 1ull << bits;
-                count = 0;
-                for (int k = 0; k < ENTRY_COUNT; k++) {
-                    const Entry *e = &entries[k];
-                    if (e->task != task || !(in_list(o.kernel, k) || (e->cub && count))) continue;
-                    if (!count) {
-                        if (n > 0xffffffffull) {
-                            printf("-- histogram, %llu bins: skipped at N = %llu (the counters are 32-bit)\n",
-                                   (unsigned long long)bins, (unsigned long long)n);
-                            break;
-                        }
-                        fill_samples(h_samples, n, bits, (Data)data, o.seed);
-                        CUDA_CHECK(cudaMemcpy(B.samples, h_samples, n * (bits == 8 ? 1 : 2), cudaMemcpyHostToDevice));
-                        cpu_histogram(h_samples, n, bits, counts);
-                    }
-                    Result *r = &res[count++];
-                    r->e = e;
-                    r->us = time_kernel(e, n, &o);
-                    r->gbps = (double)n * (bits == 8 ? 1 : 2) / (r->us * 1e-6) / 1e9; /* samples read */
-                    CUDA_CHECK(cudaMemcpy(h_hist, B.hist, bins * sizeof(unsigned), cudaMemcpyDeviceToHost));
-                    r->of = bins;
-                    r->wrong = 0;
-                    for (uint64_t b = 0; b < bins; b++)
-                        if (h_hist[b] != counts[b] && !r->wrong++) r->first = b;
+            if (e->task != task || !(selected(o, k) || (e->cub && count))) continue;
+            if (!count) {
+                if (n > 0xffffffffull) {
+                    printf("-- histogram, %llu bins: skipped at N = %llu (the counters are 32-bit)\n",
+                           (unsigned long long)bins, (unsigned long long)n);
+                    break;
                 }
-                if (!count) continue;
-                printf("-- histogram, %llu bins: %s %s samples, %.1f MiB read; checked bin by bin against exact "
-                       "CPU counts\n", (unsigned long long)bins, data_names[data], bits == 8 ? "uint8" : "uint16 (< 4096)",
-                       n * (bits == 8 ? 1.0 : 2.0) / 1048576);
-                print_group(res, count, &d, "bin");
-                char dtype[32];
-                snprintf(dtype, sizeof dtype, "%s_%s", bits == 8 ? "u8" : "u16", data_names[data]);
-                csv_rows(csv, &d, res, count, dtype, n);
-                for (int i = 0; i < count; i++) failures += res[i].wrong != 0;
+                fill_samples(host.samples, n, bits, data, o->seed);
+                CUDA_CHECK(cudaMemcpy(buffers.samples, host.samples, n * (bits == 8 ? 1 : 2), cudaMemcpyHostToDevice));
+                cpu_histogram(host.samples, n, bits, host.counts);
             }
+            Result *r = &res[count++];
+            time_entry(r, e, n, buffers.hist, bins * sizeof(unsigned), o, flush);
+            r->bytes_read = (double)n * (bits == 8 ? 1 : 2);
+            r->gbps = r->bytes_read / (r->us * 1e-6) / 1e9; /* samples read */
+            CUDA_CHECK(cudaMemcpy(host.hist, buffers.hist, bins * sizeof(unsigned), cudaMemcpyDeviceToHost));
+            r->of = bins;
+            r->wrong = 0;
+            for (uint64_t b = 0; b < bins; b++)
+                if (host.hist[b] != host.counts[b] && !r->wrong++) r->first = b;
         }
+        if (!count) continue;
+        printf("-- histogram, %llu bins: %s %s samples, %.1f MiB read; checked bin by bin against exact "
+               "CPU counts\n", (unsigned long long)bins, data_names[data], bits == 8 ? "uint8" : "uint16 (< 4096)",
+               n * (bits == 8 ? 1.0 : 2.0) / 1048576);
+        print_group(res, count, d, "bin");
+        char dtype[32];
+        snprintf(dtype, sizeof dtype, "%s_%s", bits == 8 ? "u8" : "u16", data_names[data]);
+        csv_rows(csv, d, p, res, count, dtype, n, o->warm);
+        for (int i = 0; i < count; i++) failures += res[i].wrong != 0;
+    }
+    return failures;
+}
+
+int main(int argc, char **argv)
+{
+    Program p = describe_program(argv[0]);
+    Options o = parse_command_line(argc, argv, &p);
+    uint64_t sizes[MAX_SIZES];
+    int size_count = option_sizes(&o, sizes, MAX_SIZES, argv[0]);
+    Data data = strcmp(o.fill, "skewed") ? DATA_UNIFORM : DATA_SKEWED;
+    FILE *csv = open_csv(o.csv_path, argv[0]);
+
+    GpuInfo d;
+    open_gpu(&d);
+    printf("stage %s on %s (sm_%d%d, %d SMs, L2 %.1f MiB)\n", STAGE_NAME, d.name, d.cc_major, d.cc_minor, d.sm_count,
+           d.l2_bytes / 1048576.0);
+    printf("DRAM theoretical peak %.1f GB/s (%d MHz x %d-bit bus x 2)\n", d.peak_gbps, d.mem_clock_mhz, d.bus_bits);
+    uint64_t max_n = 0;
+    for (int s = 0; s < size_count; s++)
+        if (sizes[s] > max_n) max_n = sizes[s];
+    allocate(max_n, &d);
+    L2Flush flush;
+    l2_flush_init(&flush, &d);
+    host.in = (int *)host_alloc(max_n * sizeof(int));
+    host.out = (int *)host_alloc(max_n * sizeof(int));
+    host.samples = (uint16_t *)host_alloc(max_n * sizeof(uint16_t));
+
+    int failures = 0;
+    for (int s = 0; s < size_count; s++) {
+        uint64_t n = sizes[s];
+        printf("\nN = %llu, fill %s; median of %d runs after %d warm-ups, %s; seed %llu\n", (unsigned long long)n,
+               o.fill, o.reps, o.warmup, o.warm ? "L2 left warm" : "L2 flushed before each", (unsigned long long)o.seed);
+        failures += run_scans(n, &o, &d, &flush, csv, &p);
+        failures += run_histograms(n, data, &o, &d, &flush, csv, &p);
     }
     if (csv) fclose(csv);
     printf("\n%s\n", failures ? "some kernels FAILED verification" : "all kernels passed verification");

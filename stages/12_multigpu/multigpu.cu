@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "program.h"
 
 #if NCCL_VERSION_CODE < NCCL_VERSION(2, 10, 0)
 #error "stage 12 needs NCCL 2.10 or newer (bf16 all-reduce)"
@@ -23,16 +23,13 @@
 
 extern const Stage reduce_stage; /* stage 08's table: stages/08_roofline/reduce.cu compiled as an object */
 
-#define STAGE_NAME "12_multigpu"
 #define MAX_GPUS 64
 #define MAX_SIZES 64
-#define MAX_REPS 1000
-#define SUM_SEED 1
-#define ARRAY_SEED 1000   /* rank r's arrays are filled with seed ARRAY_SEED + r */
 #define SAMPLES 65536     /* elements of each all-reduce result compared with the fp64 sum */
 #define SLOT 256          /* bytes of one rank's report in a gather */
 #define NCCL_SLACK (768ull << 20) /* GPU memory left for NCCL's own buffers and the CUDA context */
 #define DEFAULT_N "2^28"
+#define CHECK_N "1000003"
 #define DEFAULT_SIZES "1M,2M,4M,8M,16M,32M,64M,128M,256M,512M,1G"
 
 static void nccl_check(ncclResult_t res, const char *what, const char *file, int line)
@@ -48,29 +45,14 @@ static void nccl_check(ncclResult_t res, const char *what, const char *file, int
 #define NCCL_CHECK(call) nccl_check((call), #call, __FILE__, __LINE__)
 
 typedef struct {
-    int gpus;                  /* --gpus; 0: every visible GPU */
-    uint64_t n;
-    uint64_t sizes[MAX_SIZES]; /* all-reduce message sizes in bytes */
-    int size_count;
-    int f32, bf16;             /* the dtypes to all-reduce */
-    int reps, warmup;
-    const char *csv_path;
-    int check;
-    int rank, nranks;          /* one process per GPU when nranks > 0 */
-    const char *id_file;
-    int id_timeout;            /* seconds a rank > 0 waits for rank 0's id */
-} Options;
-
-typedef struct {
     int device, rank;
-    char name[96];
-    int sm_count;
     GpuInfo info;
-    L2Flush flush;             /* before each timed run of the sum, as in every program */
+    L2Flush flush;             /* before each timed run of the sum (unless --l2 warm), as in every program */
     ncclComm_t comm;
     cudaStream_t stream;       /* NCCL's; the stage-08 launcher uses the legacy default stream */
     cudaEvent_t *ev;           /* 3 x reps */
-    float *shard, *partials, *out, *total;
+    float *shard, *partials, *out;
+    float *totals;             /* the all-reduced sum of every run of the sum, warm-up included */
     void *send, *recv;
     unsigned char *scratch;    /* gathers: this rank's slot, then every rank's */
 } Gpu;
@@ -79,7 +61,7 @@ typedef struct {
 static struct {
     int nranks, local, processes;
     Gpu gpu[MAX_GPUS];
-} W;
+} world;
 
 /* What each rank reports, gathered to every rank: the leader prints, every rank decides the exit code. */
 typedef struct {
@@ -89,129 +71,160 @@ typedef struct {
 typedef struct {
     double lo, n, local_us, comm_us, total_us;
     double result, ref_sum, ref_abs, tol, ok;   /* this GPU's shard, checked against its fp64 reference */
-    double total;                               /* the all-reduced sum as this GPU received it */
+    double total;                               /* the all-reduced sum as this GPU received it (last run) */
+    double same;                                /* every run gave this GPU the same total bits */
 } SumReport;
 typedef struct {
     double local_us, comm_us, max_err, ok;
+    double same;                                /* the checked elements had the same bits in two runs */
+    uint64_t bits;                              /* a fingerprint of those bits, compared across ranks */
 } ArrayReport;
 static_assert(sizeof(Ident) <= SLOT && sizeof(SumReport) <= SLOT && sizeof(ArrayReport) <= SLOT, "a report fits its slot");
 
-/* ---- options ------------------------------------------------------------------------------ */
+/* ---- the program's options and description ------------------------------------------------- */
 
-static void usage(FILE *f, const char *prog)
+static struct {
+    int gpus;                  /* --gpus; 0: every visible GPU */
+    uint64_t sizes[MAX_SIZES]; /* all-reduce message sizes in bytes */
+    int size_count;
+    int f32, bf16;             /* the dtypes to all-reduce */
+    int rank, nranks;          /* one process per GPU when nranks > 0 */
+    const char *id_file;
+    int id_timeout;            /* seconds a rank > 0 waits for rank 0's id */
+} stage_options;
+
+static void take_gpus(const char *prog, const char *v)
 {
-    fprintf(f,
-        "usage: %s [options]\n"
-        "  --gpus G          GPUs driven by this one process (default: every visible GPU)\n"
-        "  --n N             elements of the vector summed over the GPUs (default %s); K M G (x1024), 2^k[+c]\n"
-        "  --sizes LIST      all-reduce message sizes in bytes, comma-separated (default 1M,2M,...,1G)\n"
-        "  --dtype f32|bf16  all-reduce only this element type (default both)\n"
-        "  --reps R          timed repetitions, median reported (default 20, at most %d)\n"
-        "  --warmup W        untimed runs before timing (default 5)\n"
-        "  --csv FILE        append one row per sum and per all-reduce size to FILE\n"
-        "  --check           exit 1 if any check fails\n"
-        "  --help            this text\n"
-        "one process per GPU (start G copies, e.g. make stage-12 multigpu-run MODE=processes):\n"
-        "  --rank R --nranks G --id-file PATH   this copy is rank R of G and uses GPU R; rank 0 writes\n"
-        "                    NCCL's unique id to PATH, the others wait for it\n"
-        "  --id-timeout S    seconds a rank waits for the id file (default 60)\n"
-        "exit codes: 0 ok, 1 verification failed (with --check), 2 usage error, 3 no usable GPU, CUDA or NCCL error\n",
-        prog, DEFAULT_N, MAX_REPS);
+    long num;
+    if (parse_int(v, 1, MAX_GPUS, &num)) usage_error(prog, "--gpus '%s': give a whole number from 1 to 64", v);
+    stage_options.gpus = (int)num;
 }
 
-static Options parse_options(int argc, char **argv)
+static void take_sizes(const char *prog, const char *v)
 {
-    const char *prog = argv[0];
-    Options o;
-    memset(&o, 0, sizeof o);
-    parse_size(DEFAULT_N, &o.n);
-    o.size_count = parse_size_list(DEFAULT_SIZES, o.sizes, MAX_SIZES);
-    o.f32 = o.bf16 = 1;
-    o.reps = 20;
-    o.warmup = 5;
-    o.rank = -1;
-    o.id_timeout = 60;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout, prog);
-            exit(EXIT_OK);
-        }
-        if (!strcmp(a, "--check")) {
-            o.check = 1;
-            continue;
-        }
-        int takes_value = !strcmp(a, "--gpus") || !strcmp(a, "--n") || !strcmp(a, "--sizes") ||
-                          !strcmp(a, "--dtype") || !strcmp(a, "--reps") || !strcmp(a, "--warmup") ||
-                          !strcmp(a, "--csv") || !strcmp(a, "--rank") || !strcmp(a, "--nranks") ||
-                          !strcmp(a, "--id-file") || !strcmp(a, "--id-timeout");
-        if (!takes_value) usage_error(prog, "unknown option '%s'", a);
-        if (i + 1 >= argc) usage_error(prog, "option %s needs a value", a);
-        const char *v = argv[++i];
-        long num;
-        if (!strcmp(a, "--gpus")) {
-            if (parse_int(v, 1, MAX_GPUS, &num)) usage_error(prog, "--gpus '%s': give a whole number from 1 to 64", v);
-            o.gpus = (int)num;
-        } else if (!strcmp(a, "--n")) {
-            if (parse_size(v, &o.n)) usage_error(prog, "--n '%s': give an element count >= 1 such as 1000003, 256M or 2^28", v);
-        } else if (!strcmp(a, "--sizes")) {
-            o.size_count = parse_size_list(v, o.sizes, MAX_SIZES);
-            if (o.size_count < 0)
-                usage_error(prog, "--sizes '%s': give byte counts >= 4 such as 1M,16M,1G (comma-separated, at most 64)", v);
-            for (int s = 0; s < o.size_count; s++)
-                if (o.sizes[s] % 4)
-                    usage_error(prog, "--sizes '%s': every size must be a multiple of 4 bytes (one fp32 element)", v);
-        } else if (!strcmp(a, "--dtype")) {
-            if (!strcmp(v, "f32")) o.bf16 = 0, o.f32 = 1;
-            else if (!strcmp(v, "bf16")) o.f32 = 0, o.bf16 = 1;
-            else usage_error(prog, "--dtype '%s': give f32 or bf16", v);
-        } else if (!strcmp(a, "--reps")) {
-            if (parse_int(v, 1, MAX_REPS, &num)) usage_error(prog, "--reps '%s': give a whole number from 1 to 1000", v);
-            o.reps = (int)num;
-        } else if (!strcmp(a, "--warmup")) {
-            if (parse_int(v, 0, 1000, &num)) usage_error(prog, "--warmup '%s': give a whole number from 0 to 1000", v);
-            o.warmup = (int)num;
-        } else if (!strcmp(a, "--rank")) {
-            if (parse_int(v, 0, MAX_GPUS - 1, &num)) usage_error(prog, "--rank '%s': give a whole number from 0 to 63", v);
-            o.rank = (int)num;
-        } else if (!strcmp(a, "--nranks")) {
-            if (parse_int(v, 1, MAX_GPUS, &num)) usage_error(prog, "--nranks '%s': give a whole number from 1 to 64", v);
-            o.nranks = (int)num;
-        } else if (!strcmp(a, "--id-timeout")) {
-            if (parse_int(v, 1, 3600, &num)) usage_error(prog, "--id-timeout '%s': give seconds from 1 to 3600", v);
-            o.id_timeout = (int)num;
-        } else if (!strcmp(a, "--id-file")) {
-            if (!*v) usage_error(prog, "--id-file '%s': give a path", v);
-            o.id_file = v;
-        } else {
-            o.csv_path = v;
-        }
-    }
-    int multi = o.rank >= 0 || o.nranks > 0 || o.id_file;
-    if (multi && (o.rank < 0 || o.nranks == 0 || !o.id_file))
+    stage_options.size_count = parse_size_list(v, stage_options.sizes, MAX_SIZES);
+    if (stage_options.size_count < 0)
+        usage_error(prog, "--sizes '%s': give byte counts >= 4 such as 1M,16M,1G (comma-separated, at most 64)", v);
+    for (int s = 0; s < stage_options.size_count; s++)
+        if (stage_options.sizes[s] % 4)
+            usage_error(prog, "--sizes '%s': every size must be a multiple of 4 bytes (one fp32 element)", v);
+}
+
+static void take_dtype(const char *prog, const char *v)
+{
+    if (!strcmp(v, "f32")) stage_options.bf16 = 0, stage_options.f32 = 1;
+    else if (!strcmp(v, "bf16")) stage_options.f32 = 0, stage_options.bf16 = 1;
+    else usage_error(prog, "--dtype '%s': give f32 or bf16", v);
+}
+
+static void take_rank(const char *prog, const char *v)
+{
+    long num;
+    if (parse_int(v, 0, MAX_GPUS - 1, &num)) usage_error(prog, "--rank '%s': give a whole number from 0 to 63", v);
+    stage_options.rank = (int)num;
+}
+
+static void take_nranks(const char *prog, const char *v)
+{
+    long num;
+    if (parse_int(v, 1, MAX_GPUS, &num)) usage_error(prog, "--nranks '%s': give a whole number from 1 to 64", v);
+    stage_options.nranks = (int)num;
+}
+
+static void take_id_file(const char *prog, const char *v)
+{
+    if (!*v) usage_error(prog, "--id-file '%s': give a path", v);
+    stage_options.id_file = v;
+}
+
+static void take_id_timeout(const char *prog, const char *v)
+{
+    long num;
+    if (parse_int(v, 1, 3600, &num)) usage_error(prog, "--id-timeout '%s': give seconds from 1 to 3600", v);
+    stage_options.id_timeout = (int)num;
+}
+
+static const ProgramOption own_options[] = {
+    {"--gpus", "G", "GPUs driven by this one process (default: every visible GPU)", take_gpus},
+    {"--sizes", "LIST", "all-reduce message sizes in bytes, comma-separated (default 1M,2M,...,1G)", take_sizes},
+    {"--dtype", "f32|bf16", "all-reduce only this element type (default both)", take_dtype},
+    {"--rank", "R", "one process per GPU: this copy is rank R of --nranks and uses GPU R", take_rank},
+    {"--nranks", "G", "one process per GPU: the number of copies", take_nranks},
+    {"--id-file", "PATH", "one process per GPU: rank 0 writes NCCL's unique id to PATH, the others wait for it",
+     take_id_file},
+    {"--id-timeout", "S", "seconds a rank waits for the id file (default 60)", take_id_timeout},
+};
+
+/* --rank, --nranks and --id-file go together, once every option is read. */
+static void check_process_options(const char *prog)
+{
+    int multi = stage_options.rank >= 0 || stage_options.nranks > 0 || stage_options.id_file;
+    if (multi && (stage_options.rank < 0 || stage_options.nranks == 0 || !stage_options.id_file))
         usage_error(prog, "%sone process per GPU needs all three of --rank, --nranks and --id-file", "");
-    if (multi && o.rank >= o.nranks) {
+    if (multi && stage_options.rank >= stage_options.nranks) {
         char msg[64];
-        snprintf(msg, sizeof msg, "%d", o.rank);
+        snprintf(msg, sizeof msg, "%d", stage_options.rank);
         usage_error(prog, "--rank %s: ranks run from 0 to --nranks - 1", msg);
     }
-    if (multi && o.gpus && o.gpus != o.nranks)
+    if (multi && stage_options.gpus && stage_options.gpus != stage_options.nranks)
         usage_error(prog, "%s--gpus and --nranks disagree (one process per GPU: leave out --gpus)", "");
-    return o;
 }
 
-/* Same columns as every stage's CSV. The sum: GB/s of input over all GPUs, pct_peak against G x one
- * GPU's DRAM peak, the L2 flushed before each run. The all-reduce: bus bandwidth, no DRAM peak to hold
- * it against (pct_peak empty), and, as in nccl-tests, no flush (l2 "warm"). cols is empty. */
-static void csv_row(FILE *csv, const char *gpu, const char *kernel, const char *dtype, uint64_t n, double us,
-                    double gbps, double pct_peak, double rel_err, int pass)
+/* The kernels of --kernel: the two parts of the program, with the dtypes each runs. */
+static const struct {
+    const char *name, *dtypes, *about;
+} parts[] = {
+    {"sum", "f32", "one fp32 vector (--n) over the GPUs: stage 08's roofline_f32_deterministic on each shard,\n"
+                   "             then ncclAllReduce of the G partial sums"},
+    {"allreduce", "f32 bf16", "ncclAllReduce (sum, out of place) of whole f32 and bf16 arrays (--sizes, --dtype),\n"
+                              "             timed as nccl-tests times it"},
+};
+#define PART_COUNT (int)(sizeof parts / sizeof parts[0])
+
+static void list_kernels(void)
 {
-    if (!csv) return;
-    if (ftell(csv) == 0) fprintf(csv, "%s\n", CSV_HEADER);
-    fprintf(csv, "%s,%s,%s,%s,%llu,%.3f,%.2f,", gpu, STAGE_NAME, kernel, dtype, (unsigned long long)n, us, gbps);
-    if (pct_peak > 0) fprintf(csv, "%.2f", pct_peak);
-    fprintf(csv, ",%.3e,%d,,%s\n", rel_err, pass, pct_peak > 0 ? "flushed" : "warm");
-    fflush(csv);
+    printf("stage 12_multigpu kernels:\n");
+    for (int i = 0; i < PART_COUNT; i++) printf("  %-10s %s\n", parts[i].name, parts[i].about);
+    printf("default sizes: %s (the sum); all-reduce sizes %s bytes\n", DEFAULT_N, DEFAULT_SIZES);
+    printf("check sizes: %s\n", CHECK_N);
+}
+
+static void describe_kernels(void)
+{
+    for (int i = 0; i < PART_COUNT; i++)
+        for (const char *t = parts[i].dtypes; *t;) {
+            int len = (int)strcspn(t, " ");
+            printf("kernel: %s %.*s default\n", parts[i].name, len, t);
+            t += len + (t[len] == ' ');
+        }
+    printf("input types: f32 bf16\n");
+}
+
+static int kernel_exists(const char *name)
+{
+    for (int i = 0; i < PART_COUNT; i++)
+        if (!strcmp(parts[i].name, name)) return 1;
+    return 0;
+}
+
+static Program describe_program(void)
+{
+    Program p;
+    program_init(&p, "12_multigpu", "multigpu", list_kernels, describe_kernels, kernel_exists);
+    p.several_gpus = 1;
+    p.default_sizes = p.bench_sizes = DEFAULT_N;
+    p.check_sizes = CHECK_N;
+    p.charts = "multigpu+";
+    p.csv = "multigpu.csv";
+    p.usage_note =
+        "the sum of one fp32 vector over G GPUs at each size of --n (kernel sum), and ncclAllReduce of whole arrays\n"
+        "at each size of --sizes (kernel allreduce: never flushed, as in nccl-tests, so its rows are labelled warm).\n"
+        "Two ways to drive the GPUs: one process drives all G (--gpus G; ncclCommInitAll), or G copies run, one per\n"
+        "GPU (--rank R --nranks G --id-file PATH; ncclCommInitRank), as make stage-12 run MODE=processes starts\n"
+        "them. An NCCL error exits 3, as a CUDA error does.";
+    p.own = own_options;
+    p.own_count = (int)(sizeof own_options / sizeof own_options[0]);
+    return p;
 }
 
 /* ---- the NCCL unique id through a file (one process per GPU) --------------------------------- */
@@ -266,37 +279,58 @@ static const char *bytes_text(uint64_t b, char *buf, size_t cap)
     return buf;
 }
 
+static void *host_alloc(size_t bytes, const char *what)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "error: out of host memory for %s (%zu bytes)\n", what, bytes);
+        exit(EXIT_GPU);
+    }
+    return p;
+}
+
 /* Median over the timed reps of the time from from[k] to to[k], in microseconds. */
 static double median_us(const cudaEvent_t *from, const cudaEvent_t *to, int reps)
 {
-    static double t[MAX_REPS];
+    double *t = (double *)host_alloc(reps * sizeof(double), "the timings");
     for (int k = 0; k < reps; k++) {
         float ms = 0.0f;
         CUDA_CHECK(cudaEventElapsedTime(&ms, from[k], to[k]));
         t[k] = 1e3 * ms;
     }
-    return median(t, reps);
+    double m = median(t, reps);
+    free(t);
+    return m;
+}
+
+/* FNV-1a over the bytes: the fingerprint of the bits the ranks compare. */
+static uint64_t fingerprint(const void *bytes, size_t len)
+{
+    const unsigned char *b = (const unsigned char *)bytes;
+    uint64_t h = 14695981039346656037ull;
+    for (size_t i = 0; i < len; i++) h = (h ^ b[i]) * 1099511628211ull;
+    return h;
 }
 
 /* Every rank's `bytes` (<= SLOT) to every rank, in rank order, with ncclAllGather. mine holds this
  * process's local GPUs' entries one after the other; all receives nranks entries. */
 static void gather(const void *mine, size_t bytes, void *all)
 {
-    for (int l = 0; l < W.local; l++) {
-        CUDA_CHECK(cudaSetDevice(W.gpu[l].device));
-        CUDA_CHECK(cudaMemcpy(W.gpu[l].scratch, (const char *)mine + l * bytes, bytes, cudaMemcpyHostToDevice));
+    for (int l = 0; l < world.local; l++) {
+        CUDA_CHECK(cudaSetDevice(world.gpu[l].device));
+        CUDA_CHECK(cudaMemcpy(world.gpu[l].scratch, (const char *)mine + l * bytes, bytes, cudaMemcpyHostToDevice));
     }
     NCCL_CHECK(ncclGroupStart()); /* one thread, several communicators: one group, or it deadlocks */
-    for (int l = 0; l < W.local; l++)
-        NCCL_CHECK(ncclAllGather(W.gpu[l].scratch, W.gpu[l].scratch + SLOT, bytes, ncclUint8, W.gpu[l].comm,
-                                 W.gpu[l].stream));
+    for (int l = 0; l < world.local; l++)
+        NCCL_CHECK(ncclAllGather(world.gpu[l].scratch, world.gpu[l].scratch + SLOT, bytes, ncclUint8, world.gpu[l].comm,
+                                 world.gpu[l].stream));
     NCCL_CHECK(ncclGroupEnd());
-    for (int l = 0; l < W.local; l++) {
-        CUDA_CHECK(cudaSetDevice(W.gpu[l].device));
-        CUDA_CHECK(cudaStreamSynchronize(W.gpu[l].stream));
+    for (int l = 0; l < world.local; l++) {
+        CUDA_CHECK(cudaSetDevice(world.gpu[l].device));
+        CUDA_CHECK(cudaStreamSynchronize(world.gpu[l].stream));
     }
-    CUDA_CHECK(cudaSetDevice(W.gpu[0].device));
-    CUDA_CHECK(cudaMemcpy(all, W.gpu[0].scratch + SLOT, W.nranks * bytes, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaSetDevice(world.gpu[0].device));
+    CUDA_CHECK(cudaMemcpy(all, world.gpu[0].scratch + SLOT, world.nranks * bytes, cudaMemcpyDeviceToHost));
 }
 
 /* A Run for stage 08's launcher on the current device. */
@@ -309,7 +343,7 @@ static Run make_run(const Gpu *gp, const void *data, uint64_t n)
     r.n = n;
     r.partials = gp->partials;
     r.out = gp->out;
-    r.sm_count = gp->sm_count;
+    r.sm_count = gp->info.sm_count;
     return r;
 }
 
@@ -325,23 +359,20 @@ static void launch(const Kernel *k, Run *r)
 /* ---- the sum of one vector spread over the GPUs --------------------------------------------- */
 
 /* Shard of rank r: elements [n r / G, n (r + 1) / G) of one vector whose element i is
- * fill_value(random, SUM_SEED, i), so the vector and its sum do not depend on G. */
-static void run_sum(const Options *o, const Kernel *k, SumReport *all)
+ * fill_value(random, --seed, i), so the vector and its sum do not depend on G. */
+static void run_sum(const Options *o, const Kernel *k, uint64_t n, SumReport *all)
 {
-    uint64_t n = o->n, G = (uint64_t)W.nranks;
+    uint64_t G = (uint64_t)world.nranks;
+    int run_count = o->warmup + o->reps;
     SumReport mine[MAX_GPUS];
     Reference refs[MAX_GPUS];
     Run runs[MAX_GPUS];
-    float *host = (float *)malloc((n / G + 1) * sizeof(float));
-    if (!host) {
-        fprintf(stderr, "error: out of host memory for a shard of %llu floats\n", (unsigned long long)(n / G + 1));
-        exit(EXIT_GPU);
-    }
-    for (int l = 0; l < W.local; l++) {
-        Gpu *gp = &W.gpu[l];
+    float *host = (float *)host_alloc((n / G + 1) * sizeof(float), "a shard of the summed vector");
+    for (int l = 0; l < world.local; l++) {
+        Gpu *gp = &world.gpu[l];
         uint64_t lo = n * gp->rank / G, hi = n * (gp->rank + 1) / G;
 #pragma omp parallel for schedule(static)
-        for (int64_t i = 0; i < (int64_t)(hi - lo); i++) host[i] = fill_value(FILL_RANDOM, SUM_SEED, lo + (uint64_t)i);
+        for (int64_t i = 0; i < (int64_t)(hi - lo); i++) host[i] = fill_value(FILL_RANDOM, o->seed, lo + (uint64_t)i);
         refs[l] = reference_sum(host, hi - lo);
         CUDA_CHECK(cudaSetDevice(gp->device));
         CUDA_CHECK(cudaMemcpy(gp->shard, host, (hi - lo) * sizeof(float), cudaMemcpyHostToDevice));
@@ -353,35 +384,41 @@ static void run_sum(const Options *o, const Kernel *k, SumReport *all)
     free(host);
 
     /* Everything is enqueued back to back, no host wait between reps: each GPU's rep starts when its
-     * previous all-reduce ends, so one process starting late does not count as communication. */
-    for (int it = 0; it < o->warmup + o->reps; it++) {
+     * previous all-reduce ends, so one process starting late does not count as communication. So this
+     * is not the common time_runs, which times one GPU and waits for each run before the next: the events
+     * keep this schedule on the G GPUs, and the medians come from the common median(). Each run's total
+     * goes to a slot of its own, so that the bits of every run can be compared afterwards. */
+    for (int it = 0; it < run_count; it++) {
         int k_ = it - o->warmup;
-        for (int l = 0; l < W.local; l++) {
-            Gpu *gp = &W.gpu[l];
+        for (int l = 0; l < world.local; l++) {
+            Gpu *gp = &world.gpu[l];
             CUDA_CHECK(cudaSetDevice(gp->device));
-            l2_flush(&gp->flush, 0);
+            if (o->warm) keep_gpu_busy(50.0, 0); /* as time_runs: the GPU busy while the rep is enqueued */
+            else l2_flush(&gp->flush, 0);
             if (k_ >= 0) CUDA_CHECK(cudaEventRecord(gp->ev[k_], 0));
             memset(&runs[l].shape, 0, sizeof runs[l].shape); /* the launcher fills in its shape */
             launch(k, &runs[l]); /* legacy default stream: NCCL's stream (a blocking one) waits for it */
             if (k_ >= 0) CUDA_CHECK(cudaEventRecord(gp->ev[o->reps + k_], 0));
         }
         NCCL_CHECK(ncclGroupStart());
-        for (int l = 0; l < W.local; l++)
-            NCCL_CHECK(ncclAllReduce(W.gpu[l].out, W.gpu[l].total, 1, ncclFloat32, ncclSum, W.gpu[l].comm, W.gpu[l].stream));
+        for (int l = 0; l < world.local; l++)
+            NCCL_CHECK(ncclAllReduce(world.gpu[l].out, world.gpu[l].totals + it, 1, ncclFloat32, ncclSum,
+                                     world.gpu[l].comm, world.gpu[l].stream));
         NCCL_CHECK(ncclGroupEnd());
         if (k_ >= 0)
-            for (int l = 0; l < W.local; l++) {
-                CUDA_CHECK(cudaSetDevice(W.gpu[l].device));
-                CUDA_CHECK(cudaEventRecord(W.gpu[l].ev[2 * o->reps + k_], W.gpu[l].stream));
+            for (int l = 0; l < world.local; l++) {
+                CUDA_CHECK(cudaSetDevice(world.gpu[l].device));
+                CUDA_CHECK(cudaEventRecord(world.gpu[l].ev[2 * o->reps + k_], world.gpu[l].stream));
             }
     }
-    for (int l = 0; l < W.local; l++) {
-        Gpu *gp = &W.gpu[l];
+    float *totals = (float *)host_alloc(run_count * sizeof(float), "the totals of every run");
+    for (int l = 0; l < world.local; l++) {
+        Gpu *gp = &world.gpu[l];
         CUDA_CHECK(cudaSetDevice(gp->device));
         CUDA_CHECK(cudaDeviceSynchronize());
-        float out = 0.0f, total = 0.0f;
+        float out = 0.0f;
         CUDA_CHECK(cudaMemcpy(&out, gp->out, sizeof out, cudaMemcpyDeviceToHost));
-        CUDA_CHECK(cudaMemcpy(&total, gp->total, sizeof total, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(totals, gp->totals, run_count * sizeof(float), cudaMemcpyDeviceToHost));
         SumReport *m = &mine[l];
         m->local_us = median_us(gp->ev, gp->ev + o->reps, o->reps);
         m->comm_us = median_us(gp->ev + o->reps, gp->ev + 2 * o->reps, o->reps);
@@ -391,16 +428,20 @@ static void run_sum(const Options *o, const Kernel *k, SumReport *all)
         m->ref_abs = refs[l].abs_sum;
         m->tol = sum_tolerance(runs[l].shape, &refs[l], runs[l].n); /* the shape stage 08 reported */
         m->ok = result_passes(out, &refs[l], m->tol);
-        m->total = total;
+        m->total = totals[run_count - 1];
+        m->same = 1.0;
+        for (int it = 1; it < run_count; it++)
+            if (memcmp(&totals[it], &totals[0], sizeof(float))) m->same = 0.0;
     }
+    free(totals);
     gather(mine, sizeof(SumReport), all);
 }
 
-/* Checks and prints the gathered sums; returns the number of failed checks. */
-static int report_sum(const Options *o, const Kernel *k, const SumReport *all, int leader, FILE *csv,
-                      const char *gpu_name)
+/* Checks and prints the gathered sums, and writes the CSV row; returns the number of failed checks. */
+static int report_sum(const Options *o, const Kernel *k, uint64_t n, const SumReport *all, int leader, FILE *csv,
+                      const char *gpu_name, const Program *p)
 {
-    int G = W.nranks, failures = 0;
+    int G = world.nranks, failures = 0;
     double tol_shards = 0.0, abs_partials = 0.0, local_us = 0.0, comm_us = 0.0, total_us = 0.0;
     Reference ref;
     memset(&ref, 0, sizeof ref);
@@ -418,95 +459,124 @@ static int report_sum(const Options *o, const Kernel *k, const SumReport *all, i
      * u = 2^-24 of its result (gamma_{G-1} times the sum of |partials|). */
     double u = unit_roundoff(24), d = G - 1;
     double tol = tol_shards + d * u / (1.0 - d * u) * abs_partials;
-    int total_ok = 1, same = 1;
+    /* bits: every GPU received the same total as GPU 0, and every run (warm-up included) the same as its first */
+    int total_ok = 1, same = 1, every_run = 1;
     for (int r = 0; r < G; r++) {
         total_ok &= result_passes(all[r].total, &ref, tol);
-        same &= all[r].total == all[0].total;
+        same &= !memcmp(&all[r].total, &all[0].total, sizeof all[r].total);
+        every_run &= all[r].same != 0.0;
     }
     failures += !total_ok;
     if (!leader) return failures;
 
     printf("\nsum of N = %llu fp32 elements over %d GPU%s: stage 08 %s on each shard, then ncclAllReduce of the %d "
-           "partial sums\n", (unsigned long long)o->n, G, G > 1 ? "s" : "", k->name, G);
-    printf("medians of %d runs; local: the shard's reduction, comm: the all-reduce of one float\n", o->reps);
+           "partial sums\n", (unsigned long long)n, G, G > 1 ? "s" : "", k->name, G);
+    printf("medians of %d runs; local: the shard's reduction, comm: the all-reduce of one float%s\n", o->reps,
+           o->warm ? "; L2 left warm (--l2 warm: no flush before each run)" : "");
     printf("%-6s %-5s %12s %10s %16s %16s %10s  %s\n", "shard", "gpu", "elements", "local µs", "result",
            "fp64 reference", "tolerance", "check");
     for (int r = 0; r < G; r++)
         printf("%-6d %-5d %12.0f %10.1f %16.6f %16.6f %10.2e  %s\n", r, r, all[r].n, all[r].local_us, all[r].result,
                all[r].ref_sum, all[r].tol, all[r].ok != 0.0 ? "ok" : "FAIL");
     double rel = relative_error(all[0].total, ref.sum);
-    printf("%-12s %12llu %10.1f %16.6f %16.6f %10.2e  %s\n", "total", (unsigned long long)o->n, local_us, all[0].total,
+    double gbps = 4.0 * (double)n / (total_us * 1e3);
+    printf("%-12s %12llu %10.1f %16.6f %16.6f %10.2e  %s\n", "total", (unsigned long long)n, local_us, all[0].total,
            ref.sum, tol, total_ok ? "ok" : "FAIL");
     printf("all-reduce of the partials: %.1f µs; local + comm per run: %.1f µs (%.0f GB/s of input over all GPUs); "
-           "rel err %.2e; %s\n", comm_us, total_us, 4.0 * (double)o->n / (total_us * 1e3), rel,
-           G == 1 ? "one GPU" : same ? "every GPU received the same bits" : "the GPUs received different totals");
+           "rel err %.2e; %s%s\n", comm_us, total_us, gbps, rel,
+           G == 1 ? "one GPU" : same ? "every GPU received the same bits" : "the GPUs received different totals",
+           every_run ? "" : "; the total's bits changed between runs");
     char name[64];
-    snprintf(name, sizeof name, "sum_g%d%s", G, W.processes ? "_procs" : "");
-    double gbps = 4.0 * (double)o->n / (total_us * 1e3);
-    csv_row(csv, gpu_name, name, "f32", o->n, total_us, gbps, 100.0 * gbps / (G * W.gpu[0].info.peak_gbps), rel,
-            total_ok && !failures);
+    snprintf(name, sizeof name, "sum_g%d%s", G, world.processes ? "_procs" : "");
+    CsvRow row = {name, "f32", n, total_us, gbps, 100.0 * gbps / (G * world.gpu[0].info.peak_gbps),
+                  total_ok && !failures ? "1" : "0", rel, 0, o->warm, same && every_run, 4.0 * (double)n};
+    csv_write(csv, gpu_name, p, &row);
     return failures;
 }
 
 /* ---- the all-reduce of whole arrays (the data-parallel gradient case) ------------------------- */
 
-static double element(int bf16, int rank, uint64_t i)
+/* Rank r's arrays: element i is fill_value(random, 999 + S + r, i) for --seed S (the default 1: 1000 + r),
+ * so every size is a prefix. */
+static uint64_t array_seed(uint64_t seed, int rank)
 {
-    float v = fill_value(FILL_RANDOM, ARRAY_SEED + (uint64_t)rank, i);
+    return 999 + seed + (uint64_t)rank;
+}
+
+static double element(int bf16, uint64_t seed, int rank, uint64_t i)
+{
+    float v = fill_value(FILL_RANDOM, array_seed(seed, rank), i);
     return bf16 ? (double)__bfloat162float(__float2bfloat16(v)) : (double)v;
 }
 
-/* Compares a sample of this GPU's result (every stride-th element and the last) with the fp64 sum of
- * what every rank sent; returns the largest error over the sum of magnitudes, *ok = all within tolerance. */
-static double check_array(const Gpu *gp, int bf16, uint64_t count, void *sample, int *ok)
+static uint64_t sample_stride(uint64_t count)
 {
-    size_t elem = bf16 ? 2 : 4;
-    uint64_t stride = count > SAMPLES ? (count + SAMPLES - 1) / SAMPLES : 1;
-    uint64_t rows = (count + stride - 1) / stride;
+    return count > SAMPLES ? (count + SAMPLES - 1) / SAMPLES : 1;
+}
+
+/* Reads the checked elements of this GPU's result (every stride-th, then the last) into sample; returns
+ * how many. */
+static uint64_t read_sample(const Gpu *gp, size_t elem, uint64_t count, void *sample)
+{
+    uint64_t stride = sample_stride(count), rows = (count + stride - 1) / stride;
+    CUDA_CHECK(cudaSetDevice(gp->device));
     CUDA_CHECK(cudaMemcpy2D(sample, elem, gp->recv, stride * elem, elem, rows, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy((char *)sample + rows * elem, (const char *)gp->recv + (count - 1) * elem, elem,
                           cudaMemcpyDeviceToHost));
+    return rows + 1;
+}
+
+/* Compares the sample (taken elements, read_sample's) with the fp64 sum of what every rank sent;
+ * returns the largest error over the sum of magnitudes, *ok = all within tolerance. */
+static double check_sample(int bf16, uint64_t seed, uint64_t count, const void *sample, uint64_t taken, int *ok)
+{
+    uint64_t stride = sample_stride(count);
     /* G values, at most G - 1 roundings on a path, in the element type (bf16: 8 significant bits) */
-    Shape shape = {(double)(W.nranks - 1), 0.0, 0.0, bf16 ? 8 : 0, 0.0};
+    Shape shape = {(double)(world.nranks - 1), 0.0, 0.0, bf16 ? 8 : 0, 0.0};
     double worst = 0.0;
     *ok = 1;
-    for (uint64_t j = 0; j <= rows; j++) {
-        uint64_t i = j < rows ? j * stride : count - 1;
+    for (uint64_t j = 0; j < taken; j++) {
+        uint64_t i = j + 1 < taken ? j * stride : count - 1;
         double got = bf16 ? (double)__bfloat162float(((const __nv_bfloat16 *)sample)[j]) : (double)((const float *)sample)[j];
         Reference ref;
         memset(&ref, 0, sizeof ref);
-        for (int r = 0; r < W.nranks; r++) {
-            double v = element(bf16, r, i);
+        for (int r = 0; r < world.nranks; r++) {
+            double v = element(bf16, seed, r, i);
             ref.sum += v;
             ref.abs_sum += fabs(v);
         }
-        if (!result_passes(got, &ref, sum_tolerance(shape, &ref, (uint64_t)W.nranks))) *ok = 0;
+        if (!result_passes(got, &ref, sum_tolerance(shape, &ref, (uint64_t)world.nranks))) *ok = 0;
         if (ref.abs_sum > 0.0) worst = fmax(worst, fabs(got - ref.sum) / ref.abs_sum);
         else if (got != 0.0) worst = INFINITY;
     }
     return worst;
 }
 
-static int run_arrays(const Options *o, int bf16, int leader, FILE *csv, const char *gpu_name)
+/* One ncclAllReduce of every local GPU's send array into its recv array. */
+static void all_reduce_arrays(uint64_t count, ncclDataType_t type)
+{
+    NCCL_CHECK(ncclGroupStart());
+    for (int l = 0; l < world.local; l++)
+        NCCL_CHECK(ncclAllReduce(world.gpu[l].send, world.gpu[l].recv, count, type, ncclSum, world.gpu[l].comm,
+                                 world.gpu[l].stream));
+    NCCL_CHECK(ncclGroupEnd());
+}
+
+static int run_arrays(const Options *o, int bf16, int leader, FILE *csv, const char *gpu_name, const Program *p)
 {
     size_t elem = bf16 ? 2 : 4;
     const char *dtype = bf16 ? "bf16" : "f32";
     const Kernel *k = stage08_kernel(bf16 ? "roofline_bf16_f32" : "roofline_f32_deterministic");
     ncclDataType_t nccl_type = bf16 ? ncclBfloat16 : ncclFloat32;
     uint64_t max_bytes = 0;
-    for (int s = 0; s < o->size_count; s++)
-        if (o->sizes[s] > max_bytes) max_bytes = o->sizes[s];
+    for (int s = 0; s < stage_options.size_count; s++)
+        if (stage_options.sizes[s] > max_bytes) max_bytes = stage_options.sizes[s];
     uint64_t max_count = max_bytes / elem;
-    void *host = malloc(max_bytes);
-    void *sample = malloc((SAMPLES + 2) * elem);
-    if (!host || !sample) {
-        fprintf(stderr, "error: out of host memory for %llu bytes\n", (unsigned long long)max_bytes);
-        exit(EXIT_GPU);
-    }
-    /* Rank r's array: element i is fill_value(random, ARRAY_SEED + r, i), so every size is a prefix. */
-    for (int l = 0; l < W.local; l++) {
-        Gpu *gp = &W.gpu[l];
-        uint64_t seed = ARRAY_SEED + (uint64_t)gp->rank;
+    void *host = host_alloc(max_bytes, "the all-reduce input");
+    void *sample = host_alloc((SAMPLES + 2) * elem, "the checked elements");
+    for (int l = 0; l < world.local; l++) {
+        Gpu *gp = &world.gpu[l];
+        uint64_t seed = array_seed(o->seed, gp->rank);
 #pragma omp parallel for schedule(static)
         for (int64_t i = 0; i < (int64_t)max_count; i++) {
             float v = fill_value(FILL_RANDOM, seed, (uint64_t)i);
@@ -519,87 +589,103 @@ static int run_arrays(const Options *o, int bf16, int leader, FILE *csv, const c
     free(host);
 
     if (leader) {
-        printf("\nncclAllReduce (sum, out of place) of whole %s arrays on %d GPU%s, medians of %d runs\n", dtype, W.nranks,
-               W.nranks > 1 ? "s" : "", o->reps);
+        printf("\nncclAllReduce (sum, out of place) of whole %s arrays on %d GPU%s, medians of %d runs\n", dtype,
+               world.nranks, world.nranks > 1 ? "s" : "", o->reps);
         printf("local: stage 08 %s reducing the same bytes to one number on one GPU; comm: the all-reduce\n", k->name);
         printf("%10s %-5s %12s %10s %10s %11s %11s %12s  %s\n", "size", "dtype", "elements", "local µs", "comm µs",
                "algbw GB/s", "busbw GB/s", "max err/Σ|x|", "check");
     }
     int failures = 0;
-    for (int s = 0; s < o->size_count; s++) {
-        uint64_t bytes = o->sizes[s] / elem * elem, count = bytes / elem;
+    for (int s = 0; s < stage_options.size_count; s++) {
+        uint64_t bytes = stage_options.sizes[s] / elem * elem, count = bytes / elem;
         ArrayReport mine[MAX_GPUS], all[MAX_GPUS];
         Run runs[MAX_GPUS];
-        for (int l = 0; l < W.local; l++) runs[l] = make_run(&W.gpu[l], W.gpu[l].send, count);
+        for (int l = 0; l < world.local; l++) runs[l] = make_run(&world.gpu[l], world.gpu[l].send, count);
         /* local: each GPU independently, all enqueued, then one wait */
         for (int it = 0; it < o->warmup + o->reps; it++)
-            for (int l = 0; l < W.local; l++) {
-                Gpu *gp = &W.gpu[l];
+            for (int l = 0; l < world.local; l++) {
+                Gpu *gp = &world.gpu[l];
                 int k_ = it - o->warmup;
                 CUDA_CHECK(cudaSetDevice(gp->device));
                 if (k_ >= 0) CUDA_CHECK(cudaEventRecord(gp->ev[k_], 0));
                 launch(k, &runs[l]);
                 if (k_ >= 0) CUDA_CHECK(cudaEventRecord(gp->ev[o->reps + k_], 0));
             }
-        for (int l = 0; l < W.local; l++) {
-            CUDA_CHECK(cudaSetDevice(W.gpu[l].device));
+        for (int l = 0; l < world.local; l++) {
+            CUDA_CHECK(cudaSetDevice(world.gpu[l].device));
             CUDA_CHECK(cudaDeviceSynchronize());
-            mine[l].local_us = median_us(W.gpu[l].ev, W.gpu[l].ev + o->reps, o->reps);
+            memset(&mine[l], 0, sizeof mine[l]);
+            mine[l].local_us = median_us(world.gpu[l].ev, world.gpu[l].ev + o->reps, o->reps);
         }
         /* comm: start and stop events outside the group (NCCL enqueues its kernels at ncclGroupEnd) */
         for (int it = 0; it < o->warmup + o->reps; it++) {
             int k_ = it - o->warmup;
             if (k_ >= 0)
-                for (int l = 0; l < W.local; l++) {
-                    CUDA_CHECK(cudaSetDevice(W.gpu[l].device));
-                    CUDA_CHECK(cudaEventRecord(W.gpu[l].ev[k_], W.gpu[l].stream));
+                for (int l = 0; l < world.local; l++) {
+                    CUDA_CHECK(cudaSetDevice(world.gpu[l].device));
+                    CUDA_CHECK(cudaEventRecord(world.gpu[l].ev[k_], world.gpu[l].stream));
                 }
-            NCCL_CHECK(ncclGroupStart());
-            for (int l = 0; l < W.local; l++)
-                NCCL_CHECK(ncclAllReduce(W.gpu[l].send, W.gpu[l].recv, count, nccl_type, ncclSum, W.gpu[l].comm,
-                                         W.gpu[l].stream));
-            NCCL_CHECK(ncclGroupEnd());
+            all_reduce_arrays(count, nccl_type);
             if (k_ >= 0)
-                for (int l = 0; l < W.local; l++) {
-                    CUDA_CHECK(cudaSetDevice(W.gpu[l].device));
-                    CUDA_CHECK(cudaEventRecord(W.gpu[l].ev[o->reps + k_], W.gpu[l].stream));
+                for (int l = 0; l < world.local; l++) {
+                    CUDA_CHECK(cudaSetDevice(world.gpu[l].device));
+                    CUDA_CHECK(cudaEventRecord(world.gpu[l].ev[o->reps + k_], world.gpu[l].stream));
                 }
         }
-        for (int l = 0; l < W.local; l++) {
-            Gpu *gp = &W.gpu[l];
+        for (int l = 0; l < world.local; l++) {
+            Gpu *gp = &world.gpu[l];
             CUDA_CHECK(cudaSetDevice(gp->device));
             CUDA_CHECK(cudaStreamSynchronize(gp->stream));
             mine[l].comm_us = median_us(gp->ev, gp->ev + o->reps, o->reps);
             int ok = 0;
-            mine[l].max_err = check_array(gp, bf16, count, sample, &ok);
+            uint64_t taken = read_sample(gp, elem, count, sample);
+            mine[l].max_err = check_sample(bf16, o->seed, count, sample, taken, &ok);
             mine[l].ok = ok;
+            mine[l].bits = fingerprint(sample, taken * elem);
+        }
+        /* The bits column. The timed runs follow one another with nothing between them (as in nccl-tests),
+         * so only the last one's result can be read. Instead, one more all-reduce runs, untimed, and each
+         * GPU compares the bits of its checked elements with the last timed run's (by fingerprint); the
+         * ranks then compare their fingerprints. "same": both runs, on every GPU, gave the same bits there. */
+        all_reduce_arrays(count, nccl_type);
+        for (int l = 0; l < world.local; l++) {
+            Gpu *gp = &world.gpu[l];
+            CUDA_CHECK(cudaSetDevice(gp->device));
+            CUDA_CHECK(cudaStreamSynchronize(gp->stream));
+            uint64_t taken = read_sample(gp, elem, count, sample);
+            mine[l].same = fingerprint(sample, taken * elem) == mine[l].bits;
         }
         gather(mine, sizeof(ArrayReport), all);
         /* the collective ends when its slowest rank does: the largest median over the ranks */
         double local_us = 0.0, comm_us = 0.0, err = 0.0;
-        int ok = 1;
-        for (int r = 0; r < W.nranks; r++) {
+        int ok = 1, same = 1;
+        for (int r = 0; r < world.nranks; r++) {
             local_us = fmax(local_us, all[r].local_us);
             comm_us = fmax(comm_us, all[r].comm_us);
             err = fmax(err, all[r].max_err);
             ok &= all[r].ok != 0.0;
+            same &= all[r].same != 0.0 && all[r].bits == all[0].bits;
         }
         failures += !ok;
         double algbw = (double)bytes / (comm_us * 1e3); /* GB/s */
-        double busbw = algbw * 2.0 * (W.nranks - 1) / W.nranks;
+        double busbw = algbw * 2.0 * (world.nranks - 1) / world.nranks;
         if (leader) {
             char text[32], name[64];
             printf("%10s %-5s %12llu %10.1f %10.1f %11.1f %11.1f %12.2e  %s\n", bytes_text(bytes, text, sizeof text),
                    dtype, (unsigned long long)count, local_us, comm_us, algbw, busbw, err, ok ? "ok" : "FAIL");
-            snprintf(name, sizeof name, "allreduce_g%d%s", W.nranks, W.processes ? "_procs" : "");
-            /* gbps: busbw, or algbw for G = 1, where busbw is 0 by definition */
-            csv_row(csv, gpu_name, name, dtype, count, comm_us, W.nranks > 1 ? busbw : algbw, 0.0, err, ok);
+            if (!same) printf("%10s the checked elements' bits differ between the GPUs or between two runs\n", "");
+            snprintf(name, sizeof name, "allreduce_g%d%s", world.nranks, world.processes ? "_procs" : "");
+            /* gbps: busbw, or algbw for G = 1, where busbw is 0 by definition; no flush, as in nccl-tests: warm */
+            CsvRow row = {name, dtype, count, comm_us, world.nranks > 1 ? busbw : algbw, 0.0, ok ? "1" : "0", err,
+                          0, 1, same, (double)bytes};
+            csv_write(csv, gpu_name, p, &row);
         }
     }
     if (leader) {
         printf("algbw = bytes / comm time; busbw = algbw x 2(G-1)/G, what each GPU's link carries in a ring all-reduce");
-        printf(W.nranks == 1 ? "\n(G = 1: busbw is 0, no byte crosses a link, as nccl-tests prints it; the CSV has algbw)\n"
-                             : "\n");
+        printf(world.nranks == 1
+                   ? "\n(G = 1: busbw is 0, no byte crosses a link, as nccl-tests prints it; the CSV has algbw)\n"
+                   : "\n");
     }
     free(sample);
     return failures;
@@ -607,44 +693,40 @@ static int run_arrays(const Options *o, int bf16, int leader, FILE *csv, const c
 
 /* ---- setup -------------------------------------------------------------------------------- */
 
-static void open_gpus(const Options *o, uint64_t need_bytes_of_shard, uint64_t max_bytes, uint64_t max_count)
+/* Describes each local GPU and checks, before anything is allocated, that the run fits in its free memory. */
+static void open_gpus(const Options *o, uint64_t max_n, uint64_t shard_cap, uint64_t max_bytes, uint64_t max_count)
 {
-    for (int l = 0; l < W.local; l++) {
-        Gpu *gp = &W.gpu[l];
-        cudaDeviceProp p;
+    uint64_t reduce_n = shard_cap > max_count ? shard_cap : max_count;
+    for (int l = 0; l < world.local; l++) {
+        Gpu *gp = &world.gpu[l];
         CUDA_CHECK(cudaSetDevice(gp->device));
-        CUDA_CHECK(cudaGetDeviceProperties(&p, gp->device));
-        snprintf(gp->name, sizeof gp->name, "%.95s", p.name); /* GPU names are far shorter */
-        gp->sm_count = p.multiProcessorCount;
         describe_gpu(gp->device, &gp->info); /* exits if the GPU is older than compute capability 7.5 */
-        uint64_t reduce_n = need_bytes_of_shard / 4 > max_count ? need_bytes_of_shard / 4 : max_count;
-        size_t need = need_bytes_of_shard + PARTIALS_CAPACITY(reduce_n) * sizeof(float) + 2 * max_bytes +
-                      2 * gp->info.l2_bytes + NCCL_SLACK;
-        size_t free_b = 0, total_b = 0;
-        CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-        if (need > free_b) {
-            fprintf(stderr, "error: --n %llu and --sizes up to %llu bytes need about %zu bytes on GPU %d; %s has %zu "
-                            "bytes free (of %zu): choose smaller sizes\n", (unsigned long long)o->n,
-                    (unsigned long long)max_bytes, need, gp->device, gp->name, free_b, total_b);
-            exit(EXIT_USAGE);
-        }
+        size_t need = shard_cap * sizeof(float) + PARTIALS_CAPACITY(reduce_n) * sizeof(float) +
+                      (size_t)(o->warmup + o->reps) * sizeof(float) + 2 * max_bytes + 2 * gp->info.l2_bytes +
+                      NCCL_SLACK;
+        char what[160];
+        int len = snprintf(what, sizeof what, "GPU %d's", gp->device);
+        if (max_n) len += snprintf(what + len, sizeof what - len, " share of N = %llu", (unsigned long long)max_n);
+        if (max_bytes)
+            snprintf(what + len, sizeof what - len, "%s all-reduce arrays of up to %llu bytes (--sizes)",
+                     max_n ? " and" : "", (unsigned long long)max_bytes);
+        require_gpu_memory(need, what, &gp->info);
     }
 }
 
 static void alloc_gpus(const Options *o, uint64_t shard_cap, uint64_t max_bytes, uint64_t max_count)
 {
     uint64_t reduce_n = shard_cap > max_count ? shard_cap : max_count;
-    for (int l = 0; l < W.local; l++) {
-        Gpu *gp = &W.gpu[l];
+    for (int l = 0; l < world.local; l++) {
+        Gpu *gp = &world.gpu[l];
         CUDA_CHECK(cudaSetDevice(gp->device));
         CUDA_CHECK(cudaStreamCreate(&gp->stream)); /* blocking: it and the legacy default stream wait for each other */
-        gp->ev = (cudaEvent_t *)malloc(3 * (size_t)o->reps * sizeof(cudaEvent_t));
-        if (!gp->ev) exit(EXIT_GPU);
+        gp->ev = (cudaEvent_t *)host_alloc(3 * (size_t)o->reps * sizeof(cudaEvent_t), "the timing events");
         for (int e = 0; e < 3 * o->reps; e++) CUDA_CHECK(cudaEventCreate(&gp->ev[e]));
         gp->shard = (float *)device_alloc(shard_cap * sizeof(float), "the shard of the summed vector");
         gp->partials = (float *)device_alloc(PARTIALS_CAPACITY(reduce_n) * sizeof(float), "stage 08's partial sums");
         gp->out = (float *)device_alloc(sizeof(float), "the shard's sum");
-        gp->total = (float *)device_alloc(sizeof(float), "the all-reduced sum");
+        gp->totals = (float *)device_alloc((size_t)(o->warmup + o->reps) * sizeof(float), "the all-reduced sums");
         gp->send = device_alloc(max_bytes, "the all-reduce input");
         gp->recv = device_alloc(max_bytes, "the all-reduce output");
         gp->scratch = (unsigned char *)device_alloc(SLOT * (MAX_GPUS + 1), "the gather buffer");
@@ -654,14 +736,14 @@ static void alloc_gpus(const Options *o, uint64_t shard_cap, uint64_t max_bytes,
 
 static void free_gpus(const Options *o)
 {
-    for (int l = 0; l < W.local; l++) {
-        Gpu *gp = &W.gpu[l];
+    for (int l = 0; l < world.local; l++) {
+        Gpu *gp = &world.gpu[l];
         CUDA_CHECK(cudaSetDevice(gp->device));
         NCCL_CHECK(ncclCommDestroy(gp->comm));
         for (int e = 0; e < 3 * o->reps; e++) CUDA_CHECK(cudaEventDestroy(gp->ev[e]));
         free(gp->ev);
         CUDA_CHECK(cudaStreamDestroy(gp->stream));
-        void *bufs[] = {gp->shard, gp->partials, gp->out, gp->total, gp->send, gp->recv, gp->scratch};
+        void *bufs[] = {gp->shard, gp->partials, gp->out, gp->totals, gp->send, gp->recv, gp->scratch};
         for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++) CUDA_CHECK(cudaFree(bufs[b]));
         l2_flush_free(&gp->flush);
     }
@@ -669,93 +751,112 @@ static void free_gpus(const Options *o)
 
 int main(int argc, char **argv)
 {
-    Options o = parse_options(argc, argv);
-    W.processes = o.nranks > 0;
-    int leader = !W.processes || o.rank == 0;
-    FILE *csv = leader ? open_csv(o.csv_path, argv[0]) : NULL;
+    const char *prog = argv[0];
+    Program p = describe_program();
+    stage_options.size_count = parse_size_list(DEFAULT_SIZES, stage_options.sizes, MAX_SIZES);
+    stage_options.f32 = stage_options.bf16 = 1;
+    stage_options.rank = -1;
+    stage_options.id_timeout = 60;
+    Options o = parse_command_line(argc, argv, &p);
+    check_process_options(prog);
+    uint64_t ns[MAX_SIZES];
+    int n_count = option_sizes(&o, ns, MAX_SIZES, prog);
+    int do_sum = kernel_selected(&o, "sum", 1), do_arrays = kernel_selected(&o, "allreduce", 1);
+    world.processes = stage_options.nranks > 0;
+    int leader = !world.processes || stage_options.rank == 0;
+    FILE *csv = leader ? open_csv(o.csv_path, prog) : NULL;
 
     require_gpu();
     int visible = 0;
     CUDA_CHECK(cudaGetDeviceCount(&visible));
     char msg[160];
-    if (W.processes) {
-        if (o.rank >= visible) {
-            snprintf(msg, sizeof msg, "%d uses GPU %d, but %d GPU%s visible", o.rank, o.rank, visible,
-                     visible == 1 ? " is" : "s are");
-            usage_error(argv[0], "--rank %s (one process per GPU)", msg);
+    if (world.processes) {
+        if (stage_options.rank >= visible) {
+            snprintf(msg, sizeof msg, "%d uses GPU %d, but %d GPU%s visible", stage_options.rank, stage_options.rank,
+                     visible, visible == 1 ? " is" : "s are");
+            usage_error(prog, "--rank %s (one process per GPU)", msg);
         }
-        W.nranks = o.nranks;
-        W.local = 1;
-        W.gpu[0].device = W.gpu[0].rank = o.rank;
+        world.nranks = stage_options.nranks;
+        world.local = 1;
+        world.gpu[0].device = world.gpu[0].rank = stage_options.rank;
     } else {
-        if (o.gpus > visible) {
-            snprintf(msg, sizeof msg, "%d: only %d GPU%s visible", o.gpus, visible, visible == 1 ? " is" : "s are");
-            usage_error(argv[0], "--gpus %s", msg);
+        if (stage_options.gpus > visible) {
+            snprintf(msg, sizeof msg, "%d: only %d GPU%s visible", stage_options.gpus, visible,
+                     visible == 1 ? " is" : "s are");
+            usage_error(prog, "--gpus %s", msg);
         }
-        W.nranks = W.local = o.gpus ? o.gpus : (visible < MAX_GPUS ? visible : MAX_GPUS);
-        for (int l = 0; l < W.local; l++) W.gpu[l].device = W.gpu[l].rank = l;
+        world.nranks = world.local = stage_options.gpus ? stage_options.gpus : (visible < MAX_GPUS ? visible : MAX_GPUS);
+        for (int l = 0; l < world.local; l++) world.gpu[l].device = world.gpu[l].rank = l;
     }
-    if (o.n < (uint64_t)W.nranks) {
-        snprintf(msg, sizeof msg, "%llu: the vector needs at least one element per GPU (%d)", (unsigned long long)o.n,
-                 W.nranks);
-        usage_error(argv[0], "--n %s", msg);
+    /* Buffers for the largest --n (its shards) and the largest --sizes, of the parts that run. */
+    uint64_t max_n = 0, max_bytes = 0;
+    for (int i = 0; do_sum && i < n_count; i++) {
+        if (ns[i] < (uint64_t)world.nranks) {
+            snprintf(msg, sizeof msg, "%llu: the vector needs at least one element per GPU (%d)", (unsigned long long)ns[i],
+                     world.nranks);
+            usage_error(prog, "--n %s", msg);
+        }
+        if (ns[i] > max_n) max_n = ns[i];
     }
-    uint64_t max_bytes = 0;
-    for (int s = 0; s < o.size_count; s++)
-        if (o.sizes[s] > max_bytes) max_bytes = o.sizes[s];
-    uint64_t max_count = max_bytes / (o.bf16 ? 2 : 4);
-    uint64_t shard_cap = o.n / (uint64_t)W.nranks + 1;
-    open_gpus(&o, shard_cap * sizeof(float), max_bytes, max_count);
+    for (int s = 0; do_arrays && s < stage_options.size_count; s++)
+        if (stage_options.sizes[s] > max_bytes) max_bytes = stage_options.sizes[s];
+    uint64_t max_count = max_bytes / (stage_options.bf16 ? 2 : 4);
+    uint64_t shard_cap = do_sum ? max_n / (uint64_t)world.nranks + 1 : 0;
+    open_gpus(&o, max_n, shard_cap, max_bytes, max_count);
 
     /* Communicators: one call for every GPU of this process, or one rank per process met through the id. */
-    if (W.processes) {
+    if (world.processes) {
         ncclUniqueId id;
-        if (o.rank == 0) {
+        if (stage_options.rank == 0) {
             NCCL_CHECK(ncclGetUniqueId(&id));
-            write_id(o.id_file, &id);
+            write_id(stage_options.id_file, &id);
         } else {
-            read_id(o.id_file, &id, o.rank, o.id_timeout);
+            read_id(stage_options.id_file, &id, stage_options.rank, stage_options.id_timeout);
         }
-        CUDA_CHECK(cudaSetDevice(W.gpu[0].device));
-        NCCL_CHECK(ncclCommInitRank(&W.gpu[0].comm, W.nranks, id, o.rank));
-        if (o.rank == 0) unlink(o.id_file); /* every rank has joined, so every rank has read it */
+        CUDA_CHECK(cudaSetDevice(world.gpu[0].device));
+        NCCL_CHECK(ncclCommInitRank(&world.gpu[0].comm, world.nranks, id, stage_options.rank));
+        if (stage_options.rank == 0) unlink(stage_options.id_file); /* every rank has joined, so every rank has read it */
     } else {
         ncclComm_t comms[MAX_GPUS];
         int devs[MAX_GPUS];
-        for (int l = 0; l < W.local; l++) devs[l] = W.gpu[l].device;
-        NCCL_CHECK(ncclCommInitAll(comms, W.local, devs));
-        for (int l = 0; l < W.local; l++) W.gpu[l].comm = comms[l];
+        for (int l = 0; l < world.local; l++) devs[l] = world.gpu[l].device;
+        NCCL_CHECK(ncclCommInitAll(comms, world.local, devs));
+        for (int l = 0; l < world.local; l++) world.gpu[l].comm = comms[l];
     }
     alloc_gpus(&o, shard_cap, max_bytes, max_count);
 
     Ident ids[MAX_GPUS], all_ids[MAX_GPUS];
-    for (int l = 0; l < W.local; l++) {
+    for (int l = 0; l < world.local; l++) {
         memset(&ids[l], 0, sizeof ids[l]);
-        snprintf(ids[l].name, sizeof ids[l].name, "%.95s", W.gpu[l].name);
-        ids[l].device = W.gpu[l].device;
-        ids[l].sm_count = W.gpu[l].sm_count;
+        snprintf(ids[l].name, sizeof ids[l].name, "%.95s", world.gpu[l].info.name); /* GPU names are far shorter */
+        ids[l].device = world.gpu[l].device;
+        ids[l].sm_count = world.gpu[l].info.sm_count;
     }
     gather(ids, sizeof(Ident), all_ids);
     int version = 0;
     NCCL_CHECK(ncclGetVersion(&version));
     if (leader) {
-        printf("stage %s: the sum across GPUs with NCCL\n", STAGE_NAME);
+        printf("stage %s: the sum across GPUs with NCCL\n", p.stage);
         printf("NCCL %d.%d.%d (built with headers %d.%d.%d); G = %d\n", version / 10000, version / 100 % 100,
-               version % 100, NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH, W.nranks);
-        if (W.processes)
-            printf("mode: %d processes, one GPU each (ncclCommInitRank; unique id through %s)\n", W.nranks, o.id_file);
+               version % 100, NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH, world.nranks);
+        if (world.processes)
+            printf("mode: %d processes, one GPU each (ncclCommInitRank; unique id through %s)\n", world.nranks,
+                   stage_options.id_file);
         else
-            printf("mode: one process driving %d GPU%s (ncclCommInitAll)\n", W.nranks, W.nranks > 1 ? "s" : "");
-        for (int r = 0; r < W.nranks; r++)
+            printf("mode: one process driving %d GPU%s (ncclCommInitAll)\n", world.nranks, world.nranks > 1 ? "s" : "");
+        for (int r = 0; r < world.nranks; r++)
             printf("rank %d: GPU %d, %s, %d SMs\n", r, all_ids[r].device, all_ids[r].name, all_ids[r].sm_count);
     }
 
+    int failures = 0;
     const Kernel *k = stage08_kernel("roofline_f32_deterministic");
-    SumReport sums[MAX_GPUS];
-    run_sum(&o, k, sums);
-    int failures = report_sum(&o, k, sums, leader, csv, all_ids[0].name);
-    if (o.f32) failures += run_arrays(&o, 0, leader, csv, all_ids[0].name);
-    if (o.bf16) failures += run_arrays(&o, 1, leader, csv, all_ids[0].name);
+    for (int i = 0; do_sum && i < n_count; i++) {
+        SumReport sums[MAX_GPUS];
+        run_sum(&o, k, ns[i], sums);
+        failures += report_sum(&o, k, ns[i], sums, leader, csv, all_ids[0].name, &p);
+    }
+    if (do_arrays && stage_options.f32) failures += run_arrays(&o, 0, leader, csv, all_ids[0].name, &p);
+    if (do_arrays && stage_options.bf16) failures += run_arrays(&o, 1, leader, csv, all_ids[0].name, &p);
 
     free_gpus(&o);
     if (csv) fclose(csv);

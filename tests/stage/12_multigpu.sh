@@ -3,14 +3,13 @@
 # $gpu (1 when a GPU is present) exist. The host half runs anywhere; the GPU half needs a GPU, and two
 # for the G = 2 checks.
 
-echo "== stage 12: the sum across GPUs with NCCL"
-# Until the top Makefile includes the fragment, name it here as well.
 mg_make=(make --no-print-directory -s)
-grep -q 'stages/12_multigpu/stage.mk' Makefile || mg_make+=(-f Makefile -f stages/12_multigpu/stage.mk)
 mg=build/12_multigpu/multigpu
 
-expect "stage 12 with NCCL_HOME=/nonexistent: skipped with the reason, exit 0" 0 \
-    "stage 12 skipped: NCCL not found \(looked in /nonexistent/include" -- "${mg_make[@]}" NCCL_HOME=/nonexistent stage-12
+expect "stage 12 with NCCL_HOME=/nonexistent: make stage-12 says NCCL is needed and where it looked, exit 2" 2 \
+    "stage 12 needs NCCL, and it was not found \(looked in /nonexistent/include" -- "${mg_make[@]}" NCCL_HOME=/nonexistent stage-12
+expect "stage 12 with NCCL_HOME=/nonexistent: make stage-12 run says so too, exit 2" 2 "stage 12 needs NCCL" -- \
+    "${mg_make[@]}" NCCL_HOME=/nonexistent stage-12 run
 if "${mg_make[@]}" -n NCCL_HOME=/nonexistent all 2>&1 | grep -q '12_multigpu/multigpu'; then
     bad "make all without NCCL still tries to build stage 12"
 else
@@ -20,9 +19,9 @@ fi
 "${mg_make[@]}" stage-12 >"$tmp/mg-build" 2>&1
 mg_rc=$?
 mg_found=1
-if grep -q "stage 12 skipped: NCCL not found" "$tmp/mg-build"; then
+if grep -q "stage 12 needs NCCL" "$tmp/mg-build"; then
     mg_found=0
-    skipped "stage 12: $(cat "$tmp/mg-build")"
+    skipped "stage 12: $(head -1 "$tmp/mg-build")"
 elif [ $mg_rc -eq 0 ] && [ -x $mg ]; then
     ok "stage 12 builds with NCCL, warnings as errors"
 else
@@ -31,57 +30,41 @@ else
     tail -10 "$tmp/mg-build" | sed 's/^/     | /'
 fi
 
+# The common flags are tested for every program by tests/run.sh; here what is this stage's own.
 if [ $mg_found = 1 ]; then
     expect "12 --help" 0 "--gpus G" -- $mg --help
-    expect "12 unknown flag" 2 "unknown option '--bogus'" -- $mg --bogus
-    expect "12 --n without a value" 2 "needs a value" -- $mg --n
-    expect "12 --n 0" 2 "--n '0'" -- $mg --n 0
-    expect "12 --n abc" 2 "--n 'abc'" -- $mg --n abc
     expect "12 --gpus 0" 2 "--gpus '0'" -- $mg --gpus 0
     expect "12 --gpus x" 2 "--gpus 'x'" -- $mg --gpus x
     expect "12 --sizes not a multiple of 4 bytes" 2 "multiple of 4 bytes" -- $mg --sizes 1M,6
     expect "12 --dtype f16" 2 "--dtype 'f16'" -- $mg --dtype f16
-    expect "12 --reps 0" 2 "--reps '0'" -- $mg --reps 0
     expect "12 --rank without --nranks and --id-file" 2 "needs all three" -- $mg --rank 0
     expect "12 --rank outside --nranks" 2 "--rank 2: ranks run from 0" -- $mg --rank 2 --nranks 2 --id-file "$tmp/id"
-    expect "12 --csv to an unwritable path" 2 "cannot write the CSV" -- $mg --csv /nonexistent/dir/out.csv
-    rm -f "$tmp/mg-nogpu.csv"
-    expect "12 with no GPU says so and exits 3" 3 "no CUDA-capable GPU found" -- \
-        env CUDA_VISIBLE_DEVICES= $mg --n 1000 --csv "$tmp/mg-nogpu.csv"
-    if [ ! -s "$tmp/mg-nogpu.csv" ]; then ok "12 with no GPU writes no CSV row"; else bad "12 with no GPU wrote to its CSV"; fi
     expect "12 one process per GPU with no GPU exits 3" 3 "no CUDA-capable GPU found" -- \
         env CUDA_VISIBLE_DEVICES= $mg --rank 1 --nranks 2 --id-file "$tmp/id" --id-timeout 1
     expect "12 MODE=processes with no GPU visible: make fails and says why" 2 "no CUDA-capable GPU found" -- \
-        env CUDA_VISIBLE_DEVICES= "${mg_make[@]}" multigpu-run MODE=processes
-    expect "12 unknown MODE" 2 "MODE=bogus: give MODE=threads" -- "${mg_make[@]}" multigpu-run MODE=bogus
-fi
-
-# The chart script: a missing gnuplot, and a small CSV of the program's layout (made up here only to
-# exercise the script; committed charts come from measured CSVs).
-mkdir -p "$tmp/mgbin"
-for t in bash dirname basename cat sed awk grep head sort mktemp rm mkdir; do ln -sf "$(command -v $t)" "$tmp/mgbin/"; done
-printf 'gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2\nX,12_multigpu,allreduce_g2,f32,262144,10,100,,0,1,,warm\nX,12_multigpu,allreduce_g2,f32,1048576,20,200,,0,1,,warm\nX,12_multigpu,allreduce_g2,bf16,524288,10,100,,0,1,,warm\n' >"$tmp/mg-plot.csv"
-expect "plot_multigpu.sh without gnuplot says so, exit 4" 4 "gnuplot not found" -- \
-    env PATH="$tmp/mgbin" bash scripts/plot_multigpu.sh "$tmp/mg-plot.csv" "$tmp/mg-plot"
-expect "plot_multigpu.sh on a CSV of another layout, exit 2" 2 "does not start with the header" -- \
-    bash scripts/plot_multigpu.sh Makefile "$tmp/mg-plot"
-if command -v gnuplot >/dev/null; then
-    if bash scripts/plot_multigpu.sh "$tmp/mg-plot.csv" "$tmp/mg-plot" 450 >"$tmp/mg-plot.log" 2>&1 &&
-        [ "$(head -c 4 "$tmp/mg-plot/multigpu.png" | od -An -c | tr -d ' ')" = '211PNG' ]; then
-        ok "plot_multigpu.sh draws bus bandwidth against message size"
-    else
-        bad "plot_multigpu.sh:"; tail -5 "$tmp/mg-plot.log" | sed 's/^/     | /'
-    fi
-    for csv in plots/reference/*/multigpu.csv; do
-        [ -f "$csv" ] || continue
-        if bash scripts/plot_multigpu.sh "$csv" "$tmp/mg-ref" >"$tmp/mg-plot.log" 2>&1; then ok "multigpu chart renders from $csv"
-        else bad "multigpu chart from $csv:"; tail -5 "$tmp/mg-plot.log" | sed 's/^/     | /'; fi
-        n_bad=$(awk -F, 'NR > 1 && $10 != 1' "$csv" | wc -l)
-        if [ "$n_bad" -eq 0 ]; then ok "every row of $csv passed verification"; else bad "$n_bad rows of $csv failed verification"; fi
+        env CUDA_VISIBLE_DEVICES= "${mg_make[@]}" stage-12 run MODE=processes
+    expect "12 unknown MODE" 2 "MODE=bogus: give MODE=threads" -- "${mg_make[@]}" stage-12 run MODE=bogus
+    for tool in profile sanitize; do
+        expect "make stage-12 $tool says its program is not a single-GPU stage program (exit 2)" 2 "not a single-GPU stage program" -- \
+            "${mg_make[@]}" stage-12 $tool
     done
 else
-    skipped "plot_multigpu.sh draws a chart (gnuplot not installed)"
+    for verb in check profile sanitize; do
+        expect "make stage-12 $verb without NCCL says why, exit 2" 2 "stage 12 needs NCCL" -- "${mg_make[@]}" stage-12 $verb
+    done
 fi
+
+# The stage's chart through scripts/plot.sh: a missing gnuplot, another layout, and a small CSV of the
+# program's layout (made up here only to exercise the script; committed charts come from measured CSVs,
+# which tests/charts.sh draws).
+{
+    echo 'gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub,charts'
+    echo 'X,12_multigpu,sum_g2,f32,1048576,10,800,10,0,1,,flushed,same,4194304,,,multigpu+'
+    echo 'X,12_multigpu,allreduce_g2,f32,262144,10,100,,0,1,,warm,same,1048576,,,multigpu+'
+    echo 'X,12_multigpu,allreduce_g2,f32,1048576,20,200,,0,1,,warm,same,4194304,,,multigpu+'
+    echo 'X,12_multigpu,allreduce_g2,bf16,524288,10,100,,0,1,,warm,same,1048576,,,multigpu+'
+} >"$tmp/mg-plot.csv"
+chart_script_tests "12 chart" "$tmp/mg-plot.csv" multigpu
 
 # mg_rows CSV KERNEL: the rows of KERNEL, each reported; ok when there are WANT rows, all passing.
 mg_rows() {
@@ -99,7 +82,7 @@ mg_args="--check --n 1000003 --sizes 4K,1M,4M --reps 3 --warmup 1"
 mg_gpu_case() {
     local name=$1 g=$2 mode=$3 csv=$tmp/mg-$2-$3.csv rc
     rm -f "$csv"
-    "${mg_make[@]}" multigpu-run MODE=$mode GPUS=$g ARGS="$mg_args --csv $csv" >"$tmp/mg-run" 2>&1
+    "${mg_make[@]}" stage-12 run MODE=$mode GPUS=$g ARGS="$mg_args --csv $csv" >"$tmp/mg-run" 2>&1
     rc=$?
     if [ $rc -eq 0 ] && grep -q "all checks passed" "$tmp/mg-run" && mg_rows "$csv" sum 1 && mg_rows "$csv" allreduce 6; then
         ok "12 $name: the sum and the all-reduce (f32, bf16; 4 KiB to 4 MiB) pass"

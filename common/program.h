@@ -1,0 +1,144 @@
+/* What every program of the project shares around its kernels: one command line (the common options
+ * and a program's own rows, --help printed from the table), one description for scripts (--describe),
+ * one CSV writer, one timing loop and one memory-budget check. The stage harness (harness.cu) and the
+ * programs of their own (scan and histogram, several GPUs) are all built on it. */
+#ifndef REDUCE_PROGRAM_H
+#define REDUCE_PROGRAM_H
+
+#include "common.h"
+
+/* ---- the command line ------------------------------------------------------------------------- */
+
+/* The common options, the same flags, defaults and meaning in every program. */
+typedef struct {
+    const char *sizes;     /* --n: a list of sizes as given (default: the program's default sizes) */
+    const char *kernels;   /* --kernel NAME[,NAME...]; NULL: every default kernel (--kernel all) */
+    const char *fill;      /* --fill: one of the program's fills (default: its first) */
+    uint64_t seed;         /* --seed (default 1) */
+    int reps;              /* --reps: timed runs, the median reported (default 20) */
+    int warmup;            /* --warmup: untimed runs before them (default 3) */
+    const char *csv_path;  /* --csv FILE: rows appended */
+    int check;             /* --check: exit EXIT_VERIFY if anything fails */
+    int warm;              /* --l2 warm: no flush before the timed runs (default flushed) */
+} Options;
+
+/* A program's own option: its flag, what follows it in --help (NULL: a flag without a value), the help
+ * text (later lines indented by the caller), and what takes it (value NULL for a flag); take reports a
+ * bad value with usage_error. */
+typedef struct {
+    const char *flag;
+    const char *value;
+    const char *help;
+    void (*take)(const char *prog, const char *value);
+} ProgramOption;
+
+/* What a program is, for the command line and for scripts (--describe prints it; scripts/ read it). */
+typedef struct {
+    const char *stage;          /* its stage folder, e.g. "11_scan_histogram" */
+    const char *program;        /* the binary's name in build/<stage>/ */
+    int several_gpus;           /* 1: drives several GPUs (not a single-GPU program for the tools) */
+    const char *fills;          /* --fill values, space-separated; the first is the default */
+    const char *check_fills;    /* what `make stage-NN check` and the tests verify with */
+    const char *bench_fills;    /* what `make bench` runs */
+    const char *default_sizes;  /* --n when none is given */
+    const char *bench_sizes;    /* the sizes of `make bench` */
+    const char *check_sizes;    /* the sizes `make check` and the tests verify */
+    const char *edge_sizes;     /* 64-bit index sizes the audit runs */
+    int rows;                   /* 1: a row stage (sizes ROWSxCOLS) */
+    const char *baseline;       /* the kernel timed for the speed-up column ("": none) */
+    const char *warm_l2;        /* kernels `make bench` also runs with --l2 warm ("": none) */
+    const char *flush_probes;   /* TABLE_KERNEL@GPU_FUNCTION@LOADS for the flush check ("": none) */
+    const char *charts;         /* the chart tokens of its rows (the CSV's charts column) */
+    const char *csv;            /* the file `make bench` collects its rows in */
+    const char *usage_note;     /* printed under the usage line of --help (NULL: none) */
+    void (*list)(void);         /* --list: the kernels, for people */
+    void (*describe_kernels)(void); /* the "kernel: NAME DTYPE default|wrong|library" lines */
+    int (*kernel_exists)(const char *name);
+    const ProgramOption *own;   /* the program's own options */
+    int own_count;
+} Program;
+
+/* A Program with the defaults: its stage, its name from argv0 (NULL: the stage's), the callbacks, one GPU,
+ * the fill "random" for everything, empty baseline, warm-L2 kernels, flush probes and edge sizes, rows in
+ * results.csv. The caller sets the sizes, the charts and what differs. */
+void program_init(Program *p, const char *stage, const char *argv0, void (*list)(void),
+                  void (*describe_kernels)(void), int (*kernel_exists)(const char *name));
+
+/* Parses argv: the common options and p->own; --help, --list and --describe print and exit 0; anything
+ * else wrong exits EXIT_USAGE with a message naming it. */
+Options parse_command_line(int argc, char **argv, const Program *p);
+/* Is the kernel `name` run? Named in --kernel, or (without --kernel) a default one. */
+int kernel_selected(const Options *o, const char *name, int is_default);
+/* The sizes of --n (at most max); exits EXIT_USAGE on a bad list. */
+int option_sizes(const Options *o, uint64_t *sizes, int max, const char *prog);
+
+/* ---- the CSV ---------------------------------------------------------------------------------- */
+
+/* Every program's CSV columns. bits: "same" when every timed run gave the same bits; bytes_read: the
+ * input bytes the kernel must read; speedup: the baseline's time over this row's (same N, same run);
+ * x_cub: CUB's time over this row's (same input type and N, same run); charts: the program's chart
+ * tokens. A 00_device row leaves the measurement columns after gbps/pct_peak empty. */
+#define CSV_HEADER "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub,charts"
+
+typedef struct {
+    const char *kernel, *dtype;
+    uint64_t n;
+    double median_us;      /* <= 0: empty */
+    double gbps, pct_peak; /* gbps <= 0: both empty */
+    const char *pass;      /* "1", "0" or "xfail"; NULL: a 00_device row (no check, no l2, no bits) */
+    double rel_err;
+    uint64_t cols;         /* a row stage's row length; 0: empty */
+    int warm;              /* l2: warm (1) or flushed (0) */
+    int same_bits;
+    double bytes_read;
+    double speedup, x_cub; /* <= 0: empty */
+} CsvRow;
+
+/* Opens FILE for appending (exit EXIT_USAGE if it cannot be written); NULL path: no CSV. */
+FILE *open_csv(const char *path, const char *prog);
+/* Appends one row (the header first into an empty file) and flushes it. */
+void csv_write(FILE *csv, const char *gpu, const Program *p, const CsvRow *r);
+
+/* ---- timing ----------------------------------------------------------------------------------- */
+
+/* One run as the timing loop times it: prepare (untimed: restoring an in-place input, ...), the L2
+ * flush (or, with the input left warm, keep_gpu_busy), the start event, run (all the work up to the
+ * final scalar), the stop event; then after (untimed: reading back and checking what the run gave).
+ * prepare and after may be NULL. */
+typedef struct {
+    void (*prepare)(void *ctx);
+    void (*run)(void *ctx);
+    void (*after)(void *ctx);
+    void *ctx;
+    const L2Flush *flush;  /* NULL: no flush, the input left in L2 (--l2 warm) */
+} TimedRun;
+
+/* warmup untimed runs, then reps timed ones; the median in microseconds. */
+double time_runs(const TimedRun *t, int warmup, int reps);
+
+/* A hash of the bits of the 4-byte words in [p, p + bytes) on the current GPU, for an untimed check
+ * that every run wrote the same output (not a checksum of its values: only equal bits hash equal). */
+uint64_t device_bits_hash(const void *p, uint64_t bytes);
+
+/* ---- the speed of light ---------------------------------------------------------------------- */
+
+/* The speed of light of a reduction of B bytes: the launch floor (an empty kernel between the timing
+ * events) plus B over the read-only streaming bandwidth (the fastest of several read-only kernels over a
+ * large buffer, as the slope of time against bytes). No kernel that reads its input can beat it. */
+typedef struct {
+    double floor_us;
+    double read_gbps;    /* the slope: bytes per second once the stream runs */
+    double whole_gbps;   /* bytes over the whole time of one stream over the buffer */
+    uint64_t bytes;
+    const char *variant; /* the fastest read-only kernel */
+} SpeedOfLight;
+void measure_speed_of_light(SpeedOfLight *s, const GpuInfo *d, const L2Flush *flush, const void *buf, uint64_t bytes);
+double speed_of_light_us(const SpeedOfLight *s, double bytes);
+
+/* ---- memory ----------------------------------------------------------------------------------- */
+
+/* Exits with EXIT_USAGE, saying what the run needs and what the GPU has free, unless `need` bytes fit
+ * in the current GPU's free memory; `what` names the size that needs them (e.g. "N = 2^30"). */
+void require_gpu_memory(size_t need, const char *what, const GpuInfo *d);
+
+#endif
