@@ -121,9 +121,10 @@ profile)
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' EXIT
     # One checked run and one timed run per kernel, CUB's kernels included: every kernel of the run but
-    # the harness's own (the flush, the speed-of-light kernels) and the baseline the program times for
-    # its speed-up column (its --describe's baseline:), unless that is one of the stage's own kernels.
-    skip='l2_flush_kernel|spin_kernel|read_stream|read_words|empty_kernel'
+    # the common ones (the flush, the busy kernel, the output hash, the speed-of-light kernels) and the
+    # baseline the program times for its speed-up column (its --describe's baseline:), unless that is
+    # one of the stage's own kernels.
+    skip='l2_flush_kernel|spin_kernel|bits_hash_kernel|read_stream|read_words|empty_kernel'
     baseline=$(describe baseline)
     if [ -n "$baseline" ] && ! "$bin" --describe | awk -v k="$baseline" '$1 == "kernel:" && $2 == k { found = 1 } END { exit !found }'; then
         skip="$skip|$baseline"

@@ -1,22 +1,34 @@
-/* Exercise 04: the course chapter's v4 in full.
- * The chapter's v4 keeps v3's first add during the load (two elements per thread, half the blocks)
- * and unrolls the last warp. Write reduce_unrolled_warp_two_loads: load and add x[i] and
- * x[i + BLOCK] (i = blockIdx.x * 2 * BLOCK + tid, both checked against n), halve in shared memory
- * down to 64 values, then the last warp done right for Volta and later: volatile shared memory and
- * __syncwarp between reading and writing (see warp_reduce_unrolled in reduce.cu).
- * Hint: copy reduce_unrolled_warp from reduce.cu and change only the load and the launch's grid.
+/* Exercise 04: the course chapter's v4.
+ * The chapter's v4 is its v3 (stage 02's reduce_shared_two_loads: two elements per thread added while
+ * loading, half the blocks) with the last warp unrolled. Write reduce_chapter_v4: load and add x[i]
+ * and x[i + BLOCK] (i = blockIdx.x * 2 * BLOCK + tid, both checked against n), halve in shared memory
+ * down to 64 values, then let warp 0 finish with warp_reduce_unrolled (given below: the last warp done
+ * right for Volta and later), and write the block's sum to partials[blockIdx.x]: the CPU adds them.
+ * Hint: start from reduce_shared_two_loads in stages/02_shared/reduce.cu and stop its loop at 64.
  * Hint: the stub below loads one element per thread, so half of the input is never added.
- * 提示：从 reduce.cu 复制 reduce_unrolled_warp，只改加载和 launch 的网格大小。
+ * 提示：从 stages/02_shared/reduce.cu 中的 reduce_shared_two_loads 出发，让它的循环停在 64。
  * 提示：下面的桩每个线程只加载一个元素，所以一半的输入从未被加上。 */
 #include "common.h"
 
 #define BLOCK 256
 #define LOG2_BLOCK 8
 
+/* The last warp, unrolled, for Volta and later: each step reads, waits for the warp, then writes. */
+__device__ void warp_reduce_unrolled(volatile float *s, unsigned tid)
+{
+    float v = s[tid];
+    for (unsigned offset = 32; offset > 0; offset /= 2) {
+        v += s[tid + offset];
+        __syncwarp();
+        s[tid] = v;
+        __syncwarp();
+    }
+}
+
 #ifdef SOLUTION_FILE
 #include SOLUTION_FILE
 #else
-__global__ void reduce_unrolled_warp_two_loads(const float *x, float *out, uint64_t n)
+__global__ void reduce_chapter_v4(const float *x, float *partials, uint64_t n)
 {
     __shared__ float s_x[BLOCK];
     unsigned tid = threadIdx.x;
@@ -27,24 +39,22 @@ __global__ void reduce_unrolled_warp_two_loads(const float *x, float *out, uint6
         if (tid < offset) s_x[tid] += s_x[tid + offset];
         __syncthreads();
     }
-    if (tid == 0) atomicAdd(out, s_x[0]);
+    if (tid == 0) partials[blockIdx.x] = s_x[0];
 }
 #endif
 
-static void run_unrolled_warp_two_loads(Run *r)
+static void run_chapter_v4(Run *r)
 {
-    unsigned blocks = grid_for(r->n, 2 * BLOCK, "reduce_unrolled_warp_two_loads");
-    CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(float)));
-    reduce_unrolled_warp_two_loads<<<blocks, BLOCK>>>(r->in, r->out, r->n);
-    LAUNCH_CHECK("reduce_unrolled_warp_two_loads");
+    unsigned blocks = grid_for(r->n, 2 * BLOCK, "reduce_chapter_v4");
+    reduce_chapter_v4<<<blocks, BLOCK>>>(r->in, r->partials, r->n);
+    LAUNCH_CHECK("reduce_chapter_v4");
+    r->host_partials = blocks;
     r->shape.serial = 1;
     r->shape.tree = LOG2_BLOCK;
-    r->shape.atomic = blocks;
 }
 
 static const Kernel kernels[] = {
-    {"reduce_unrolled_warp_two_loads", "exercise: chapter v4 with v3's two loads per thread",
-     run_unrolled_warp_two_loads},
+    {"reduce_chapter_v4", "exercise: course chapter v4, v3's two loads and the unrolled last warp", run_chapter_v4},
 };
 
 STAGE("04_syncwarp", kernels);

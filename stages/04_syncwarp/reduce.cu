@@ -41,8 +41,8 @@ static void launch_block_atomic(Run *r, void (*kernel)(const float *, float *, u
 
 static void run_syncwarp(Run *r) { launch_block_atomic(r, reduce_syncwarp, "reduce_syncwarp"); }
 
-/* Course chapter v4 / reduce blog §3, correct on Volta and later: the last warp unrolled, every lane
- * adding unconditionally. Since Volta a warp's lanes are scheduled independently, so lane 5 reading
+/* Reduce blog §3 (and the last warp of course chapter v4), correct on Volta and later: the last warp
+ * unrolled, every lane adding unconditionally. Since Volta a warp's lanes are scheduled independently, so lane 5 reading
  * s[21] may happen after lane 21 has overwritten it. Each step therefore reads, waits for the whole
  * warp (__syncwarp), then writes and waits again; volatile keeps every access in shared memory. */
 __device__ void warp_reduce_unrolled(volatile float *s, unsigned tid)
@@ -82,6 +82,21 @@ __global__ void reduce_unrolled_warp(const float *x, float *out, uint64_t n)
 
 static void run_unrolled_warp(Run *r) { launch_block_atomic(r, reduce_unrolled_warp, "reduce_unrolled_warp"); }
 
+/* Course chapter v4: its v3 (stage 02's two loads per thread, half the blocks) with the last warp
+ * unrolled, the block sums finished on the host. It is this stage's exercise (make stage-04 exercise):
+ * its code is the solution, compiled in here, so that this file does not give the answer away. */
+#include "../../solutions/04_syncwarp.cu"
+
+static void run_chapter_v4(Run *r)
+{
+    unsigned blocks = grid_for(r->n, 2 * BLOCK, "reduce_chapter_v4");
+    reduce_chapter_v4<<<blocks, BLOCK>>>(r->in, r->partials, r->n);
+    LAUNCH_CHECK("reduce_chapter_v4");
+    r->host_partials = blocks;
+    r->shape.serial = 1;
+    r->shape.tree = LOG2_BLOCK;
+}
+
 /* The articles' form, kept to be caught (not run by default): plain shared memory, no __syncwarp.
  * It assumes the 32 lanes run in lock-step, which no GPU since Volta promises; the compiler may also
  * keep s[tid] in a register between the statements. A data race: compute-sanitizer's racecheck. */
@@ -113,8 +128,10 @@ static void run_unrolled_warp_racy(Run *r)
 
 static const Kernel kernels[] = {
     {"reduce_syncwarp", "LeetCUDA reduce §3.4.1: __syncwarp for the last 32 elements", run_syncwarp},
-    {"reduce_unrolled_warp", "course chapter v4 / reduce blog §3: unrolled last warp, volatile + __syncwarp",
+    {"reduce_unrolled_warp", "reduce blog §3: unrolled last warp, volatile + __syncwarp, one atomicAdd per block",
      run_unrolled_warp},
+    {"reduce_chapter_v4", "course chapter v4: v3's two loads per thread + the unrolled last warp, sums on the CPU",
+     run_chapter_v4},
     {"reduce_unrolled_warp_racy", "the articles' unrolled last warp: no volatile, no __syncwarp (a race)",
      run_unrolled_warp_racy, .flags = NOT_DEFAULT},
 };

@@ -1,4 +1,5 @@
-/* Exercise 05 (the course chapter's §7.6): two rewrites of v5, reduce_warp_shuffle in reduce.cu.
+/* Exercise 05 (the course chapter's §7.6): two rewrites of v5 in the one-load, atomic-finish form of
+ * reduce_warp_shuffle in reduce.cu (the chapter's exact v5 is reduce_chapter_v5 there).
  * 1. reduce_max_shuffle: the maximum instead of the sum. Replace + by fmaxf in both shuffle trees, and
  *    combine the blocks with an atomic max. CUDA has no float atomicMax; for values that may be
  *    negative use atomicMax on int for non-negative floats and atomicMin on unsigned for negative ones

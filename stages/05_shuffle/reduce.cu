@@ -69,7 +69,7 @@ static void run_shuffle_tail_divergent_mask(Run *r)
     launch_block_atomic(r, reduce_shuffle_tail_divergent_mask, "reduce_shuffle_tail_divergent_mask");
 }
 
-/* Course chapter v5 / reduce blog §4: shuffle first. Every warp reduces its 32 values in registers,
+/* Reduce blog §4: shuffle first. Every warp reduces its 32 values in registers,
  * lane 0 of each warp writes the warp's sum to shared memory, one barrier, and warp 0 reduces the
  * WARPS sums with shuffles again. One __syncthreads in all, instead of one per level. */
 __device__ float warp_sum_down(float v)
@@ -98,6 +98,37 @@ static void run_warp_shuffle(Run *r)
     r->shape.tree = 5 + 5; /* 32 lanes, then up to 32 warp sums */
 }
 
+/* Course chapter v5: its v3 (two elements per thread added while loading, half the blocks), each warp's
+ * sum by shuffles, the chapter's 32 warp sums (so 1024 threads) through shared memory, warp 0 adds them
+ * by shuffles again, and each block's sum goes to the host, as the chapter's "host-side finalize". */
+#define V5_BLOCK 1024
+
+__global__ void __launch_bounds__(V5_BLOCK) reduce_chapter_v5(const float *x, float *partials, uint64_t n)
+{
+    __shared__ float warp_sums[32];
+    unsigned tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    uint64_t i = (uint64_t)blockIdx.x * (2 * V5_BLOCK) + tid;
+    float v = i < n ? x[i] : 0.0f;
+    if (i + V5_BLOCK < n) v += x[i + V5_BLOCK];
+    v = warp_sum_down(v);
+    if (lane == 0) warp_sums[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = warp_sum_down(warp_sums[lane]);
+        if (lane == 0) partials[blockIdx.x] = v;
+    }
+}
+
+static void run_chapter_v5(Run *r)
+{
+    unsigned blocks = grid_for(r->n, 2 * V5_BLOCK, "reduce_chapter_v5");
+    reduce_chapter_v5<<<blocks, V5_BLOCK>>>(r->in, r->partials, r->n);
+    LAUNCH_CHECK("reduce_chapter_v5");
+    r->host_partials = blocks;
+    r->shape.serial = 1;
+    r->shape.tree = 5 + 5; /* 32 lanes, then 32 warp sums */
+}
+
 /* Warp shuffle article §4: a butterfly with __shfl_xor_sync leaves the warp's sum in every lane
  * (an all-reduce); lane 0 of every warp adds it to the result. No shared memory at all, but one
  * atomic per 32 elements. */
@@ -119,8 +150,10 @@ static void run_xor_allreduce_atomic(Run *r)
 static const Kernel kernels[] = {
     {"reduce_shuffle_tail", "LeetCUDA reduce §3.4.2: shared-memory tree, last warp with __shfl_down_sync",
      run_shuffle_tail},
-    {"reduce_warp_shuffle", "course chapter v5 / reduce blog §4: shuffle first, warp sums in shared memory",
+    {"reduce_warp_shuffle", "reduce blog §4: shuffle first, warp sums in shared memory, one atomicAdd per block",
      run_warp_shuffle},
+    {"reduce_chapter_v5", "course chapter v5: v3's two loads, shuffles, 32 warp sums (1024 threads), sums on the CPU",
+     run_chapter_v5},
     {"reduce_xor_allreduce_atomic", "warp shuffle article §4: xor all-reduce per warp, lane 0 atomicAdd",
      run_xor_allreduce_atomic},
     {"reduce_shuffle_tail_divergent_mask", "LeetCUDA §3.4.2 as written: full mask inside if (tid < offset)",
