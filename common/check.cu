@@ -116,7 +116,7 @@ void *device_alloc(size_t bytes, const char *what)
  * evict-first hint (__ldcs, the cache-streaming loads) would not do: the lines they bring in are the
  * first to be replaced, so they mostly replace each other, and much of the input survives the "flush".
  * Reading, unlike cudaMemset, leaves no dirty lines to be written back during the timed run. */
-__global__ void l2_flush_kernel(const uint4 *buf, uint64_t words, int *sink)
+__global__ void common_l2_flush(const uint4 *buf, uint64_t words, int *sink)
 {
     unsigned acc = 0;
     for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < words; i += (uint64_t)gridDim.x * blockDim.x) {
@@ -138,8 +138,8 @@ void l2_flush_init(L2Flush *f, const GpuInfo *d)
 
 void l2_flush(const L2Flush *f, cudaStream_t stream)
 {
-    l2_flush_kernel<<<f->grid, 512, 0, stream>>>(f->buf, f->words, f->sink);
-    LAUNCH_CHECK("l2_flush_kernel");
+    common_l2_flush<<<f->grid, 512, 0, stream>>>(f->buf, f->words, f->sink);
+    LAUNCH_CHECK("common_l2_flush");
 }
 
 void l2_flush_free(L2Flush *f)
@@ -151,7 +151,7 @@ void l2_flush_free(L2Flush *f)
 /* Keeps the GPU busy for about `us` microseconds without touching memory: run before the start event of
  * a warm-L2 run, it lets the host enqueue the timed work while the GPU is still busy, as the flush does
  * for a flushed run, so both time the GPU's work and not the host's launch calls. */
-__global__ void spin_kernel(uint64_t ns)
+__global__ void common_spin(uint64_t ns)
 {
     uint64_t start, now;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
@@ -162,6 +162,6 @@ __global__ void spin_kernel(uint64_t ns)
 
 void keep_gpu_busy(double us, cudaStream_t stream)
 {
-    spin_kernel<<<1, 1, 0, stream>>>((uint64_t)(us * 1e3));
-    LAUNCH_CHECK("spin_kernel");
+    common_spin<<<1, 1, 0, stream>>>((uint64_t)(us * 1e3));
+    LAUNCH_CHECK("common_spin");
 }

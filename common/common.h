@@ -1,5 +1,7 @@
 /* What a stage's reduce.cu needs from the harness: error checks, the Run a launcher fills in, and the
- * table of kernels. Everything else (options, data, reference, timing, CUB, output) is harness.cu. */
+ * table of kernels. Everything else (options, data, reference, timing, CUB, output) is harness.cu.
+ * The kernels of common/ itself (the flush, the timing and checking helpers) are named common_*, so that
+ * the tools can tell them from a stage's (make stage-NN profile leaves them out). */
 #ifndef REDUCE_COMMON_H
 #define REDUCE_COMMON_H
 

@@ -288,7 +288,7 @@ double time_runs(const TimedRun *t, int warmup, int reps)
 
 /* Each word mixed with its index (splitmix64), the mixes combined with XOR: the order of the atomics
  * does not matter, the position of every word does. */
-__global__ void bits_hash_kernel(const unsigned *x, uint64_t words, unsigned long long *out)
+__global__ void common_bits_hash(const unsigned *x, uint64_t words, unsigned long long *out)
 {
     unsigned long long h = 0;
     for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < words; i += (uint64_t)gridDim.x * blockDim.x) {
@@ -306,8 +306,8 @@ uint64_t device_bits_hash(const void *p, uint64_t bytes)
     CUDA_CHECK(cudaMemset(out, 0, sizeof *out));
     uint64_t words = bytes / 4;
     unsigned blocks = (unsigned)(words / 256 < 1024 ? words / 256 + 1 : 1024);
-    bits_hash_kernel<<<blocks, 256>>>((const unsigned *)p, words, out);
-    LAUNCH_CHECK("bits_hash_kernel");
+    common_bits_hash<<<blocks, 256>>>((const unsigned *)p, words, out);
+    LAUNCH_CHECK("common_bits_hash");
     uint64_t h;
     CUDA_CHECK(cudaMemcpy(&h, out, sizeof h, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaFree(out));
@@ -316,7 +316,7 @@ uint64_t device_bits_hash(const void *p, uint64_t bytes)
 
 /* ---- the speed of light: the launch floor and the read-only stream ------------------------------ */
 
-__global__ void empty_kernel(void) {}
+__global__ void common_empty(void) {}
 
 enum { LOAD_PLAIN, LOAD_STREAMING, LOAD_NO_L1 };
 
@@ -336,7 +336,7 @@ __device__ __forceinline__ uint4 load16(const uint4 *p)
 /* Reads buf[0..words) and nothing else: each step of a block is one contiguous tile of BLOCK x UNROLL
  * 16-byte loads, all issued before any is used; the next tile of the block is a grid of tiles on. */
 template <int BLOCK, int UNROLL, int POLICY>
-__global__ void __launch_bounds__(BLOCK) read_stream(const uint4 *buf, uint64_t words, int *sink)
+__global__ void __launch_bounds__(BLOCK) common_read_stream(const uint4 *buf, uint64_t words, int *sink)
 {
     unsigned acc = 0;
     uint64_t i = (uint64_t)blockIdx.x * BLOCK * UNROLL + threadIdx.x;
@@ -353,7 +353,7 @@ __global__ void __launch_bounds__(BLOCK) read_stream(const uint4 *buf, uint64_t 
 
 /* The same with 4-byte loads, PER_THREAD of them in flight (stage 06's reduce_per_thread, reading only). */
 template <int BLOCK, int PER_THREAD>
-__global__ void __launch_bounds__(BLOCK) read_words(const uint4 *buf, uint64_t words, int *sink)
+__global__ void __launch_bounds__(BLOCK) common_read_words(const uint4 *buf, uint64_t words, int *sink)
 {
     const unsigned *x = reinterpret_cast<const unsigned *>(buf);
     uint64_t n = words * 4;
@@ -377,8 +377,8 @@ typedef struct {
     int tile_words; /* 16-byte words one block reads per step: with one_tile, the grid is one block per tile */
     int one_tile;   /* 0: as many blocks as fit on the GPU at once, each looping over tiles */
 } StreamVariant;
-#define V16(B, U, P, ONE, NAME) {NAME, read_stream<B, U, P>, B, B * U, ONE}
-#define V4(B, K, ONE, NAME) {NAME, read_words<B, K>, B, B * K / 4, ONE}
+#define V16(B, U, P, ONE, NAME) {NAME, common_read_stream<B, U, P>, B, B * U, ONE}
+#define V4(B, K, ONE, NAME) {NAME, common_read_words<B, K>, B, B * K / 4, ONE}
 static const StreamVariant stream_variants[] = {
     V16(512, 4, LOAD_STREAMING, 0, "512 threads x 4 16-byte __ldcs loads, full-occupancy grid"),
     V16(512, 8, LOAD_STREAMING, 0, "512 threads x 8 16-byte __ldcs loads, full-occupancy grid"),
@@ -409,7 +409,7 @@ static void run_stream(void *ctx)
 {
     const StreamRun *s = (const StreamRun *)ctx;
     s->v->fn<<<s->grid, s->v->block>>>(s->buf, s->words, s->sink);
-    LAUNCH_CHECK("read_stream");
+    LAUNCH_CHECK("common_read_stream");
 }
 
 /* Median time (µs) of `reps` runs of the variant over bytes, each after an L2 flush. */
@@ -432,8 +432,8 @@ static double time_stream(const StreamVariant *v, const uint4 *buf, uint64_t byt
 static void run_empty(void *ctx)
 {
     (void)ctx;
-    empty_kernel<<<1, 32>>>();
-    LAUNCH_CHECK("empty_kernel");
+    common_empty<<<1, 32>>>();
+    LAUNCH_CHECK("common_empty");
 }
 
 void measure_speed_of_light(SpeedOfLight *s, const GpuInfo *d, const L2Flush *flush, const void *buf, uint64_t bytes)

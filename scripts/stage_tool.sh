@@ -99,7 +99,6 @@ sass)
         END {
             for (i = 1; i <= n; i++) {
                 f = order[i]
-                if (f ~ /flush_l2/) continue
                 printf "%s\n    LDG<=32 %d  LDG.64 %d  LDG.128 %d | SHFL.BFLY %d  SHFL.DOWN %d | BAR.SYNC %d  WARPSYNC %d | RED/ATOM %d | %s registers, %s bytes shared\n", \
                     f, c[f, "ldg32"], c[f, "ldg64"], c[f, "ldg128"], c[f, "bfly"], c[f, "down"], c[f, "bar"], c[f, "warpsync"], c[f, "atom"], \
                     (f in regs) ? regs[f] : "?", (f in smem) ? smem[f] : "?"
@@ -121,10 +120,10 @@ profile)
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' EXIT
     # One checked run and one timed run per kernel, CUB's kernels included: every kernel of the run but
-    # the common ones (the flush, the busy kernel, the output hash, the speed-of-light kernels) and the
-    # baseline the program times for its speed-up column (its --describe's baseline:), unless that is
-    # one of the stage's own kernels.
-    skip='l2_flush_kernel|spin_kernel|bits_hash_kernel|read_stream|read_words|empty_kernel'
+    # the common ones (common/: the flush, the busy kernel, the output hash, the speed-of-light kernels,
+    # all named common_*) and the baseline the program times for its speed-up column (its --describe's
+    # baseline:), unless that is one of the stage's own kernels.
+    skip='common_.*'
     baseline=$(describe baseline)
     if [ -n "$baseline" ] && ! "$bin" --describe | awk -v k="$baseline" '$1 == "kernel:" && $2 == k { found = 1 } END { exit !found }'; then
         skip="$skip|$baseline"
