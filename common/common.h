@@ -66,6 +66,9 @@ typedef struct {
     int blocks_per_sm;      /* the table entry's blocks per SM, for a grid sized to the machine */
 
     uint64_t host_partials; /* > 0: the CPU finishes the sum of partials[0..host_partials) (in fp64) */
+    const float *host_in;   /* the same fp32 input in host memory, for a CPU row (ON_CPU) */
+    int has_host_result;    /* set by a CPU row: its sum is host_result, nothing to read back */
+    double host_result;
     const char *refuse;     /* set instead of launching when the kernel cannot take this input (why) */
     Shape shape;            /* how the additions are arranged, for the error bound (host.h) */
 
@@ -79,8 +82,9 @@ typedef struct {
  * larger than CUDA allows (2^31 - 1 blocks). */
 unsigned grid_for(uint64_t n, uint64_t per_block, const char *kernel);
 
-/* Room in Run.partials: enough for one sum per 256 elements, or for a grid of 65536 blocks. */
-#define PARTIALS_CAPACITY(n) ((n) / 256 + 65536)
+/* Room in Run.partials: enough for one sum per 128 elements (the smallest block that writes partials),
+ * or for a grid of 65536 blocks. */
+#define PARTIALS_CAPACITY(n) ((n) / 128 + 65536)
 
 /* Enqueue the reduction on the default stream; a kernel that finishes on the GPU leaves the sum in
  * r->out, one that finishes on the CPU sets r->host_partials. */
@@ -89,10 +93,13 @@ typedef void (*LaunchFn)(Run *r);
 enum {
     IN_PLACE = 1,       /* overwrites its input: the harness restores it before every run, untimed */
     NOT_DEFAULT = 2,    /* deliberately wrong teaching kernel: runs only when named with --kernel */
+    ON_CPU = 4,         /* a CPU loop, timed between the same events (median of at most CPU_REPS runs) */
 };
+#define CPU_REPS 5
 
-/* Input element types and accumulators (stage 07 uses them all; the others are fp32 throughout). */
-typedef enum { DT_F32, DT_F16, DT_BF16, DT_FP8_E4M3, DT_FP8_E5M2, DT_I8, DT_COUNT } Dtype;
+/* Input element types and accumulators (stage 07 uses most; the others are fp32, and int32 where an
+ * article sums integers). */
+typedef enum { DT_F32, DT_F16, DT_BF16, DT_FP8_E4M3, DT_FP8_E5M2, DT_I8, DT_I32, DT_COUNT } Dtype;
 typedef enum { ACC_F32, ACC_F16, ACC_BF16, ACC_I32, ACC_F64, ACC_KAHAN } Acc; /* ACC_KAHAN: compensated fp32 */
 typedef enum { OP_SUM, OP_MAX } Op; /* what the kernel reduces with (the max exercise: OP_MAX) */
 

@@ -68,7 +68,7 @@ static const Kernel *find_kernel(const char *name)
 
 static int kernel_exists(const char *name) { return find_kernel(name) != NULL; }
 
-static const char *dtype_names[DT_COUNT] = {"f32", "f16", "bf16", "fp8_e4m3", "fp8_e5m2", "i8"};
+static const char *dtype_names[DT_COUNT] = {"f32", "f16", "bf16", "fp8_e4m3", "fp8_e5m2", "i8", "i32"};
 
 static void list_kernels(void)
 {
@@ -88,7 +88,8 @@ static void describe_kernels(void)
     int used[DT_COUNT] = {0};
     for (int i = 0; i < reduce_stage.count; i++) {
         const Kernel *k = &reduce_stage.kernels[i];
-        printf("kernel: %s %s %s\n", k->name, dtype_names[k->dtype], k->flags & NOT_DEFAULT ? "wrong" : "default");
+        printf("kernel: %s %s %s\n", k->name, dtype_names[k->dtype],
+               k->flags & NOT_DEFAULT ? "wrong" : k->flags & ON_CPU ? "cpu" : "default");
         used[k->dtype] = 1;
     }
     for (int t = 0; t < DT_COUNT; t++)
@@ -99,18 +100,21 @@ static void describe_kernels(void)
     printf("\n");
 }
 
-/* The speed-up column's kernel: the first stage's first kernel (a row stage has none). */
+/* The speed-up column's kernel: the first stage's first GPU kernel (a row stage has none). */
 static const Kernel *baseline_kernel(void)
 {
     if (reduce_stage.rows) return NULL;
-    return &baseline_stage ? &baseline_stage.kernels[0] : &reduce_stage.kernels[0];
+    const Stage *first = &baseline_stage ? &baseline_stage : &reduce_stage;
+    for (int i = 0; i < first->count; i++)
+        if (!(first->kernels[i].flags & ON_CPU)) return &first->kernels[i];
+    return &first->kernels[0];
 }
 
 static Program describe_stage(const char *argv0)
 {
     Program p;
     program_init(&p, reduce_stage.name, argv0, list_kernels, describe_kernels, kernel_exists);
-    p.fills = "random ones seq large nan inf";
+    p.fills = "random ones seq mod100 large nan inf";
     p.check_fills = "random ones";
     p.default_sizes = reduce_stage.sizes ? reduce_stage.sizes : DEFAULT_SIZES;
     p.bench_sizes = reduce_stage.sizes ? reduce_stage.sizes : DEFAULT_BENCH_SIZES;
@@ -121,7 +125,7 @@ static Program describe_stage(const char *argv0)
     if (reduce_stage.warm_l2) p.warm_l2 = reduce_stage.warm_l2;
     if (reduce_stage.flush_probes) p.flush_probes = reduce_stage.flush_probes;
     p.charts = reduce_stage.charts ? reduce_stage.charts : "bandwidth+ scaling";
-    p.usage_note = "fills: random in [-1, 1); ones; seq (i mod 16); large (near the input type's largest value, to\n"
+    p.usage_note = "fills: random in [-1, 1); ones; seq (i mod 16); mod100 (i mod 100); large (near the input type's largest value, to\n"
                    "show accumulators overflowing); nan, inf (random with one NaN/+Inf at element 777)";
     p.own = own_options;
     p.own_count = (int)(sizeof own_options / sizeof own_options[0]);
@@ -200,9 +204,9 @@ static void measure_ceilings(Device *d, const L2Flush *flush)
 
 /* ---- input types ---------------------------------------------------------------------------- */
 
-static const int dtype_bytes[DT_COUNT] = {4, 2, 2, 1, 1, 1};
+static const int dtype_bytes[DT_COUNT] = {4, 2, 2, 1, 1, 1, 4};
 /* Largest finite value of each input type: --fill large scales [0.5, 1) to it. */
-static const double dtype_max[DT_COUNT] = {FLT_MAX, 65504.0, 3.3895313892515355e38, 448.0, 57344.0, 127.0};
+static const double dtype_max[DT_COUNT] = {FLT_MAX, 65504.0, 3.3895313892515355e38, 448.0, 57344.0, 127.0, 2147483520.0};
 static const char *acc_names[] = {"fp32", "fp16", "bf16", "int32", "fp64", "Kahan fp32"};
 
 static double acc_max(Acc a)
@@ -243,14 +247,19 @@ static float encode(Dtype t, float v, void *bytes, uint64_t i)
         ((int8_t *)bytes)[i] = (int8_t)q;
         return q;
     }
+    case DT_I32: { /* the integer is the float's value, so the fp32 copy (the reference's) is exact too */
+        float q = isfinite(v) ? fminf(fmaxf(floorf(v), -2147483648.0f), 2147483520.0f) : 0.0f;
+        ((int32_t *)bytes)[i] = (int32_t)q;
+        return q;
+    }
     default:
         ((float *)bytes)[i] = v;
         return v;
     }
 }
 
-/* The fill in type t: random values in [-1, 1) rounded to t (integers in [-128, 127] for int8), ones,
- * seq, or large values near t's maximum. */
+/* The fill in type t: random values in [-1, 1) rounded to t (integers in [-128, 127] for int8 and
+ * int32), ones, seq, mod100, or large values near t's maximum. */
 static HostData make_host_data(Dtype t, Fill fill, uint64_t seed, uint64_t n)
 {
     HostData h;
@@ -261,7 +270,7 @@ static HostData make_host_data(Dtype t, Fill fill, uint64_t seed, uint64_t n)
                 (unsigned long long)(n * (dtype_bytes[t] + sizeof(float))));
         exit(EXIT_USAGE);
     }
-    double scale = fill == FILL_LARGE ? dtype_max[t] : t == DT_I8 && fill == FILL_RANDOM ? 128.0 : 1.0;
+    double scale = fill == FILL_LARGE ? dtype_max[t] : (t == DT_I8 || t == DT_I32) && fill == FILL_RANDOM ? 128.0 : 1.0;
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < (int64_t)n; i++)
         h.values[i] = encode(t, (float)(fill_value(fill, seed, (uint64_t)i) * scale), h.bytes, (uint64_t)i);
@@ -315,7 +324,7 @@ static const HostData *use_dtype(Dtype t)
     return &bench.host[t];
 }
 
-/* CUB on every input type: fp32 accumulator (int32 for int8), as a user of the library would write. */
+/* CUB on every input type: fp32 accumulator (int32 for the integer types), as a user of the library would write. */
 struct ToFloat {
     __device__ float operator()(__half x) const { return __half2float(x); }
     __device__ float operator()(__nv_bfloat16 x) const { return __bfloat162float(x); }
@@ -343,6 +352,7 @@ static cudaError_t cub_reduce(Dtype t, void *temp, size_t &bytes, const void *in
     case DT_I8:
         return cub::DeviceReduce::TransformReduce(temp, bytes, (const int8_t *)in, (int *)out, (int64_t)n,
                                                   cuda::std::plus<int>(), ToInt(), 0);
+    case DT_I32: return cub::DeviceReduce::Sum(temp, bytes, (const int *)in, (int *)out, (int64_t)n);
     default: return cub::DeviceReduce::Sum(temp, bytes, (const float *)in, (float *)out, (int64_t)n);
     }
 }
@@ -352,7 +362,7 @@ static void launch_cub(Run *r)
     size_t bytes = bench.cub_temp_bytes;
     CUDA_CHECK(cub_reduce(bench.cub_dtype, bench.cub_temp, bytes, r->data, r->out, r->n));
     r->shape = shape_unknown(r->n);
-    if (bench.cub_dtype == DT_I8) r->shape.acc_bits = ACC_EXACT;
+    if (bench.cub_dtype == DT_I8 || bench.cub_dtype == DT_I32) r->shape.acc_bits = ACC_EXACT;
 }
 
 /* A row stage's CUB row: a segmented reduction, one segment per row. */
@@ -467,6 +477,7 @@ static void prepare_run(void *ctx)
     if (kr->k->flags & IN_PLACE)
         CUDA_CHECK(cudaMemcpyAsync(r->in, bench.pristine, r->n * sizeof(float), cudaMemcpyDeviceToDevice));
     r->host_partials = 0;
+    r->has_host_result = 0;
     r->blocks_per_sm = kr->k->blocks_per_sm;
     r->refuse = NULL;
     memset(&r->shape, 0, sizeof r->shape);
@@ -493,14 +504,18 @@ static void check_run(void *ctx)
         kr->pass &= rows_pass(r, kr->runs == 0, &err, &bound, &kr->result);
         if (kr->runs == 0) kr->rel_err = err, kr->rel_bound = bound;
     } else {
-        if (!r->host_partials) {
+        if (r->has_host_result) {
+            kr->result = r->host_result;
+        } else if (!r->host_partials) {
             float out;
             CUDA_CHECK(cudaMemcpy(&out, r->out, sizeof out, cudaMemcpyDeviceToHost));
             int as_int;
             memcpy(&as_int, &out, sizeof as_int);
             kr->result = kr->k->acc == ACC_I32 ? (double)as_int : (double)out;
         }
-        if (kr->runs == 0) kr->tol = kr->k->op == OP_MAX ? 0.0 : sum_tolerance(r->shape, &kr->want, r->n);
+        Shape shape = r->shape;
+        if (kr->k->acc == ACC_I32) shape.acc_bits = ACC_EXACT; /* an integer accumulator: the exact sum or a failure */
+        if (kr->runs == 0) kr->tol = kr->k->op == OP_MAX ? 0.0 : sum_tolerance(shape, &kr->want, r->n);
         kr->pass &= result_passes(kr->result, &kr->want, kr->tol);
     }
     if (kr->runs == 0) kr->first = kr->result;
@@ -535,7 +550,8 @@ static Measure measure(const Kernel *k, const Reference *ref, const float *value
         return m;
     }
     Shape shape = r->shape;
-    m.median_us = time_runs(&t, o->warmup, o->reps);
+    int cpu = k->flags & ON_CPU; /* a CPU loop takes milliseconds where a kernel takes microseconds */
+    m.median_us = time_runs(&t, cpu && o->warmup > 1 ? 1 : o->warmup, cpu && o->reps > CPU_REPS ? CPU_REPS : o->reps);
     m.result = kr.first;
     m.tol = kr.tol;
     m.reproducible = kr.reproducible;
@@ -761,6 +777,7 @@ static void prepare_rows(const float *values)
 static int run_size(uint64_t n, const Options *o, const Device *d, FILE *csv, const Program *p)
 {
     const HostData *f32 = use_dtype(DT_F32);
+    bench.run.host_in = f32->values;
     Reference ref = reference_sum(f32->values, n);
     /* The baseline: measured here unless it is about to run anyway (the first stage's first kernel). */
     const Kernel *baseline = baseline_kernel();
@@ -788,7 +805,7 @@ static int run_size(uint64_t n, const Options *o, const Device *d, FILE *csv, co
         if (!reduce_stage.rows) print_group_head(t, n, &ref, d);
         bench.cub_dtype = t;
         Kernel cub = {"cub", "cub::DeviceReduce", reduce_stage.rows ? launch_cub_rows : launch_cub, 0, 0, t,
-                      t == DT_I8 ? ACC_I32 : ACC_F32};
+                      t == DT_I8 || t == DT_I32 ? ACC_I32 : ACC_F32};
         Measure c = measure(&cub, &ref, h->values, o);
         double cub_us = c.status == ST_SKIP ? -1.0 : c.median_us;
         for (int j = i; j < end; j++) {

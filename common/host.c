@@ -139,6 +139,7 @@ int parse_fill(const char *s, Fill *out)
     if (!strcmp(s, "random")) *out = FILL_RANDOM;
     else if (!strcmp(s, "ones")) *out = FILL_ONES;
     else if (!strcmp(s, "seq")) *out = FILL_SEQ;
+    else if (!strcmp(s, "mod100")) *out = FILL_MOD100;
     else if (!strcmp(s, "large")) *out = FILL_LARGE;
     else if (!strcmp(s, "nan")) *out = FILL_NAN;
     else if (!strcmp(s, "inf")) *out = FILL_INF;
@@ -148,7 +149,7 @@ int parse_fill(const char *s, Fill *out)
 
 const char *fill_name(Fill f)
 {
-    static const char *names[] = {"random", "ones", "seq", "large", "nan", "inf"};
+    static const char *names[] = {"random", "ones", "seq", "large", "nan", "inf", "mod100"};
     return names[f];
 }
 
@@ -165,6 +166,7 @@ float fill_value(Fill f, uint64_t seed, uint64_t i)
     switch (f) {
     case FILL_ONES: return 1.0f;
     case FILL_SEQ: return (float)(i % 16);
+    case FILL_MOD100: return (float)(i % 100);
     case FILL_LARGE: return 0.5f + (float)(mix64(seed * 0x9e3779b97f4a7c15ull + i) >> 41) / (float)(1 << 24);
     case FILL_NAN:
     case FILL_INF:

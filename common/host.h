@@ -34,14 +34,14 @@ int parse_int(const char *s, long lo, long hi, long *out);
 /* Median of n values (sorts v in place). n >= 1. */
 double median(double *v, int n);
 
-typedef enum { FILL_RANDOM, FILL_ONES, FILL_SEQ, FILL_LARGE, FILL_NAN, FILL_INF } Fill;
-/* "random" | "ones" | "seq" | "large" | "nan" | "inf" -> 0 and *out, else -1. */
+typedef enum { FILL_RANDOM, FILL_ONES, FILL_SEQ, FILL_LARGE, FILL_NAN, FILL_INF, FILL_MOD100 } Fill;
+/* "random" | "ones" | "seq" | "mod100" | "large" | "nan" | "inf" -> 0 and *out, else -1. */
 int parse_fill(const char *s, Fill *out);
 const char *fill_name(Fill f);
 
 /* The value of element i: a pure function of (fill, seed, i), so any prefix or any machine gives the
  * same data. random: uniform in [-1, 1) with 24 significant bits (exact in fp32); ones: 1;
- * seq: i mod 16 (0, 1, ..., 15, 0, 1, ...); large: uniform in [0.5, 1), which the harness scales
+ * seq: i mod 16 (0, 1, ..., 15, 0, 1, ...); mod100: i mod 100 (the warp shuffle article's data); large: uniform in [0.5, 1), which the harness scales
  * to the largest value of the input type (to show accumulators overflowing); nan, inf: random, but
  * element NONFINITE_INDEX is a NaN (+Inf), which the result must show. */
 #define NONFINITE_INDEX 777

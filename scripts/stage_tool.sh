@@ -8,7 +8,8 @@
 #   sass      the SASS of the stage's kernels (cuobjdump) and one summary line per kernel: load widths,
 #             shuffles, barriers, atomics, registers and shared memory (from ptxas -v)
 #   profile   Nsight Compute on the stage's kernels: DRAM throughput, occupancy, threads per
-#             instruction, shared-memory bank conflicts, the main stall reasons
+#             instruction, shared-memory wavefronts per shared instruction (bank conflicts), global
+#             sectors per request (coalescing), the main stall reasons
 #   sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck on every default kernel at
 #             small N; then each deliberately wrong kernel, to show what catches it
 # Exit codes: 0 ok, 1 a finding (sanitize) or a failed step, 2 usage or a program these tools do not
@@ -111,7 +112,9 @@ profile)
     metrics=dram__throughput.avg.pct_of_peak_sustained_elapsed
     metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active
     metrics+=,smsp__thread_inst_executed_per_inst_executed.ratio
-    metrics+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
+    metrics+=,smsp__sass_inst_executed_op_shared_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
+    metrics+=,smsp__sass_inst_executed_op_shared_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
+    metrics+=,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
     metrics+=,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
     metrics+=,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio
     metrics+=,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio
@@ -132,7 +135,9 @@ profile)
         "$bin" --n 16M --reps 1 --warmup 0 "$@" >"$tmp/ncu" 2>"$tmp/err" || { cat "$tmp/err" "$tmp/ncu" | tail -20; exit 1; }
     echo "Nsight Compute, N = 16M (or the --n given), clocks as the GPU sets them (--clock-control none); the last launch of each kernel:"
     echo "  dram%: DRAM throughput, % of peak; occ%: achieved occupancy; thr/inst: active threads per warp"
-    echo "  instruction (32 = no divergence); conflicts: shared-memory bank conflicts (loads + stores);"
+    echo "  instruction (32 = no divergence); ld/st wf: shared-memory wavefronts per shared load/store"
+    echo "  instruction (1 = no bank conflict for 4-byte accesses, n = an n-way conflict; - = none executed);"
+    echo "  sect/req: 32-byte sectors per global load request (4 = a warp's 4-byte loads fully coalesced);"
     echo "  stalls: warps stalled per issued instruction, on memory (long_sb), barriers, shared memory/"
     echo "  shuffles (short_sb), memory barriers"
     awk -F'","' '
@@ -140,13 +145,17 @@ profile)
         !("Metric Name" in col) || !/^"[0-9]/ { next }
         { gsub(/^"|"$/, "") ; k = $col["Kernel Name"]; sub(/\(.*/, "", k); sub(/^void /, "", k); m = $col["Metric Name"]; v = $col["Metric Value"]
           gsub(/,/, "", v); if (!(k in seen)) { seen[k] = 1; order[++n] = k }; val[k, m] = v }
+        function per(k, a, b) { return val[k, b] + 0 > 0 ? sprintf("%.2f", val[k, a] / val[k, b]) : "-" }
         END {
-            printf "%-50s %7s %6s %8s %10s %8s %8s %8s %7s %9s\n", "kernel", "dram%", "occ%", "thr/inst", "conflicts", "long_sb", "barrier", "short_sb", "membar", "time(us)"
+            printf "%-50s %7s %6s %8s %6s %6s %8s %8s %8s %8s %7s %9s\n", "kernel", "dram%", "occ%", "thr/inst", "ld wf", "st wf", "sect/req",
+                "long_sb", "barrier", "short_sb", "membar", "time(us)"
             for (i = 1; i <= n; i++) { k = order[i]
-                printf "%-50s %7.1f %6.1f %8.1f %10d %8.2f %8.2f %8.2f %7.2f %9.1f\n", substr(k, 1, 50),
+                printf "%-50s %7.1f %6.1f %8.1f %6s %6s %8s %8.2f %8.2f %8.2f %7.2f %9.1f\n", substr(k, 1, 50),
                     val[k, "dram__throughput.avg.pct_of_peak_sustained_elapsed"], val[k, "sm__warps_active.avg.pct_of_peak_sustained_active"],
                     val[k, "smsp__thread_inst_executed_per_inst_executed.ratio"],
-                    val[k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] + val[k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"],
+                    per(k, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "smsp__sass_inst_executed_op_shared_ld.sum"),
+                    per(k, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "smsp__sass_inst_executed_op_shared_st.sum"),
+                    per(k, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"),
                     val[k, "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"],
                     val[k, "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio"],
                     val[k, "smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio"],

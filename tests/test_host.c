@@ -96,8 +96,13 @@ static void test_fill(void)
     check(fill_value(FILL_ONES, 1, 123) == 1.0f, "ones fill is 1");
     check(fill_value(FILL_SEQ, 1, 0) == 0.0f && fill_value(FILL_SEQ, 1, 15) == 15.0f &&
           fill_value(FILL_SEQ, 1, 16) == 0.0f, "seq fill is i mod 16");
+    check(fill_value(FILL_MOD100, 1, 99) == 99.0f && fill_value(FILL_MOD100, 1, 100) == 0.0f &&
+          fill_value(FILL_MOD100, 1, 1234567) == 67.0f, "mod100 fill is i mod 100");
+    double article_sum = 0.0;
+    for (uint64_t i = 0; i < (1u << 20); i++) article_sum += fill_value(FILL_MOD100, 1, i);
+    check(article_sum == 51903600.0, "mod100 over 2^20 elements sums to the shuffle article's 51903600");
     Fill f;
-    check(parse_fill("seq", &f) == 0 && f == FILL_SEQ && parse_fill("zeros", &f) == -1, "parse_fill");
+    check(parse_fill("seq", &f) == 0 && f == FILL_SEQ && parse_fill("mod100", &f) == 0 && f == FILL_MOD100 && parse_fill("zeros", &f) == -1, "parse_fill");
     free(a);
     free(b);
 }

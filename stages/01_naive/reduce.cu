@@ -1,10 +1,26 @@
-/* Stage 01: naive reductions. Three starting points from the articles, each correct for any N:
- * every block reduces its slice to one partial sum (finished on the CPU), or every element is
- * atomically added to the result. */
+/* Stage 01: naive reductions. The CPU loop the articles start from, then three starting points on the
+ * GPU, each correct for any N: every block reduces its slice to one partial sum (finished on the CPU),
+ * or every element is atomically added to the result. */
 #include "common.h"
 
 #define BLOCK 256
 #define LOG2_BLOCK 8
+#define LEETCUDA_BLOCK 128 /* the LeetCUDA article's block size (its §3.5 counts 7 = log2 128 steps) */
+#define LOG2_LEETCUDA_BLOCK 7
+
+/* LeetCUDA reduce article §二: one fp32 accumulator, one element after another. Every addition waits
+ * for the one before (the compiler may not reorder floating-point additions), and once the sum is
+ * large each new element loses its low bits: the error grows with N. It runs on the CPU, between the
+ * same events as the kernels: the wait for the GPU first, so that the clock starts after the flush. */
+static void run_cpu_sequential(Run *r)
+{
+    CUDA_CHECK(cudaStreamSynchronize(0));
+    float sum = 0.0f;
+    for (uint64_t i = 0; i < r->n; i++) sum += r->host_in[i];
+    r->host_result = sum;
+    r->has_host_result = 1;
+    r->shape.serial = (double)r->n;
+}
 
 /* LeetCUDA reduce article §3.1: each block halves its slice of x in place, in global memory.
  * Unlike the article, the last block stops at n (its slice may be short), so it reads nothing past
@@ -24,11 +40,11 @@ __global__ void reduce_global_inplace(float *x, float *partials, uint64_t n)
 
 static void run_global_inplace(Run *r)
 {
-    unsigned blocks = grid_for(r->n, BLOCK, "reduce_global_inplace");
-    reduce_global_inplace<<<blocks, BLOCK>>>(r->in, r->partials, r->n);
+    unsigned blocks = grid_for(r->n, LEETCUDA_BLOCK, "reduce_global_inplace");
+    reduce_global_inplace<<<blocks, LEETCUDA_BLOCK>>>(r->in, r->partials, r->n);
     LAUNCH_CHECK("reduce_global_inplace");
     r->host_partials = blocks;
-    r->shape.tree = LOG2_BLOCK;
+    r->shape.tree = LOG2_LEETCUDA_BLOCK;
 }
 
 /* Course chapter v1: the block's slice in shared memory, pairs combined at distance s = 1, 2, 4, ...
@@ -75,7 +91,9 @@ static void run_atomic_per_element(Run *r)
 }
 
 static const Kernel kernels[] = {
-    {"reduce_global_inplace", "LeetCUDA reduce §3.1: halve in place in global memory, partials on the CPU",
+    {"cpu_sequential", "LeetCUDA reduce §二: a sequential fp32 loop on the CPU",
+     run_cpu_sequential, .flags = ON_CPU},
+    {"reduce_global_inplace", "LeetCUDA reduce §3.1 (128 threads): halve in place in global memory, partials on the CPU",
      run_global_inplace, .flags = IN_PLACE},
     {"reduce_interleaved", "course chapter 7 v1: shared memory, tid % (2*s), divergent", run_interleaved},
     {"reduce_atomic_per_element", "reduce blog §1: one atomicAdd per element", run_atomic_per_element},

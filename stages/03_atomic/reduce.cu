@@ -2,11 +2,12 @@
  * then adds its partial sum to the result with one atomicAdd: no copy back, no CPU loop. */
 #include "common.h"
 
-#define BLOCK 256
-#define LOG2_BLOCK 8
+#define BLOCK 128 /* the LeetCUDA article's block size */
+#define LOG2_BLOCK 7
 
-/* LeetCUDA reduce article §3.3. The order in which blocks' atomics land changes from run to run,
- * so the last bits of the result can too (the "bits" column). */
+/* LeetCUDA reduce article §3.3: stage 02's reduce_shared_128, with an atomicAdd for the block's sum.
+ * The order in which blocks' atomics land changes from run to run, so the last bits of the result can
+ * too (the "bits" column). */
 __global__ void reduce_shared_atomic(const float *x, float *out, uint64_t n)
 {
     __shared__ float s_x[BLOCK];
@@ -32,7 +33,7 @@ static void run_shared_atomic(Run *r)
 }
 
 static const Kernel kernels[] = {
-    {"reduce_shared_atomic", "LeetCUDA reduce §3.3: one atomicAdd per block", run_shared_atomic},
+    {"reduce_shared_atomic", "LeetCUDA reduce §3.3: one atomicAdd per block, 128 threads", run_shared_atomic},
 };
 
 STAGE("03_atomic", kernels);

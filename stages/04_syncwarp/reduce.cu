@@ -4,18 +4,20 @@
 
 #define BLOCK 256
 #define LOG2_BLOCK 8
+#define LEETCUDA_BLOCK 128 /* the LeetCUDA article's block size */
+#define LOG2_LEETCUDA_BLOCK 7
 
-/* LeetCUDA reduce article §3.4.1: __syncthreads while more than a warp is busy, then __syncwarp.
- * Within a step the writers (tid < offset) and the elements they read (tid + offset) do not overlap,
- * and __syncwarp orders one step's writes before the next step's reads. */
+/* LeetCUDA reduce article §3.4.1, with its 128 threads: __syncthreads while more than a warp is busy,
+ * then __syncwarp. Within a step the writers (tid < offset) and the elements they read (tid + offset)
+ * do not overlap, and __syncwarp orders one step's writes before the next step's reads. */
 __global__ void reduce_syncwarp(const float *x, float *out, uint64_t n)
 {
-    __shared__ float s_x[BLOCK];
+    __shared__ float s_x[LEETCUDA_BLOCK];
     unsigned tid = threadIdx.x;
-    uint64_t i = (uint64_t)blockIdx.x * BLOCK + tid;
+    uint64_t i = (uint64_t)blockIdx.x * LEETCUDA_BLOCK + tid;
     s_x[tid] = i < n ? x[i] : 0.0f;
     __syncthreads();
-    for (unsigned offset = BLOCK / 2; offset >= 32; offset /= 2) {
+    for (unsigned offset = LEETCUDA_BLOCK / 2; offset >= 32; offset /= 2) {
         if (tid < offset) s_x[tid] += s_x[tid + offset];
         __syncthreads();
     }
@@ -28,18 +30,22 @@ __global__ void reduce_syncwarp(const float *x, float *out, uint64_t n)
     }
 }
 
-/* Every kernel of this stage: one block per BLOCK elements, one atomicAdd per block. */
-static void launch_block_atomic(Run *r, void (*kernel)(const float *, float *, uint64_t), const char *name)
+/* One block per `block` elements, one atomicAdd per block (all kernels here but v4). */
+static void launch_block_atomic(Run *r, void (*kernel)(const float *, float *, uint64_t), const char *name,
+                                unsigned block, int log2_block)
 {
-    unsigned blocks = grid_for(r->n, BLOCK, name);
+    unsigned blocks = grid_for(r->n, block, name);
     CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(float))); /* the atomics add onto a zero */
-    kernel<<<blocks, BLOCK>>>(r->in, r->out, r->n);
+    kernel<<<blocks, block>>>(r->in, r->out, r->n);
     LAUNCH_CHECK(name);
-    r->shape.tree = LOG2_BLOCK;
+    r->shape.tree = log2_block;
     r->shape.atomic = blocks;
 }
 
-static void run_syncwarp(Run *r) { launch_block_atomic(r, reduce_syncwarp, "reduce_syncwarp"); }
+static void run_syncwarp(Run *r)
+{
+    launch_block_atomic(r, reduce_syncwarp, "reduce_syncwarp", LEETCUDA_BLOCK, LOG2_LEETCUDA_BLOCK);
+}
 
 /* Reduce blog §3 (and the last warp of course chapter v4), correct on Volta and later: the last warp
  * unrolled, every lane adding unconditionally. Since Volta a warp's lanes are scheduled independently, so lane 5 reading
@@ -80,7 +86,10 @@ __global__ void reduce_unrolled_warp(const float *x, float *out, uint64_t n)
     }
 }
 
-static void run_unrolled_warp(Run *r) { launch_block_atomic(r, reduce_unrolled_warp, "reduce_unrolled_warp"); }
+static void run_unrolled_warp(Run *r)
+{
+    launch_block_atomic(r, reduce_unrolled_warp, "reduce_unrolled_warp", BLOCK, LOG2_BLOCK);
+}
 
 /* Course chapter v4: its v3 (stage 02's two loads per thread, half the blocks) with the last warp
  * unrolled, the block sums finished on the host. It is this stage's exercise (make stage-04 exercise):
@@ -123,11 +132,11 @@ __global__ void reduce_unrolled_warp_racy(const float *x, float *out, uint64_t n
 
 static void run_unrolled_warp_racy(Run *r)
 {
-    launch_block_atomic(r, reduce_unrolled_warp_racy, "reduce_unrolled_warp_racy");
+    launch_block_atomic(r, reduce_unrolled_warp_racy, "reduce_unrolled_warp_racy", BLOCK, LOG2_BLOCK);
 }
 
 static const Kernel kernels[] = {
-    {"reduce_syncwarp", "LeetCUDA reduce §3.4.1: __syncwarp for the last 32 elements", run_syncwarp},
+    {"reduce_syncwarp", "LeetCUDA reduce §3.4.1: __syncwarp for the last 32 elements, 128 threads", run_syncwarp},
     {"reduce_unrolled_warp", "reduce blog §3: unrolled last warp, volatile + __syncwarp, one atomicAdd per block",
      run_unrolled_warp},
     {"reduce_chapter_v4", "course chapter v4: v3's two loads per thread + the unrolled last warp, sums on the CPU",

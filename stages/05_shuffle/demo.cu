@@ -6,14 +6,15 @@
 #include "common.h"
 
 #define FULL_MASK 0xffffffffu
-#define CASES 9
+#define CASES 11
 
 static const char *case_names[CASES] = {
     "__shfl_sync(srcLane 5)",           "__shfl_sync(srcLane 5, width 16)",
     "__shfl_sync(srcLane 17, width 16)", "__shfl_up_sync(delta 2, width 16)",
     "__shfl_down_sync(delta 2, width 16)", "__shfl_xor_sync(laneMask 1)",
     "__shfl_xor_sync(laneMask 3)",       "__shfl_xor_sync(laneMask 16)",
-    "__shfl_down_sync(delta 16)",
+    "__shfl_down_sync(delta 16)",        "__shfl_xor_sync(laneMask 16, width 16)",
+    "__shfl_xor_sync(laneMask 8, width 8)",
 };
 
 __global__ void shuffle_demo(int *out)
@@ -29,6 +30,16 @@ __global__ void shuffle_demo(int *out)
     out[6 * 32 + lane] = __shfl_xor_sync(FULL_MASK, v, 3);
     out[7 * 32 + lane] = __shfl_xor_sync(FULL_MASK, v, 16);
     out[8 * 32 + lane] = __shfl_down_sync(FULL_MASK, v, 16);
+    out[9 * 32 + lane] = __shfl_xor_sync(FULL_MASK, v, 16, 16);
+    out[10 * 32 + lane] = __shfl_xor_sync(FULL_MASK, v, 8, 8);
+}
+
+/* xor with width < 32 (warp shuffle article §3): a lane may read a lane of its own group or of an
+ * earlier group; a source in a later group gives the lane back its own value. */
+static int xor_in_groups(int lane, int mask, int width)
+{
+    int source = lane ^ mask;
+    return source < (lane / width + 1) * width ? source : lane;
 }
 
 /* The source lane of each case, as the programming guide defines it. A lane whose source would fall
@@ -45,7 +56,9 @@ static int expected(int c, int lane)
     case 5: return lane ^ 1;
     case 6: return lane ^ 3;
     case 7: return lane ^ 16;
-    default: return lane + 16 < 32 ? lane + 16 : lane;
+    case 8: return lane + 16 < 32 ? lane + 16 : lane;
+    case 9: return xor_in_groups(lane, 16, 16);
+    default: return xor_in_groups(lane, 8, 8);
     }
 }
 
@@ -59,12 +72,12 @@ int main(void)
     CUDA_CHECK(cudaMemcpy(h_out, d_out, sizeof h_out, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaFree(d_out));
 
-    printf("Each lane offers its lane id; a row shows what lanes 0..31 get back.\n\n%-36s", "lane");
+    printf("Each lane offers its lane id; a row shows what lanes 0..31 get back.\n\n%-40s", "lane");
     for (int lane = 0; lane < 32; lane++) printf("%3d", lane);
     printf("\n");
     int wrong = 0;
     for (int c = 0; c < CASES; c++) {
-        printf("%-36s", case_names[c]);
+        printf("%-40s", case_names[c]);
         for (int lane = 0; lane < 32; lane++) {
             int ok = h_out[c * 32 + lane] == expected(c, lane);
             wrong += !ok;
@@ -73,7 +86,8 @@ int main(void)
         printf("\n");
     }
     printf("\nsrcLane >= width reads lane srcLane %% width of the group; up/down leave a lane unchanged when\n"
-           "its source is outside its group of width lanes; xor swaps lanes whose ids differ in laneMask's bits.\n");
+           "its source is outside its group of width lanes; xor swaps lanes whose ids differ in laneMask's bits,\n"
+           "and with width < 32 a lane whose partner is in a later group keeps its own value.\n");
     if (wrong) {
         printf("%d values differ from the programming guide's rule (marked !)\n", wrong);
         return EXIT_VERIFY;

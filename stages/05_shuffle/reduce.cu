@@ -2,30 +2,30 @@
  * going through shared memory, and need no barrier among themselves. */
 #include "common.h"
 
-#define BLOCK 256
-#define LOG2_BLOCK 8
-#define WARPS (BLOCK / 32)
 #define FULL_MASK 0xffffffffu
+#define LEETCUDA_BLOCK 128 /* the LeetCUDA article's block size */
+#define LOG2_LEETCUDA_BLOCK 7
+#define BLOCK_1024 1024    /* the reduce blog's reduce_v3, the chapter's v5 (32 warp sums), the shuffle article */
 
 /* Load the block's slice into shared memory and halve it until 32 values are left in s_x[0..31]. */
 __device__ void load_and_halve_to_32(float *s_x, const float *x, uint64_t n)
 {
     unsigned tid = threadIdx.x;
-    uint64_t i = (uint64_t)blockIdx.x * BLOCK + tid;
+    uint64_t i = (uint64_t)blockIdx.x * LEETCUDA_BLOCK + tid;
     s_x[tid] = i < n ? x[i] : 0.0f;
     __syncthreads();
-    for (unsigned offset = BLOCK / 2; offset >= 32; offset /= 2) {
+    for (unsigned offset = LEETCUDA_BLOCK / 2; offset >= 32; offset /= 2) {
         if (tid < offset) s_x[tid] += s_x[tid + offset];
         __syncthreads();
     }
 }
 
-/* LeetCUDA reduce article §3.4.2: the shared-memory tree down to 32 values, then warp 0 finishes
- * with __shfl_down_sync. Every lane named in the mask must execute the shuffle, so all 32 lanes of
- * warp 0 take part in every step (the upper lanes' results are simply not used). */
+/* LeetCUDA reduce article §3.4.2, with its 128 threads: the shared-memory tree down to 32 values, then
+ * warp 0 finishes with __shfl_down_sync. Every lane named in the mask must execute the shuffle, so all
+ * 32 lanes of warp 0 take part in every step (the upper lanes' results are simply not used). */
 __global__ void reduce_shuffle_tail(const float *x, float *out, uint64_t n)
 {
-    __shared__ float s_x[BLOCK];
+    __shared__ float s_x[LEETCUDA_BLOCK];
     unsigned tid = threadIdx.x;
     load_and_halve_to_32(s_x, x, n);
     if (tid < 32) {
@@ -35,25 +35,29 @@ __global__ void reduce_shuffle_tail(const float *x, float *out, uint64_t n)
     }
 }
 
-/* One block per BLOCK elements, one atomicAdd per block (all kernels here but the xor one). */
-static void launch_block_atomic(Run *r, void (*kernel)(const float *, float *, uint64_t), const char *name)
+/* One block per `block` elements, one atomicAdd per block (the xor kernels: one per warp). */
+template <typename T>
+static void launch_block_atomic(Run *r, void (*kernel)(const T *, T *, uint64_t), const char *name, unsigned block)
 {
-    unsigned blocks = grid_for(r->n, BLOCK, name);
-    CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(float))); /* the atomics add onto a zero */
-    kernel<<<blocks, BLOCK>>>(r->in, r->out, r->n);
+    unsigned blocks = grid_for(r->n, block, name);
+    CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(T))); /* the atomics add onto a zero */
+    kernel<<<blocks, block>>>((const T *)r->data, (T *)r->out, r->n);
     LAUNCH_CHECK(name);
-    r->shape.tree = LOG2_BLOCK;
     r->shape.atomic = blocks;
 }
 
-static void run_shuffle_tail(Run *r) { launch_block_atomic(r, reduce_shuffle_tail, "reduce_shuffle_tail"); }
+static void run_shuffle_tail(Run *r)
+{
+    launch_block_atomic(r, reduce_shuffle_tail, "reduce_shuffle_tail", LEETCUDA_BLOCK);
+    r->shape.tree = LOG2_LEETCUDA_BLOCK;
+}
 
 /* The article's form, kept to be caught (not run by default): the shuffle inside `if (tid < offset)`
  * with the full mask. The mask says all 32 lanes execute this shuffle while only `offset` do:
  * undefined behaviour. */
 __global__ void reduce_shuffle_tail_divergent_mask(const float *x, float *out, uint64_t n)
 {
-    __shared__ float s_x[BLOCK];
+    __shared__ float s_x[LEETCUDA_BLOCK];
     unsigned tid = threadIdx.x;
     load_and_halve_to_32(s_x, x, n);
     float v = s_x[tid];
@@ -66,50 +70,51 @@ __global__ void reduce_shuffle_tail_divergent_mask(const float *x, float *out, u
 
 static void run_shuffle_tail_divergent_mask(Run *r)
 {
-    launch_block_atomic(r, reduce_shuffle_tail_divergent_mask, "reduce_shuffle_tail_divergent_mask");
+    launch_block_atomic(r, reduce_shuffle_tail_divergent_mask, "reduce_shuffle_tail_divergent_mask", LEETCUDA_BLOCK);
+    r->shape.tree = LOG2_LEETCUDA_BLOCK;
 }
 
-/* Reduce blog §4: shuffle first. Every warp reduces its 32 values in registers,
- * lane 0 of each warp writes the warp's sum to shared memory, one barrier, and warp 0 reduces the
- * WARPS sums with shuffles again. One __syncthreads in all, instead of one per level. */
+/* Reduce blog §4 (its reduce_v3, launched with 1024 threads): shuffle first. Every warp reduces its 32
+ * values in registers, lane 0 of each warp writes the warp's sum to shared memory, one barrier, and
+ * warp 0 reduces the warps' sums with shuffles again. One __syncthreads in all, instead of one per
+ * level. The blog's s_y[32] holds a sum for each of the at most 32 warps of a block; it never zeroes
+ * its output before the atomics (here the launcher does). */
 __device__ float warp_sum_down(float v)
 {
     for (unsigned offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(FULL_MASK, v, offset);
     return v;
 }
 
-__global__ void reduce_warp_shuffle(const float *x, float *out, uint64_t n)
+__global__ void __launch_bounds__(BLOCK_1024) reduce_warp_shuffle(const float *x, float *out, uint64_t n)
 {
-    __shared__ float warp_sums[WARPS];
+    __shared__ float warp_sums[32];
     unsigned tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-    uint64_t i = (uint64_t)blockIdx.x * BLOCK + tid;
+    uint64_t i = (uint64_t)blockIdx.x * BLOCK_1024 + tid;
     float v = warp_sum_down(i < n ? x[i] : 0.0f);
     if (lane == 0) warp_sums[warp] = v;
     __syncthreads();
     if (warp == 0) {
-        v = warp_sum_down(lane < WARPS ? warp_sums[lane] : 0.0f);
+        v = warp_sum_down(lane < BLOCK_1024 / 32 ? warp_sums[lane] : 0.0f);
         if (lane == 0) atomicAdd(out, v);
     }
 }
 
 static void run_warp_shuffle(Run *r)
 {
-    launch_block_atomic(r, reduce_warp_shuffle, "reduce_warp_shuffle");
-    r->shape.tree = 5 + 5; /* 32 lanes, then up to 32 warp sums */
+    launch_block_atomic(r, reduce_warp_shuffle, "reduce_warp_shuffle", BLOCK_1024);
+    r->shape.tree = 5 + 5; /* 32 lanes, then 32 warp sums */
 }
 
 /* Course chapter v5: its v3 (two elements per thread added while loading, half the blocks), each warp's
  * sum by shuffles, the chapter's 32 warp sums (so 1024 threads) through shared memory, warp 0 adds them
  * by shuffles again, and each block's sum goes to the host, as the chapter's "host-side finalize". */
-#define V5_BLOCK 1024
-
-__global__ void __launch_bounds__(V5_BLOCK) reduce_chapter_v5(const float *x, float *partials, uint64_t n)
+__global__ void __launch_bounds__(BLOCK_1024) reduce_chapter_v5(const float *x, float *partials, uint64_t n)
 {
     __shared__ float warp_sums[32];
     unsigned tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-    uint64_t i = (uint64_t)blockIdx.x * (2 * V5_BLOCK) + tid;
+    uint64_t i = (uint64_t)blockIdx.x * (2 * BLOCK_1024) + tid;
     float v = i < n ? x[i] : 0.0f;
-    if (i + V5_BLOCK < n) v += x[i + V5_BLOCK];
+    if (i + BLOCK_1024 < n) v += x[i + BLOCK_1024];
     v = warp_sum_down(v);
     if (lane == 0) warp_sums[warp] = v;
     __syncthreads();
@@ -121,8 +126,8 @@ __global__ void __launch_bounds__(V5_BLOCK) reduce_chapter_v5(const float *x, fl
 
 static void run_chapter_v5(Run *r)
 {
-    unsigned blocks = grid_for(r->n, 2 * V5_BLOCK, "reduce_chapter_v5");
-    reduce_chapter_v5<<<blocks, V5_BLOCK>>>(r->in, r->partials, r->n);
+    unsigned blocks = grid_for(r->n, 2 * BLOCK_1024, "reduce_chapter_v5");
+    reduce_chapter_v5<<<blocks, BLOCK_1024>>>(r->in, r->partials, r->n);
     LAUNCH_CHECK("reduce_chapter_v5");
     r->host_partials = blocks;
     r->shape.serial = 1;
@@ -131,31 +136,37 @@ static void run_chapter_v5(Run *r)
 
 /* Warp shuffle article §4: a butterfly with __shfl_xor_sync leaves the warp's sum in every lane
  * (an all-reduce); lane 0 of every warp adds it to the result. No shared memory at all, but one
- * atomic per 32 elements. */
-__global__ void reduce_xor_allreduce_atomic(const float *x, float *out, uint64_t n)
+ * atomic per 32 elements. The article sums int data (i % 100, --fill mod100) with 1024 threads:
+ * integer additions are exact and associative, so the result is the same in every run whatever
+ * order the atomics land in. In fp32 (the other row) it is neither. */
+template <typename T>
+__global__ void reduce_xor_allreduce(const T *x, T *out, uint64_t n)
 {
     uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    float v = i < n ? x[i] : 0.0f;
+    T v = i < n ? x[i] : T(0);
     for (unsigned mask = 16; mask > 0; mask /= 2) v += __shfl_xor_sync(FULL_MASK, v, mask);
     if (threadIdx.x % 32 == 0) atomicAdd(out, v);
 }
 
-static void run_xor_allreduce_atomic(Run *r)
+template <typename T>
+static void run_xor_allreduce(Run *r)
 {
-    launch_block_atomic(r, reduce_xor_allreduce_atomic, "reduce_xor_allreduce_atomic");
+    launch_block_atomic(r, reduce_xor_allreduce<T>, "reduce_xor_allreduce", BLOCK_1024);
     r->shape.tree = 5;
     r->shape.atomic = (double)((r->n + 31) / 32); /* one atomic per warp */
 }
 
 static const Kernel kernels[] = {
-    {"reduce_shuffle_tail", "LeetCUDA reduce §3.4.2: shared-memory tree, last warp with __shfl_down_sync",
+    {"reduce_shuffle_tail", "LeetCUDA reduce §3.4.2: shared-memory tree, last warp with __shfl_down_sync, 128 threads",
      run_shuffle_tail},
-    {"reduce_warp_shuffle", "reduce blog §4: shuffle first, warp sums in shared memory, one atomicAdd per block",
+    {"reduce_warp_shuffle", "reduce blog §4 (reduce_v3): shuffle first, 32 warp sums in shared memory, 1024 threads",
      run_warp_shuffle},
     {"reduce_chapter_v5", "course chapter v5: v3's two loads, shuffles, 32 warp sums (1024 threads), sums on the CPU",
      run_chapter_v5},
-    {"reduce_xor_allreduce_atomic", "warp shuffle article §4: xor all-reduce per warp, lane 0 atomicAdd",
-     run_xor_allreduce_atomic},
+    {"reduce_xor_allreduce_atomic", "warp shuffle article §4 in fp32: xor all-reduce per warp, lane 0 atomicAdd, 1024 threads",
+     run_xor_allreduce<float>},
+    {"reduce_xor_allreduce_int", "warp shuffle article §4 as written: int data, exact (--fill mod100 --n 2^20: 51903600)",
+     run_xor_allreduce<int>, .dtype = DT_I32, .acc = ACC_I32},
     {"reduce_shuffle_tail_divergent_mask", "LeetCUDA §3.4.2 as written: full mask inside if (tid < offset)",
      run_shuffle_tail_divergent_mask, .flags = NOT_DEFAULT},
 };

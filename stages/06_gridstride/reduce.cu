@@ -4,24 +4,25 @@
 #include "common.h"
 
 #define BLOCK 256
-#define LOG2_BLOCK 8
 #define WARPS (BLOCK / 32)
 #define FULL_MASK 0xffffffffu
+#define LEETCUDA_BLOCK 128 /* the LeetCUDA article's block size */
+#define LOG2_LEETCUDA_BLOCK 7
 
-/* LeetCUDA reduce article §3.5: a grid-stride loop. The grid is sized from the machine
- * (blocks_per_sm), not from N; each thread walks the input in steps of the whole grid, then
- * the block reduces as in stage 05. The article writes per-block partials for the CPU; with this
- * few blocks one atomicAdd each (stage 03) is cheaper than a copy back. */
+/* LeetCUDA reduce article §3.5: a grid-stride loop, with the article's 128 threads. The grid is sized
+ * from the machine (blocks_per_sm), not from N; each thread walks the input in steps of the whole
+ * grid, then the block reduces as in stage 05. The article writes per-block partials for the CPU;
+ * with this few blocks one atomicAdd each (stage 03) is cheaper than a copy back. */
 __global__ void reduce_gridstride(const float *x, float *out, uint64_t n)
 {
-    __shared__ float s_x[BLOCK];
+    __shared__ float s_x[LEETCUDA_BLOCK];
     unsigned tid = threadIdx.x;
-    uint64_t stride = (uint64_t)gridDim.x * BLOCK;
+    uint64_t stride = (uint64_t)gridDim.x * LEETCUDA_BLOCK;
     float sum = 0.0f;
-    for (uint64_t i = (uint64_t)blockIdx.x * BLOCK + tid; i < n; i += stride) sum += x[i];
+    for (uint64_t i = (uint64_t)blockIdx.x * LEETCUDA_BLOCK + tid; i < n; i += stride) sum += x[i];
     s_x[tid] = sum;
     __syncthreads();
-    for (unsigned offset = BLOCK / 2; offset >= 32; offset /= 2) {
+    for (unsigned offset = LEETCUDA_BLOCK / 2; offset >= 32; offset /= 2) {
         if (tid < offset) s_x[tid] += s_x[tid + offset];
         __syncthreads();
     }
@@ -35,13 +36,13 @@ __global__ void reduce_gridstride(const float *x, float *out, uint64_t n)
 static void run_gridstride(Run *r)
 {
     unsigned blocks = (unsigned)r->sm_count * r->blocks_per_sm;
-    uint64_t needed = (r->n + BLOCK - 1) / BLOCK;
+    uint64_t needed = (r->n + LEETCUDA_BLOCK - 1) / LEETCUDA_BLOCK;
     if (blocks > needed) blocks = (unsigned)needed; /* no block without work */
     CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(float)));
-    reduce_gridstride<<<blocks, BLOCK>>>(r->in, r->out, r->n);
+    reduce_gridstride<<<blocks, LEETCUDA_BLOCK>>>(r->in, r->out, r->n);
     LAUNCH_CHECK("reduce_gridstride");
-    r->shape.serial = (double)((r->n + (uint64_t)blocks * BLOCK - 1) / ((uint64_t)blocks * BLOCK));
-    r->shape.tree = LOG2_BLOCK;
+    r->shape.serial = (double)((r->n + (uint64_t)blocks * LEETCUDA_BLOCK - 1) / ((uint64_t)blocks * LEETCUDA_BLOCK));
+    r->shape.tree = LOG2_LEETCUDA_BLOCK;
     r->shape.atomic = blocks;
 }
 
@@ -122,12 +123,12 @@ static void run_gridstride_per_thread(Run *r)
 }
 
 static const Kernel kernels[] = {
-    {"reduce_gridstride_x1", "LeetCUDA reduce §3.5: grid-stride loop, 1 block per SM", run_gridstride, .blocks_per_sm = 1},
-    {"reduce_gridstride_x2", "LeetCUDA reduce §3.5: grid-stride loop, 2 blocks per SM", run_gridstride, .blocks_per_sm = 2},
-    {"reduce_gridstride_x4", "LeetCUDA reduce §3.5: grid-stride loop, 4 blocks per SM", run_gridstride, .blocks_per_sm = 4},
-    {"reduce_gridstride_x8", "LeetCUDA reduce §3.5: grid-stride loop, 8 blocks per SM", run_gridstride, .blocks_per_sm = 8},
-    {"reduce_gridstride_x16", "LeetCUDA reduce §3.5: grid-stride loop, 16 blocks per SM", run_gridstride, .blocks_per_sm = 16},
-    {"reduce_gridstride_x32", "LeetCUDA reduce §3.5: grid-stride loop, 32 blocks per SM", run_gridstride, .blocks_per_sm = 32},
+    {"reduce_gridstride_x1", "LeetCUDA reduce §3.5: grid-stride loop, 128 threads, 1 block per SM", run_gridstride, .blocks_per_sm = 1},
+    {"reduce_gridstride_x2", "LeetCUDA reduce §3.5: grid-stride loop, 128 threads, 2 blocks per SM", run_gridstride, .blocks_per_sm = 2},
+    {"reduce_gridstride_x4", "LeetCUDA reduce §3.5: grid-stride loop, 128 threads, 4 blocks per SM", run_gridstride, .blocks_per_sm = 4},
+    {"reduce_gridstride_x8", "LeetCUDA reduce §3.5: grid-stride loop, 128 threads, 8 blocks per SM", run_gridstride, .blocks_per_sm = 8},
+    {"reduce_gridstride_x16", "LeetCUDA reduce §3.5: grid-stride loop, 128 threads, 16 blocks per SM", run_gridstride, .blocks_per_sm = 16},
+    {"reduce_gridstride_x32", "LeetCUDA reduce §3.5: grid-stride loop, 128 threads, 32 blocks per SM", run_gridstride, .blocks_per_sm = 32},
     {"reduce_per_thread_4", "reduce blog §5: 4 elements per thread (template)", run_per_thread<4>},
     {"reduce_per_thread_8", "reduce blog §5: 8 elements per thread (template)", run_per_thread<8>},
     {"reduce_per_thread_16", "reduce blog §5: 16 elements per thread (template)", run_per_thread<16>},
