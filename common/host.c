@@ -234,7 +234,7 @@ Reference reference_sum(const float *x, uint64_t n)
 
 Shape shape_unknown(uint64_t n)
 {
-    Shape s = {0.0, 0.0, 0.0, 0, 0.0};
+    Shape s = {0.0, 0.0, 0.0, 0, 0.0, 0.0};
     s.serial = n > 1 ? (double)(n - 1) : 1.0;
     return s;
 }
@@ -254,9 +254,9 @@ double unit_roundoff(int significand_bits)
  *                   Comput. 41(5), 2019, Theorem 3.1).
  * lambda = 9 keeps that probability below 1e-6 for n up to 2^32. Long chains (an atomicAdd per
  * element, a long serial loop) take the probabilistic bound, short trees the worst case.
- * A path through d1 additions in one precision (u1) and d2 in another (u2: a half-precision tree,
- * then fp32 atomics) uses d u -> d1 u1 + d2 u2 and d u^2 -> d1 u1^2 + d2 u2^2 in both formulas
- * (the same first-order argument, term by term). The fp64 reference adds its own (tiny) error.
+ * A path through d1 additions in one precision (u1) and d2 in another (u2: a half-precision pack or
+ * tree, then fp32 additions and fp32 atomics, d2 = wide + atomic) uses d u -> d1 u1 + d2 u2 and
+ * d u^2 -> d1 u1^2 + d2 u2^2 in both formulas (the same first-order argument, term by term). The fp64 reference adds its own (tiny) error.
  * Inputs that are all integers with sum|x_i| <= 2^p, p the narrowest significand on the path, are
  * summed exactly in any order (every partial sum is an integer of at most p bits): the bound is 0
  * there, so `--fill ones` must give exactly N. Integer accumulators are exact. */
@@ -268,7 +268,7 @@ double sum_tolerance(Shape s, const Reference *ref, uint64_t n)
     int narrow = s.acc_bits ? s.acc_bits : 24;
     if (ref->all_integers && ref->abs_sum <= ldexp(1.0, narrow < 24 ? narrow : 24)) return 0.0;
     double u1 = unit_roundoff(narrow), u2 = unit_roundoff(24);
-    double d1 = s.serial + s.tree, d2 = s.atomic;
+    double d1 = s.serial + s.tree, d2 = s.wide + s.atomic;
     if (d1 + d2 < 1.0) d1 = 1.0;
     double du = d1 * u1 + d2 * u2, du2 = d1 * u1 * u1 + d2 * u2 * u2;
     double worst = du < 1.0 ? du / (1.0 - du) : INFINITY;

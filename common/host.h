@@ -60,7 +60,8 @@ typedef struct {
 Reference reference_sum(const float *x, uint64_t n);
 
 /* How a kernel's additions are arranged: the longest path of floating-point additions any input
- * takes to the result is serial + tree (in the kernel's accumulator) + atomic (fp32 atomicAdds).
+ * takes to the result is serial + tree (in the kernel's accumulator) + wide (fp32, where a narrow
+ * accumulator is widened before the block's sum is done) + atomic (fp32 atomicAdds).
  * A kernel whose order is unknown (a library) uses shape_unknown(n): any order of n terms needs at
  * most n - 1 additions on one path. */
 typedef struct {
@@ -69,7 +70,8 @@ typedef struct {
     double atomic;   /* length of the chain of fp32 atomicAdds onto one address */
     int acc_bits;    /* significand bits of the serial+tree accumulator: 0 = fp32 (24), 53 = fp64, 11 = fp16,
                         8 = bf16, ACC_EXACT = integers (exact) */
-    double span;     /* elements summed in that accumulator before the fp32 atomic (0: all) */
+    double span;     /* elements summed in that accumulator before it is widened to fp32 (0: all) */
+    double wide;     /* fp32 adds after the narrow accumulator, before the atomics (0 where acc_bits is 0) */
 } Shape;
 #define ACC_EXACT (-1)
 Shape shape_unknown(uint64_t n);

@@ -3,14 +3,15 @@
 #   mode=all    every fp32 kernel of the progression, then CUB (the median of the progression's CUB
 #               rows) and the speed of light
 #   mode=best   the fastest fp32 kernel of each stage of the progression, then CUB and the speed of light
-#   mode=stage  every kernel of one stage, its CUB rows included, at the stage's largest N; a row stage
-#               (rows with a cols value) gets GB/s by row length instead
+#   mode=stage  every kernel of one stage, its CUB rows included, at the stage's largest N, with each
+#               row's relative error against the fp64 sum; a row stage (rows with a cols value) gets GB/s
+#               by row length instead
 # The progression is the stages whose charts column has bandwidth or bandwidth+, read at the largest N
 # of its first stage (the stage of the speed-up baseline). Speed-up and x CUB are the CSV's speedup and
 # x_cub columns, as the programs measured them ("-" where empty). A repeated row: the last one wins.
 # Rows timed with the input left in L2 (l2 = warm) are not in these tables. The speed of light: the
 # shortest launch floor plus the bytes over the fastest read-only bandwidth any program of the run measured.
-BEGIN { need = "gpu stage kernel dtype n median_us gbps pass cols l2 bytes_read speedup x_cub charts" }
+BEGIN { need = "gpu stage kernel dtype n median_us gbps rel_err pass cols l2 bytes_read speedup x_cub charts" }
 # median(LIST): the median of the space-separated numbers of LIST; "" for none.
 function median(list,   a, k, i, j, t) {
     k = split(list, a, " ")
@@ -22,9 +23,13 @@ function median(list,   a, k, i, j, t) {
 function say(en, zh) { return lang == "zh" ? zh : en }
 # times: a ratio as the tables print it, from a value of the CSV or one computed here.
 function times(v) { return v == "" ? "-" : v + 0 < 0.1 ? sprintf("%.3fx", v) : sprintf("%.2fx", v) }
-function row(label, us, gbps, speedup, x_cub, ok) {
-    printf "| %s | %.1f | %.0f | %.1f | %s | %s | %s |\n", label, us, gbps, 100 * gbps / peak, times(speedup), times(x_cub), ok
+# row(..., err): err, where given, is a column of its own (the stage tables); "-" where the CSV has none.
+function row(label, us, gbps, speedup, x_cub, ok, err) {
+    printf "| %s | %.1f | %.0f | %.1f | %s | %s | %s%s |\n", label, us, gbps, 100 * gbps / peak, times(speedup), times(x_cub),
+        err == "" ? "" : (err == "-" ? "-" : err + 0 == 0 ? "0" : sprintf("%.1e", err)) " | ", ok
 }
+# check(PASS): a row's check as the tables print it (an expected overflow is xfail).
+function check(p) { return p == 1 ? "ok" : p == "xfail" ? "xfail" : "FAIL" }
 # The stage's number: the part of its folder name before the first "_".
 function number(s) { return substr(s, 1, index(s, "_") - 1) }
 $col["l2"] == "warm" { next }
@@ -55,7 +60,7 @@ mode != "stage" && ($col["dtype"] != "f32" || (" " $col["charts"] " ") !~ / band
     if (n > maxn) maxn = n
     key = s SUBSEP $col["kernel"] SUBSEP $col["dtype"]
     if (!(key in seen)) { seen[key] = 1; order[++count] = key }
-    us[key, n] = $col["median_us"]; gbps[key, n] = $col["gbps"]; pass[key, n] = $col["pass"]
+    us[key, n] = $col["median_us"]; gbps[key, n] = $col["gbps"]; pass[key, n] = $col["pass"]; err[key, n] = $col["rel_err"] == "" ? "-" : $col["rel_err"]
     speedup[key, n] = $col["speedup"]; x_cub[key, n] = $col["x_cub"]; bytes[key, n] = $col["bytes_read"]
     if (!((s, $col["kernel"]) in first_type)) first_type[s, $col["kernel"]] = $col["dtype"]
     else if (first_type[s, $col["kernel"]] != $col["dtype"]) repeats[s, $col["kernel"]] = 1
@@ -103,13 +108,15 @@ END {
         gpu, maxn, peak, copy
     if (mode == "best") print say("| stage | best kernel | time (µs) | GB/s | % of peak | speed-up vs " baseline_stage " | x CUB | check |",
                                 "| 阶段 | 最快的 kernel | 时间 (µs) | GB/s | 占峰值 % | 相对 " baseline_stage " 加速 | x CUB | 检查 |") "\n|---|---|---:|---:|---:|---:|---:|---|"
+    else if (mode == "stage") print say("| kernel | time (µs) | GB/s | % of peak | speed-up vs " baseline_stage " | x CUB | rel. error | check |",
+                 "| kernel | 时间 (µs) | GB/s | 占峰值 % | 相对 " baseline_stage " 加速 | x CUB | 相对误差 | 检查 |") "\n|---|---:|---:|---:|---:|---:|---:|---|"
     else print say("| kernel | time (µs) | GB/s | % of peak | speed-up vs " baseline_stage " | x CUB | check |",
                  "| kernel | 时间 (µs) | GB/s | 占峰值 % | 相对 " baseline_stage " 加速 | x CUB | 检查 |") "\n|---|---:|---:|---:|---:|---:|---|"
     for (i = 1; i <= count; i++) {
         key = order[i]
         if (!((key, maxn) in us)) continue
         split(key, k, SUBSEP)
-        if (mode == "stage") { row(sprintf("`%s`", label(key)), us[key, maxn], gbps[key, maxn], speedup[key, maxn], x_cub[key, maxn], pass[key, maxn] == 1 ? "ok" : "FAIL"); continue }
+        if (mode == "stage") { row(sprintf("`%s`", label(key)), us[key, maxn], gbps[key, maxn], speedup[key, maxn], x_cub[key, maxn], check(pass[key, maxn]), err[key, maxn]); continue }
         if (!first_row++) {  # the baseline's time (any row's time times its speed-up) and the bytes of every row
             base_us = speedup[key, maxn] == "" ? "" : us[key, maxn] * speedup[key, maxn]
             sol_bytes = bytes[key, maxn]

@@ -117,7 +117,7 @@ static void test_tolerance(void)
 
     float serial = 0.0f; /* one thread, one long chain */
     for (int i = 0; i < N; i++) serial += x[i];
-    Shape chain = {(double)N, 0, 0, 0, 0};
+    Shape chain = {(double)N, 0, 0, 0, 0, 0};
     double tol_chain = sum_tolerance(chain, &ref, N);
 #ifdef _OPENMP
     int threads = omp_get_max_threads();
@@ -135,12 +135,12 @@ static void test_tolerance(void)
     memcpy(t, x, N * sizeof *t);
     for (int len = N; len > 1; len /= 2)
         for (int i = 0; i < len / 2; i++) t[i] = t[i] + t[i + len / 2];
-    Shape tree = {0, 20, 0, 0, 0};
+    Shape tree = {0, 20, 0, 0, 0, 0};
     double tol_tree = sum_tolerance(tree, &ref, N);
     check(fabs(t[0] - ref.sum) <= tol_tree, "a pairwise fp32 tree over 2^20 random values is within its bound");
     check(tol_tree < tol_chain, "a tree of depth 20 gets a tighter bound than a chain of 2^20");
     double u = unit_roundoff(24);
-    Shape small = {0, 8, 0, 0, 0};
+    Shape small = {0, 8, 0, 0, 0, 0};
     check(fabs(sum_tolerance(small, &ref, N) - (8 * u / (1 - 8 * u) * ref.abs_sum +
                                                     2 * unit_roundoff(53) * fabs(ref.sum) +
                                                     2.0 * N * unit_roundoff(53) * unit_roundoff(53) * ref.abs_sum)) <
@@ -156,10 +156,19 @@ static void test_tolerance(void)
     check(sum_tolerance(tree, &big, 16777217) > 0.0, "integers past 2^24 are no longer exact in fp32");
 
     /* A half-precision tree (11 bits) then fp32 atomics. */
-    Shape half_tree = {0, 10, 4, 11, 1024};
-    check(sum_tolerance(half_tree, &ref, N) > sum_tolerance((Shape){0, 10, 4, 0, 0}, &ref, N),
+    Shape half_tree = {0, 10, 4, 11, 1024, 0};
+    check(sum_tolerance(half_tree, &ref, N) > sum_tolerance((Shape){0, 10, 4, 0, 0, 0}, &ref, N),
           "an fp16 accumulator gets a looser bound than fp32");
-    Shape exact = {0, 10, 4, ACC_EXACT, 0};
+    /* An fp16 pack then an fp32 tree: the fp32 additions after the narrow part count, at fp32's
+     * unit roundoff: more than without them, far less than if they were done in fp16. */
+    Shape pair = {1, 0, 4, 11, 2, 10}, pair_no_wide = {1, 0, 4, 11, 2, 0}, pair_all_fp16 = {1, 10, 4, 11, 2, 0};
+    double tol_pair = sum_tolerance(pair, &ref, N);
+    check(tol_pair > sum_tolerance(pair_no_wide, &ref, N) && tol_pair < sum_tolerance(pair_all_fp16, &ref, N),
+          "fp32 additions after a narrow accumulator (Shape.wide) count at fp32's unit roundoff");
+    check(fabs(sum_tolerance((Shape){0, 10, 4, 0, 0, 6}, &ref, N) - sum_tolerance((Shape){0, 16, 4, 0, 0, 0}, &ref, N)) <
+              1e-12 * ref.abs_sum,
+          "with an fp32 accumulator, wide additions count as tree levels");
+    Shape exact = {0, 10, 4, ACC_EXACT, 0, 0};
     check(sum_tolerance(exact, &ref, N) == 0.0, "integer accumulators must be exact");
     float chunk[6] = {1, -2, 3, -4, 5, -6};
     check(max_chunk_abs_sum(chunk, 6, 2) == 11.0 && max_chunk_abs_sum(chunk, 6, 0) == 21.0,
