@@ -89,7 +89,7 @@ help:
 	@echo "  make stage-NN demo          the stage's demo program (stages/NN_*/demo.cu; stages with one:$(foreach s,$(DEMOS), $(call stage_num,$s)))"
 	@echo "  make stage-NN diff          what changed from the previous stage built the same way (diff -u)"
 	@echo "  make stage-NN sass          the kernels' SASS and a summary per kernel (needs cuobjdump)"
-	@echo "  make stage-NN profile       Nsight Compute metrics per kernel (needs ncu and a GPU)"
+	@echo "  make stage-NN profile       Nsight Compute metrics per kernel (needs ncu and a GPU; PROGRAM=solution: the exercise's)"
 	@echo "  make stage-NN sanitize      compute-sanitizer memcheck/racecheck/synccheck/initcheck, and the"
 	@echo "                              deliberately wrong kernels shown being caught (needs a GPU)"
 	@echo "  make stage-NN exercise      build and check the stage's exercise (stages/NN_*/exercise.cu)"

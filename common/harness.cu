@@ -693,6 +693,14 @@ static int selected(const Kernel *k, const Options *o)
     return kernel_selected(o, k->name, !(k->flags & NOT_DEFAULT));
 }
 
+/* The first kernel of the table that runs (the baseline is timed first unless it is that one). */
+static const Kernel *first_selected(const Options *o)
+{
+    for (int i = 0; i < reduce_stage.count; i++)
+        if (selected(&reduce_stage.kernels[i], o)) return &reduce_stage.kernels[i];
+    return NULL;
+}
+
 /* What the run needs on the GPU, checked against what is free before anything is allocated; then the
  * buffers. */
 static void allocate(const Sizes *s, const Options *o, const Device *d)
@@ -783,7 +791,7 @@ static int run_size(uint64_t n, const Options *o, const Device *d, FILE *csv, co
     const Kernel *baseline = baseline_kernel();
     double baseline_us = -1.0;
     if (reduce_stage.rows) prepare_rows(f32->values);
-    else if (&baseline_stage || !selected(baseline, o)) {
+    else if (&baseline_stage || !selected(baseline, o) || baseline != first_selected(o)) {
         Measure b = measure(baseline, &ref, f32->values, o);
         baseline_us = b.median_us;
         printf("(speed-up against %s %s on fp32: %.1f us%s)\n", &baseline_stage ? baseline_stage.name : reduce_stage.name,

@@ -9,7 +9,8 @@
 #             shuffles, barriers, atomics, registers and shared memory (from ptxas -v)
 #   profile   Nsight Compute on the stage's kernels: DRAM throughput, occupancy, threads per
 #             instruction, shared-memory wavefronts per shared instruction (bank conflicts), global
-#             sectors per request (coalescing), the main stall reasons
+#             sectors per request (coalescing), the main stall reasons; PROGRAM=exercise|solution
+#             profiles the stage's exercise program instead
 #   sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck on every default kernel at
 #             small N; then each deliberately wrong kernel, to show what catches it
 # Exit codes: 0 ok, 1 a finding (sanitize) or a failed step, 2 usage or a program these tools do not
@@ -107,6 +108,12 @@ sass)
         }' "$tmp/res" "$tmp/sass" | $demangle
     ;;
 profile)
+    # PROGRAM=exercise or solution: the stage's exercise program instead (make stage-NN solution builds it).
+    if [ -n "${PROGRAM:-}" ]; then
+        case $PROGRAM in exercise | solution) ;; *) echo "error: PROGRAM=$PROGRAM: give exercise or solution" >&2; exit 2 ;; esac
+        bin=build/$stage/$PROGRAM
+        [ -x "$bin" ] || { echo "error: $bin is not built (make stage-${stage%%_*} $PROGRAM builds it)" >&2; exit 2; }
+    fi
     single_gpu_program
     need ncu "Nsight Compute (ncu) comes with the CUDA toolkit; make stage-NN profile needs it and a GPU"
     metrics=dram__throughput.avg.pct_of_peak_sustained_elapsed
