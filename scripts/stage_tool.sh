@@ -9,7 +9,7 @@
 #             shuffles, barriers, atomics, registers and shared memory (from ptxas -v)
 #   profile   Nsight Compute on the stage's kernels: DRAM throughput, occupancy, threads per
 #             instruction, shared-memory wavefronts per shared instruction (bank conflicts), global
-#             sectors per request (coalescing), the main stall reasons; PROGRAM=exercise|solution
+#             sectors per request (coalescing), global atomic requests, the main stall reasons; PROGRAM=exercise|solution
 #             profiles the stage's exercise program instead
 #   sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck on every default kernel at
 #             small N; then each deliberately wrong kernel, to show what catches it
@@ -122,6 +122,7 @@ profile)
     metrics+=,smsp__sass_inst_executed_op_shared_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
     metrics+=,smsp__sass_inst_executed_op_shared_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
     metrics+=,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
+    metrics+=,l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum,l1tex__t_requests_pipe_lsu_mem_global_op_red.sum
     metrics+=,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
     metrics+=,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio
     metrics+=,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio
@@ -145,6 +146,7 @@ profile)
     echo "  instruction (32 = no divergence); ld/st wf: shared-memory wavefronts per shared load/store"
     echo "  instruction (1 = no bank conflict for 4-byte accesses, n = an n-way conflict; - = none executed);"
     echo "  sect/req: 32-byte sectors per global load request (4 = a warp's 4-byte loads fully coalesced);"
+    echo "  atomics: global atomic and reduction requests (ATOM + RED; with long_sb high, an atomic hot spot);"
     echo "  stalls: warps stalled per issued instruction, on memory (long_sb), barriers, shared memory/"
     echo "  shuffles (short_sb), memory barriers"
     awk -F'","' '
@@ -154,15 +156,16 @@ profile)
           gsub(/,/, "", v); if (!(k in seen)) { seen[k] = 1; order[++n] = k }; val[k, m] = v }
         function per(k, a, b) { return val[k, b] + 0 > 0 ? sprintf("%.2f", val[k, a] / val[k, b]) : "-" }
         END {
-            printf "%-50s %7s %6s %8s %6s %6s %8s %8s %8s %8s %7s %9s\n", "kernel", "dram%", "occ%", "thr/inst", "ld wf", "st wf", "sect/req",
-                "long_sb", "barrier", "short_sb", "membar", "time(us)"
+            printf "%-50s %7s %6s %8s %6s %6s %8s %10s %8s %8s %8s %7s %9s\n", "kernel", "dram%", "occ%", "thr/inst", "ld wf", "st wf",
+                "sect/req", "atomics", "long_sb", "barrier", "short_sb", "membar", "time(us)"
             for (i = 1; i <= n; i++) { k = order[i]
-                printf "%-50s %7.1f %6.1f %8.1f %6s %6s %8s %8.2f %8.2f %8.2f %7.2f %9.1f\n", substr(k, 1, 50),
+                printf "%-50s %7.1f %6.1f %8.1f %6s %6s %8s %10d %8.2f %8.2f %8.2f %7.2f %9.1f\n", substr(k, 1, 50),
                     val[k, "dram__throughput.avg.pct_of_peak_sustained_elapsed"], val[k, "sm__warps_active.avg.pct_of_peak_sustained_active"],
                     val[k, "smsp__thread_inst_executed_per_inst_executed.ratio"],
                     per(k, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "smsp__sass_inst_executed_op_shared_ld.sum"),
                     per(k, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "smsp__sass_inst_executed_op_shared_st.sum"),
                     per(k, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"),
+                    val[k, "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum"] + val[k, "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"],
                     val[k, "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"],
                     val[k, "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio"],
                     val[k, "smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio"],

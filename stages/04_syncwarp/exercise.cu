@@ -13,6 +13,10 @@
 #define BLOCK 256
 #define LOG2_BLOCK 8
 
+/* The unrolled last warp's first step reads s[tid + 32]: a block of fewer than 64 threads would read
+ * past the values the tree leaves (the course chapter's §7.9 pitfall, and the check it recommends). */
+static_assert(BLOCK >= 64, "the unrolled last warp needs a block of at least 64 threads");
+
 /* The last warp, unrolled, for Volta and later: each step reads, waits for the warp, then writes. */
 __device__ void warp_reduce_unrolled(volatile float *s, unsigned tid)
 {

@@ -7,6 +7,10 @@
 #define LEETCUDA_BLOCK 128 /* the LeetCUDA article's block size */
 #define LOG2_LEETCUDA_BLOCK 7
 
+/* The unrolled last warp's first step reads s[tid + 32]: a block of fewer than 64 threads would read
+ * past the values the tree leaves (the course chapter's §7.9 pitfall, and the check it recommends). */
+static_assert(BLOCK >= 64, "the unrolled last warp needs a block of at least 64 threads");
+
 /* LeetCUDA reduce article §3.4.1, with its 128 threads: __syncthreads while more than a warp is busy,
  * then __syncwarp. Within a step the writers (tid < offset) and the elements they read (tid + offset)
  * do not overlap, and __syncwarp orders one step's writes before the next step's reads. */
