@@ -55,6 +55,9 @@ STAGES := $(sort $(patsubst $(BUILD)/%/,%,$(dir $(PROGRAMS))))
 program_of = $(firstword $(filter $(BUILD)/$1/%,$(PROGRAMS)))
 # In stage order: the order of make programs, the tour and the bench.
 PROGRAMS := $(foreach s,$(STAGES),$(call program_of,$s))
+# The scripts the verbs run read the programs from here rather than calling make again from inside a
+# recipe (a make within make without the jobserver warns and builds serially).
+export REDUCE_PROGRAMS := $(PROGRAMS)
 # One key of a program's --describe, as shell: $(call describe,PROGRAM,KEY).
 describe = $$($1 --describe | sed -n 's/^$2: *//p')
 # The shell command that runs a stage's program with the options $2.

@@ -28,7 +28,7 @@ done
 describe() { "$1" --describe | sed -n "s/^$2: *//p"; }
 # AUDIT_STAGES="STAGE ..." (stage folder names) audits only those stages.
 programs=
-for p in $(make --no-print-directory -s programs); do
+for p in ${REDUCE_PROGRAMS:-$(make --no-print-directory -s programs)}; do
     s=$(basename "$(dirname "$p")")
     [ -z "${AUDIT_STAGES:-}" ] || [[ " $AUDIT_STAGES " == *" $s "* ]] || continue
     if [ ! -x "$p" ]; then echo "$p is not built (make stage-${s%%_*} says why): not audited"; continue; fi

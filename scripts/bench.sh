@@ -12,7 +12,7 @@ describe() { "$1" --describe | sed -n "s/^$2: *//p"; }
 mkdir -p plots/results
 csv=plots/results/bench.csv
 rm -f "$csv"
-for p in $(make --no-print-directory -s programs); do
+for p in ${REDUCE_PROGRAMS:-$(make --no-print-directory -s programs)}; do
     if [ ! -x "$p" ]; then
         echo "== $p is not built (make all says why): not in this bench"
         continue

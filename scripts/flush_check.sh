@@ -34,7 +34,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # One line per probe: PROGRAM STAGE:KERNEL REGEX LOADS KERNEL_TO_RUN ELEMENT_BYTES WARM_CONTROL(0|1).
 : >"$tmp/probes"
-for p in $(make --no-print-directory -s programs); do
+for p in ${REDUCE_PROGRAMS:-$(make --no-print-directory -s programs)}; do
     if [ ! -x "$p" ]; then
         echo "note: $p is not built: its flush probes, if any, are not run"
         continue

@@ -21,7 +21,8 @@ tool=${1:-}
 stage=${2:-}
 [ -n "$tool" ] && [ -n "$stage" ] && [ -d "stages/$stage" ] || { echo "usage: scripts/stage_tool.sh diff|sass|profile|sanitize STAGE" >&2; exit 2; }
 shift 2
-programs=$(make --no-print-directory -s programs)
+# shellcheck disable=SC2086 # one program a word
+programs=$(printf "%s\n" ${REDUCE_PROGRAMS:-$(make --no-print-directory -s programs)})
 bin=$(echo "$programs" | grep "^build/$stage/" | head -1)
 [ -n "$bin" ] || { echo "error: stages/$stage has no program (a reduce.cu, or a stage.mk that adds one)" >&2; exit 2; }
 source_of() { echo "stages/$(basename "$(dirname "$1")")/$(basename "$1").cu"; }

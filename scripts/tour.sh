@@ -15,7 +15,7 @@ csv=$tmp/tour.csv
 interactive=0
 [ -t 0 ] && [ -t 1 ] && interactive=1
 seen=
-for p in $(make --no-print-directory -s programs); do
+for p in ${REDUCE_PROGRAMS:-$(make --no-print-directory -s programs)}; do
     s=$(basename "$(dirname "$p")")
     src=stages/$s/$(basename "$p").cu
     echo
