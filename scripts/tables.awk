@@ -62,6 +62,8 @@ mode != "stage" && ($col["dtype"] != "f32" || (" " $col["charts"] " ") !~ / band
     if (!(key in seen)) { seen[key] = 1; order[++count] = key }
     us[key, n] = $col["median_us"]; gbps[key, n] = $col["gbps"]; pass[key, n] = $col["pass"]; err[key, n] = $col["rel_err"] == "" ? "-" : $col["rel_err"]
     speedup[key, n] = $col["speedup"]; x_cub[key, n] = $col["x_cub"]; bytes[key, n] = $col["bytes_read"]
+    # GB/s of more than the input (a scan writes its output too): the caption says so.
+    if ($col["gbps"] * $col["median_us"] * 1e3 > 1.01 * $col["bytes_read"]) writes[s] = 1
     if (!((s, $col["kernel"]) in first_type)) first_type[s, $col["kernel"]] = $col["dtype"]
     else if (first_type[s, $col["kernel"]] != $col["dtype"]) repeats[s, $col["kernel"]] = 1
 }
@@ -103,9 +105,11 @@ END {
     if (!count) { print "error: no kernel rows" > "/dev/stderr"; exit 2 }
     for (sk in repeats) { split(sk, k, SUBSEP); if (k[2] != "cub") by_type[k[1]] = 1 }
     if (mode != "stage") maxn = first_maxn
-    printf say("%s, N = %d; GB/s of input bytes, medians with L2 flushed before every run; theoretical DRAM peak %.0f GB/s, measured device-to-device copy %.0f GB/s.\n\n",
-             "%s，N = %d；GB/s 按输入字节计算，每次运行前刷新 L2，取中位数；理论 DRAM 峰值 %.0f GB/s，实测设备内拷贝 %.0f GB/s。\n\n"), \
-        gpu, maxn, peak, copy
+    moved = mode == "stage" && writes[stage] ? say("the bytes each kernel must read and write (a scan's output too)", "每个 kernel 必须读写的字节（扫描还包括它的输出）") \
+                                              : say("input bytes", "输入字节")
+    printf say("%s, N = %d; GB/s of %s, medians with L2 flushed before every run; theoretical DRAM peak %.0f GB/s, measured device-to-device copy %.0f GB/s.\n\n",
+             "%s，N = %d；GB/s 按%s计算，每次运行前刷新 L2，取中位数；理论 DRAM 峰值 %.0f GB/s，实测设备内拷贝 %.0f GB/s。\n\n"), \
+        gpu, maxn, moved, peak, copy
     if (mode == "best") print say("| stage | best kernel | time (µs) | GB/s | % of peak | speed-up vs " baseline_stage " | x CUB | check |",
                                 "| 阶段 | 最快的 kernel | 时间 (µs) | GB/s | 占峰值 % | 相对 " baseline_stage " 加速 | x CUB | 检查 |") "\n|---|---|---:|---:|---:|---:|---:|---|"
     else if (mode == "stage") print say("| kernel | time (µs) | GB/s | % of peak | speed-up vs " baseline_stage " | x CUB | rel. error | check |",
