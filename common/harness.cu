@@ -362,7 +362,6 @@ static void launch_cub(Run *r)
     size_t bytes = bench.cub_temp_bytes;
     CUDA_CHECK(cub_reduce(bench.cub_dtype, bench.cub_temp, bytes, r->data, r->out, r->n));
     r->shape = shape_unknown(r->n);
-    if (bench.cub_dtype == DT_I8 || bench.cub_dtype == DT_I32) r->shape.acc_bits = ACC_EXACT;
 }
 
 /* A row stage's CUB row: a segmented reduction, one segment per row. */
@@ -499,6 +498,8 @@ static void check_run(void *ctx)
     KernelRuns *kr = (KernelRuns *)ctx;
     Run *r = &bench.run;
     if (r->refuse) return; /* nothing was launched */
+    /* An integer accumulator (the table's .acc) is exact: its bound, and its overflow check, say so. */
+    if (kr->k->acc == ACC_I32) r->shape.acc_bits = ACC_EXACT;
     if (reduce_stage.rows) {
         double err = 0.0, bound = 0.0;
         kr->pass &= rows_pass(r, kr->runs == 0, &err, &bound, &kr->result);
@@ -513,9 +514,7 @@ static void check_run(void *ctx)
             memcpy(&as_int, &out, sizeof as_int);
             kr->result = kr->k->acc == ACC_I32 ? (double)as_int : (double)out;
         }
-        Shape shape = r->shape;
-        if (kr->k->acc == ACC_I32) shape.acc_bits = ACC_EXACT; /* an integer accumulator: the exact sum or a failure */
-        if (kr->runs == 0) kr->tol = kr->k->op == OP_MAX ? 0.0 : sum_tolerance(shape, &kr->want, r->n);
+        if (kr->runs == 0) kr->tol = kr->k->op == OP_MAX ? 0.0 : sum_tolerance(r->shape, &kr->want, r->n);
         kr->pass &= result_passes(kr->result, &kr->want, kr->tol);
     }
     if (kr->runs == 0) kr->first = kr->result;
