@@ -78,7 +78,7 @@ define need_stage
 	  exit 2; fi
 endef
 
-.PHONY: help all run check demo diff sass profile sanitize exercise solution tour audit bench programs plot reference \
+.PHONY: help all run check demo diff sass profile sanitize exercise solution tour audit bench accuracy programs plot reference \
         test clean need-nvcc $(foreach s,$(STAGES),stage-$(call stage_num,$s))
 
 help: export STAGE_HELP_TEXT = $(STAGE_HELP)
@@ -107,7 +107,11 @@ help:
 	@echo "  make bench                  every single-GPU program at its bench sizes and fills (--describe),"
 	@echo "                              its warm-L2 kernels also with the L2 warm, into plots/results/<gpu>/;"
 	@echo "                              the flush check (ncu), charts"
-	@echo "  make reference              copy the last bench to plots/reference/<gpu>/ and update README.md"
+	@echo "  make accuracy               the accuracy lab: each program's accuracy kernels (--describe) on"
+	@echo "                              random, wide and cond data, relative error against N and against"
+	@echo "                              the condition number, into plots/results/<gpu>/ (needs a GPU)"
+	@echo "  make reference              copy the last bench (and accuracy lab) to plots/reference/<gpu>/"
+	@echo "                              and update README.md"
 	@echo "  make plot [CSV=file]        draw the charts from a CSV (default: the committed reference results)"
 	@echo "  make test                   the test suite (GPU half skipped when no GPU is present)"
 	@echo "  make clean                  remove build/ and plots/results/"
@@ -228,6 +232,9 @@ audit: $(ALL_BINS)
 
 bench: $(ALL_BINS)
 	@scripts/bench.sh
+
+accuracy: $(ALL_BINS)
+	@scripts/accuracy.sh
 
 reference:
 	@scripts/reference.sh

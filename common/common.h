@@ -128,6 +128,8 @@ typedef struct {
     const char *flush_probes;  /* KERNEL@GPU_FUNCTION@LOADS: what the flush check measures (scripts/flush_check.sh) */
     const char *charts;        /* the charts its rows go on: NAME (its best kernel), NAME+ (every kernel);
                                   NULL: the progression, "bandwidth+ scaling" */
+    const char *accuracy;      /* kernels on the accuracy chart: their relative error against N and against
+                                  the condition number (make accuracy) */
 } Stage;
 
 /* Odd sizes around a block of 256 and a warp, one not a multiple of anything, one past 2^24. */

@@ -29,6 +29,7 @@ static struct {
     int offset;             /* elements the input starts past an aligned address (0..15) */
     uint64_t rows;          /* --rows B (0: not given) */
     const char *cols;       /* --cols H[,H...] (NULL: not given) */
+    double cond;            /* --cond C (0: not given) */
 } stage_options;
 
 static void take_offset(const char *prog, const char *v)
@@ -52,11 +53,22 @@ static void take_cols(const char *prog, const char *v)
     stage_options.cols = v;
 }
 
+static void take_cond(const char *prog, const char *v)
+{
+    char *end;
+    double c = strtod(v, &end);
+    if (!*v || *end || !(c >= COND_MIN && c <= 1e30))
+        usage_error(prog, "--cond '%s': give a condition number from 10 to 1e30, such as 1e8", v);
+    stage_options.cond = c;
+}
+
 static const ProgramOption own_options[] = {
     {"--offset", "K", "start the input K elements past an aligned address (0-15; default 0): kernels that\n"
                       "need aligned vector loads refuse, the others must still be right", take_offset},
     {"--rows", "B", "a row stage: B rows of each --cols H (without --rows: the largest --n in rows of H)", take_rows},
     {"--cols", "H[,H...]", "a row stage: the row lengths (each size of --n is ROWSxCOLS; a plain N is one row)", take_cols},
+    {"--cond", "C", "--fill cond: the condition number sum|x| / |sum x| of the data (default 1e8; the largest\n"
+                    "a size can have is about 6e6 x N)", take_cond},
 };
 
 static const Kernel *find_kernel(const char *name)
@@ -114,8 +126,8 @@ static Program describe_stage(const char *argv0)
 {
     Program p;
     program_init(&p, reduce_stage.name, argv0, list_kernels, describe_kernels, kernel_exists);
-    p.fills = "random ones seq mod100 large nan inf";
-    p.check_fills = "random ones";
+    p.fills = "random ones seq mod100 large nan inf wide cond";
+    p.check_fills = "random ones wide";
     p.default_sizes = reduce_stage.sizes ? reduce_stage.sizes : DEFAULT_SIZES;
     p.bench_sizes = reduce_stage.sizes ? reduce_stage.sizes : DEFAULT_BENCH_SIZES;
     p.check_sizes = reduce_stage.check_sizes ? reduce_stage.check_sizes : DEFAULT_CHECK_SIZES;
@@ -124,9 +136,11 @@ static Program describe_stage(const char *argv0)
     if (baseline_kernel()) p.baseline = baseline_kernel()->name;
     if (reduce_stage.warm_l2) p.warm_l2 = reduce_stage.warm_l2;
     if (reduce_stage.flush_probes) p.flush_probes = reduce_stage.flush_probes;
+    if (reduce_stage.accuracy) p.accuracy = reduce_stage.accuracy;
     p.charts = reduce_stage.charts ? reduce_stage.charts : "bandwidth+ scaling";
     p.usage_note = "fills: random in [-1, 1); ones; seq (i mod 16); mod100 (i mod 100); large (near the input type's largest value, to\n"
-                   "show accumulators overflowing); nan, inf (random with one NaN/+Inf at element 777)";
+                   "show accumulators overflowing); nan, inf (random with one NaN/+Inf at element 777); wide (half near 1e6,\n"
+                   "three in four positive, half near 1e-6); cond (sum|x| / |sum x| = --cond, one size a run)";
     p.own = own_options;
     p.own_count = (int)(sizeof own_options / sizeof own_options[0]);
     return p;
@@ -271,9 +285,12 @@ static HostData make_host_data(Dtype t, Fill fill, uint64_t seed, uint64_t n)
         exit(EXIT_USAGE);
     }
     double scale = fill == FILL_LARGE ? dtype_max[t] : (t == DT_I8 || t == DT_I32) && fill == FILL_RANDOM ? 128.0 : 1.0;
+    if (fill == FILL_COND) fill_cond(h.values, n, seed, stage_options.cond ? stage_options.cond : DEFAULT_COND);
 #pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < (int64_t)n; i++)
-        h.values[i] = encode(t, (float)(fill_value(fill, seed, (uint64_t)i) * scale), h.bytes, (uint64_t)i);
+    for (int64_t i = 0; i < (int64_t)n; i++) {
+        float v = fill == FILL_COND ? h.values[i] : (float)(fill_value(fill, seed, (uint64_t)i) * scale);
+        h.values[i] = encode(t, v, h.bytes, (uint64_t)i);
+    }
     return h;
 }
 
@@ -399,12 +416,12 @@ static void row_references(const float *x, uint64_t rows, uint64_t cols)
 /* Every row's sum against its reference (tolerances from the launcher's shape of one row, computed
  * once per kernel and size): 1 if all pass; the worst row's errors and a hash of the bits of all sums,
  * for the run-to-run comparison. */
-static int rows_pass(const Run *r, int new_shape, double *rel_err, double *rel_bound, double *hash)
+static int rows_pass(const Run *r, const float *values, int new_shape, double *rel_err, double *rel_bound, double *hash)
 {
     CUDA_CHECK(cudaMemcpy(bench.h_row_sums, r->row_sums, r->rows * sizeof(float), cudaMemcpyDeviceToHost));
     if (new_shape) {
 #pragma omp parallel for schedule(static) if (r->rows >= 64)
-        for (int64_t i = 0; i < (int64_t)r->rows; i++) bench.row_tols[i] = sum_tolerance(r->shape, &bench.row_refs[i], r->cols);
+        for (int64_t i = 0; i < (int64_t)r->rows; i++) bench.row_tols[i] = sum_tolerance(r->shape, &bench.row_refs[i], values + i * r->cols, r->cols);
     }
     int pass = 1;
     double worst = -1.0;
@@ -458,6 +475,7 @@ typedef struct {
 /* What the runs of one kernel share with the timing loop's callbacks. */
 typedef struct {
     const Kernel *k;
+    const float *values;  /* the input as the kernel reads it, in fp32 (for the stagnation term) */
     Reference want;       /* the fp64 reference (of a maximum: the largest input, exactly) */
     double tol;           /* from the shape the launcher reported in the first run */
     double result;        /* the run's sum (a row stage: a hash of the bits of its row sums) */
@@ -502,7 +520,7 @@ static void check_run(void *ctx)
     if (kr->k->acc == ACC_I32) r->shape.acc_bits = ACC_EXACT;
     if (reduce_stage.rows) {
         double err = 0.0, bound = 0.0;
-        kr->pass &= rows_pass(r, kr->runs == 0, &err, &bound, &kr->result);
+        kr->pass &= rows_pass(r, kr->values, kr->runs == 0, &err, &bound, &kr->result);
         if (kr->runs == 0) kr->rel_err = err, kr->rel_bound = bound;
     } else {
         if (r->has_host_result) {
@@ -514,7 +532,7 @@ static void check_run(void *ctx)
             memcpy(&as_int, &out, sizeof as_int);
             kr->result = kr->k->acc == ACC_I32 ? (double)as_int : (double)out;
         }
-        if (kr->runs == 0) kr->tol = kr->k->op == OP_MAX ? 0.0 : sum_tolerance(r->shape, &kr->want, r->n);
+        if (kr->runs == 0) kr->tol = kr->k->op == OP_MAX ? 0.0 : sum_tolerance(r->shape, &kr->want, kr->values, r->n);
         kr->pass &= result_passes(kr->result, &kr->want, kr->tol);
     }
     if (kr->runs == 0) kr->first = kr->result;
@@ -534,6 +552,7 @@ static Measure measure(const Kernel *k, const Reference *ref, const float *value
     KernelRuns kr;
     memset(&kr, 0, sizeof kr);
     kr.k = k;
+    kr.values = values;
     kr.want = *ref;
     if (k->op == OP_MAX) kr.want.sum = ref->max; /* a maximum involves no rounding: the largest input exactly */
     kr.pass = kr.reproducible = 1;
@@ -596,7 +615,8 @@ static void print_table_head(uint64_t n, const char *text, const Options *o)
         printf(": %llu rows of %llu", (unsigned long long)bench.run.rows, (unsigned long long)bench.run.cols);
     printf(", fill %s", o->fill);
     if (stage_options.offset) printf(", input %d elements past an aligned address", stage_options.offset);
-    if (bench.fill == FILL_RANDOM || bench.fill == FILL_LARGE) printf(", seed %llu", (unsigned long long)o->seed);
+    if (bench.fill == FILL_RANDOM || bench.fill == FILL_LARGE || bench.fill >= FILL_WIDE)
+        printf(", seed %llu", (unsigned long long)o->seed);
     printf("; median of %d runs, %s\n", o->reps,
            o->warm ? "L2 left warm (no flush: an input that fits in L2 is read from it, not from DRAM)"
                    : "L2 flushed before each");
@@ -613,8 +633,9 @@ static double bytes_of(uint64_t n, Dtype t)
 static void print_group_head(Dtype t, uint64_t n, const Reference *ref, const Device *d)
 {
     double sol = speed_of_light_us(&d->sol, bytes_of(n, t));
-    printf("-- %s input, %.1f MiB; fp64 reference %.10g; speed of light %.2f us (%.1f GB/s)\n", dtype_names[t],
-           n * (double)dtype_bytes[t] / 1048576.0, ref->sum, sol, bytes_of(n, t) / (sol * 1e3));
+    printf("-- %s input, %.1f MiB; fp64 reference %.10g", dtype_names[t], n * (double)dtype_bytes[t] / 1048576.0, ref->sum);
+    if (bench.fill >= FILL_WIDE) printf(", condition number sum|x| / |sum x| %.3g", ref->abs_sum / fabs(ref->sum));
+    printf("; speed of light %.2f us (%.1f GB/s)\n", sol, bytes_of(n, t) / (sol * 1e3));
 }
 
 static double gbps_of(const Measure *m, uint64_t n, Dtype t)
@@ -667,7 +688,8 @@ static void report(const Kernel *k, const Measure *m, const Device *d, uint64_t 
                "yet the limit here\n", "", speed_of_light_us(&d->sol, input));
     CsvRow row = {k->name, dtype_names[k->dtype], n, m->median_us, gbps, 100.0 * gbps / peak, pass[m->status],
                   m->rel_err, reduce_stage.rows ? bench.run.cols : 0, bench.warm, m->reproducible, input,
-                  baseline_us > 0 ? baseline_us / m->median_us : 0.0, cub_us > 0 ? cub_us / m->median_us : 0.0};
+                  baseline_us > 0 ? baseline_us / m->median_us : 0.0, cub_us > 0 ? cub_us / m->median_us : 0.0,
+                  fill_name(bench.fill), m->rel_bound};
     csv_write(csv, d->gpu.name, p, &row);
 }
 
@@ -836,6 +858,9 @@ int main(int argc, char **argv)
     Options o = parse_command_line(argc, argv, &p);
     Sizes sizes = sizes_to_run(&o, argv[0]);
     parse_fill(o.fill, &bench.fill);
+    if (stage_options.cond && bench.fill != FILL_COND) usage_error(argv[0], "%s sets the condition number of --fill cond only", "--cond");
+    if (bench.fill == FILL_COND && sizes.count > 1)
+        usage_error(argv[0], "--fill cond: its data depend on N; give one size a run (--n %s has more)", o.sizes);
     bench.seed = o.seed;
     bench.warm = o.warm;
     FILE *csv = open_csv(o.csv_path, argv[0]);

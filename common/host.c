@@ -143,13 +143,15 @@ int parse_fill(const char *s, Fill *out)
     else if (!strcmp(s, "large")) *out = FILL_LARGE;
     else if (!strcmp(s, "nan")) *out = FILL_NAN;
     else if (!strcmp(s, "inf")) *out = FILL_INF;
+    else if (!strcmp(s, "wide")) *out = FILL_WIDE;
+    else if (!strcmp(s, "cond")) *out = FILL_COND;
     else return -1;
     return 0;
 }
 
 const char *fill_name(Fill f)
 {
-    static const char *names[] = {"random", "ones", "seq", "large", "nan", "inf", "mod100"};
+    static const char *names[] = {"random", "ones", "seq", "large", "nan", "inf", "mod100", "wide", "cond"};
     return names[f];
 }
 
@@ -159,6 +161,14 @@ static uint64_t mix64(uint64_t z)
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
+}
+
+/* The first half of the cond fill: either sign, magnitude (2^22 + 22 random bits) / 2^23 in [0.5, 1). */
+static float cond_value(uint64_t seed, uint64_t i)
+{
+    uint64_t z = mix64(seed * 0x9e3779b97f4a7c15ull + i);
+    float v = (float)((1u << 22) + (uint32_t)(z >> 42)) / (float)(1 << 23);
+    return z & 1 ? -v : v;
 }
 
 float fill_value(Fill f, uint64_t seed, uint64_t i)
@@ -172,6 +182,13 @@ float fill_value(Fill f, uint64_t seed, uint64_t i)
     case FILL_INF:
         if (i == NONFINITE_INDEX) return f == FILL_NAN ? NAN : INFINITY;
         return fill_value(FILL_RANDOM, seed, i);
+    case FILL_WIDE: {
+        uint64_t z = mix64(seed * 0x9e3779b97f4a7c15ull + i);
+        int large = (int)(z & 1), negative = large ? ((z >> 1) & 3) == 0 : (int)((z >> 1) & 1);
+        float v = ldexpf(1.0f + (float)(z >> 41) / (float)(1 << 23), large ? 19 : -20); /* 24 bits: exact */
+        return negative ? -v : v;
+    }
+    case FILL_COND: return cond_value(seed, i);
     default: {
         /* 24 random bits m, value (m - 2^23) / 2^23: exactly representable in fp32. */
         int64_t m = (int64_t)(mix64(seed * 0x9e3779b97f4a7c15ull + i) >> 40);
@@ -182,8 +199,34 @@ float fill_value(Fill f, uint64_t seed, uint64_t i)
 
 void fill_array(float *x, uint64_t n, Fill f, uint64_t seed)
 {
+    if (f == FILL_COND) {
+        fill_cond(x, n, seed, DEFAULT_COND);
+        return;
+    }
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < (int64_t)n; i++) x[i] = fill_value(f, seed, (uint64_t)i);
+}
+
+void fill_cond(float *x, uint64_t n, uint64_t seed, double cond)
+{
+    uint64_t half = n / 2;
+    double abs_half = 0.0; /* exact: at most 2^39 multiples of 2^-23, each below 1 */
+    for (uint64_t k = 0; k < half; k++) abs_half += fabs(x[k] = cond_value(seed, k));
+    if (n % 2) x[n - 1] = 0.0f;
+    if (n == 1) x[0] = cond_value(seed, 0);
+    if (half == 0) return;
+    /* sum x = J 2^-23 for J = (2 sum|first half|) 2^23 / cond, spread over the second half as evenly as
+     * integers allow (element k gets floor((k+1)J/half) - floor(kJ/half)); at most 2^21 each, so that
+     * -v + j 2^-23 stays in (0.25, 1.25]: a multiple of 2^-23 there is exact in fp32. */
+    double want = nearbyint(2.0 * abs_half * 8388608.0 / (cond < COND_MIN ? COND_MIN : cond));
+    double most = (double)half * (double)(1u << 21);
+    uint64_t total = want < 1.0 ? 1 : want > most ? (uint64_t)most : (uint64_t)want;
+    unsigned __int128 prev = 0;
+    for (uint64_t k = 0; k < half; k++) {
+        unsigned __int128 next = (unsigned __int128)(k + 1) * total / half;
+        x[half + k] = -x[k] + (float)(uint64_t)(next - prev) / 8388608.0f;
+        prev = next;
+    }
 }
 
 /* Neumaier's compensated addition: s + v, keeping in *c the low-order part that the sum lost. */
@@ -254,15 +297,30 @@ double unit_roundoff(int significand_bits)
  *                   Comput. 41(5), 2019, Theorem 3.1).
  * lambda = 9 keeps that probability below 1e-6 for n up to 2^32. Long chains (an atomicAdd per
  * element, a long serial loop) take the probabilistic bound, short trees the worst case.
+ * The mean-zero assumption fails where an addend is smaller than a unit in the last place of the
+ * partial sum it joins (below 2u |partial|): it is then lost whole, or rounded up to that unit, the
+ * same way every time, and a long loop of such additions stagnates (an fp32 loop over 2^26 values near
+ * 1e6 stops growing near 1e13). No partial sum exceeds sum|x_i|, so the probabilistic bound adds the
+ * inputs below 2u sum|x_i| at their full size: each of those additions errs by less than its addend.
  * A path through d1 additions in one precision (u1) and d2 in another (u2: a half-precision pack or
  * tree, then fp32 additions and fp32 atomics, d2 = wide + atomic) uses d u -> d1 u1 + d2 u2 and
- * d u^2 -> d1 u1^2 + d2 u2^2 in both formulas (the same first-order argument, term by term). The fp64 reference adds its own (tiny) error.
+ * d u^2 -> d1 u1^2 + d2 u2^2 in both formulas (the same first-order argument, term by term); the
+ * stagnation threshold takes the larger u. The fp64 reference adds its own (tiny) error.
  * Inputs that are all integers with sum|x_i| <= 2^p, p the narrowest significand on the path, are
  * summed exactly in any order (every partial sum is an integer of at most p bits): the bound is 0
  * there, so `--fill ones` must give exactly N. Integer accumulators are exact. */
 #define LAMBDA 9.0
 
-double sum_tolerance(Shape s, const Reference *ref, uint64_t n)
+double small_abs_sum(const float *x, uint64_t n, double below)
+{
+    double sum = 0.0;
+#pragma omp parallel for reduction(+ : sum) schedule(static)
+    for (int64_t i = 0; i < (int64_t)n; i++)
+        if (fabsf(x[i]) < below) sum += fabsf(x[i]);
+    return sum;
+}
+
+double sum_tolerance(Shape s, const Reference *ref, const float *x, uint64_t n)
 {
     if (s.acc_bits == ACC_EXACT) return 0.0;
     int narrow = s.acc_bits ? s.acc_bits : 24;
@@ -271,11 +329,12 @@ double sum_tolerance(Shape s, const Reference *ref, uint64_t n)
     double d1 = s.serial + s.tree, d2 = s.wide + s.atomic;
     if (d1 + d2 < 1.0) d1 = 1.0;
     double du = d1 * u1 + d2 * u2, du2 = d1 * u1 * u1 + d2 * u2 * u2;
-    double worst = du < 1.0 ? du / (1.0 - du) : INFINITY;
-    double prob = expm1(LAMBDA * sqrt(du2) + du2 / (1.0 - fmax(u1, u2)));
+    double worst = du < 1.0 ? du / (1.0 - du) * ref->abs_sum : INFINITY;
+    double prob = expm1(LAMBDA * sqrt(du2) + du2 / (1.0 - fmax(u1, u2))) * ref->abs_sum;
+    if (prob < worst && x) prob += small_abs_sum(x, n, 2.0 * fmax(u1, u2) * ref->abs_sum);
     double u64 = unit_roundoff(53);
     double reference_error = 2.0 * u64 * fabs(ref->sum) + 2.0 * (double)n * u64 * u64 * ref->abs_sum;
-    return fmin(worst, prob) * ref->abs_sum + reference_error;
+    return fmin(worst, prob) + reference_error;
 }
 
 double max_chunk_abs_sum(const float *x, uint64_t n, double span)

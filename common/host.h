@@ -34,8 +34,8 @@ int parse_int(const char *s, long lo, long hi, long *out);
 /* Median of n values (sorts v in place). n >= 1. */
 double median(double *v, int n);
 
-typedef enum { FILL_RANDOM, FILL_ONES, FILL_SEQ, FILL_LARGE, FILL_NAN, FILL_INF, FILL_MOD100 } Fill;
-/* "random" | "ones" | "seq" | "mod100" | "large" | "nan" | "inf" -> 0 and *out, else -1. */
+typedef enum { FILL_RANDOM, FILL_ONES, FILL_SEQ, FILL_LARGE, FILL_NAN, FILL_INF, FILL_MOD100, FILL_WIDE, FILL_COND } Fill;
+/* "random" | "ones" | "seq" | "mod100" | "large" | "nan" | "inf" | "wide" | "cond" -> 0 and *out, else -1. */
 int parse_fill(const char *s, Fill *out);
 const char *fill_name(Fill f);
 
@@ -47,6 +47,20 @@ const char *fill_name(Fill f);
 #define NONFINITE_INDEX 777
 float fill_value(Fill f, uint64_t seed, uint64_t i);
 void fill_array(float *x, uint64_t n, Fill f, uint64_t seed);
+
+/* The accuracy fills (course chapter §7.7.4: "values near 1e-6 and 1e6, small ones are lost").
+ * wide: half the values are near 1e6 (2^19 to 2^20, three in four positive: large values of both signs
+ * cancel, and the sum still grows with N as real data's does), half near 1e-6 (2^-20 to 2^-19, either
+ * sign); every value exact in fp32, a pure function of (seed, i) like the fills above.
+ * cond: a sum whose condition number sum|x_i| / |sum x_i| is `cond` (at least COND_MIN): the first
+ * half are random values of either sign in [0.5, 1), the second half the same values negated, each
+ * plus a small multiple of 2^-23 (exact in fp32), the multiples adding up to what makes the sum
+ * sum|x_i| / cond. The halves cancel only when the second is added: every prefix sum of the first half
+ * is as large as random data makes it. Unlike the others, element i depends on n (not a prefix of a
+ * longer fill). An odd n ends with a 0; n = 1 is one random value (condition number 1). */
+#define COND_MIN 10.0
+#define DEFAULT_COND 1e8
+void fill_cond(float *x, uint64_t n, uint64_t seed, double cond);
 
 /* Exact-as-possible reference of what the kernel read: the sum in fp64 (compensated, Neumaier), the
  * sum of absolute values (scales the error bound) and whether every value is an integer. */
@@ -79,8 +93,13 @@ Shape shape_unknown(uint64_t n);
 /* Unit roundoff of an accumulator with p significand bits: 2^-p (fp32: 2^-24, fp64: 2^-53). */
 double unit_roundoff(int significand_bits);
 
-/* Largest error of a correct kernel, in absolute terms: see host.c for where the formula comes from. */
-double sum_tolerance(Shape s, const Reference *ref, uint64_t n);
+/* Largest error of a correct kernel that added x[0..n) (ref: their reference), in absolute terms: see
+ * host.c for where the formula comes from. x NULL: without the inputs, no stagnation term (for callers
+ * whose chains cannot absorb an input, or that do not hold the inputs). */
+double sum_tolerance(Shape s, const Reference *ref, const float *x, uint64_t n);
+
+/* The sum of |x_i| over the inputs smaller than `below` in magnitude. */
+double small_abs_sum(const float *x, uint64_t n, double below);
 
 /* The largest sum of |x_i| over consecutive chunks of `span` elements (span 0: the whole array):
  * what a kernel's narrow accumulator may have to hold. */

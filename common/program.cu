@@ -85,6 +85,7 @@ static void describe(const Program *p)
     describe_line("baseline", p->baseline);
     describe_line("warm-L2 kernels", p->warm_l2);
     describe_line("flush probes", p->flush_probes);
+    describe_line("accuracy kernels", p->accuracy);
     describe_line("charts", p->charts);
     describe_line("csv", p->csv);
 }
@@ -107,7 +108,7 @@ void program_init(Program *p, const char *stage, const char *argv0, void (*list)
     p->stage = stage;
     p->program = slash ? slash + 1 : argv0 ? argv0 : stage;
     p->fills = p->check_fills = p->bench_fills = "random";
-    p->edge_sizes = p->baseline = p->warm_l2 = p->flush_probes = "";
+    p->edge_sizes = p->baseline = p->warm_l2 = p->flush_probes = p->accuracy = "";
     p->charts = "";
     p->csv = "results.csv";
     p->list = list;
@@ -240,7 +241,7 @@ void csv_write(FILE *csv, const char *gpu, const Program *p, const CsvRow *r)
     else fprintf(csv, ",,");
     if (r->gbps > 0 && r->pct_peak > 0) fprintf(csv, "%.2f", r->pct_peak);
     if (!r->pass) {
-        fprintf(csv, ",,,,,,,,,\n");
+        fprintf(csv, ",,,,,,,,,,,\n");
         fflush(csv);
         return;
     }
@@ -250,7 +251,9 @@ void csv_write(FILE *csv, const char *gpu, const Program *p, const CsvRow *r)
     if (r->speedup > 0) fprintf(csv, "%.3f", r->speedup);
     fprintf(csv, ",");
     if (r->x_cub > 0) fprintf(csv, "%.3f", r->x_cub);
-    fprintf(csv, ",%s\n", p->charts);
+    fprintf(csv, ",%s,%s,", p->charts, r->fill ? r->fill : "");
+    if (r->rel_bound > 0) fprintf(csv, "%.3e", r->rel_bound);
+    fprintf(csv, "\n");
     fflush(csv);
 }
 

@@ -48,6 +48,7 @@ typedef struct {
     const char *baseline;       /* the kernel timed for the speed-up column ("": none) */
     const char *warm_l2;        /* kernels `make bench` also runs with --l2 warm ("": none) */
     const char *flush_probes;   /* TABLE_KERNEL@GPU_FUNCTION@LOADS for the flush check ("": none) */
+    const char *accuracy;       /* kernels on the accuracy chart (make accuracy; "": none) */
     const char *charts;         /* the chart tokens of its rows (the CSV's charts column) */
     const char *csv;            /* the file `make bench` collects its rows in */
     const char *usage_note;     /* printed under the usage line of --help (NULL: none) */
@@ -77,8 +78,9 @@ int option_sizes(const Options *o, uint64_t *sizes, int max, const char *prog);
 /* Every program's CSV columns. bits: "same" when every timed run gave the same bits; bytes_read: the
  * input bytes the kernel must read; speedup: the baseline's time over this row's (same N, same run);
  * x_cub: CUB's time over this row's (same input type and N, same run); charts: the program's chart
- * tokens. A 00_device row leaves the measurement columns after gbps/pct_peak empty. */
-#define CSV_HEADER "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub,charts"
+ * tokens; fill: the data (--fill); rel_bound: the error bound the check used, relative to the reference
+ * (rel_err is checked against it). A 00_device row leaves the measurement columns after gbps/pct_peak empty. */
+#define CSV_HEADER "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub,charts,fill,rel_bound"
 
 typedef struct {
     const char *kernel, *dtype;
@@ -92,6 +94,8 @@ typedef struct {
     int same_bits;
     double bytes_read;
     double speedup, x_cub; /* <= 0: empty */
+    const char *fill;      /* the data's --fill (NULL: empty) */
+    double rel_bound;      /* the check's tolerance relative to the reference (<= 0: empty) */
 } CsvRow;
 
 /* Opens FILE for appending (exit EXIT_USAGE if it cannot be written); NULL path: no CSV. */

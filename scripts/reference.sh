@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # make reference: make the last `make bench` the committed reference results.
 # usage: scripts/reference.sh [--check] [GPU]
-#   Copies plots/results/<GPU>/ (results.csv, and multigpu.csv and flush_check.csv where the run has
-#   them) to plots/reference/<GPU>/ and draws their charts there (scripts/plot.sh), records GPU in
+#   Copies plots/results/<GPU>/ (results.csv, and multigpu.csv, flush_check.csv and the accuracy lab's
+#   accuracy.csv where the run has them) to plots/reference/<GPU>/ and draws their charts there
+#   (scripts/plot.sh, scripts/plot_accuracy.sh), records GPU in
 #   plots/reference/primary as the results README.md shows, and regenerates the READMEs' tables.
 #   GPU defaults to the only folder in plots/results/. NVLINK_GBPS and NVLINK_LABEL (scripts/plot.sh)
 #   draw a link figure the CSV does not hold on the all-reduce chart.
@@ -31,6 +32,10 @@ for data in results.csv multigpu.csv; do
     cp "$src/$data" "plots/reference/$gpu/"
     scripts/plot.sh "$src/$data" "plots/reference/$gpu"
 done
+if [ -f "$src/accuracy.csv" ]; then
+    cp "$src/accuracy.csv" "plots/reference/$gpu/"
+    scripts/plot_accuracy.sh "$src/accuracy.csv" "plots/reference/$gpu/accuracy.png"
+fi
 echo "$gpu" >plots/reference/primary
 scripts/update_readmes.sh "plots/reference/$gpu/results.csv" "plots/reference/$gpu"
 echo "plots/reference/$gpu updated; README.md regenerated from it"

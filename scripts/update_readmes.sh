@@ -5,7 +5,8 @@
 #   README.md and README.zh-CN.md, between <!-- results:begin --> and <!-- results:end -->: the charts
 #   of IMGDIR whose plots/*.gp header says "readme: top", every kernel's numbers, the flush check
 #   (IMGDIR/flush_check.csv) and links to the other GPUs' results; between <!-- stages:begin --> and
-#   <!-- stages:end -->: the best kernel of each stage. stages/NN_*/README.md, between
+#   <!-- stages:end -->: the best kernel of each stage; between <!-- accuracy:begin --> and
+#   <!-- accuracy:end -->: the accuracy lab's chart and tables (IMGDIR/accuracy.csv, make accuracy). stages/NN_*/README.md, between
 #   <!-- stage-results:begin --> and <!-- stage-results:end --> (and the same in its README.zh-CN.md):
 #   the charts that stage owns (token NAME+ in its rows' charts column) whose header says "readme:
 #   stage", and that stage's table: its kernels from CSV, or, for a stage whose rows are in
@@ -158,7 +159,20 @@ flush_table() {
         'flushed：每次运行必须至少从 DRAM 读到输入的 99%。warm（不刷新，输入留在 L2 中）：对照组，必须低于一半，以说明计数器能看到 L2 命中。')"
 }
 
-# top LANG: the top README's two blocks in LANG, into $tmp/all and $tmp/best.
+# accuracy DIR PREFIX: the accuracy lab's chart (linked as PREFIX/accuracy.png) and tables, from DIR/accuracy.csv.
+accuracy() {
+    if [ ! -f "$1/accuracy.csv" ]; then
+        say 'No accuracy results are committed for this GPU (`make accuracy`, then `make reference`).' \
+            '这块 GPU 还没有提交精度结果（先 `make accuracy`，再 `make reference`）。'
+        printf '\n'
+        return 0
+    fi
+    [ -f "$1/accuracy.png" ] && printf '![%s](%s/accuracy.png)\n\n' "$(say 'relative error against N and against the condition number' '相对误差随 N 和随条件数的变化')" "$2"
+    printf '%s\n\n' "$(say "$(gpu_of "$1/accuracy.csv"), \`make accuracy\`:" "$(gpu_of "$1/accuracy.csv")，\`make accuracy\`：")"
+    awk -f scripts/csv.awk -v lang=$lang -f scripts/accuracy.awk "$1/accuracy.csv"
+}
+
+# top LANG: the top README's three blocks in LANG, into $tmp/all, $tmp/best and $tmp/accuracy.
 top() {
     lang=$1
     { results "$img" "$img"
@@ -168,13 +182,15 @@ top() {
           printf '\n%s [%s/README.md](%s/README.md).\n' "$(say "The same on the $(gpu_of "$other"):" "$(gpu_of "$other") 上的同样结果：")" "$dir" "$dir"
       done; } >"$tmp/all"
     awk -f scripts/csv.awk -v mode=best -v lang=$lang -f scripts/tables.awk "$csv" >"$tmp/best"
+    accuracy "$img" "$img" >"$tmp/accuracy"
     lang=en
 }
 for top_readme in README.md:en README.zh-CN.md:zh; do
     top "${top_readme#*:}"
     fill "${top_readme%%:*}" results "$tmp/all" "$tmp/readme1"
     fill "$tmp/readme1" stages "$tmp/best" "$tmp/readme2"
-    finish "${top_readme%%:*}" "$tmp/readme2"
+    fill "$tmp/readme2" accuracy "$tmp/accuracy" "$tmp/readme3"
+    finish "${top_readme%%:*}" "$tmp/readme3"
 done
 
 # fill_both README MAKE: the block that the command MAKE prints, in English into a stage's README.md and
@@ -250,7 +266,9 @@ for other in plots/reference/*/results.csv; do
       if [ -n "$roofline" ]; then
           printf '\n## Stage %s: x CUB and the speed of light at every N\n\n' "${roofline%%_*}"
           awk -f scripts/csv.awk -v stage="$roofline" -f scripts/ratios.awk "$other"
-      fi; } >"$tmp/gpu.md"
+      fi
+      printf '\n## Accuracy\n\n'
+      accuracy "$dir" .; } >"$tmp/gpu.md"
     if [ $check = 1 ] && [ ! -f "$dir/README.md" ]; then
         echo "$dir/README.md is missing: run make reference" >&2
         status=1

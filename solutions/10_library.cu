@@ -4,12 +4,12 @@ struct KahanSum {
     static constexpr int BITS = 0;
     static constexpr bool COMPENSATED = true;
     float s = 0.0f, c = 0.0f;
-    __device__ void add(float x)
+    __host__ __device__ void add(float x)
     {
         float y = x - c;                      /* take off what the last addition gained */
         float t = s + y;
         c = isfinite(t) ? (t - s) - y : 0.0f; /* what this one gained beyond y (0 once t is Inf or NaN) */
         s = t;
     }
-    __device__ float value() const { return s - c; }
+    __host__ __device__ float value() const { return s - c; }
 };

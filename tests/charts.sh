@@ -86,3 +86,23 @@ else
     skipped "make plot draws from the committed reference results (gnuplot is not installed)"
 fi
 expect "README.md tables are the ones generated from the reference CSV" 0 "" -- scripts/reference.sh --check
+# The accuracy lab (make accuracy): committed for every GPU with reference results; its chart draws
+# from it, and every result lies within the bound its check used.
+for dir in $(echo "$refs" | xargs -n1 dirname); do
+    acc=$dir/accuracy.csv
+    if [ ! -f "$acc" ]; then
+        bad "the accuracy lab's results are committed for $(basename "$dir") ($acc)"
+        continue
+    fi
+    outside=$(by_name "$acc" 'BEGIN { need = "stage kernel n pass fill cond" }
+        $col["stage"] != "00_device" && $col["pass"] != 1 && $col["pass"] != "xfail" { printf "%s %s %s n=%s %s; ", $col["stage"], $col["kernel"], $col["fill"], $col["n"], $col["cond"] }')
+    if [ -z "$outside" ]; then ok "every result of $acc lies within its bound"; else bad "results of $acc outside their bound: $outside"; fi
+    if ! command -v gnuplot >/dev/null; then
+        skipped "the accuracy chart renders from $acc (gnuplot is not installed)"
+    elif scripts/plot_accuracy.sh "$acc" "$tmp/accuracy.png" >"$tmp/plot" 2>&1 && is_png "$tmp/accuracy.png"; then
+        ok "the accuracy chart renders from $acc"
+    else
+        bad "the accuracy chart renders from $acc:"
+        tail -5 "$tmp/plot" | sed 's/^/     | /'
+    fi
+done

@@ -129,7 +129,7 @@ for t in bash dirname basename cat sed awk grep ls xargs mktemp rm make head tai
 
 echo "== every program: the common flags, the same meaning everywhere (no GPU needed)"
 common_flags="--n --kernel --list --describe --fill --seed --reps --warmup --csv --check --l2 --help"
-describe_keys="stage|program|gpus|kernel|input types|fills|check fills|bench fills|default sizes|bench sizes|check sizes|edge sizes|row stage|baseline|warm-L2 kernels|flush probes|charts|csv|"
+describe_keys="stage|program|gpus|kernel|input types|fills|check fills|bench fills|default sizes|bench sizes|check sizes|edge sizes|row stage|baseline|warm-L2 kernels|flush probes|accuracy kernels|charts|csv|"
 for p in $PROGRAMS; do
     s=$(stage_of "$p")
     if [ ! -x "$p" ]; then
@@ -156,6 +156,10 @@ for p in $PROGRAMS; do
     else
         bad "$s --describe: check sizes '$(describe "$p" "check sizes")', check fills '$(describe "$p" "check fills")', not among its fills: $unknown"
     fi
+    "$p" --list >"$tmp/list" 2>&1
+    unknown=$(for k in $(describe "$p" "accuracy kernels"); do grep -qE "^  $k " "$tmp/list" || echo "$k"; done | tr '\n' ' ')
+    if [ -z "$unknown" ]; then ok "$s --describe: its accuracy kernels are kernels of its table"
+    else bad "$s --describe: accuracy kernels not in its table: $unknown"; fi
     first=$("$p" --describe | awk '$1 == "kernel:" && $4 == "default" { print $2; exit }')
     expect "$s unknown flag" 2 "unknown option '--bogus'" -- "$p" --bogus
     expect "$s --n without a value" 2 "option --n needs a value" -- "$p" --n
@@ -178,6 +182,12 @@ for p in $PROGRAMS; do
         expect "$s --offset 16" 2 "--offset '16'" -- "$p" --offset 16
         expect "$s --offset x" 2 "--offset 'x'" -- "$p" --offset x
     fi
+    if grep -q -- '--cond' "$tmp/help"; then
+        expect "$s --cond 5 (below 10)" 2 "--cond '5'" -- "$p" --fill cond --cond 5
+        expect "$s --cond x" 2 "--cond 'x'" -- "$p" --fill cond --cond x
+        expect "$s --cond without --fill cond" 2 "of --fill cond only" -- "$p" --cond 1e8
+        expect "$s --fill cond with two sizes" 2 "one size a run" -- "$p" --fill cond --n 1K,2K
+    fi
     if grep -q -- '--cols' "$tmp/help" && [ "$(describe "$p" "row stage")" = no ]; then
         expect "$s --cols on a one-vector stage says it is for the row stage" 2 "for a row stage" -- "$p" --cols 32
     fi
@@ -197,6 +207,11 @@ for d in stages/*/demo.cu; do
     s=$(basename "$(dirname "$d")")
     expect "$s demo with no GPU exits 3" 3 "no CUDA-capable GPU found" -- env CUDA_VISIBLE_DEVICES= "build/$s/demo"
 done
+
+expect "make accuracy with no GPU says so in one line, exit 3" 3 "no CUDA-capable GPU found" -- \
+    env CUDA_VISIBLE_DEVICES= bash scripts/accuracy.sh
+[ "$(grep -c . "$tmp/out")" -le 2 ] && ok "make accuracy with no GPU: nothing but that line and the program it ran" ||
+    bad "make accuracy with no GPU printed $(grep -c . "$tmp/out") lines"
 
 echo "== teaching tools (no GPU needed)"
 # diff: against the previous stage whose program is built from a file of the same name.

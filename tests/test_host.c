@@ -102,9 +102,78 @@ static void test_fill(void)
     for (uint64_t i = 0; i < (1u << 20); i++) article_sum += fill_value(FILL_MOD100, 1, i);
     check(article_sum == 51903600.0, "mod100 over 2^20 elements sums to the shuffle article's 51903600");
     Fill f;
-    check(parse_fill("seq", &f) == 0 && f == FILL_SEQ && parse_fill("mod100", &f) == 0 && f == FILL_MOD100 && parse_fill("zeros", &f) == -1, "parse_fill");
+    check(parse_fill("seq", &f) == 0 && f == FILL_SEQ && parse_fill("mod100", &f) == 0 && f == FILL_MOD100 && parse_fill("zeros", &f) == -1 &&
+          parse_fill("wide", &f) == 0 && f == FILL_WIDE && parse_fill("cond", &f) == 0 && f == FILL_COND &&
+          !strcmp(fill_name(FILL_WIDE), "wide") && !strcmp(fill_name(FILL_COND), "cond"), "parse_fill");
     free(a);
     free(b);
+}
+
+/* The accuracy fills: exact values, the ranges and signs they promise, the condition number asked for,
+ * and the property the Kahan exercise rests on: on wide data a plain fp32 loop misses the compensated
+ * loop's bound, Kahan's loop meets it. */
+static void test_accuracy_fills(void)
+{
+    enum { N = 1 << 20 };
+    float *x = malloc(N * sizeof *x);
+    fill_array(x, N, FILL_WIDE, 3);
+    int exact = 1, in_range = 1, large = 0, large_negative = 0, small_negative = 0, prefix = 1;
+    for (int i = 0; i < N; i++) {
+        float a = fabsf(x[i]);
+        int big = a >= 0x1p19f;
+        in_range &= big ? a < 0x1p20f : a >= 0x1p-20f && a < 0x1p-19f;
+        exact &= ldexpf(a, big ? 4 : 43) == floorf(ldexpf(a, big ? 4 : 43));
+        large += big;
+        large_negative += big && x[i] < 0;
+        small_negative += !big && x[i] < 0;
+        if (i % 997 == 0) prefix &= fill_value(FILL_WIDE, 3, (uint64_t)i) == x[i];
+    }
+    check(in_range && exact, "wide values lie in [2^19, 2^20) or [2^-20, 2^-19) in magnitude, 24 bits each");
+    check(abs(large - N / 2) < N / 100 && abs(large_negative - large / 4) < N / 100 && abs(small_negative - (N - large) / 2) < N / 100,
+          "wide: half the values large (one in four negative), half small (either sign)");
+    check(prefix, "wide fill of element i does not depend on N");
+    /* The exercise's data: seed 1 at its two largest check sizes. */
+    float *w = malloc(((1u << 24) + 1) * sizeof *w);
+    uint64_t exercise_sizes[] = {1000003, (1u << 24) + 1};
+    int kahan_ok = 1, plain_misses = 0;
+    for (int e = 0; e < 2; e++) {
+        uint64_t n = exercise_sizes[e];
+        fill_array(w, n, FILL_WIDE, 1);
+        Reference ref = reference_sum(w, n);
+        float plain = 0.0f, s = 0.0f, c = 0.0f;
+        for (uint64_t i = 0; i < n; i++) {
+            plain += w[i];
+            float y = w[i] - c, t = s + y; /* Kahan, as stage 10's exercise writes it */
+            c = (t - s) - y;
+            s = t;
+        }
+        Shape kahan = {3, 0, 0, 0, 0, 0};
+        double tol = sum_tolerance(kahan, &ref, w, n);
+        kahan_ok &= fabs((double)(s - c) - ref.sum) <= tol;
+        plain_misses += fabs((double)plain - ref.sum) > 3 * tol;
+    }
+    free(w);
+    check(kahan_ok && plain_misses > 0, "wide, seed 1, N = 1000003 and 2^24+1: a Kahan loop meets its bound (3 additions), "
+                                        "a plain fp32 loop misses it by more than 3x");
+
+    double conds[] = {10, 1e4, 1e8, 1e12};
+    uint64_t sizes[] = {N, N - 1, 4096};
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 3; b++) {
+            fill_cond(x, sizes[b], 5, conds[a]);
+            Reference r = reference_sum(x, sizes[b]);
+            double got = r.abs_sum / fabs(r.sum), plain_sum = 0.0;
+            for (uint64_t i = 0; i < sizes[b]; i++) plain_sum += x[i]; /* multiples of 2^-23 below 2: exact */
+            char what[160];
+            snprintf(what, sizeof what, "cond fill, N = %llu, condition number %g: got %.4g, the fp64 sum exact",
+                     (unsigned long long)sizes[b], conds[a], got);
+            double most = 0.75 * (double)sizes[b] * 8388608.0; /* J = 1: the largest a size allows */
+            double rounding = 0.5 * conds[a] / most;               /* of J to an integer */
+            check(plain_sum == r.sum && fabs(got / fmin(conds[a], most) - 1.0) < 0.01 + 1.05 * rounding, what);
+        }
+    fill_cond(x, 1, 5, 1e8);
+    check(x[0] != 0.0f, "cond fill of one element is one random value");
+    free(x);
 }
 
 /* The tolerance must hold for correct summation orders and reject wrong sums. */
@@ -118,7 +187,7 @@ static void test_tolerance(void)
     float serial = 0.0f; /* one thread, one long chain */
     for (int i = 0; i < N; i++) serial += x[i];
     Shape chain = {(double)N, 0, 0, 0, 0, 0};
-    double tol_chain = sum_tolerance(chain, &ref, N);
+    double tol_chain = sum_tolerance(chain, &ref, x, N);
 #ifdef _OPENMP
     int threads = omp_get_max_threads();
     omp_set_num_threads(1);
@@ -131,17 +200,32 @@ static void test_tolerance(void)
 #endif
     check(fabs(serial - ref.sum) <= tol_chain, "a serial fp32 sum of 2^20 random values is within its bound");
 
+    /* Stagnation: 2^25, then 2^20 ones, each below half a unit in the last place of the sum: a serial fp32
+     * loop loses every one of them, the same way each time. The bound counts the inputs below 2u sum|x|
+     * in full; without them (no inputs given) the probabilistic bound alone would reject a correct loop. */
+    float *stag = malloc((N + 1) * sizeof *stag);
+    stag[0] = 33554432.0f;
+    for (int i = 1; i <= N; i++) stag[i] = 1.0f;
+    Reference stag_ref = reference_sum(stag, N + 1);
+    float stag_sum = 0.0f;
+    for (int i = 0; i <= N; i++) stag_sum += stag[i];
+    Shape stag_chain = {(double)N + 1, 0, 0, 0, 0, 0};
+    check(stag_sum == 33554432.0f && fabs(stag_sum - stag_ref.sum) <= sum_tolerance(stag_chain, &stag_ref, stag, N + 1) &&
+              fabs(stag_sum - stag_ref.sum) > sum_tolerance(stag_chain, &stag_ref, NULL, N + 1),
+          "a serial loop that stagnates (2^25, then 2^20 ones, all lost) is within its bound, not within the probabilistic one");
+    free(stag);
+
     float *t = malloc(N * sizeof *t); /* pairwise tree, depth 20 */
     memcpy(t, x, N * sizeof *t);
     for (int len = N; len > 1; len /= 2)
         for (int i = 0; i < len / 2; i++) t[i] = t[i] + t[i + len / 2];
     Shape tree = {0, 20, 0, 0, 0, 0};
-    double tol_tree = sum_tolerance(tree, &ref, N);
+    double tol_tree = sum_tolerance(tree, &ref, x, N);
     check(fabs(t[0] - ref.sum) <= tol_tree, "a pairwise fp32 tree over 2^20 random values is within its bound");
     check(tol_tree < tol_chain, "a tree of depth 20 gets a tighter bound than a chain of 2^20");
     double u = unit_roundoff(24);
     Shape small = {0, 8, 0, 0, 0, 0};
-    check(fabs(sum_tolerance(small, &ref, N) - (8 * u / (1 - 8 * u) * ref.abs_sum +
+    check(fabs(sum_tolerance(small, &ref, x, N) - (8 * u / (1 - 8 * u) * ref.abs_sum +
                                                     2 * unit_roundoff(53) * fabs(ref.sum) +
                                                     2.0 * N * unit_roundoff(53) * unit_roundoff(53) * ref.abs_sum)) <
               1e-12 * ref.abs_sum,
@@ -149,27 +233,27 @@ static void test_tolerance(void)
     check(!result_passes(ref.sum + 3 * tol_tree, &ref, tol_tree), "a result off by 3x the bound fails");
 
     Reference ones = reference_sum((float[]){1, 1, 1, 1, 1}, 5);
-    check(ones.all_integers && sum_tolerance(tree, &ones, 5) == 0.0, "integer inputs summing below 2^24 must be exact");
+    check(ones.all_integers && sum_tolerance(tree, &ones, NULL, 5) == 0.0, "integer inputs summing below 2^24 must be exact");
     check(!result_passes(4.0, &ones, 0.0), "ones: N - 1 fails (a lost element)");
     check(result_passes(5.0, &ones, 0.0), "ones: exactly N passes");
     Reference big = {16777217.0, 16777217.0, 1, 0, 1.0};
-    check(sum_tolerance(tree, &big, 16777217) > 0.0, "integers past 2^24 are no longer exact in fp32");
+    check(sum_tolerance(tree, &big, NULL, 16777217) > 0.0, "integers past 2^24 are no longer exact in fp32");
 
     /* A half-precision tree (11 bits) then fp32 atomics. */
     Shape half_tree = {0, 10, 4, 11, 1024, 0};
-    check(sum_tolerance(half_tree, &ref, N) > sum_tolerance((Shape){0, 10, 4, 0, 0, 0}, &ref, N),
+    check(sum_tolerance(half_tree, &ref, x, N) > sum_tolerance((Shape){0, 10, 4, 0, 0, 0}, &ref, x, N),
           "an fp16 accumulator gets a looser bound than fp32");
     /* An fp16 pack then an fp32 tree: the fp32 additions after the narrow part count, at fp32's
      * unit roundoff: more than without them, far less than if they were done in fp16. */
     Shape pair = {1, 0, 4, 11, 2, 10}, pair_no_wide = {1, 0, 4, 11, 2, 0}, pair_all_fp16 = {1, 10, 4, 11, 2, 0};
-    double tol_pair = sum_tolerance(pair, &ref, N);
-    check(tol_pair > sum_tolerance(pair_no_wide, &ref, N) && tol_pair < sum_tolerance(pair_all_fp16, &ref, N),
+    double tol_pair = sum_tolerance(pair, &ref, x, N);
+    check(tol_pair > sum_tolerance(pair_no_wide, &ref, x, N) && tol_pair < sum_tolerance(pair_all_fp16, &ref, x, N),
           "fp32 additions after a narrow accumulator (Shape.wide) count at fp32's unit roundoff");
-    check(fabs(sum_tolerance((Shape){0, 10, 4, 0, 0, 6}, &ref, N) - sum_tolerance((Shape){0, 16, 4, 0, 0, 0}, &ref, N)) <
+    check(fabs(sum_tolerance((Shape){0, 10, 4, 0, 0, 6}, &ref, x, N) - sum_tolerance((Shape){0, 16, 4, 0, 0, 0}, &ref, x, N)) <
               1e-12 * ref.abs_sum,
           "with an fp32 accumulator, wide additions count as tree levels");
     Shape exact = {0, 10, 4, ACC_EXACT, 0, 0};
-    check(sum_tolerance(exact, &ref, N) == 0.0, "integer accumulators must be exact");
+    check(sum_tolerance(exact, &ref, x, N) == 0.0, "integer accumulators must be exact");
     float chunk[6] = {1, -2, 3, -4, 5, -6};
     check(max_chunk_abs_sum(chunk, 6, 2) == 11.0 && max_chunk_abs_sum(chunk, 6, 0) == 21.0,
           "max_chunk_abs_sum over chunks and over the whole array");
@@ -200,6 +284,7 @@ int main(void)
     test_parse_size();
     test_median();
     test_fill();
+    test_accuracy_fills();
     test_tolerance();
     return failures ? 1 : 0;
 }

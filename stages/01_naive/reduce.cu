@@ -99,4 +99,4 @@ static const Kernel kernels[] = {
     {"reduce_atomic_per_element", "reduce blog §1: one atomicAdd per element", run_atomic_per_element},
 };
 
-STAGE("01_naive", kernels);
+STAGE("01_naive", kernels, .accuracy = "cpu_sequential");

@@ -2,9 +2,10 @@
  * accumulate<Sum> (as in reduce.cu) runs one loop and one finish for any accumulator Sum; F32Sum is
  * the plain fp32 one. Write KahanSum::add: keep a compensation c of what each addition lost, take it
  * off the next value, and let value() fold it into the sum. Its bound counts each compensated loop
- * as 2 additions, however long. (A plain s += x would usually pass that check as well: rounding
- * errors of random data rarely reach a bound. Compare the rel.err column of accumulate_f32 and
- * accumulate_kahan_f32 at --n 2^26 and 2^28, and the time: four additions per value instead of one.)
+ * as 2 additions, however long. The check runs it twice: in the GPU kernel, where each thread's loop
+ * is short and a plain s += x would pass too, and in one long loop on the CPU (cpu_kahan_f32), where
+ * a plain sum misses the bound on the wide fill (values near 1e6 and 1e-6) by far. Compare the rel.err
+ * column of the rows on --fill wide, and the time: four additions per value instead of one.
  * Hint: add y = x - c (the value less what the last addition gained); with t = s + y, (t - s) is
  *   what was really added, so (t - s) - y is the new c; then s = t, and value() is s - c.
  * Hint: with an Inf in the input, (t - s) - y is Inf - Inf = NaN and the sum turns NaN: once t is not
@@ -32,8 +33,8 @@ struct F32Sum {
 struct KahanSum {
     static constexpr bool COMPENSATED = true;
     float s = 0.0f, c = 0.0f;
-    __device__ void add(float x) { (void)x; /* TODO: the compensated addition */ }
-    __device__ float value() const { return s; }
+    __host__ __device__ void add(float x) { (void)x; /* TODO: the compensated addition */ }
+    __host__ __device__ float value() const { return s; }
 };
 #endif
 
@@ -96,10 +97,22 @@ static void run_accumulate(Run *r)
     r->shape.tree = 2 * TREE_CUB_BLOCK;
 }
 
+/* The chapter's listing: one Kahan loop on the CPU (its bound: 3 additions however long the loop). */
+static void run_cpu_kahan(Run *r)
+{
+    CUDA_CHECK(cudaStreamSynchronize(0));
+    KahanSum acc;
+    for (uint64_t i = 0; i < r->n; i++) acc.add(r->host_in[i]);
+    r->host_result = acc.value();
+    r->has_host_result = 1;
+    r->shape.serial = 3;
+}
+
 static const Kernel kernels[] = {
     {"accumulate_f32", "§7.7.4: fp32 accumulator, last block finishes in index order", run_accumulate<F32Sum>},
     {"accumulate_kahan_f32", "exercise: §7.7.4 method 2, the Kahan-compensated fp32 accumulator",
      run_accumulate<KahanSum>, .acc = ACC_KAHAN},
+    {"cpu_kahan_f32", "exercise: the same accumulator in one loop on the CPU", run_cpu_kahan, .flags = ON_CPU, .acc = ACC_KAHAN},
 };
 
 STAGE("10_library", kernels, .charts = "library+");
