@@ -309,7 +309,10 @@ if [ "$gpu" = 1 ]; then
                 [ "$stage" = 00_device ] && continue
                 rows=$((rows + 1))
                 name="$s $kernel ($dtype) n=$n fill=$fill"
-                if [ "$pass_" = 1 ]; then ok "$name"; else bad "$name (rel err $rel, pass=$pass_)"; fi
+                # The wide data (values near 1e6) overflow the 8-bit and 16-bit formats and int32 sums:
+                # there, and only there, an overflow the harness expects (xfail) is a pass.
+                if [ "$pass_" = 1 ] || { [ "$pass_" = xfail ] && [ "$fill" = wide ]; }; then ok "$name"
+                else bad "$name (rel err $rel, pass=$pass_)"; fi
             done < <(tail -n +2 "$csv" 2>/dev/null)
             if [ "$rc" -eq 0 ] && [ "$rows" -gt 0 ]; then
                 ok "$s --check exits 0 (fill $fill, $rows rows)"
