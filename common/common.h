@@ -72,8 +72,8 @@ typedef struct {
     const char *refuse;     /* set instead of launching when the kernel cannot take this input (why) */
     Shape shape;            /* how the additions are arranged, for the error bound (host.h) */
 
-    /* Row stages (Stage.rows): in[] is a rows x cols matrix, row-major; each row's sum goes to
-     * row_sums[row] (room for rows floats), and shape describes one row's additions. */
+    /* Row stages (Stage.rows): in[] is a rows x cols matrix, row-major; each row's sum (or log-sum-exp,
+     * OP_LOGSUMEXP) goes to row_sums[row] (room for rows floats), and shape describes one row's additions. */
     uint64_t rows, cols;
     float *row_sums;
 } Run;
@@ -101,7 +101,9 @@ enum {
  * article sums integers). */
 typedef enum { DT_F32, DT_F16, DT_BF16, DT_FP8_E4M3, DT_FP8_E5M2, DT_I8, DT_I32, DT_COUNT } Dtype;
 typedef enum { ACC_F32, ACC_F16, ACC_BF16, ACC_I32, ACC_F64, ACC_KAHAN } Acc; /* ACC_KAHAN: compensated fp32 */
-typedef enum { OP_SUM, OP_MAX } Op; /* what the kernel reduces with (the max exercise: OP_MAX) */
+/* What the kernel reduces with: the max exercise is OP_MAX; OP_LOGSUMEXP, a row stage's, is softmax's max
+ * and sum per row as one number, max + log(sum exp(x - max)), checked against reference_logsumexp. */
+typedef enum { OP_SUM, OP_MAX, OP_LOGSUMEXP } Op;
 
 /* A table entry; the fields after flags may be left out (fp32 input, fp32 accumulator, any GPU). */
 typedef struct {
@@ -114,7 +116,7 @@ typedef struct {
     Acc acc;            /* accumulator of the thread's and the block's sums */
     int min_cc;         /* lowest compute capability (major * 10 + minor) it runs on, 0: any */
     const char *needs;  /* what that capability provides, for the "skipped" message */
-    Op op;              /* OP_SUM, or OP_MAX: checked against the exact maximum */
+    Op op;              /* OP_SUM; OP_MAX: checked against the exact maximum; OP_LOGSUMEXP (rows) */
 } Kernel;
 
 typedef struct {

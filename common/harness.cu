@@ -313,8 +313,10 @@ typedef struct {
     Dtype cub_dtype;         /* the input type the CUB row reduces */
     void *cub_temp;
     size_t cub_temp_bytes;
-    /* Row stages: each row's fp64 reference and tolerance, the row sums read back, CUB's offsets. */
+    /* Row stages: each row's fp64 reference (and log-sum-exp, where such a kernel runs) and
+     * tolerance, the row results read back, CUB's offsets. */
     Reference *row_refs;
+    Reference *row_lse;      /* NULL unless an OP_LOGSUMEXP kernel is selected */
     double *row_tols;
     float *h_row_sums;
     int64_t *row_offsets;
@@ -403,31 +405,35 @@ static double finish(Run *r, const char *name)
     return s;
 }
 
-/* One run from "input in device memory" to "sum available": the kernels, and for a kernel that
- * finishes on the CPU the copy of its partials and their sum. Restoring the input of an in-place
- * kernel and flushing L2 happen before the start event. *//* ---- row stages ------------------------------------------------------------------------------ */
+/* ---- row stages ------------------------------------------------------------------------------ */
 
 static void row_references(const float *x, uint64_t rows, uint64_t cols)
 {
 #pragma omp parallel for schedule(dynamic, 16) if (rows >= 64)
-    for (int64_t i = 0; i < (int64_t)rows; i++) bench.row_refs[i] = reference_sum(x + (uint64_t)i * cols, cols);
+    for (int64_t i = 0; i < (int64_t)rows; i++) {
+        bench.row_refs[i] = reference_sum(x + (uint64_t)i * cols, cols);
+        if (bench.row_lse) bench.row_lse[i] = reference_logsumexp(x + (uint64_t)i * cols, cols);
+    }
 }
 
-/* Every row's sum against its reference (tolerances from the launcher's shape of one row, computed
- * once per kernel and size): 1 if all pass; the worst row's errors and a hash of the bits of all sums,
- * for the run-to-run comparison. */
-static int rows_pass(const Run *r, const float *values, int new_shape, double *rel_err, double *rel_bound, double *hash)
+/* Every row's result against its reference, the sum or, for OP_LOGSUMEXP, the log-sum-exp (tolerances
+ * from the launcher's shape of one row, computed once per kernel and size): 1 if all pass; the worst
+ * row's errors and a hash of the bits of all results, for the run-to-run comparison. */
+static int rows_pass(const Run *r, const float *values, Op op, int new_shape, double *rel_err, double *rel_bound, double *hash)
 {
+    const Reference *refs = op == OP_LOGSUMEXP ? bench.row_lse : bench.row_refs;
     CUDA_CHECK(cudaMemcpy(bench.h_row_sums, r->row_sums, r->rows * sizeof(float), cudaMemcpyDeviceToHost));
     if (new_shape) {
 #pragma omp parallel for schedule(static) if (r->rows >= 64)
-        for (int64_t i = 0; i < (int64_t)r->rows; i++) bench.row_tols[i] = sum_tolerance(r->shape, &bench.row_refs[i], values + i * r->cols, r->cols);
+        for (int64_t i = 0; i < (int64_t)r->rows; i++)
+            bench.row_tols[i] = op == OP_LOGSUMEXP ? logsumexp_tolerance(r->shape, &refs[i], r->cols)
+                                                   : sum_tolerance(r->shape, &refs[i], values + i * r->cols, r->cols);
     }
     int pass = 1;
     double worst = -1.0;
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
     for (uint64_t i = 0; i < r->rows; i++) {
-        const Reference *ref = &bench.row_refs[i];
+        const Reference *ref = &refs[i];
         double v = bench.h_row_sums[i], tol = bench.row_tols[i];
         int ok = result_passes(v, ref, tol);
         double err = relative_error(v, ref->sum);
@@ -520,7 +526,7 @@ static void check_run(void *ctx)
     if (kr->k->acc == ACC_I32) r->shape.acc_bits = ACC_EXACT;
     if (reduce_stage.rows) {
         double err = 0.0, bound = 0.0;
-        kr->pass &= rows_pass(r, kr->values, kr->runs == 0, &err, &bound, &kr->result);
+        kr->pass &= rows_pass(r, kr->values, kr->k->op, kr->runs == 0, &err, &bound, &kr->result);
         if (kr->runs == 0) kr->rel_err = err, kr->rel_bound = bound;
     } else {
         if (r->has_host_result) {
@@ -735,11 +741,12 @@ static void allocate(const Sizes *s, const Options *o, const Device *d)
     bench.uploaded = -1;
     const Kernel *baseline = baseline_kernel();
     int any_in_place = baseline && baseline->flags & IN_PLACE;
-    int types_used[DT_COUNT] = {1};
+    int types_used[DT_COUNT] = {1}, any_lse = 0;
     for (int i = 0; i < reduce_stage.count; i++)
         if (selected(&reduce_stage.kernels[i], o)) {
             any_in_place |= reduce_stage.kernels[i].flags & IN_PLACE;
             types_used[reduce_stage.kernels[i].dtype] = 1;
+            any_lse |= reduce_stage.kernels[i].op == OP_LOGSUMEXP;
         }
     bench.capacity = PARTIALS_CAPACITY(max_n);
     for (int t = 0; t < DT_COUNT; t++) {
@@ -779,7 +786,8 @@ static void allocate(const Sizes *s, const Options *o, const Device *d)
         CUDA_CHECK(cudaMallocHost((void **)&bench.h_row_sums, max_rows * sizeof(float)));
         bench.row_refs = (Reference *)malloc(max_rows * sizeof(Reference));
         bench.row_tols = (double *)malloc(max_rows * sizeof(double));
-        if (!bench.row_refs || !bench.row_tols) {
+        if (any_lse) bench.row_lse = (Reference *)malloc(max_rows * sizeof(Reference));
+        if (!bench.row_refs || !bench.row_tols || (any_lse && !bench.row_lse)) {
             fprintf(stderr, "error: out of host memory for %llu row references\n", (unsigned long long)max_rows);
             exit(EXIT_USAGE);
         }

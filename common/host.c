@@ -243,7 +243,7 @@ static void neumaier_add(double *s, double *c, double v)
 
 Reference reference_sum(const float *x, uint64_t n)
 {
-    Reference r = {0.0, 0.0, 1, 0, -INFINITY};
+    Reference r = {0.0, 0.0, 1, 0, -INFINITY, 0.0};
     int64_t chunks = (int64_t)((n + CHUNK - 1) / CHUNK);
     double s = 0.0, c = 0.0;
     int nonint = 0, nonfin = 0;
@@ -275,9 +275,54 @@ Reference reference_sum(const float *x, uint64_t n)
     return r;
 }
 
+Reference reference_logsumexp(const float *x, uint64_t n)
+{
+    Reference r = {0.0, 1.0, 0, 0, -INFINITY, 0.0};
+    int nan = 0, nonfin = 0;
+    double max = -INFINITY;
+#pragma omp parallel for schedule(static) reduction(|| : nan, nonfin) reduction(max : max)
+    for (int64_t i = 0; i < (int64_t)n; i++) {
+        double v = x[i];
+        if (!isfinite(v)) nonfin = 1;
+        if (isnan(v)) nan = 1;
+        else if (v > max) max = v;
+    }
+    r.max = max;
+    r.non_finite = nonfin;
+    if (nan || isinf(max)) { /* NaN in, NaN out; else +Inf (or a row of -Inf only) is its own LSE */
+        r.sum = nan ? NAN : max;
+        return r;
+    }
+    /* sum exp(x_i - max) in chunks, combined in order as in reference_sum; a term that is 0 in fp64
+     * (x_i = -Inf, or x_i - max below -745) adds nothing to either sum. */
+    int64_t chunks = (int64_t)((n + CHUNK - 1) / CHUNK);
+    double s = 0.0, c = 0.0, arg = 0.0, u = unit_roundoff(24);
+#pragma omp parallel for ordered schedule(static, 1)
+    for (int64_t k = 0; k < chunks; k++) {
+        double ks = 0.0, kc = 0.0, ka = 0.0;
+        uint64_t end = (uint64_t)(k + 1) * CHUNK < n ? (uint64_t)(k + 1) * CHUNK : n;
+        for (uint64_t i = (uint64_t)k * CHUNK; i < end; i++) {
+            double t = x[i] - max, e = exp(t);
+            if (e == 0.0) continue;
+            neumaier_add(&ks, &kc, e);
+            ka += e * expm1(-t * u);
+        }
+#pragma omp ordered
+        {
+            neumaier_add(&s, &c, ks);
+            c += kc;
+            arg += ka;
+        }
+    }
+    r.abs_sum = s + c;
+    r.arg_error = arg;
+    r.sum = max + log(r.abs_sum);
+    return r;
+}
+
 Shape shape_unknown(uint64_t n)
 {
-    Shape s = {0.0, 0.0, 0.0, 0, 0.0, 0.0};
+    Shape s = {0.0, 0.0, 0.0, 0, 0.0, 0.0, 0.0};
     s.serial = n > 1 ? (double)(n - 1) : 1.0;
     return s;
 }
@@ -335,6 +380,47 @@ double sum_tolerance(Shape s, const Reference *ref, const float *x, uint64_t n)
     double u64 = unit_roundoff(53);
     double reference_error = 2.0 * u64 * fabs(ref->sum) + 2.0 * (double)n * u64 * u64 * ref->abs_sum;
     return fmin(worst, prob) + reference_error;
+}
+
+/* A log-sum-exp as a kernel computes it in fp32: m = max x_i (exact: a maximum rounds nothing),
+ * t_i = x_i - m rounded, e_i = expf(t_i), S = sum e_i along paths of d = serial + tree additions,
+ * L = logf(S), LSE = m + L rounded. Every e_i lies in (0, 1] and the largest input's is exactly 1,
+ * so S >= 1 and L >= 0. With u = 2^-24 and the fp64 reference's S, L and T (Reference.arg_error):
+ * - One term: rounding t_i multiplies e_i by exp(eta) with |eta| <= u |t_i|. An online softmax
+ *   rounds several differences on the way (x_i - m_a, then m_a - m_b, ...), all of one sign, and
+ *   they add up to t_i: the same bound. The term is also multiplied by (1 + delta) once for each
+ *   expf result it is multiplied by (Shape.exps of them: CUDA's expf is within 2 ulps, |delta| <= 4u),
+ *   each product (exps - 1) and each addition (d): k roundings whose unit roundoffs add up to
+ *   du = (d + exps - 1) u + exps 4u move it by at most rho = du / (1 - du) (Higham, Lemma 3.1, the
+ *   unit roundoffs added up).
+ *   Only this worst case holds: the terms are all positive, so the partial sums grow with every
+ *   addition and their rounding errors do not cancel on average, and the probabilistic bound that
+ *   sum_tolerance also takes fails (a serial fp32 sum of a few million such terms exceeds it).
+ *   Summed over the terms: |S_hat - S| <= sum e_i ((1 + rho) expm1(u |t_i|) + rho) = (1 + rho) T + rho S,
+ *   plus, for terms in fp32's subnormal range, where the error is absolute, 2^-148 per operation.
+ * - With R = |S_hat - S| / S < 1: |log S_hat - log S| <= -log(1 - R). Where R >= 1 (du near 1: paths of
+ *   millions of additions, a thread's share of a row of hundreds of millions) nothing is bounded: INFINITY.
+ * - logf is within 1 ulp: at most 2u |log S_hat|. The final m + L: one rounding, u |LSE|.
+ * - The fp64 reference: a few units of 2^-53 of |LSE| and L, and its own t_i rounding, T / u in 2^-53.
+ * The ulp figures are the CUDA Programming Guide's table of single-precision functions (without
+ * --use_fast_math, as the Makefile builds). The bound is absolute, on the LSE. */
+#define EXPF_ULPS 2.0
+#define LOGF_ULPS 1.0
+
+double logsumexp_tolerance(Shape s, const Reference *ref, uint64_t n)
+{
+    if (!isfinite(ref->sum)) return 0.0; /* NaN or an infinite LSE: result_passes wants the same value */
+    double u = unit_roundoff(24), u_exp = 2.0 * EXPF_ULPS * u, u64 = unit_roundoff(53);
+    double exps = s.exps > 1.0 ? s.exps : 1.0, roundings = s.serial + s.tree + exps - 1.0;
+    double du = roundings * u + exps * u_exp, rho = du < 1.0 ? du / (1.0 - du) : INFINITY;
+    double S = ref->abs_sum, T = ref->arg_error, L = log(S);
+    double subnormal = (double)n * (exps + roundings) * 0x1p-148;
+    double R = ((1.0 + rho) * (T + subnormal) + rho * S) / S;
+    if (!(R < 1.0)) return INFINITY;
+    double e_sum = -log1p(-R), e_log = 2.0 * LOGF_ULPS * u * (L + e_sum);
+    double e_add = u * (fabs(ref->sum) + e_sum + e_log);
+    double e_ref = 8.0 * u64 * (fabs(ref->sum) + L + 1.0) + T / S * (u64 / u);
+    return e_sum + e_log + e_add + e_ref;
 }
 
 double max_chunk_abs_sum(const float *x, uint64_t n, double span)

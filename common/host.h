@@ -70,8 +70,15 @@ typedef struct {
     int all_integers;
     int non_finite;       /* a NaN or an Inf among the inputs */
     double max;           /* the largest value, for max reductions (exact: no rounding) */
+    double arg_error;     /* a log-sum-exp's: sum of exp(t_i) expm1(u |t_i|), t_i = x_i - max, u = 2^-24 */
 } Reference;
 Reference reference_sum(const float *x, uint64_t n);
+
+/* The log-sum-exp of x[0..n), LSE = max + log(sum exp(x_i - max)) (softmax's max and sum in one number),
+ * in fp64: sum is the LSE, abs_sum the sum of exp(x_i - max) (positive terms, at least 1), max the
+ * largest value exactly, arg_error what rounding x_i - max in fp32 can do to the terms (see
+ * logsumexp_tolerance). A NaN input makes it NaN; otherwise an infinite max is the LSE (+Inf in, +Inf out). */
+Reference reference_logsumexp(const float *x, uint64_t n);
 
 /* How a kernel's additions are arranged: the longest path of floating-point additions any input
  * takes to the result is serial + tree (in the kernel's accumulator) + wide (fp32, where a narrow
@@ -86,6 +93,8 @@ typedef struct {
                         8 = bf16, ACC_EXACT = integers (exact) */
     double span;     /* elements summed in that accumulator before it is widened to fp32 (0: all) */
     double wide;     /* fp32 adds after the narrow accumulator, before the atomics (0 where acc_bits is 0) */
+    double exps;     /* a log-sum-exp's: expf results that multiply one term on its path (0 or 1: the term's
+                        own exp(x - max); an online max rescales the running sum, up to one more per addition) */
 } Shape;
 #define ACC_EXACT (-1)
 Shape shape_unknown(uint64_t n);
@@ -100,6 +109,8 @@ double sum_tolerance(Shape s, const Reference *ref, const float *x, uint64_t n);
 
 /* The sum of |x_i| over the inputs smaller than `below` in magnitude. */
 double small_abs_sum(const float *x, uint64_t n, double below);
+/* The same for a log-sum-exp computed in fp32 (ref from reference_logsumexp): absolute, on the LSE. */
+double logsumexp_tolerance(Shape s, const Reference *ref, uint64_t n);
 
 /* The largest sum of |x_i| over consecutive chunks of `span` elements (span 0: the whole array):
  * what a kernel's narrow accumulator may have to hold. */

@@ -78,12 +78,13 @@ function rows_table(   i, j, t, c, w, b, line, cross) {
         for (j = 1; j <= rncols; j++) line = line sprintf(" %s |", (rorder[i], rcols[j]) in rg ? sprintf("%.0f%s", rg[rorder[i], rcols[j]], rok[rorder[i], rcols[j]] == 1 ? "" : " FAIL") : "-")
         print line
     }
-    # The crossover: the shortest row from which the best block-per-row kernel beats the best warp-per-row one.
+    # The crossover: the shortest row from which the best block-per-row kernel beats the best warp-per-row one
+    # (the article's kernels by name: not the sub-warp groups, the chooser or the softmax kernels).
     for (j = 1; j <= rncols; j++) {
         w = 0; b = 0; c = rcols[j]
         for (i = 1; i <= rcount; i++) {
-            if (rorder[i] ~ /warp_per_row/ && rg[rorder[i], c] + 0 > w) w = rg[rorder[i], c] + 0
-            if (rorder[i] ~ /block_per_row/ && rg[rorder[i], c] + 0 > b) b = rg[rorder[i], c] + 0
+            if (rorder[i] ~ /^rows_warp_per_row/ && rg[rorder[i], c] + 0 > w) w = rg[rorder[i], c] + 0
+            if (rorder[i] ~ /^rows_block_per_row/ && rg[rorder[i], c] + 0 > b) b = rg[rorder[i], c] + 0
         }
         if (b > w && !cross) cross = c
         if (b <= w) cross = 0

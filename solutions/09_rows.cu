@@ -7,11 +7,11 @@ __device__ __forceinline__ float packed_share(const float *p, uint64_t cols, uns
     const Packed<float, PACK> *packs = reinterpret_cast<const Packed<float, PACK> *>(p + head);
     uint64_t count = (cols - head) / PACK, tail = head + count * PACK;
     float s = 0.0f;
-    if (lane < head) s += p[lane];
+    for (uint64_t i = lane; i < head; i += width) s += p[i]; /* a loop: a group of fewer than 3 lanes too */
     for (uint64_t i = lane; i < count; i += width) {
         Packed<float, PACK> v = packs[i];
         s += (v.elem[0] + v.elem[1]) + (v.elem[2] + v.elem[3]);
     }
-    if (lane < cols - tail) s += p[tail + lane];
+    for (uint64_t i = tail + lane; i < cols; i += width) s += p[i];
     return s;
 }

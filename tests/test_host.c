@@ -147,7 +147,7 @@ static void test_accuracy_fills(void)
             c = (t - s) - y;
             s = t;
         }
-        Shape kahan = {3, 0, 0, 0, 0, 0};
+        Shape kahan = {3, 0, 0, 0, 0, 0, 0};
         double tol = sum_tolerance(kahan, &ref, w, n);
         kahan_ok &= fabs((double)(s - c) - ref.sum) <= tol;
         plain_misses += fabs((double)plain - ref.sum) > 3 * tol;
@@ -186,7 +186,7 @@ static void test_tolerance(void)
 
     float serial = 0.0f; /* one thread, one long chain */
     for (int i = 0; i < N; i++) serial += x[i];
-    Shape chain = {(double)N, 0, 0, 0, 0, 0};
+    Shape chain = {(double)N, 0, 0, 0, 0, 0, 0};
     double tol_chain = sum_tolerance(chain, &ref, x, N);
 #ifdef _OPENMP
     int threads = omp_get_max_threads();
@@ -209,7 +209,7 @@ static void test_tolerance(void)
     Reference stag_ref = reference_sum(stag, N + 1);
     float stag_sum = 0.0f;
     for (int i = 0; i <= N; i++) stag_sum += stag[i];
-    Shape stag_chain = {(double)N + 1, 0, 0, 0, 0, 0};
+    Shape stag_chain = {(double)N + 1, 0, 0, 0, 0, 0, 0};
     check(stag_sum == 33554432.0f && fabs(stag_sum - stag_ref.sum) <= sum_tolerance(stag_chain, &stag_ref, stag, N + 1) &&
               fabs(stag_sum - stag_ref.sum) > sum_tolerance(stag_chain, &stag_ref, NULL, N + 1),
           "a serial loop that stagnates (2^25, then 2^20 ones, all lost) is within its bound, not within the probabilistic one");
@@ -219,12 +219,12 @@ static void test_tolerance(void)
     memcpy(t, x, N * sizeof *t);
     for (int len = N; len > 1; len /= 2)
         for (int i = 0; i < len / 2; i++) t[i] = t[i] + t[i + len / 2];
-    Shape tree = {0, 20, 0, 0, 0, 0};
+    Shape tree = {0, 20, 0, 0, 0, 0, 0};
     double tol_tree = sum_tolerance(tree, &ref, x, N);
     check(fabs(t[0] - ref.sum) <= tol_tree, "a pairwise fp32 tree over 2^20 random values is within its bound");
     check(tol_tree < tol_chain, "a tree of depth 20 gets a tighter bound than a chain of 2^20");
     double u = unit_roundoff(24);
-    Shape small = {0, 8, 0, 0, 0, 0};
+    Shape small = {0, 8, 0, 0, 0, 0, 0};
     check(fabs(sum_tolerance(small, &ref, x, N) - (8 * u / (1 - 8 * u) * ref.abs_sum +
                                                     2 * unit_roundoff(53) * fabs(ref.sum) +
                                                     2.0 * N * unit_roundoff(53) * unit_roundoff(53) * ref.abs_sum)) <
@@ -236,30 +236,30 @@ static void test_tolerance(void)
     check(ones.all_integers && sum_tolerance(tree, &ones, NULL, 5) == 0.0, "integer inputs summing below 2^24 must be exact");
     check(!result_passes(4.0, &ones, 0.0), "ones: N - 1 fails (a lost element)");
     check(result_passes(5.0, &ones, 0.0), "ones: exactly N passes");
-    Reference big = {16777217.0, 16777217.0, 1, 0, 1.0};
+    Reference big = {16777217.0, 16777217.0, 1, 0, 1.0, 0.0};
     check(sum_tolerance(tree, &big, NULL, 16777217) > 0.0, "integers past 2^24 are no longer exact in fp32");
 
     /* A half-precision tree (11 bits) then fp32 atomics. */
-    Shape half_tree = {0, 10, 4, 11, 1024, 0};
-    check(sum_tolerance(half_tree, &ref, x, N) > sum_tolerance((Shape){0, 10, 4, 0, 0, 0}, &ref, x, N),
+    Shape half_tree = {0, 10, 4, 11, 1024, 0, 0};
+    check(sum_tolerance(half_tree, &ref, x, N) > sum_tolerance((Shape){0, 10, 4, 0, 0, 0, 0}, &ref, x, N),
           "an fp16 accumulator gets a looser bound than fp32");
     /* An fp16 pack then an fp32 tree: the fp32 additions after the narrow part count, at fp32's
      * unit roundoff: more than without them, far less than if they were done in fp16. */
-    Shape pair = {1, 0, 4, 11, 2, 10}, pair_no_wide = {1, 0, 4, 11, 2, 0}, pair_all_fp16 = {1, 10, 4, 11, 2, 0};
+    Shape pair = {1, 0, 4, 11, 2, 10, 0}, pair_no_wide = {1, 0, 4, 11, 2, 0, 0}, pair_all_fp16 = {1, 10, 4, 11, 2, 0, 0};
     double tol_pair = sum_tolerance(pair, &ref, x, N);
     check(tol_pair > sum_tolerance(pair_no_wide, &ref, x, N) && tol_pair < sum_tolerance(pair_all_fp16, &ref, x, N),
           "fp32 additions after a narrow accumulator (Shape.wide) count at fp32's unit roundoff");
-    check(fabs(sum_tolerance((Shape){0, 10, 4, 0, 0, 6}, &ref, x, N) - sum_tolerance((Shape){0, 16, 4, 0, 0, 0}, &ref, x, N)) <
+    check(fabs(sum_tolerance((Shape){0, 10, 4, 0, 0, 6, 0}, &ref, x, N) - sum_tolerance((Shape){0, 16, 4, 0, 0, 0, 0}, &ref, x, N)) <
               1e-12 * ref.abs_sum,
           "with an fp32 accumulator, wide additions count as tree levels");
-    Shape exact = {0, 10, 4, ACC_EXACT, 0, 0};
+    Shape exact = {0, 10, 4, ACC_EXACT, 0, 0, 0};
     check(sum_tolerance(exact, &ref, x, N) == 0.0, "integer accumulators must be exact");
     float chunk[6] = {1, -2, 3, -4, 5, -6};
     check(max_chunk_abs_sum(chunk, 6, 2) == 11.0 && max_chunk_abs_sum(chunk, 6, 0) == 21.0,
           "max_chunk_abs_sum over chunks and over the whole array");
     check(fill_value(FILL_LARGE, 3, 5) >= 0.5f && fill_value(FILL_LARGE, 3, 5) < 1.0f, "large fill lies in [0.5, 1)");
 
-    Reference nan_ref = {NAN, NAN, 0, 1, NAN}, inf_ref = {INFINITY, INFINITY, 0, 1, INFINITY};
+    Reference nan_ref = {NAN, NAN, 0, 1, NAN, 0.0}, inf_ref = {INFINITY, INFINITY, 0, 1, INFINITY, 0.0};
     check(result_passes(NAN, &nan_ref, 0) && !result_passes(1.0, &nan_ref, 1e30), "NaN reference: only NaN passes");
     check(result_passes(INFINITY, &inf_ref, 0) && !result_passes(-INFINITY, &inf_ref, 0), "Inf reference: only +Inf passes");
     check(!result_passes(NAN, &ref, INFINITY), "a NaN result never passes a finite reference");
@@ -279,6 +279,72 @@ static void test_tolerance(void)
     free(t);
 }
 
+/* A log-sum-exp as the row kernels compute it, in fp32 on one thread: two passes (the max, then the
+ * sum of expf(x - max)), or one pass of the online (m, l) merge, an element being the pair (x, 1). */
+static float lse_two_pass(const float *x, int n)
+{
+    float m = -INFINITY, l = 0.0f;
+    for (int i = 0; i < n; i++) m = x[i] > m ? x[i] : m;
+    for (int i = 0; i < n; i++) l += expf(x[i] - m);
+    return m + logf(l);
+}
+
+static float lse_online(const float *x, int n)
+{
+    float m = -INFINITY, l = 0.0f;
+    for (int i = 0; i < n; i++) {
+        int up = x[i] > m;
+        float hi = up ? x[i] : m, lo = up ? m : x[i], l_hi = up ? 1.0f : l, l_lo = up ? l : 1.0f;
+        l = l_hi + l_lo * (lo == hi ? 1.0f : expf(lo - hi));
+        m = hi;
+    }
+    return isinf(m) && !isnan(l) ? m : m + logf(l);
+}
+
+/* The log-sum-exp reference and its bound: exact cases, non-finite inputs, and fp32 computations of
+ * the two kernels' kinds (random data, a wide spread, a rising row that rescales at every element). */
+static void test_logsumexp(void)
+{
+    Shape one_pass = {1, 7, 0, 0, 0, 0, 1};
+    Reference single = reference_logsumexp((float[]){2.5f}, 1);
+    check(single.sum == 2.5 && single.abs_sum == 1.0 && single.arg_error == 0.0, "log-sum-exp of one element is that element");
+    double tol_single = logsumexp_tolerance(one_pass, &single, 1);
+    check(tol_single > 0.0 && tol_single < 1e-5 && lse_two_pass((float[]){2.5f}, 1) == 2.5f &&
+              lse_online((float[]){2.5f}, 1) == 2.5f,
+          "log-sum-exp of one element: fp32 gives it exactly, the bound is a few units of 2^-24");
+    float ones[1000];
+    for (int i = 0; i < 1000; i++) ones[i] = 1.0f;
+    check(fabs(reference_logsumexp(ones, 1000).sum - (1.0 + log(1000.0))) < 1e-12, "log-sum-exp of 1000 ones is 1 + log 1000");
+    Reference nan_lse = reference_logsumexp((float[]){1, NAN, 2}, 3), inf_lse = reference_logsumexp((float[]){1, INFINITY, 2}, 3);
+    check(isnan(nan_lse.sum) && nan_lse.non_finite && logsumexp_tolerance(one_pass, &nan_lse, 3) == 0.0,
+          "log-sum-exp with a NaN is NaN");
+    check(inf_lse.sum == INFINITY && lse_online((float[]){1, INFINITY, 2}, 3) == INFINITY, "log-sum-exp with a +Inf is +Inf");
+    check(reference_logsumexp((float[]){-INFINITY, -INFINITY}, 2).sum == -INFINITY &&
+              lse_online((float[]){-INFINITY, -INFINITY}, 2) == -INFINITY,
+          "log-sum-exp of -Inf only is -Inf");
+    Reference minus_inf = reference_logsumexp((float[]){1, -INFINITY}, 2);
+    check(minus_inf.sum == 1.0 && minus_inf.abs_sum == 1.0 && minus_inf.arg_error == 0.0, "a -Inf element adds nothing");
+
+    enum { N = 1 << 18 };
+    float *x = malloc(N * sizeof *x);
+    fill_array(x, N, FILL_RANDOM, 11);
+    Shape two = {N, 0, 0, 0, 0, 0, 1}, online = {N, 0, 0, 0, 0, 0, 1 + N};
+    for (int spread = 1; spread <= 100; spread *= 100) {
+        for (int i = 0; i < N; i++) x[i] = fill_value(FILL_RANDOM, 11, i) * spread;
+        Reference ref = reference_logsumexp(x, N);
+        double tol_two = logsumexp_tolerance(two, &ref, N), tol_online = logsumexp_tolerance(online, &ref, N);
+        char name[128];
+        snprintf(name, sizeof name, "fp32 log-sum-exp of 2^18 values in [-%d, %d): two passes and online within their bounds", spread, spread);
+        check(fabs(lse_two_pass(x, N) - ref.sum) <= tol_two && fabs(lse_online(x, N) - ref.sum) <= tol_online, name);
+        check(tol_two < tol_online && !result_passes(ref.sum + 3 * tol_two, &ref, tol_two), "log-sum-exp: the online bound is the looser; 3x the bound fails");
+    }
+    for (int i = 0; i < N; i++) x[i] = (float)i / 1024.0f; /* the running max grows at every element */
+    Reference rising = reference_logsumexp(x, N);
+    check(fabs(lse_online(x, N) - rising.sum) <= logsumexp_tolerance(online, &rising, N),
+          "online log-sum-exp of a rising row (a rescale at every element) within its bound");
+    free(x);
+}
+
 int main(void)
 {
     test_parse_size();
@@ -286,5 +352,6 @@ int main(void)
     test_fill();
     test_accuracy_fills();
     test_tolerance();
+    test_logsumexp();
     return failures ? 1 : 0;
 }

@@ -1,7 +1,12 @@
 /* Stage 09: one sum per row. The input is a [batch, hidden] matrix (rows x cols, row-major), the pattern
  * inside softmax and LayerNorm; the output is one sum per row. Two ways to split the work (the matrix
  * article, §2 and §3): one warp per row for short rows, one block per row for long ones, each with
- * scalar and with 128-bit packed loads (§4), and the block reduce written with cub::BlockReduce. */
+ * scalar and with 128-bit packed loads (§4), and the block reduce written with cub::BlockReduce.
+ * Then what the article's BlockAllReduce (§3) and its closing note on softmax (§5) lead to: a block
+ * all-reduce for any operator that leaves the result in every thread, softmax's max and sum per row
+ * (as the row's log-sum-exp) in two passes and in the online softmax's one pass (the course chapter,
+ * §7.7.5), rows shorter than a warp shared among groups of lanes (the shuffle article's width), and a
+ * kernel that picks the split by the row length. */
 #include <cub/cub.cuh>
 
 #include "common.h"
@@ -17,10 +22,51 @@ struct alignas(sizeof(T) * N) Packed {
 };
 #define PACK 4 /* floats in 128 bits */
 
+/* The operators the reductions take (the article's SumOp, and the others softmax needs). */
+struct SumOp {
+    __device__ float operator()(float a, float b) const { return a + b; }
+};
+struct MaxOp { /* a NaN wins, so that it reaches the result (fmaxf would drop it) */
+    __device__ float operator()(float a, float b) const { return a > b || isnan(a) ? a : b; }
+};
+
+/* The online softmax's pair over a set of elements: m, their maximum, and l, the sum of exp(x - m) over
+ * them. One element x is the pair (x, 1). */
+struct MaxSum {
+    float m, l;
+};
+/* The (m, l) merge of two disjoint sets: m = max(m1, m2), l = l1 exp(m1 - m) + l2 exp(m2 - m). Only the
+ * side with the smaller max is rescaled (one expf); equal maxima take the factor 1, so two -Inf or two
+ * +Inf never meet as inf - inf. A NaN element lands in l (NaN > m is false), which carries it on. */
+struct MergeOp {
+    __device__ MaxSum operator()(MaxSum a, MaxSum b) const
+    {
+        MaxSum hi = b.m > a.m ? b : a, lo = b.m > a.m ? a : b;
+        return {hi.m, hi.l + lo.l * (lo.m == hi.m ? 1.0f : expf(lo.m - hi.m))};
+    }
+};
+
+__device__ __forceinline__ float shfl_xor(float v, int mask, int width)
+{
+    return __shfl_xor_sync(FULL_MASK, v, mask, width);
+}
+__device__ __forceinline__ MaxSum shfl_xor(MaxSum p, int mask, int width)
+{
+    return {shfl_xor(p.m, mask, width), shfl_xor(p.l, mask, width)};
+}
+
+/* The xor butterfly within each group of `width` lanes (a power of two, at most 32): every lane of a
+ * group ends with its group's result. Every lane of the warp must call it (the mask is full). */
+template <typename Op, typename T>
+__device__ __forceinline__ T warp_all_reduce(T v, int width)
+{
+    for (int mask = width / 2; mask > 0; mask >>= 1) v = Op()(v, shfl_xor(v, mask, width));
+    return v;
+}
+
 __device__ __forceinline__ float warp_reduce_sum(float v)
 {
-    for (int mask = 16; mask > 0; mask >>= 1) v += __shfl_xor_sync(FULL_MASK, v, mask);
-    return v; /* every lane has the warp's sum */
+    return warp_all_reduce<SumOp>(v, 32); /* every lane has the warp's sum */
 }
 
 /* Warp sums through shared memory, then one warp adds them. Called once per kernel: a second call
@@ -34,6 +80,35 @@ __device__ __forceinline__ float block_reduce_sum(float v)
     __syncthreads();
     v = lane < WARPS ? warp_sums[lane] : 0.0f;
     return warp_reduce_sum(v); /* thread 0 has the block's sum */
+}
+
+/* The article's BlockAllReduce<ReductionOp, T, block_size> (§3): the block's result in every thread,
+ * for any operator. The article reduces with cub::BlockReduce, whose result is valid in thread 0 only,
+ * and broadcasts it through a shared result_broadcast; here the reduce is written out: each warp's
+ * butterfly, the warp results through shared memory, warp 0's butterfly over them in groups of
+ * THREADS / 32 lanes (no identity element needed), and thread 0's result through shared memory to
+ * every thread.
+ * Each Op and T has shared arrays of its own. Two calls with the same ones (a LayerNorm's mean, then
+ * its variance) are safe back to back: a thread writes partial[] of the second call only after the
+ * barrier that follows the first call's reads of partial[], and thread 0 writes result only after the
+ * second call's first barrier, which every thread reaches after it has read the first result. */
+template <typename Op, typename T, int THREADS>
+__device__ __forceinline__ T block_all_reduce(T v)
+{
+    static_assert(THREADS >= 32 && THREADS <= 1024 && (THREADS & (THREADS - 1)) == 0, "whole warps, a power of two");
+    constexpr int warps = THREADS / 32;
+    __shared__ T partial[warps];
+    __shared__ T result; /* the article's result_broadcast */
+    unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    v = warp_all_reduce<Op>(v, 32);
+    if (lane == 0) partial[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = warp_all_reduce<Op>(partial[lane % warps], warps);
+        if (lane == 0) result = v;
+    }
+    __syncthreads();
+    return result;
 }
 
 /* This thread's share of one row p[0..cols), as thread `lane` of `width`: 16-byte packs where the row
@@ -95,11 +170,61 @@ __global__ void __launch_bounds__(BLOCK) rows_block_per_row_cub(const float *x, 
     if (threadIdx.x == 0) out[blockIdx.x] = v; /* BlockReduce's result is valid in thread 0 only */
 }
 
+/* Softmax's two reductions of a row, as the article's closing note names them (§5): the max, which
+ * every thread needs for its exps (the reason for the broadcast), then the sum of exp(x - max) over
+ * the row read a second time. The row's result is its log-sum-exp, max + log(sum): softmax(x)_i is
+ * exp(x_i - LSE). An infinite max is the LSE itself (+Inf in, +Inf out; exp(inf - inf) would be NaN). */
+__global__ void __launch_bounds__(BLOCK) rows_softmax_two_pass(const float *x, float *out, uint64_t cols)
+{
+    const float *p = x + (uint64_t)blockIdx.x * cols;
+    float m = -INFINITY;
+    for (uint64_t i = threadIdx.x; i < cols; i += BLOCK) m = MaxOp()(m, p[i]);
+    m = block_all_reduce<MaxOp, float, BLOCK>(m);
+    float l = 0.0f;
+    for (uint64_t i = threadIdx.x; i < cols; i += BLOCK) l += expf(p[i] - m);
+    l = block_all_reduce<SumOp, float, BLOCK>(l);
+    if (threadIdx.x == 0) out[blockIdx.x] = isinf(m) ? m : m + logf(l);
+}
+
+/* The online softmax (the course chapter, §7.7.5: FlashAttention's (m, l) merge): one pass, each
+ * thread merging its elements into its pair, then the pairs merged across the block with the same rule:
+ * shuffles within warps, shared memory between them. An infinite m is the LSE unless l holds a NaN. */
+__global__ void __launch_bounds__(BLOCK) rows_online_softmax(const float *x, float *out, uint64_t cols)
+{
+    const float *p = x + (uint64_t)blockIdx.x * cols;
+    MaxSum s = {-INFINITY, 0.0f};
+    for (uint64_t i = threadIdx.x; i < cols; i += BLOCK) s = MergeOp()(s, MaxSum{p[i], 1.0f});
+    s = block_all_reduce<MergeOp, MaxSum, BLOCK>(s);
+    if (threadIdx.x == 0) out[blockIdx.x] = isinf(s.m) && !isnan(s.l) ? s.m : s.m + logf(s.l);
+}
+
+/* Rows shorter than a warp's share: `width` lanes per row (a power of two, at most 32), BLOCK / width
+ * rows per block, the groups reduced with __shfl_xor_sync's width argument (the shuffle article, §1.2
+ * and §3). A lane whose row does not exist still joins the shuffles, which name every lane. */
+__global__ void __launch_bounds__(BLOCK) rows_subwarp_per_row(const float *x, float *out, uint64_t rows, uint64_t cols,
+                                                              unsigned width)
+{
+    uint64_t row = (uint64_t)blockIdx.x * (BLOCK / width) + threadIdx.x / width;
+    unsigned lane = threadIdx.x % width;
+    float v = row < rows ? packed_share(x + row * cols, cols, lane, width) : 0.0f;
+    v = warp_all_reduce<SumOp>(v, width);
+    if (lane == 0 && row < rows) out[row] = v;
+}
+
 /* Additions on one row's longest path: a thread's loop (scalar, or packs plus the 2 inside a pack and
- * the head and tail elements), then the reduce's levels. */
+ * its share of the head's and the tail's up to 3 elements each), then the reduce's levels. */
 static double serial_adds(uint64_t cols, unsigned threads, int packed)
 {
-    return packed ? (double)((cols / PACK + threads - 1) / threads) + 2 + 2 : (double)((cols + threads - 1) / threads);
+    return packed ? (double)((cols / PACK + threads - 1) / threads) + 2 + 2 * ((3 + threads - 1) / threads)
+                  : (double)((cols + threads - 1) / threads);
+}
+
+/* Levels of a butterfly over n lanes (n a power of two). */
+static double levels(unsigned n)
+{
+    double l = 0;
+    for (; n > 1; n /= 2) l++;
+    return l;
 }
 
 /* One warp per row (WARPS rows per block), or one block per row; tree: the reduce's levels. */
@@ -146,6 +271,57 @@ static void run_block_cub(Run *r)
     launch_block_rows(r, rows_block_per_row_cub, "rows_block_per_row_cub", 1, 5 + WARPS); /* warp reduce, then warp sums */
 }
 
+/* The log-sum-exp kernels: a thread's loop and block_all_reduce's levels; the two-pass kernel's terms
+ * meet one expf each, the online kernel's also the rescaling by every max that grows after them (at
+ * most one per addition on the way). */
+static void run_softmax_two_pass(Run *r)
+{
+    launch_block_rows(r, rows_softmax_two_pass, "rows_softmax_two_pass", 0, levels(32) + levels(WARPS));
+    r->shape.exps = 1;
+}
+
+static void run_online_softmax(Run *r)
+{
+    launch_block_rows(r, rows_online_softmax, "rows_online_softmax", 0, levels(32) + levels(WARPS));
+    r->shape.exps = 1 + r->shape.serial + r->shape.tree;
+}
+
+/* Elements per thread that the group sizes below aim for: four 16-byte packs in flight per thread. */
+#define ROW_SHARE 16
+
+/* rows_subwarp_per_row's lanes per row: the most (a power of two, at most a warp) that still leave
+ * each lane ROW_SHARE elements: 1 below 32 columns, 2 from 32, 4 from 64, ..., 32 from 512. */
+static unsigned subwarp_width(uint64_t cols)
+{
+    unsigned w = 1;
+    while (w < 32 && cols >= 2ull * w * ROW_SHARE) w *= 2;
+    return w;
+}
+
+static void run_subwarp(Run *r)
+{
+    unsigned width = subwarp_width(r->cols);
+    rows_subwarp_per_row<<<grid_for(r->rows, BLOCK / width, "rows_subwarp_per_row"), BLOCK>>>(r->in, r->row_sums, r->rows,
+                                                                                             r->cols, width);
+    LAUNCH_CHECK("rows_subwarp_per_row");
+    r->shape.serial = serial_adds(r->cols, width, 1);
+    r->shape.tree = levels(width);
+}
+
+/* The split chosen by the row length, by one rule: the largest group per row (W lanes, a warp, a block)
+ * whose threads each still get ROW_SHARE elements. A larger group puts more threads on the same matrix,
+ * more warps to hide DRAM's latency; fewer than ROW_SHARE elements each would leave a thread too few
+ * loads in flight for its fixed costs (the shuffles, the block's start and end; stage 06). Hence
+ * groups of lanes below 32 x ROW_SHARE columns, a warp per row below BLOCK x ROW_SHARE, a block per row
+ * from there. The thresholds come from the rule, not from a measurement: the rows chart shows how they
+ * fare, and ROW_SHARE moves them. */
+static void run_auto(Run *r)
+{
+    if (r->cols < 32 * ROW_SHARE) run_subwarp(r);
+    else if (r->cols < BLOCK * ROW_SHARE) run_warp_packed(r);
+    else run_block_packed(r);
+}
+
 static const Kernel kernels[] = {
     {"rows_warp_per_row", "article §2: one warp per row, xor-shuffle warpReduceSum", run_warp},
     {"rows_block_per_row", "article §3: one block per row, blockReduceSum (warp sums through shared memory)", run_block},
@@ -154,11 +330,19 @@ static const Kernel kernels[] = {
     {"rows_block_per_row_packed", "article §4.2: the same with Packed<float, 4> loads, any cols and alignment",
      run_block_packed},
     {"rows_block_per_row_cub", "article §3: cub::BlockReduce in place of blockReduceSum, packed loads", run_block_cub},
+    {"rows_softmax_two_pass", "article §3 BlockAllReduce, §5: softmax's max to every thread, then sum of exp(x - max); log-sum-exp",
+     run_softmax_two_pass, .op = OP_LOGSUMEXP},
+    {"rows_online_softmax", "chapter §7.7.5: FlashAttention's online softmax, (m, l) pairs merged in one pass; log-sum-exp",
+     run_online_softmax, .op = OP_LOGSUMEXP},
+    {"rows_subwarp_per_row", "warp shuffle article §1.2, §3: W lanes per row, __shfl_xor_sync's width, packed loads", run_subwarp},
+    {"rows_auto", "beyond the articles: lanes, a warp or a block per row, by the row length", run_auto},
 };
 
-/* Default: 2^26 floats (256 MiB) as rows of 32 ... 65536 columns; check: odd shapes. */
+/* Default: 2^26 floats (256 MiB) as rows of 32 ... 65536 columns; check: odd shapes, and every width of
+ * rows_subwarp_per_row (cols 16 and 17: 1 lane, 33: 2, 100: 4, 200: 8, 300: 16, 1000: 32). */
 STAGE("09_rows", kernels,
       .sizes = "2^21x32,2^20x64,2^19x128,2^18x256,2^17x512,2^16x1024,2^15x2048,2^14x4096,2^13x8192,2^12x16384,"
                "2^11x32768,2^10x65536",
-      .check_sizes = "1x1,1x31,3x33,5x4,7x1000,1000x7,33x4097,2^16x33,1000003x1,2x1000003", .rows = 1,
+      .check_sizes = "1x1,1x31,3x33,5x4,7x1000,1000x7,33x4097,2^16x33,1000003x1,2x1000003,129x16,65x17,37x100,19x200,"
+                     "11x300", .rows = 1,
       .charts = "rows+");
