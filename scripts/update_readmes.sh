@@ -13,7 +13,8 @@
 #   IMGDIR/multigpu.csv (several GPUs), its sum and its all-reduce at every size; for the stage that
 #   owns the roofline chart, its targets at every N too; for a stage with a cited.csv, an article's own
 #   figures (copied there, with their source: a chain of steps, a benchmark grid, or claimed ratios)
-#   beside the run's (scripts/cited.awk). plots/reference/<gpu>/README.md, whole, for
+#   beside the run's (scripts/cited.awk); for a stage with an every_n.txt, the times of the kernels it
+#   names at every N (scripts/times.awk). plots/reference/<gpu>/README.md, whole, for
 #   every GPU folder: its charts and tables, the page the top README links for the GPUs it does not show.
 #   --check: change nothing; exit 1 (with a diff) where a README differs from what CSV gives.
 set -eu
@@ -220,6 +221,12 @@ stage_block() {
     if [ -f "stages/$stage/cited.csv" ]; then
         printf '\n'
         awk -f scripts/csv.awk -v cited="stages/$stage/cited.csv" -v stage="$stage" -v lang=$lang -f scripts/cited.awk "$stage_csv"
+    fi
+    # Kernels whose differences show at small N, where the stage names them (stages/NN_*/every_n.txt).
+    if [ -f "stages/$stage/every_n.txt" ]; then
+        printf '\n'
+        awk -f scripts/csv.awk -v stage="$stage" -v kernels="$(tr -s ' \n' '  ' <"stages/$stage/every_n.txt")" -v lang="$lang" \
+            -f scripts/times.awk "$stage_csv"
     fi
     if owns "$stage" roofline "$stage_csv"; then
         printf '\n%s\n\n' "$(say 'The targets, at every N of the run (>1: faster than CUB):' '各目标，在这次运行的每个 N 上（>1：比 CUB 快）：')"

@@ -1,9 +1,9 @@
 /* Stage 10: the libraries. What stages 02-06 wrote by hand, taken from CUB and cooperative groups:
- * the whole reduction in one call, a block or a warp reduced in one line. Then the level above the
- * block (a thread-block cluster adding its blocks' sums through distributed shared memory, sm_90+)
- * and the accumulator's precision: fp32, fp64 and Kahan-compensated fp32 on the same loop.
- * Every kernel but the first reads the input with stage 06's loop (reduce_gridstride_per_thread_8),
- * so the rows differ only in what the chapter changes. */
+ * the whole reduction in one call, a block or a warp reduced in one line. Then the levels above the
+ * block (a thread-block cluster adding its blocks' sums through distributed shared memory, sm_90+,
+ * and three ways to finish across the grid) and the accumulator's precision: fp32, fp64 and
+ * Kahan-compensated fp32 on the same loop. Every kernel but the first reads the input with stage 06's
+ * loop (reduce_gridstride_per_thread_8), so the rows differ only in what the chapter changes. */
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 #include <cub/cub.cuh>
@@ -48,17 +48,17 @@ struct F64Sum {
  * so that this file does not give the answer away. */
 #include "../../solutions/10_library.cu"
 
-/* Stage 06's grid-stride loop: PER_THREAD loads per step, BLOCK apart (coalesced), all issued
- * before they are added; elements past n count as zero. */
-template <typename Sum>
-__device__ __forceinline__ Sum thread_sum(const float *x, uint64_t n)
+/* Stage 06's grid-stride loop over fp32 (or int32) elements: PER_THREAD loads per step, BLOCK apart
+ * (coalesced), all issued before they are added; elements past n count as zero. */
+template <typename Sum, typename T>
+__device__ __forceinline__ Sum thread_sum(const T *x, uint64_t n)
 {
     Sum acc;
     uint64_t step = (uint64_t)gridDim.x * BLOCK * PER_THREAD;
     for (uint64_t i = (uint64_t)blockIdx.x * BLOCK * PER_THREAD + threadIdx.x; i < n; i += step) {
-        float v[PER_THREAD];
+        T v[PER_THREAD];
 #pragma unroll
-        for (int k = 0; k < PER_THREAD; k++) v[k] = i + (uint64_t)k * BLOCK < n ? x[i + (uint64_t)k * BLOCK] : 0.0f;
+        for (int k = 0; k < PER_THREAD; k++) v[k] = i + (uint64_t)k * BLOCK < n ? x[i + (uint64_t)k * BLOCK] : T(0);
 #pragma unroll
         for (int k = 0; k < PER_THREAD; k++) acc.add(v[k]);
     }
@@ -131,6 +131,26 @@ __global__ void __launch_bounds__(BLOCK) cub_warp_reduce(const float *x, uint64_
     }
 }
 
+/* The int32 accumulator of §7.7.1's WarpScan<int>: integer additions are exact. */
+struct I32Sum {
+    int s = 0;
+    __device__ void add(int x) { s += x; }
+    __device__ int value() const { return s; }
+};
+
+/* A warp's sum as a by-product of its scan: InclusiveSum's third argument, warp_aggregate, receives
+ * the total of the warp's inputs in every lane (CUB broadcasts lane 31's inclusive value with one more
+ * shuffle). Lane 0 of each warp adds it with one integer atomicAdd. The constructor takes a
+ * TempStorage, one per warp that scans, declared like BlockReduce's; for int on a whole warp CUB
+ * scans with shuffles and that storage is empty, but the declaration is still needed. */
+__global__ void __launch_bounds__(BLOCK) cub_warp_scan_aggregate(const int *x, uint64_t n, int *out)
+{
+    __shared__ cub::WarpScan<int>::TempStorage temp[WARPS];
+    int inclusive, warp_sum;
+    cub::WarpScan<int>(temp[threadIdx.x / 32]).InclusiveSum(thread_sum<I32Sum>(x, n).value(), inclusive, warp_sum);
+    if (threadIdx.x % 32 == 0) atomicAdd(out, warp_sum);
+}
+
 /* ---- §7.7.2-7.7.3: cooperative groups --------------------------------------------------------- */
 
 /* cg::reduce on a 32-thread tile: the sum arrives in every lane, and there is no mask to get wrong.
@@ -144,7 +164,7 @@ __global__ void __launch_bounds__(BLOCK) cg_reduce_warp_tile(const float *x, uin
 
 /* The whole block with cg: each warp's tile sum into shared memory, block.sync(), then the first
  * 8-thread tile of warp 0 reduces the 8 warp sums, and one atomicAdd per block. cg::reduce does not
- * take the thread_block itself (README: "what the chapter gets wrong"). */
+ * take the thread_block itself (README: "what the chapter's code gets wrong"). */
 __global__ void __launch_bounds__(BLOCK) cg_reduce_block(const float *x, uint64_t n, float *out)
 {
     __shared__ float warp_sums[WARPS];
@@ -162,13 +182,36 @@ __global__ void __launch_bounds__(BLOCK) cg_reduce_block(const float *x, uint64_
     }
 }
 
-/* The launcher of the kernels above: they end with atomicAdds of per-block (or per-warp) sums. */
-static void run_atomic(Run *r, void (*kernel)(const float *, uint64_t, float *), const char *name, double tree,
+/* §7.7.2's 16-thread tiles: each warp tile cut in two, cg::reduce on each half (4 shuffle steps
+ * instead of 5), the 16 tile sums through shared memory, and one 16-thread tile of warp 0 adds them (4
+ * steps instead of cg_reduce_block's 3 for 8 warp sums). A tile cut from a warp tile counts its
+ * meta_group_rank() within that warp (0 or 1), so the tile's index in the block takes both ranks. */
+#define TILE 16
+static_assert(BLOCK / TILE == TILE, "one tile adds the block's tile sums");
+__global__ void __launch_bounds__(BLOCK) cg_reduce_tile16(const float *x, uint64_t n, float *out)
+{
+    __shared__ float tile_sums[BLOCK / TILE];
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    cg::thread_block_tile<TILE> tile = cg::tiled_partition<TILE>(warp);
+    float v = cg::reduce(tile, thread_sum<F32Sum>(x, n).value(), cg::plus<float>());
+    if (tile.thread_rank() == 0) tile_sums[warp.meta_group_rank() * (32 / TILE) + tile.meta_group_rank()] = v;
+    block.sync();
+    if (warp.meta_group_rank() == 0 && tile.meta_group_rank() == 0) {
+        v = cg::reduce(tile, tile_sums[tile.thread_rank()], cg::plus<float>());
+        if (tile.thread_rank() == 0) atomicAdd(out, v);
+    }
+}
+
+/* The launcher of the kernels above: they end with atomicAdds of per-block (or per-warp) sums, of
+ * float or int (the atomics then exact). */
+template <typename T>
+static void run_atomic(Run *r, void (*kernel)(const T *, uint64_t, T *), const char *name, double tree,
                        int atomics_per_block)
 {
     uint64_t blocks = full_grid((const void *)kernel, r->n, r->sm_count);
-    CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(float)));
-    kernel<<<(unsigned)blocks, BLOCK>>>(r->in, r->n, r->out);
+    CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(T)));
+    kernel<<<(unsigned)blocks, BLOCK>>>((const T *)r->data, r->n, (T *)r->out);
     LAUNCH_CHECK(name);
     r->shape.serial = loop_adds(r->n, blocks);
     r->shape.tree = tree;
@@ -179,6 +222,11 @@ static void run_cub_block_reduce(Run *r) { run_atomic(r, cub_block_reduce, "cub_
 static void run_cub_warp_reduce(Run *r) { run_atomic(r, cub_warp_reduce, "cub_warp_reduce", TREE_TWO_WARPS, 1); }
 static void run_cg_reduce_warp_tile(Run *r) { run_atomic(r, cg_reduce_warp_tile, "cg_reduce_warp_tile", 5, WARPS); }
 static void run_cg_reduce_block(Run *r) { run_atomic(r, cg_reduce_block, "cg_reduce_block", TREE_CG_BLOCK, 1); }
+static void run_cg_reduce_tile16(Run *r) { run_atomic(r, cg_reduce_tile16, "cg_reduce_tile16", 4 + 4, 1); }
+static void run_cub_warp_scan_aggregate(Run *r)
+{
+    run_atomic(r, cub_warp_scan_aggregate, "cub_warp_scan_aggregate", 5, WARPS);
+}
 
 /* ---- §7.8.1: a cluster of blocks, through distributed shared memory (sm_90+) ------------------ */
 
@@ -227,6 +275,127 @@ static void run_cluster_dsmem_reduce(Run *r)
     r->shape.serial = loop_adds(r->n, count * CLUSTER) + (CLUSTER - 1);
     r->shape.tree = TREE_CUB_BLOCK;
     r->shape.atomic = (double)count;
+}
+
+/* ---- §7.8.1: the grid, three ways to finish ---------------------------------------------------- */
+
+/* The three kernels below share the loop, the block's sum (CUB) written to partials[blockIdx.x] and the
+ * finish's arithmetic (add_partials); they differ only in how the grid learns that every block's sum is
+ * there. The grid is the same for all three, so they give the same bits, in every run. */
+__device__ __forceinline__ void write_block_sum(const float *x, uint64_t n, float *partials)
+{
+    __shared__ cub::BlockReduce<float, BLOCK>::TempStorage temp;
+    float v = cub::BlockReduce<float, BLOCK>(temp).Sum(thread_sum<F32Sum>(x, n).value()); /* in thread 0 */
+    if (threadIdx.x == 0) partials[blockIdx.x] = v;
+}
+
+/* One block adds count partials in a fixed order: thread t those at t, t + BLOCK, ..., then CUB the
+ * thread sums. The loads bypass L1 (__ldcg), which may hold no other block's writes. */
+__device__ __forceinline__ void add_partials(const float *partials, unsigned count, float *out)
+{
+    __shared__ cub::BlockReduce<float, BLOCK>::TempStorage temp;
+    float v = 0.0f;
+    for (unsigned b = threadIdx.x; b < count; b += BLOCK) v += __ldcg(&partials[b]);
+    v = cub::BlockReduce<float, BLOCK>(temp).Sum(v);
+    if (threadIdx.x == 0) *out = v;
+}
+
+/* One launch and a grid-wide barrier: after cg::this_grid().sync() every block's sum is written and
+ * visible, and block 0 adds them. The barrier waits for every block, so every block must be resident
+ * at once: only a cooperative launch (cudaLaunchCooperativeKernel) guarantees that, and refuses a grid
+ * that does not fit. */
+__global__ void __launch_bounds__(BLOCK) grid_sync_cooperative(const float *x, uint64_t n, float *out, float *partials)
+{
+    write_block_sum(x, n, partials);
+    cg::this_grid().sync();
+    if (blockIdx.x == 0) add_partials(partials, gridDim.x, out);
+}
+
+/* Blocks of grid_last_block that have written their sum. The last one sets it back to 0, so it is 0
+ * before every launch (launches on one stream run one after another): nothing but the kernel is timed. */
+__device__ unsigned grid_blocks_done;
+
+/* One launch, no barrier: each block counts itself on grid_blocks_done after its sum, and the block
+ * that counts last adds them all (stage 08's deterministic finish). Any grid works: no block waits. */
+__global__ void __launch_bounds__(BLOCK) grid_last_block(const float *x, uint64_t n, float *out, float *partials)
+{
+    __shared__ bool last;
+    write_block_sum(x, n, partials);
+    if (threadIdx.x == 0) {
+        __threadfence(); /* the sum is visible before the count says so */
+        last = atomicAdd(&grid_blocks_done, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence(); /* and the last block sees every other block's sum */
+    add_partials(partials, gridDim.x, out);
+    if (threadIdx.x == 0) grid_blocks_done = 0;
+}
+
+/* Two launches: the end of the first kernel is the grid-wide barrier, and a second kernel of one
+ * block adds the sums (the partials stay in L2 between them). */
+__global__ void __launch_bounds__(BLOCK) grid_block_sums(const float *x, uint64_t n, float *partials)
+{
+    write_block_sum(x, n, partials);
+}
+
+__global__ void __launch_bounds__(BLOCK) grid_add_partials(const float *partials, unsigned count, float *out)
+{
+    add_partials(partials, count, out);
+}
+
+/* The grid of all three: as many blocks of grid_sync_cooperative as the GPU holds at once (the most
+ * its cooperative launch allows), fewer when n does not need them all. */
+static unsigned grid_blocks(const Run *r)
+{
+    return (unsigned)full_grid((const void *)grid_sync_cooperative, r->n, r->sm_count);
+}
+
+/* The loop, the block's tree, then the finish: ceil(blocks / BLOCK) partials per thread and a tree. */
+static void grid_shape(Run *r, unsigned blocks)
+{
+    r->shape.serial = loop_adds(r->n, blocks) + (double)((blocks + BLOCK - 1) / BLOCK);
+    r->shape.tree = 2 * TREE_CUB_BLOCK;
+}
+
+static void run_grid_sync_cooperative(Run *r)
+{
+    static int supported = -1; /* the device's cudaDevAttrCooperativeLaunch, asked once */
+    if (supported < 0) {
+        int device = 0;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&supported, cudaDevAttrCooperativeLaunch, device));
+    }
+    if (!supported) {
+        r->refuse = "this GPU cannot launch a cooperative kernel (cudaDevAttrCooperativeLaunch is 0)";
+        return;
+    }
+    unsigned blocks = grid_blocks(r);
+    const float *x = r->in;
+    uint64_t n = r->n;
+    float *out = r->out, *partials = r->partials;
+    void *args[] = {&x, &n, &out, &partials};
+    CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)grid_sync_cooperative, blocks, BLOCK, args, 0, 0));
+    LAUNCH_CHECK("grid_sync_cooperative");
+    grid_shape(r, blocks);
+}
+
+static void run_grid_last_block(Run *r)
+{
+    unsigned blocks = grid_blocks(r);
+    grid_last_block<<<blocks, BLOCK>>>(r->in, r->n, r->out, r->partials);
+    LAUNCH_CHECK("grid_last_block");
+    grid_shape(r, blocks);
+}
+
+static void run_grid_two_launches(Run *r)
+{
+    unsigned blocks = grid_blocks(r);
+    grid_block_sums<<<blocks, BLOCK>>>(r->in, r->n, r->partials);
+    LAUNCH_CHECK("grid_block_sums");
+    grid_add_partials<<<1, BLOCK>>>(r->partials, blocks, r->out);
+    LAUNCH_CHECK("grid_add_partials");
+    grid_shape(r, blocks);
 }
 
 /* ---- §7.7.4: the accumulator's precision ------------------------------------------------------ */
@@ -303,8 +472,16 @@ static const Kernel kernels[] = {
      run_cg_reduce_warp_tile},
     {"cg_reduce_block", "chapter §7.7.2: cg::reduce on warp tiles, then on an 8-thread tile of the warp sums",
      run_cg_reduce_block},
+    {"cg_reduce_tile16", "chapter §7.7.2: cg::reduce on the 16-thread halves of each warp, then on one of their 16 sums",
+     run_cg_reduce_tile16},
     {"cluster_dsmem_reduce", "chapter §7.8.1: clusters of 8 blocks add through distributed shared memory, one atomicAdd each",
      run_cluster_dsmem_reduce, .min_cc = 90, .needs = "thread block clusters and distributed shared memory"},
+    {"grid_sync_cooperative", "chapter §7.8.1, grid: block sums to memory, cg::this_grid().sync(), block 0 adds them",
+     run_grid_sync_cooperative},
+    {"grid_last_block", "chapter §7.8.1, grid: block sums to memory, the last block to count itself adds them",
+     run_grid_last_block},
+    {"grid_two_launches", "chapter §7.8.1, grid: block sums to memory, a second kernel of one block adds them",
+     run_grid_two_launches},
     {"accumulate_f32", "chapter §7.7.4: fp32 accumulator, last block finishes in index order", run_accumulate<F32Sum>},
     {"accumulate_f64", "chapter §7.7.4 method 1: the same with an fp64 accumulator, one rounding to fp32",
      run_accumulate<F64Sum>, .acc = ACC_F64},
@@ -312,6 +489,10 @@ static const Kernel kernels[] = {
      run_accumulate<KahanSum>, .acc = ACC_KAHAN},
     {"cpu_kahan_f32", "chapter §7.7.4 method 2 as listed: one Kahan-compensated fp32 loop, on the CPU", run_cpu_kahan,
      .flags = ON_CPU, .acc = ACC_KAHAN},
+    /* Last: the one int32 row, beside CUB on the same int32 data (the harness runs CUB once per run of
+     * rows of one input type). */
+    {"cub_warp_scan_aggregate", "chapter §7.7.1: cub::WarpScan<int>::InclusiveSum's warp_aggregate, one atomicAdd per warp",
+     run_cub_warp_scan_aggregate, .dtype = DT_I32, .acc = ACC_I32},
 };
 
 STAGE("10_library", kernels, .charts = "library+", .accuracy = "accumulate_f32 accumulate_kahan_f32 accumulate_f64 cpu_kahan_f32");
