@@ -5,12 +5,12 @@
 # out, gpu, condn (N of the cond panel).
 set terminal pngcairo size 1800,700 font 'sans,11' noenhanced
 set output out
-set multiplot layout 1,3 title sprintf('%s: relative error of the sum (solid) and the bound its check used (dashed); an exact result has no point', gpu)
+set multiplot layout 1,3 title sprintf('%s: relative error of the sum (solid) and the bound its check used (dashed); an exact result has no point, equal results overlap', gpu)
 set logscale xy
 set format y '1e%L'
 set grid
 set yrange [1e-12:10]
-set key top left font 'sans,9' noenhanced
+set key bottom left font 'sans,9' noenhanced
 set format x '2^%L'
 set logscale x 2
 set xlabel 'N'
