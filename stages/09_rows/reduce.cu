@@ -286,15 +286,19 @@ static void run_online_softmax(Run *r)
     r->shape.exps = 1 + r->shape.serial + r->shape.tree;
 }
 
-/* Elements per thread that the group sizes below aim for: four 16-byte packs in flight per thread. */
+/* Elements per thread that the warp and block splits aim for: four 16-byte packs per thread. */
 #define ROW_SHARE 16
+/* Elements per lane that the sub-warp groups aim for: two 16-byte packs. Measured on the H200 at 32 to
+ * 128 columns, 8 beat 16 and 32: short rows need every lane of the GPU loading, more than they need
+ * many loads per lane. */
+#define LANE_SHARE 8
 
 /* rows_subwarp_per_row's lanes per row: the most (a power of two, at most a warp) that still leave
- * each lane ROW_SHARE elements: 1 below 32 columns, 2 from 32, 4 from 64, ..., 32 from 512. */
+ * each lane LANE_SHARE elements: 1 below 16 columns, 2 from 16, 4 from 32, ..., 32 from 256. */
 static unsigned subwarp_width(uint64_t cols)
 {
     unsigned w = 1;
-    while (w < 32 && cols >= 2ull * w * ROW_SHARE) w *= 2;
+    while (w < 32 && cols >= 2ull * w * LANE_SHARE) w *= 2;
     return w;
 }
 
@@ -308,13 +312,12 @@ static void run_subwarp(Run *r)
     r->shape.tree = levels(width);
 }
 
-/* The split chosen by the row length, by one rule: the largest group per row (W lanes, a warp, a block)
- * whose threads each still get ROW_SHARE elements. A larger group puts more threads on the same matrix,
- * more warps to hide DRAM's latency; fewer than ROW_SHARE elements each would leave a thread too few
- * loads in flight for its fixed costs (the shuffles, the block's start and end; stage 06). Hence
- * groups of lanes below 32 x ROW_SHARE columns, a warp per row below BLOCK x ROW_SHARE, a block per row
- * from there. The thresholds come from the rule, not from a measurement: the rows chart shows how they
- * fare, and ROW_SHARE moves them. */
+/* The split chosen by the row length, by one rule: the largest group per row (a warp, a block) whose
+ * threads each still get ROW_SHARE elements, and below a warp's share, groups of lanes. A larger group
+ * puts more threads on the same matrix, more warps to hide DRAM's latency; fewer than ROW_SHARE
+ * elements each would leave a thread too few loads in flight for its fixed costs (the shuffles, the
+ * block's start and end; stage 06). Hence groups of lanes below 32 x ROW_SHARE columns, a warp per row
+ * below BLOCK x ROW_SHARE, a block per row from there; the rows chart shows how they fare. */
 static void run_auto(Run *r)
 {
     if (r->cols < 32 * ROW_SHARE) run_subwarp(r);
@@ -339,7 +342,7 @@ static const Kernel kernels[] = {
 };
 
 /* Default: 2^26 floats (256 MiB) as rows of 32 ... 65536 columns; check: odd shapes, and every width of
- * rows_subwarp_per_row (cols 16 and 17: 1 lane, 33: 2, 100: 4, 200: 8, 300: 16, 1000: 32). */
+ * rows_subwarp_per_row (cols 4 and 7: 1 lane, 16, 17 and 31: 2, 33: 4, 100: 8, 200: 16, 300 and 1000: 32). */
 STAGE("09_rows", kernels,
       .sizes = "2^21x32,2^20x64,2^19x128,2^18x256,2^17x512,2^16x1024,2^15x2048,2^14x4096,2^13x8192,2^12x16384,"
                "2^11x32768,2^10x65536",
