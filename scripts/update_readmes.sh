@@ -13,7 +13,8 @@
 #   IMGDIR/multigpu.csv (several GPUs), its sum and its all-reduce at every size; for the stage that
 #   owns the roofline chart, its targets at every N too; for a stage with a cited.csv, an article's own
 #   figures (copied there, with their source: a chain of steps, a benchmark grid, or claimed ratios)
-#   beside the run's (scripts/cited.awk); for a stage with an every_n.txt, the times of the kernels it
+#   beside the run's (scripts/cited.awk); for a stage with a targets.csv, each target met or not on every
+#   committed GPU (scripts/targets.awk); for a stage with an every_n.txt, the times of the kernels it
 #   names at every N (scripts/times.awk). plots/reference/<gpu>/README.md, whole, for
 #   every GPU folder: its charts and tables, the page the top README links for the GPUs it does not show.
 #   --check: change nothing; exit 1 (with a diff) where a README differs from what CSV gives.
@@ -227,6 +228,12 @@ stage_block() {
         printf '\n'
         awk -f scripts/csv.awk -v stage="$stage" -v kernels="$(tr -s ' \n' '  ' <"stages/$stage/every_n.txt")" -v lang="$lang" \
             -f scripts/times.awk "$stage_csv"
+    fi
+    # The stage's targets on every GPU's committed results, where it has them (stages/NN_*/targets.csv).
+    if [ -f "stages/$stage/targets.csv" ] && [ "$stage_csv" = "$csv" ]; then
+        printf '\n%s\n\n' "$(say "The stage's targets (\`targets.csv\`), on every GPU's committed results: the worst ratio over the sizes, and where:" \
+            '本阶段的目标（`targets.csv`），在每块 GPU 已提交的结果上：各规模中最差的比值及其位置：')"
+        awk -f scripts/csv.awk -v stage="$stage" -v targets="stages/$stage/targets.csv" -v lang=$lang -f scripts/targets.awk plots/reference/*/results.csv
     fi
     if owns "$stage" roofline "$stage_csv"; then
         printf '\n%s\n\n' "$(say 'The targets, at every N of the run (>1: faster than CUB):' '各目标，在这次运行的每个 N 上（>1：比 CUB 快）：')"

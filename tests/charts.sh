@@ -106,3 +106,14 @@ for dir in $(echo "$refs" | xargs -n1 dirname); do
         tail -5 "$tmp/plot" | sed 's/^/     | /'
     fi
 done
+# A stage's targets (stages/NN_*/targets.csv): every target gets a verdict on every committed GPU.
+for targets in stages/*/targets.csv; do
+    [ -f "$targets" ] || continue
+    s=$(basename "$(dirname "$targets")")
+    want=$(grep -vcE '^(#|what,|$)' "$targets")
+    # shellcheck disable=SC2086
+    got=$(awk -f scripts/csv.awk -v stage="$s" -v targets="$targets" -f scripts/targets.awk $refs |
+        awk -F'|' 'NR > 2 { v = 0; for (i = 5; i < NF; i++) v += $i ~ / \([0-9]/; if (v == NF - 5) n++ } END { print n + 0 }')
+    if [ "$got" = "$want" ]; then ok "$s: each of its $want targets has a verdict on every committed GPU"
+    else bad "$s: $got of its $want targets have a verdict on every committed GPU"; fi
+done
