@@ -2,6 +2,13 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
+# Parallel builds: a job per core (JOBS=1 builds one file at a time). A make that a recipe runs (the
+# tests run make) shares the jobs of the first one, whose recipe line starts with +.
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+ifeq ($(MAKELEVEL),0)
+  MAKEFLAGS += -j$(JOBS)
+endif
+
 NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 CC := gcc
 BUILD := build
@@ -117,6 +124,7 @@ help:
 	@echo "  make clean                  remove build/ and plots/results/"
 	@echo
 	@echo "  ARCH=sm_90                  build for one GPU architecture (default: this machine's GPU, or a list)"
+	@echo "  JOBS=N                      parallel build jobs (default: one per core)"
 
 need-nvcc:
 	@if [ -z "$(NVCC)" ]; then \
@@ -243,7 +251,7 @@ plot:
 	@scripts/plot_all.sh $(CSV)
 
 test:
-	@tests/run.sh
+	+@tests/run.sh
 
 clean:
 	rm -rf $(BUILD) plots/results
