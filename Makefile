@@ -74,6 +74,22 @@ start = $(if $(value START_$1),$(call START_$1,$2),$(call program_of,$1) $2)
 SELECTED := $(foreach g,$(filter stage-%,$(MAKECMDGOALS)),$(filter $(patsubst stage-%,%,$g)_%,$(STAGES)))
 SELECTED_PROGRAMS := $(foreach s,$(SELECTED),$(call program_of,$s))
 
+# The verbs that run kernels stop before building anything where no GPU can be used (no driver,
+# nvidia-smi lists none, or CUDA_VISIBLE_DEVICES hides them all), in one line. What was asked is checked
+# first: a stage named, a demo or an exercise it has, a program that can be built here; a program with
+# a launcher of its own (several GPUs) checks its options and the GPUs itself.
+GPU_USABLE := $(shell nvidia-smi -L >/dev/null 2>&1 && [ "$${CUDA_VISIBLE_DEVICES-all}" != "" ] && echo yes)
+GPU_GOAL := $(firstword $(filter tour audit bench accuracy,$(MAKECMDGOALS)) \
+  $(if $(SELECTED),$(if $(strip $(foreach s,$(SELECTED),$(UNBUILDABLE_$s)$(if $(value START_$s),$s))),, \
+    $(filter run check profile sanitize,$(MAKECMDGOALS)) \
+    $(if $(filter $(DEMOS),$(SELECTED)),$(filter demo,$(MAKECMDGOALS))) \
+    $(if $(filter $(EXERCISES),$(SELECTED)),$(filter exercise solution,$(MAKECMDGOALS))))))
+ifneq ($(GPU_USABLE),yes)
+  ifneq ($(GPU_GOAL),)
+    $(error make $(GPU_GOAL) runs kernels, so it needs an NVIDIA GPU that CUDA can use, and there is none here (nvidia-smi -L lists none, or CUDA_VISIBLE_DEVICES hides them); without one, make all builds every stage and make test runs the host half)
+  endif
+endif
+
 define newline
 
 

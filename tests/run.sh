@@ -99,6 +99,13 @@ EXERCISES=$(ls stages/*/exercise.cu | xargs -n1 dirname | xargs -n1 basename)
 expect "make without nvcc says the CUDA toolkit is needed" 2 "CUDA toolkit" -- \
     make --no-print-directory -s NVCC= need-nvcc
 expect "make stage-NN run without a stage asks for one" 2 "name a stage" -- make --no-print-directory -s run
+# Where no GPU can be used, a verb that runs kernels says so in one line, before building anything.
+for g in "stage-05 run" "stage-10 exercise" "stage-05 demo" "bench" "tour"; do
+    expect "make $g with no usable GPU says so" 2 "make ${g#* } runs kernels, so it needs an NVIDIA GPU" -- \
+        env CUDA_VISIBLE_DEVICES= make --no-print-directory -s $g
+    if [ "$(grep -c . "$tmp/out")" = 1 ]; then ok "make $g with no usable GPU: one line, nothing built"
+    else bad "make $g with no usable GPU printed $(grep -c . "$tmp/out") lines"; fi
+done
 make --no-print-directory -s help >"$tmp/help" 2>&1
 for t in "stage-NN run" "stage-NN check" "stage-NN demo" "stage-NN diff" "stage-NN sass" "stage-NN profile" \
     "stage-NN sanitize" "stage-NN exercise" "stage-NN solution" "make tour" "make audit" "make bench" \
