@@ -99,6 +99,7 @@ EXERCISES=$(ls stages/*/exercise.cu | xargs -n1 dirname | xargs -n1 basename)
 expect "make without nvcc says the CUDA toolkit is needed" 2 "CUDA toolkit" -- \
     make --no-print-directory -s NVCC= need-nvcc
 expect "make stage-NN run without a stage asks for one" 2 "name a stage" -- make --no-print-directory -s run
+expect "the READMEs' program synopsis is the program's own --help" 0 "" -- bash scripts/synopsis.sh --check
 # Where no GPU can be used, a verb that runs kernels says so in one line, before building anything.
 for g in "stage-05 run" "stage-10 exercise" "stage-05 demo" "bench" "tour"; do
     expect "make $g with no usable GPU says so" 2 "make ${g#* } runs kernels, so it needs an NVIDIA GPU" -- \
