@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make bench: every single-GPU program (make programs; "gpus: one" in its --describe) at its bench sizes,
 # once for each of its bench fills, into one CSV; its warm-L2 kernels again with the input left in L2;
-# then the flush check and the charts. A program on several GPUs is named with the make command that
+# then the flush check and the charts. While the programs run, a progress line; their tables go to
+# plots/results/<gpu>/bench.log. A program on several GPUs is named with the make command that
 # runs it. Writes plots/results/<gpu>/results.csv, flush_check.csv (where ncu is installed) and the
 # charts, and prints the bandwidth chart in the terminal. `make reference` then copies them to
 # plots/reference/<gpu>/.
@@ -11,34 +12,69 @@ cd "$(dirname "$0")/.."
 describe() { "$1" --describe | sed -n "s/^$2: *//p"; }
 mkdir -p plots/results
 csv=plots/results/bench.csv
-rm -f "$csv"
+log=plots/results/bench.log
+rm -f "$csv" "$log"
+programs=()
 for p in ${REDUCE_PROGRAMS:-$(make --no-print-directory -s programs)}; do
     if [ ! -x "$p" ]; then
         echo "== $p is not built (make all says why): not in this bench"
-        continue
+    elif [ "$(describe "$p" gpus)" != one ]; then
+        s=$(describe "$p" stage)
+        echo "== $s runs on several GPUs: not run by make bench (make stage-${s%%_*} run runs it)"
+    else
+        programs+=("$p")
     fi
+done
+# Progress: stage k of n, the size, the time so far and an estimate of what is left (the share of
+# stages and sizes done so far, as if every stage took as long as the ones before). On a terminal one
+# line that redraws itself; otherwise a line per size. The programs' tables go to the log.
+start=$SECONDS
+clock() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
+progress() { # K STAGE WHAT SIZE I M
+    local elapsed=$((SECONDS - start)) left line
+    left=$(awk -v k="$1" -v n="${#programs[@]}" -v i="$5" -v m="$6" -v t="$elapsed" \
+        'BEGIN { f = (k - 1 + (m > 0 ? (i - 1) / m : 0)) / n; printf "%d", (f > 0 && t > 0 ? t * (1 - f) / f : -1) }')
+    [ "$left" -ge 0 ] && left="about $(clock "$left") left" || left="estimating what is left"
+    line="[$1/${#programs[@]}] $2, $3, N = $4 ($5 of $6): $(clock $elapsed) so far, $left"
+    if [ -t 1 ]; then printf '\r\033[K%s' "$line"; else echo "$line"; fi
+}
+# run K STAGE WHAT PROGRAM ARGS...: one run of a program, its output into the log, a progress line at
+# each size it starts; its failures are printed.
+run() {
+    local k=$1 stage=$2 what=$3 sizes count i=0 rc
+    shift 3
+    sizes=$(printf '%s' "$*" | sed -n 's/.*--n \([^ ]*\).*/\1/p')
+    count=$(printf '%s' "$sizes" | tr ',' '\n' | grep -c .)
+    echo "== $stage, $what" >>"$log"
+    set +e
+    "$@" --csv "$csv" 2>&1 | tee -a "$log" | while IFS= read -r line; do
+        case $line in "N = "*) i=$((i + 1)); n=${line#N = }; progress "$k" "$stage" "$what" "${n%%[ ,:]*}" "$i" "$count" ;; esac
+    done
+    rc=${PIPESTATUS[0]}
+    set -e
+    [ -t 1 ] && printf '\r\033[K'
+    [ "$rc" = 0 ] || { echo "error: $stage ($what) exited with $rc: see $log" >&2; exit "$rc"; }
+    awk -v s="== $stage, $what" '$0 == s { on = 1; next } /^== / { on = 0 } on && / FAIL( |$)/' "$log" | sed "s/^/$stage FAILED: /"
+}
+k=0
+for p in "${programs[@]}"; do
+    k=$((k + 1))
     stage=$(describe "$p" stage)
-    if [ "$(describe "$p" gpus)" != one ]; then
-        echo "== $stage runs on several GPUs: not run by make bench (make stage-${stage%%_*} run runs it)"
-        continue
-    fi
     sizes=$(describe "$p" "bench sizes")
     fills=$(describe "$p" "bench fills")
     warm=$(describe "$p" "warm-L2 kernels")
     [ -n "$sizes" ] && [ -n "$fills" ] || { echo "error: $p --describe names no bench sizes or no bench fills" >&2; exit 2; }
     for fill in $fills; do
-        echo "== $stage, fill $fill"
-        "$p" --n "$sizes" --fill "$fill" --csv "$csv"
-        if [ -n "$warm" ]; then
-            echo "== $stage, fill $fill, L2 warm: $warm"
-            "$p" --n "$sizes" --fill "$fill" --kernel "${warm// /,}" --l2 warm --csv "$csv"
-        fi
+        run $k "$stage" "fill $fill" "$p" --n "$sizes" --fill "$fill"
+        [ -z "$warm" ] || run $k "$stage" "fill $fill, L2 warm: $warm" "$p" --n "$sizes" --fill "$fill" --kernel "${warm// /,}" --l2 warm
     done
 done
+echo "== the programs ran in $(clock $((SECONDS - start))) (their tables: $log)"
 slug=$(scripts/gpu_folder.sh "$csv")
 dir=plots/results/$slug
 mkdir -p "$dir"
 mv "$csv" "$dir/results.csv"
+mv "$log" "$dir/bench.log"
 # The flush, proven with hardware counters (needs Nsight Compute).
 if command -v ncu >/dev/null; then
     echo "== the L2 flush, checked with ncu (dram__bytes_read.sum)"
