@@ -70,11 +70,21 @@ for p in "${programs[@]}"; do
     done
 done
 echo "== the programs ran in $(clock $((SECONDS - start))) (their tables: $log)"
+# The stages' demos (make stage-NN demo), their output kept beside the results as demo-<stage>.txt: a
+# README can show a demo's measurement from it (<!-- demo-output:begin/end -->, scripts/update_readmes.sh).
+for p in "${programs[@]}"; do
+    demo=$(dirname "$p")/demo
+    [ -x "$demo" ] || continue
+    stage=$(describe "$p" stage)
+    echo "== $stage's demo"
+    "$demo" >"plots/results/demo-$stage.txt" 2>&1 || { echo "error: $demo exited with $?: see plots/results/demo-$stage.txt" >&2; exit 1; }
+done
 slug=$(scripts/gpu_folder.sh "$csv")
 dir=plots/results/$slug
 mkdir -p "$dir"
 mv "$csv" "$dir/results.csv"
 mv "$log" "$dir/bench.log"
+for f in plots/results/demo-*.txt; do [ -f "$f" ] && mv "$f" "$dir/"; done
 # The flush, proven with hardware counters (needs Nsight Compute).
 if command -v ncu >/dev/null; then
     echo "== the L2 flush, checked with ncu (dram__bytes_read.sum)"

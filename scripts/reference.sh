@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make reference: make the last `make bench` the committed reference results.
 # usage: scripts/reference.sh [--check] [GPU]
-#   Copies plots/results/<GPU>/ (results.csv, and multigpu.csv, flush_check.csv and the accuracy lab's
-#   accuracy.csv where the run has them) to plots/reference/<GPU>/ and draws their charts there
+#   Copies plots/results/<GPU>/ (results.csv, and multigpu.csv, flush_check.csv, the demos' output
+#   demo-<stage>.txt and the accuracy lab's accuracy.csv where the run has them) to plots/reference/<GPU>/ and draws their charts there
 #   (scripts/plot.sh, scripts/plot_accuracy.sh), records GPU in
 #   plots/reference/primary as the results README.md shows, and regenerates the READMEs' tables.
 #   GPU defaults to the only folder in plots/results/. NVLINK_GBPS and NVLINK_LABEL (scripts/plot.sh)
@@ -27,6 +27,7 @@ src=plots/results/$gpu
 [ -f "$src/results.csv" ] || { echo "error: $src/results.csv not found: run make bench first" >&2; exit 2; }
 mkdir -p "plots/reference/$gpu"
 [ -f "$src/flush_check.csv" ] && cp "$src/flush_check.csv" "plots/reference/$gpu/"
+for f in "$src"/demo-*.txt; do [ -f "$f" ] && cp "$f" "plots/reference/$gpu/"; done
 for data in results.csv multigpu.csv; do
     [ -f "$src/$data" ] || continue
     cp "$src/$data" "plots/reference/$gpu/"

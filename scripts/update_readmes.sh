@@ -268,6 +268,35 @@ for readme in stages/*/README.md; do
     done
 done
 
+# A stage README with the lines <!-- demo-output:begin --> and <!-- demo-output:end -->: its demo's
+# output on the primary GPU (make bench keeps it as demo-<stage>.txt), and where the others' is.
+demo_block() {
+    printf '%s\n\n```\n' "$(say "\`make stage-${stage%%_*} demo\` on the $(gpu_of "$csv"), from its reference results:" \
+        "$(gpu_of "$csv") 上的 \`make stage-${stage%%_*} demo\`，取自它的参考结果：")"
+    cat "$img/demo-$stage.txt"
+    printf '```\n'
+    for other in plots/reference/*/demo-"$stage".txt; do
+        [ "$(dirname "$other")" = "$img" ] && continue
+        local gpu_name
+        gpu_name=$(gpu_of "$(dirname "$other")/results.csv")
+        printf '\n%s\n' "$(say "The same on the $gpu_name: [$(basename "$other")](../../$other)." "$gpu_name 上的同样输出：[$(basename "$other")](../../$other)。")"
+    done
+}
+for readme in stages/*/README.md; do
+    grep -qx '<!-- demo-output:begin -->' "$readme" || continue
+    stage=$(basename "$(dirname "$readme")")
+    [ -f "$img/demo-$stage.txt" ] || { echo "error: $readme shows its demo's output, and $img/demo-$stage.txt is missing: run make bench" >&2; exit 2; }
+    for lang in en zh; do
+        file=$readme
+        [ $lang = zh ] && file=${readme%.md}.zh-CN.md
+        [ -f "$file" ] || continue
+        demo_block >"$tmp/block"
+        fill "$file" demo-output "$tmp/block" "$tmp/demo.md"
+        finish "$file" "$tmp/demo.md"
+    done
+    lang=en
+done
+
 # Each GPU's own page: everything the top README shows for the primary GPU.
 for other in plots/reference/*/results.csv; do
     dir=$(dirname "$other")

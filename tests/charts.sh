@@ -117,3 +117,12 @@ for targets in stages/*/targets.csv; do
     if [ "$got" = "$want" ]; then ok "$s: each of its $want targets has a verdict on every committed GPU"
     else bad "$s: $got of its $want targets have a verdict on every committed GPU"; fi
 done
+# A stage README that shows its demo's output (<!-- demo-output:begin -->): the output is committed for
+# every GPU with reference results (make bench keeps it as demo-<stage>.txt).
+for readme in stages/*/README.md; do
+    grep -qx '<!-- demo-output:begin -->' "$readme" || continue
+    s=$(basename "$(dirname "$readme")")
+    missing=$(for dir in $(echo "$refs" | xargs -n1 dirname); do [ -s "$dir/demo-$s.txt" ] || echo "$dir"; done | tr '\n' ' ')
+    if [ -z "$missing" ]; then ok "$s: its demo's output is committed for every GPU"
+    else bad "$s: its demo's output is missing in $missing"; fi
+done
