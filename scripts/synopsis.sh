@@ -21,10 +21,7 @@ status=0
 for readme in README.md README.zh-CN.md; do
     grep -qx '<!-- synopsis:begin -->' "$readme" && grep -qx '<!-- synopsis:end -->' "$readme" ||
         { echo "error: $readme lacks the lines <!-- synopsis:begin --> and <!-- synopsis:end -->" >&2; exit 2; }
-    awk -v block="$tmp/block" '
-        $0 == "<!-- synopsis:begin -->" { print; while ((getline line < block) > 0) print line; skip = 1; next }
-        $0 == "<!-- synopsis:end -->" { skip = 0 }
-        !skip' "$readme" >"$tmp/readme"
+    awk -v tag=synopsis -v block="$tmp/block" -f scripts/readme_block.awk "$readme" >"$tmp/readme"
     if [ $check = 1 ]; then
         diff -u "$readme" "$tmp/readme" || { echo "$readme's synopsis differs from $program --help: run scripts/synopsis.sh" >&2; status=1; }
     else

@@ -33,10 +33,7 @@ status=0
 fill() {
     grep -q "^<!-- $2:begin -->$" "$1" && grep -q "^<!-- $2:end -->$" "$1" ||
         { echo "error: $1 lacks the lines <!-- $2:begin --> and <!-- $2:end -->" >&2; exit 2; }
-    awk -v tag="$2" -v tf="$3" '
-        $0 == "<!-- " tag ":begin -->" { print; while ((getline line < tf) > 0) print line; skip = 1; next }
-        $0 == "<!-- " tag ":end -->" { skip = 0 }
-        !skip' "$1" >"$4"
+    awk -v tag="$2" -v block="$3" -f scripts/readme_block.awk "$1" >"$4"
 }
 
 # finish FILE NEW: compare (--check) or replace FILE by NEW.
