@@ -79,7 +79,7 @@ SELECTED_PROGRAMS := $(foreach s,$(SELECTED),$(call program_of,$s))
 # first: a stage named, a demo or an exercise it has, a program that can be built here; a program with
 # a launcher of its own (several GPUs) checks its options and the GPUs itself.
 GPU_USABLE := $(shell nvidia-smi -L >/dev/null 2>&1 && [ "$${CUDA_VISIBLE_DEVICES-all}" != "" ] && echo yes)
-GPU_GOAL := $(firstword $(filter tour audit bench accuracy,$(MAKECMDGOALS)) \
+GPU_GOAL := $(firstword $(filter tour audit bench accuracy limits,$(MAKECMDGOALS)) \
   $(if $(SELECTED),$(if $(strip $(foreach s,$(SELECTED),$(UNBUILDABLE_$s)$(if $(value START_$s),$s))),, \
     $(filter run check profile sanitize,$(MAKECMDGOALS)) \
     $(if $(filter $(DEMOS),$(SELECTED)),$(filter demo,$(MAKECMDGOALS))) \
@@ -101,7 +101,7 @@ define need_stage
 	  exit 2; fi
 endef
 
-.PHONY: help all run check demo diff sass profile sanitize exercise solution tour audit bench accuracy programs plot reference \
+.PHONY: help all run check demo diff sass profile sanitize exercise solution tour audit bench accuracy limits programs plot reference \
         test clean need-nvcc $(foreach s,$(STAGES),stage-$(call stage_num,$s))
 
 help: export STAGE_HELP_TEXT = $(STAGE_HELP)
@@ -133,7 +133,10 @@ help:
 	@echo "  make accuracy               the accuracy lab: each program's accuracy kernels (--describe) on"
 	@echo "                              random, wide and cond data, relative error against N and against"
 	@echo "                              the condition number, into plots/results/<gpu>/ (needs a GPU)"
-	@echo "  make reference              copy the last bench (and accuracy lab) to plots/reference/<gpu>/"
+	@echo "  make limits                 what limits each program's limit kernels (--describe) and CUB at"
+	@echo "                              each bench size: DRAM throughput, stalls, occupancy from Nsight"
+	@echo "                              Compute, into plots/results/<gpu>/limits.csv (needs ncu and a GPU)"
+	@echo "  make reference              copy the last bench (accuracy lab, limits) to plots/reference/<gpu>/"
 	@echo "                              and update README.md"
 	@echo "  make plot [CSV=file]        draw the charts from a CSV (default: the committed reference results)"
 	@echo "  make test                   the test suite (GPU half skipped when no GPU is present)"
@@ -259,6 +262,9 @@ bench: $(ALL_BINS)
 
 accuracy: $(ALL_BINS)
 	@scripts/accuracy.sh
+
+limits: $(ALL_BINS)
+	@scripts/limits.sh
 
 reference:
 	@scripts/reference.sh

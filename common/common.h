@@ -132,6 +132,8 @@ typedef struct {
                                   NULL: the progression, "bandwidth+ scaling" */
     const char *accuracy;      /* kernels on the accuracy chart: their relative error against N and against
                                   the condition number (make accuracy) */
+    const char *limits;        /* kernels of one input type whose hardware counters `make limits` reads at
+                                  the bench sizes, beside CUB's (scripts/limits.sh) */
 } Stage;
 
 /* Odd sizes around a block of 256 and a warp, one not a multiple of anything, one past 2^24. */

@@ -137,6 +137,7 @@ static Program describe_stage(const char *argv0)
     if (reduce_stage.warm_l2) p.warm_l2 = reduce_stage.warm_l2;
     if (reduce_stage.flush_probes) p.flush_probes = reduce_stage.flush_probes;
     if (reduce_stage.accuracy) p.accuracy = reduce_stage.accuracy;
+    if (reduce_stage.limits) p.limits = reduce_stage.limits;
     p.charts = reduce_stage.charts ? reduce_stage.charts : "bandwidth+ scaling";
     p.usage_note = "fills: random in [-1, 1); ones; seq (i mod 16); mod100 (i mod 100); large (near the input type's largest value, to\n"
                    "show accumulators overflowing); nan, inf (random with one NaN/+Inf at element 777); wide (half near 1e6,\n"
@@ -234,6 +235,7 @@ static double acc_max(Acc a)
 typedef struct {
     void *bytes;
     float *values;
+    uint64_t n;    /* elements made */
 } HostData;
 
 static float encode(Dtype t, float v, void *bytes, uint64_t i)
@@ -291,6 +293,7 @@ static HostData make_host_data(Dtype t, Fill fill, uint64_t seed, uint64_t n)
         float v = fill == FILL_COND ? h.values[i] : (float)(fill_value(fill, seed, (uint64_t)i) * scale);
         h.values[i] = encode(t, v, h.bytes, (uint64_t)i);
     }
+    h.n = n;
     return h;
 }
 
@@ -304,6 +307,7 @@ typedef struct {
     const float *pristine;   /* untouched copy of the fp32 input, for IN_PLACE kernels (NULL if none) */
     HostData host[DT_COUNT]; /* made when a kernel of that type first runs */
     int uploaded;            /* the type whose data is in run.in, -1: none */
+    uint64_t uploaded_n;     /* and how many of its elements */
     char *base;              /* the device input buffer; the input starts --offset elements into it */
     uint64_t max_n;
     float *h_partials;       /* pinned, PARTIALS_CAPACITY(max n) */
@@ -324,21 +328,30 @@ typedef struct {
 
 static Bench bench;          /* the CUB launchers need its temporary storage */
 
+static void free_host_data(HostData *h)
+{
+    free(h->bytes);
+    free(h->values);
+    memset(h, 0, sizeof *h);
+}
+
+/* The data of type t for the size being run, in host memory and uploaded. fp32 is made once, for the
+ * largest N (the baseline and the in-place kernels' copy read it at every size); another type is made
+ * for the size being run, and only while it runs (bounded host memory). Each size's data is a prefix of
+ * a larger size's, so a run over many sizes makes each type about once over, not once per size at the
+ * largest N; the upload is the prefix the size reads. */
 static const HostData *use_dtype(Dtype t)
 {
-    for (int u = DT_F32 + 1; u < DT_COUNT; u++) /* keep fp32 (the baseline) and t: bounded host memory */
-        if (u != (int)t && bench.host[u].bytes) {
-            free(bench.host[u].bytes);
-            free(bench.host[u].values);
-            bench.host[u].bytes = NULL;
-            bench.host[u].values = NULL;
-        }
-    if (!bench.host[t].bytes) bench.host[t] = make_host_data(t, bench.fill, bench.seed, bench.max_n);
-    if (bench.uploaded != (int)t) {
+    uint64_t n = t == DT_F32 ? bench.max_n : bench.run.n;
+    for (int u = DT_F32 + 1; u < DT_COUNT; u++)
+        if (bench.host[u].bytes && (u != (int)t || bench.host[u].n < n)) free_host_data(&bench.host[u]);
+    if (!bench.host[t].bytes) bench.host[t] = make_host_data(t, bench.fill, bench.seed, n);
+    if (bench.uploaded != (int)t || bench.uploaded_n != bench.run.n) {
         bench.run.data = bench.base + (size_t)stage_options.offset * dtype_bytes[t];
         bench.run.in = (float *)bench.run.data;
-        CUDA_CHECK(cudaMemcpy((void *)bench.run.data, bench.host[t].bytes, bench.max_n * dtype_bytes[t], cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy((void *)bench.run.data, bench.host[t].bytes, bench.run.n * dtype_bytes[t], cudaMemcpyHostToDevice));
         bench.uploaded = t;
+        bench.uploaded_n = bench.run.n;
     }
     return &bench.host[t];
 }
@@ -608,9 +621,10 @@ static void print_header(const Device *d)
            "(bytes read + written, %llu MiB)\n",
            g->peak_gbps, g->mem_clock_mhz, g->bus_bits, d->copy_gbps, COPY_TEST_BYTES >> 20);
     printf("speed of light: launch floor %.2f us (an empty kernel between the events) + bytes / %.1f GB/s "
-           "(%.1f%% of peak: read-only stream, %s; %.1f GB/s over the whole %llu MiB)\n",
+           "(%.1f%% of peak: read-only stream, %s; %.1f GB/s over the whole %llu MiB); "
+           "the floor with one DRAM round trip (a warp's first load) %.2f us\n",
            d->sol.floor_us, d->sol.read_gbps, 100.0 * d->sol.read_gbps / g->peak_gbps, d->sol.variant,
-           d->sol.whole_gbps, (unsigned long long)(d->sol.bytes >> 20));
+           d->sol.whole_gbps, (unsigned long long)(d->sol.bytes >> 20), d->sol.round_trip_us);
 }
 
 static void print_table_head(uint64_t n, const char *text, const Options *o)
@@ -708,6 +722,7 @@ static void report_device(const Device *d, FILE *csv, const Program *p)
         {"d2d_copy", "f32", COPY_TEST_BYTES / 4, 0, d->copy_gbps, 100.0 * d->copy_gbps / peak},
         {"read_sol", "f32", d->sol.bytes / 4, 0, d->sol.read_gbps, 100.0 * d->sol.read_gbps / peak},
         {"launch_floor", "f32", 0, d->sol.floor_us, 0, 0},
+        {"round_trip_floor", "f32", 0, d->sol.round_trip_us, 0, 0},
         {"l2_size", "f32", d->gpu.l2_bytes / 4, 0, 0, 0},
     };
     for (int i = 0; i < (int)(sizeof rows / sizeof rows[0]); i++) csv_write(csv, d->gpu.name, p, &rows[i]);

@@ -86,6 +86,7 @@ static void describe(const Program *p)
     describe_line("warm-L2 kernels", p->warm_l2);
     describe_line("flush probes", p->flush_probes);
     describe_line("accuracy kernels", p->accuracy);
+    describe_line("limit kernels", p->limits);
     describe_line("charts", p->charts);
     describe_line("csv", p->csv);
 }
@@ -108,7 +109,7 @@ void program_init(Program *p, const char *stage, const char *argv0, void (*list)
     p->stage = stage;
     p->program = slash ? slash + 1 : argv0 ? argv0 : stage;
     p->fills = p->check_fills = p->bench_fills = "random";
-    p->edge_sizes = p->baseline = p->warm_l2 = p->flush_probes = p->accuracy = "";
+    p->edge_sizes = p->baseline = p->warm_l2 = p->flush_probes = p->accuracy = p->limits = "";
     p->charts = "";
     p->csv = "results.csv";
     p->list = list;
@@ -321,6 +322,14 @@ uint64_t device_bits_hash(const void *p, uint64_t bytes)
 
 __global__ void common_empty(void) {}
 
+/* One warp, one 16-byte load a lane from a flushed buffer, and nothing else: one DRAM round trip (with
+ * its address translation) on top of the launch floor, which no kernel that reads its input escapes. */
+__global__ void common_first_load(const uint4 *buf, int *sink)
+{
+    uint4 v = buf[threadIdx.x];
+    if ((v.x ^ v.w) == 0x5eed5eedu) *sink = (int)v.x;
+}
+
 enum { LOAD_PLAIN, LOAD_STREAMING, LOAD_NO_L1 };
 
 template <int POLICY>
@@ -439,11 +448,26 @@ static void run_empty(void *ctx)
     LAUNCH_CHECK("common_empty");
 }
 
+typedef struct {
+    const uint4 *buf;
+    int *sink;
+} FirstLoad;
+
+static void run_first_load(void *ctx)
+{
+    const FirstLoad *f = (const FirstLoad *)ctx;
+    common_first_load<<<1, 32>>>(f->buf, f->sink);
+    LAUNCH_CHECK("common_first_load");
+}
+
 void measure_speed_of_light(SpeedOfLight *s, const GpuInfo *d, const L2Flush *flush, const void *buf, uint64_t bytes)
 {
     int *sink = (int *)device_alloc(sizeof(int), "the read-only stream");
     TimedRun floor = {NULL, run_empty, NULL, NULL, flush}; /* an empty kernel between the events, after a flush */
     s->floor_us = time_runs(&floor, 5, 41);
+    FirstLoad first = {(const uint4 *)buf, sink};
+    TimedRun round_trip = {NULL, run_first_load, NULL, &first, flush};
+    s->round_trip_us = time_runs(&round_trip, 5, 41);
 
     /* Each variant's bandwidth is the slope of its time between a quarter of the buffer and all of it,
      * so that the fixed cost (launch, ramp-up, tail), which the launch floor stands for, is not counted

@@ -49,6 +49,7 @@ typedef struct {
     const char *warm_l2;        /* kernels `make bench` also runs with --l2 warm ("": none) */
     const char *flush_probes;   /* TABLE_KERNEL@GPU_FUNCTION@LOADS for the flush check ("": none) */
     const char *accuracy;       /* kernels on the accuracy chart (make accuracy; "": none) */
+    const char *limits;         /* kernels make limits profiles (scripts/limits.sh; "": none) */
     const char *charts;         /* the chart tokens of its rows (the CSV's charts column) */
     const char *csv;            /* the file `make bench` collects its rows in */
     const char *usage_note;     /* printed under the usage line of --help (NULL: none) */
@@ -131,6 +132,7 @@ uint64_t device_bits_hash(const void *p, uint64_t bytes);
  * large buffer, as the slope of time against bytes). No kernel that reads its input can beat it. */
 typedef struct {
     double floor_us;
+    double round_trip_us; /* the launch floor with one DRAM round trip: one warp's first load, after a flush */
     double read_gbps;    /* the slope: bytes per second once the stream runs */
     double whole_gbps;   /* bytes over the whole time of one stream over the buffer */
     uint64_t bytes;

@@ -3,7 +3,9 @@
 # Each kernel's speed against CUB on the same input type (the x_cub column: CUB's median time over the
 # kernel's), every kernel X_deterministic against X (X's time over X_deterministic's), and the speed of
 # light (the shortest launch floor plus the bytes the kernel reads over the fastest read-only bandwidth
-# of the run) over the time of the stage's fastest fp32 kernel at its largest N: 1 is the limit.
+# of the run) over the time of the stage's fastest fp32 kernel at its largest N: 1 is the limit; and,
+# where the run measured it, the same with the floor of a kernel that waits for one DRAM round trip
+# (round_trip_floor: a warp's first load after the flush), which no kernel that reads its input escapes.
 # Rows with the input left in L2 are not counted. lang=zh: the row labels in Chinese.
 BEGIN { need = "stage kernel dtype n median_us gbps l2 bytes_read x_cub" }
 function say(en, zh) { return lang == "zh" ? zh : en }
@@ -12,6 +14,7 @@ $col["l2"] == "warm" { next }
 $col["stage"] == "00_device" {
     if ($col["kernel"] == "read_sol" && $col["gbps"] + 0 > sol) sol = $col["gbps"] + 0
     if ($col["kernel"] == "launch_floor" && (floor == "" || $col["median_us"] + 0 < floor)) floor = $col["median_us"] + 0
+    if ($col["kernel"] == "round_trip_floor" && (trip == "" || $col["median_us"] + 0 < trip)) trip = $col["median_us"] + 0
     next
 }
 $col["stage"] != stage || $col["kernel"] == "cub" { next }
@@ -54,6 +57,17 @@ END {
         sol_us = floor + bytes[a] / sol / 1e3
         line = line sprintf(" %.1f |", sol_us)
         line2 = line2 cell(sol_us / us[a])
+    }
+    print line; print line2
+    if (trip == "") exit
+    line = say("| the same with one DRAM round trip (µs) |", "| 同上，加一次 DRAM 往返 (µs) |")
+    line2 = say("| that / `" fastest "` |", "| 它 / `" fastest "` |")
+    for (j = 1; j <= count_n; j++) {
+        a = fastest SUBSEP ns[j]
+        if (!(a in us)) { line = line cell(""); line2 = line2 cell(""); continue }
+        trip_us = trip + bytes[a] / sol / 1e3
+        line = line sprintf(" %.1f |", trip_us)
+        line2 = line2 cell(trip_us / us[a])
     }
     print line; print line2
 }

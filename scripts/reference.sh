@@ -2,7 +2,8 @@
 # make reference: make the last `make bench` the committed reference results.
 # usage: scripts/reference.sh [--check] [GPU]
 #   Copies plots/results/<GPU>/ (results.csv, and multigpu.csv, flush_check.csv, the demos' output
-#   demo-<stage>.txt and the accuracy lab's accuracy.csv where the run has them) to plots/reference/<GPU>/ and draws their charts there
+#   demo-<stage>.txt, the accuracy lab's accuracy.csv and make limits' limits.csv where the run has them) to
+#   plots/reference/<GPU>/ and draws their charts there
 #   (scripts/plot.sh, scripts/plot_accuracy.sh), records GPU in
 #   plots/reference/primary as the results README.md shows, and regenerates the READMEs' tables.
 #   GPU defaults to the only folder in plots/results/. NVLINK_GBPS and NVLINK_LABEL (scripts/plot.sh)
@@ -33,6 +34,7 @@ for data in results.csv multigpu.csv; do
     cp "$src/$data" "plots/reference/$gpu/"
     scripts/plot.sh "$src/$data" "plots/reference/$gpu"
 done
+[ -f "$src/limits.csv" ] && cp "$src/limits.csv" "plots/reference/$gpu/"
 if [ -f "$src/accuracy.csv" ]; then
     cp "$src/accuracy.csv" "plots/reference/$gpu/"
     scripts/plot_accuracy.sh "$src/accuracy.csv" "plots/reference/$gpu/accuracy.png"

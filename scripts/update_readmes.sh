@@ -236,6 +236,17 @@ stage_block() {
         printf '\n%s\n\n' "$(say 'The targets, at every N of the run (>1: faster than CUB):' '各目标，在这次运行的每个 N 上（>1：比 CUB 快）：')"
         awk -f scripts/csv.awk -v stage="$stage" -v lang=$lang -f scripts/ratios.awk "$stage_csv"
     fi
+    # What limits the stage's limit kernels at each N, where make limits measured them (limits.csv).
+    if [ "$stage_csv" = "$csv" ] && [ -f "$img/limits.csv" ] &&
+        columns "$img/limits.csv" -- 'BEGIN { need = "stage" } $col["stage"] == "'"$stage"'" { found = 1; exit } END { exit !found }'; then
+        printf '\n%s\n\n' "$(say "What limits each N: Nsight Compute's counters of the timed run (\`make limits\`, $(gpu_of "$img/limits.csv")):" \
+            "每个 N 的限制因素：被计时那次运行的 Nsight Compute 计数器（\`make limits\`，$(gpu_of "$img/limits.csv")）：")"
+        awk -f scripts/csv.awk -v stage="$stage" -v lang=$lang -f scripts/limits.awk "$img/limits.csv"
+        for other in plots/reference/*/limits.csv; do
+            [ "$(dirname "$other")" = "$img" ] && continue
+            printf '\n%s\n' "$(say "The same counters on the $(gpu_of "$other"): [limits.csv](../../$other)." "$(gpu_of "$other") 上的同样计数器：[limits.csv](../../$other)。")"
+        done
+    fi
 }
 
 # sizes_table CSV: the program that runs on several GPUs: its sum (kernels sum_*), as a sentence, and its

@@ -106,6 +106,32 @@ for dir in $(echo "$refs" | xargs -n1 dirname); do
         tail -5 "$tmp/plot" | sed 's/^/     | /'
     fi
 done
+# What limits each N (make limits): committed for every GPU with reference results, a row for each limit
+# kernel a program declares and for CUB at each of its bench sizes, and each profiled run read at least
+# its input from DRAM (the counters are of flushed runs).
+for dir in $(echo "$refs" | xargs -n1 dirname); do
+    lim=$dir/limits.csv
+    for p in $(make --no-print-directory -s programs); do
+        [ -x "$p" ] || continue
+        kernels=$("$p" --describe | sed -n 's/^limit kernels: *//p')
+        [ -n "$kernels" ] || continue
+        s=$("$p" --describe | sed -n 's/^stage: *//p')
+        sizes=$("$p" --describe | sed -n 's/^bench sizes: *//p' | tr ',' '\n' | grep -c .)
+        if [ ! -f "$lim" ]; then
+            bad "make limits' results are committed for $(basename "$dir") ($lim)"
+            continue
+        fi
+        missing=$(by_name "$lim" 'BEGIN { need = "stage kernel n" } $col["stage"] == "'"$s"'" { c[$col["kernel"]]++ }
+            END { split("cub '"$kernels"'", k, " "); for (i in k) if (c[k[i]] != '"$sizes"') printf "%s (%d of '"$sizes"' sizes) ", k[i], c[k[i]] }')
+        if [ -z "$missing" ]; then ok "$lim has $s's limit kernels and CUB at each of its $sizes bench sizes"
+        else bad "$lim has $s's limit kernels and CUB at each bench size: $missing"; fi
+    done
+    [ -f "$lim" ] || continue
+    short=$(by_name "$lim" 'BEGIN { need = "stage kernel dtype n dram_bytes" }
+        { b = $col["dtype"] ~ /^fp8|^i8$/ ? 1 : $col["dtype"] ~ /16$/ ? 2 : 4
+          if ($col["dram_bytes"] + 0 < 0.99 * $col["n"] * b) printf "%s %s n=%s: %s bytes; ", $col["stage"], $col["kernel"], $col["n"], $col["dram_bytes"] }')
+    if [ -z "$short" ]; then ok "every profiled run of $lim read at least 99% of its input from DRAM"; else bad "runs of $lim that read less than their input from DRAM: $short"; fi
+done
 # A stage's targets (stages/NN_*/targets.csv): every target gets a verdict on every committed GPU.
 for targets in stages/*/targets.csv; do
     [ -f "$targets" ] || continue

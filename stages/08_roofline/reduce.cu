@@ -1,7 +1,7 @@
 /* Stage 08: at the memory-bandwidth limit. Everything the earlier stages taught, plus what they did
- * not: 16-byte loads for every input type, enough of them in flight per SM to cover DRAM latency, a
- * grid of exactly the blocks that fit on the GPU, one launch for every N, 64-bit indices, and an
- * input that need not be aligned (a scalar head up to the first 16-byte boundary, a scalar tail). */
+ * not: 16-byte loads for every input type, enough of them in flight per SM to cover DRAM latency, one
+ * launch for every N, 64-bit indices, and an input that need not be aligned (a scalar head up to the
+ * first 16-byte boundary, a scalar tail). */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
@@ -19,7 +19,7 @@
  * 8 KiB x SMs / that bandwidth; the peak then needs about 16 KiB per SM in flight. 4 loads of
  * 16 bytes per thread are 128 KiB per SM: eight times that, room for the latency growing under load.
  * A block's UNROLL loads are one contiguous tile (BLOCK x UNROLL x 16 bytes = 32 KiB), read as
- * UNROLL coalesced rows; the next tile of the block is a grid's worth of tiles further on. */
+ * UNROLL coalesced rows. */
 #define UNROLL 4
 
 /* The sum of one 16-byte vector of each input type, in the accumulator (fp32, int32 for int8). */
@@ -87,14 +87,37 @@ __device__ __forceinline__ Acc block_sum(Acc v)
 __device__ __forceinline__ void atomic_add(float *out, float v) { atomicAdd(out, v); }
 __device__ __forceinline__ void atomic_add(float *out, int v) { atomicAdd((int *)out, v); }
 
-/* Blocks of the deterministic variant that have written their partial. The last one to arrive sets it
- * back to 0, so it is 0 before every launch (launches on one stream run one after another). */
-__device__ unsigned blocks_done;
+/* How the blocks' sums become the result.
+ * ATOMIC: each block atomicAdds its sum to the result, which a cudaMemsetAsync zeroes before the launch.
+ * ONE_LAUNCH: each block atomicAdds its sum to running_total; the last block to finish (counted on
+ *   blocks_done) moves the total to the result and leaves both at 0: one launch and nothing else.
+ * DETERMINISTIC: each block writes its sum to partials[blockIdx.x]; the last block to finish adds the
+ *   partials in index order, so the result has the same bits on every run, whatever order the blocks
+ *   ran in. */
+enum Finish { ATOMIC, ONE_LAUNCH, DETERMINISTIC };
 
-/* The reduction. DETERMINISTIC: instead of an atomicAdd of its sum, each block writes it to
- * partials[blockIdx.x]; the last block to finish (counted on blocks_done) adds the partials in index
- * order, so the result has the same bits on every run, whatever order the blocks ran in. */
-template <typename T, typename Acc, bool DETERMINISTIC>
+/* Blocks that have finished. The last one to arrive sets it back to 0, so it is 0 before every launch
+ * (launches on one stream run one after another). */
+__device__ unsigned blocks_done;
+template <typename Acc>
+__device__ Acc running_total;
+
+/* The last block of the grid to get here, in every thread of the block. Release: what the thread wrote
+ * before (the block's sum) is visible before the count says so. Acquire: the last block sees what every
+ * other block wrote. (Cheaper than a full __threadfence on each side.) */
+__device__ __forceinline__ bool last_block_to_finish()
+{
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device> count(blocks_done);
+        last = count.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1;
+        if (last) count.store(0u, cuda::memory_order_relaxed);
+    }
+    __syncthreads();
+    return last;
+}
+
+template <typename T, typename Acc, Finish FINISH>
 __global__ void __launch_bounds__(BLOCK) reduce_roofline(const T *x, uint64_t n, float *out, Acc *partials)
 {
     constexpr uint64_t PER_VEC = 16 / sizeof(T);
@@ -126,55 +149,56 @@ __global__ void __launch_bounds__(BLOCK) reduce_roofline(const T *x, uint64_t n,
         if (threadIdx.x == 0) *(Acc *)out = acc;
         return;
     }
-    if (!DETERMINISTIC) {
+    if (FINISH == ATOMIC) {
         if (threadIdx.x == 0) atomic_add(out, acc);
         return;
     }
-    __shared__ bool last;
-    if (threadIdx.x == 0) {
-        partials[blockIdx.x] = acc;
-        /* Release: the partial is visible before the count says so. Acquire: the last block sees every
-         * other block's partial. (Cheaper than a full __threadfence on each side.) */
-        cuda::atomic_ref<unsigned, cuda::thread_scope_device> count(blocks_done);
-        last = count.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1;
+    if (FINISH == ONE_LAUNCH) {
+        if (threadIdx.x == 0) atomicAdd(&running_total<Acc>, acc);
+        if (last_block_to_finish() && threadIdx.x == 0) {
+            cuda::atomic_ref<Acc, cuda::thread_scope_device> total(running_total<Acc>);
+            *(Acc *)out = total.exchange(Acc(0), cuda::memory_order_relaxed);
+        }
+        return;
     }
-    __syncthreads();
-    if (!last) return;
+    if (threadIdx.x == 0) partials[blockIdx.x] = acc;
+    if (!last_block_to_finish()) return;
     Acc total = Acc(0);
 #pragma unroll 4 /* the partials' loads in flight together: this pass is the variant's whole cost */
     for (unsigned b = threadIdx.x; b < gridDim.x; b += BLOCK) total += __ldcg(&partials[b]); /* not from L1 */
     total = block_sum(total);
-    if (threadIdx.x == 0) {
-        *(Acc *)out = total;
-        blocks_done = 0;
-    }
+    if (threadIdx.x == 0) *(Acc *)out = total;
 }
 
 static int acc_bits(float) { return 0; }
 static int acc_bits(int) { return ACC_EXACT; }
 
-template <typename T, typename Acc, bool DETERMINISTIC>
+/* The grid: a block per tile, so that a block that finishes frees its place for the next tile at once.
+ * A finish that counts the blocks (ONE_LAUNCH, DETERMINISTIC) makes every block wait for its count's
+ * round trip before it ends; there the grid is at most the blocks the GPU holds at once, each looping
+ * over its tiles a grid of tiles apart, so the waits happen once per block, at the end. */
+template <typename T, typename Acc, Finish FINISH>
 static void run_roofline(Run *r)
 {
     if ((uintptr_t)r->data % sizeof(T)) {
         r->refuse = "the input is not aligned to its element size";
         return;
     }
-    int per_sm = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_roofline<T, Acc, DETERMINISTIC>, BLOCK, 0));
     uint64_t vectors = r->n * sizeof(T) / 16 + 1;
-    uint64_t blocks = (uint64_t)r->sm_count * per_sm;
-    if (blocks > (vectors + BLOCK - 1) / BLOCK) blocks = (vectors + BLOCK - 1) / BLOCK; /* small N: fewer */
-    if (vectors <= BLOCK * UNROLL) blocks = 1; /* one tile: one block, one launch (no memset) */
-    if (!DETERMINISTIC && blocks > 1) CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(float)));
-    reduce_roofline<T, Acc, DETERMINISTIC><<<(unsigned)blocks, BLOCK>>>((const T *)r->data, r->n, r->out,
-                                                                        (Acc *)r->partials);
+    uint64_t blocks = (vectors + BLOCK * UNROLL - 1) / (BLOCK * UNROLL); /* one tile: one block, one launch */
+    if (FINISH != ATOMIC) {
+        int per_sm = 0;
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_roofline<T, Acc, FINISH>, BLOCK, 0));
+        if (blocks > (uint64_t)r->sm_count * per_sm) blocks = (uint64_t)r->sm_count * per_sm;
+    }
+    if (FINISH == ATOMIC && blocks > 1) CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(float)));
+    reduce_roofline<T, Acc, FINISH><<<(unsigned)blocks, BLOCK>>>((const T *)r->data, r->n, r->out, (Acc *)r->partials);
     LAUNCH_CHECK("reduce_roofline");
     /* A thread's chain: its vectors, the additions inside one vector, the head and tail elements. */
     uint64_t threads = blocks * BLOCK, per_vec = 16 / sizeof(T);
     r->shape.serial = (double)((vectors + threads - 1) / threads) + per_vec / 2 + 1 + 2;
     r->shape.tree = 5 + 5;
-    if (DETERMINISTIC) {
+    if (FINISH == DETERMINISTIC) {
         r->shape.serial += (double)((blocks + BLOCK - 1) / BLOCK);
         r->shape.tree += 10;
     } else if (blocks > 1) {
@@ -184,19 +208,21 @@ static void run_roofline(Run *r)
 }
 
 static const Kernel kernels[] = {
-    {"roofline_f32", "16-byte loads, 4 in flight per thread, 32 KiB tiles, full-occupancy grid, one atomicAdd per block",
-     run_roofline<float, float, false>, .dtype = DT_F32, .acc = ACC_F32},
+    {"roofline_f32", "16-byte loads, 4 in flight per thread, a block per 32 KiB tile, one atomicAdd per block",
+     run_roofline<float, float, ATOMIC>, .dtype = DT_F32, .acc = ACC_F32},
+    {"roofline_f32_one_launch", "the same without the memset: the last block to finish writes the result",
+     run_roofline<float, float, ONE_LAUNCH>, .dtype = DT_F32, .acc = ACC_F32},
     {"roofline_f32_deterministic", "the same, finished by the last block in a fixed order: the same bits every run",
-     run_roofline<float, float, true>, .dtype = DT_F32, .acc = ACC_F32},
-    {"roofline_f16_f32", "fp16 input, fp32 accumulator", run_roofline<__half, float, false>,
+     run_roofline<float, float, DETERMINISTIC>, .dtype = DT_F32, .acc = ACC_F32},
+    {"roofline_f16_f32", "fp16 input, fp32 accumulator", run_roofline<__half, float, ATOMIC>,
      .dtype = DT_F16, .acc = ACC_F32},
-    {"roofline_bf16_f32", "bf16 input, fp32 accumulator", run_roofline<__nv_bfloat16, float, false>,
+    {"roofline_bf16_f32", "bf16 input, fp32 accumulator", run_roofline<__nv_bfloat16, float, ATOMIC>,
      .dtype = DT_BF16, .acc = ACC_F32},
-    {"roofline_fp8_e4m3_f32", "fp8 e4m3 input, fp32 accumulator", run_roofline<__nv_fp8_e4m3, float, false>,
+    {"roofline_fp8_e4m3_f32", "fp8 e4m3 input, fp32 accumulator", run_roofline<__nv_fp8_e4m3, float, ATOMIC>,
      .dtype = DT_FP8_E4M3, .acc = ACC_F32},
-    {"roofline_fp8_e5m2_f32", "fp8 e5m2 input, fp32 accumulator", run_roofline<__nv_fp8_e5m2, float, false>,
+    {"roofline_fp8_e5m2_f32", "fp8 e5m2 input, fp32 accumulator", run_roofline<__nv_fp8_e5m2, float, ATOMIC>,
      .dtype = DT_FP8_E5M2, .acc = ACC_F32},
-    {"roofline_i8_i32", "int8 input, int32 accumulator (__dp4a)", run_roofline<int8_t, int, false>,
+    {"roofline_i8_i32", "int8 input, int32 accumulator (__dp4a)", run_roofline<int8_t, int, ATOMIC>,
      .dtype = DT_I8, .acc = ACC_I32},
 };
 
@@ -204,4 +230,5 @@ static const Kernel kernels[] = {
  * (and CUB) at the same sizes with the input left in L2, and the flush check measures both. */
 STAGE("08_roofline", kernels, .sizes = "2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28,2^30",
       .warm_l2 = "roofline_f32", .flush_probes = "roofline_f32@reduce_roofline@__ldcs cub@DeviceReduce@cub",
-      .charts = "bandwidth+ scaling roofline+ l2+ library", .accuracy = "roofline_f32");
+      .charts = "bandwidth+ scaling roofline+ l2+ library", .accuracy = "roofline_f32",
+      .limits = "roofline_f32 roofline_f32_one_launch roofline_f32_deterministic");

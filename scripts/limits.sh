@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# make limits: what limits a kernel at each N, from Nsight Compute. Every single-GPU program that names
+# limit kernels (its --describe's "limit kernels:") runs at each of its bench sizes under ncu, with ncu's
+# cache control off (--cache-control none: the program's own L2 flush stands before every run, as when it
+# is timed); the timed run of each limit kernel, and of CUB on the same data, is read:
+#   time_us    gpu__time_duration (a CUB run: its kernels together)
+#   dram_bytes dram__bytes_read: the bytes read from DRAM (at least the input: the flush works)
+#   dram_pct   dram__throughput, % of the peak over the kernel's whole time (a CUB run: its longest kernel's)
+#   occupancy  achieved occupancy, % of the warps an SM holds
+#   long_sb    warps stalled waiting on a global load (long scoreboard), per instruction issued
+#   membar     warps stalled on a memory fence (a release or acquire), per instruction issued
+#   grid       the blocks of the launch (a CUB run: of its longest kernel)
+# Writes plots/results/<gpu>/limits.csv: gpu,stage,kernel,dtype,n,launches,grid,time_us,dram_bytes,
+# dram_pct,occupancy,long_sb,membar. `make reference` copies it beside the bench results; a stage's
+# README shows its table (scripts/limits.awk).
+# usage: scripts/limits.sh   (the programs built: make all)
+# Exit codes: 0 done, 2 a program or ncu failed, or no program names limit kernels, 3 no usable GPU,
+# 4 ncu missing.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+command -v ncu >/dev/null || { echo "ncu not found: make limits reads hardware counters with Nsight Compute (it comes with the CUDA toolkit)" >&2; exit 4; }
+describe() { "$1" --describe | sed -n "s/^$2: *//p"; }
+metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
+metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,launch__grid_size
+metrics+=,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
+metrics+=,smsp__average_warps_issue_stalled_membar_per_issue_active.ratio
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p plots/results
+csv=plots/results/limits.csv
+echo "gpu,stage,kernel,dtype,n,launches,grid,time_us,dram_bytes,dram_pct,occupancy,long_sb,membar" >"$csv"
+found=0
+for p in ${REDUCE_PROGRAMS:-$(make --no-print-directory -s programs)}; do
+    [ -x "$p" ] || { echo "== $p is not built (make all says why): not profiled"; continue; }
+    [ "$(describe "$p" gpus)" = one ] || continue
+    kernels=$(describe "$p" "limit kernels")
+    [ -n "$kernels" ] || continue
+    found=1
+    stage=$(describe "$p" stage)
+    dtype=$("$p" --describe | awk -v k="${kernels%% *}" '$1 == "kernel:" && $2 == k { print $3; exit }')
+    # Every launch but the common kernels (the flush, the speed-of-light kernels) and the baseline the
+    # program times for its speed-up column, where that is not one of its own kernels.
+    skip='common_.*'
+    baseline=$(describe "$p" baseline)
+    if [ -n "$baseline" ] && ! "$p" --describe | awk -v k="$baseline" '$1 == "kernel:" && $2 == k { f = 1 } END { exit !f }'; then
+        skip="$skip|$baseline"
+    fi
+    gpu=
+    for n in $(describe "$p" "bench sizes" | tr ',' ' '); do
+        echo "== $stage, N = $n: cub $kernels"
+        # One checked run and one timed run of each: CUB first (the harness runs it before the kernels of
+        # its input type), then the kernels in table order.
+        ncu --cache-control none --clock-control none --kernel-name-base function --kernel-name regex:"^(?!($skip)\$)" \
+            --metrics "$metrics" --print-units base --csv "$p" --n "$n" --kernel "${kernels// /,}" --reps 1 --warmup 0 \
+            --csv "$tmp/run.csv" </dev/null >"$tmp/ncu" 2>"$tmp/err" ||
+            { rc=$?; tail -5 "$tmp/err" "$tmp/ncu" >&2; [ "$rc" = 3 ] && exit 3; exit 2; }
+        [ -n "$gpu" ] || gpu=$(awk -F, 'NR == 2 { print $1 }' "$tmp/run.csv")
+        nn=$(awk -F, 'NR > 1 && $2 != "00_device" { print $5; exit }' "$tmp/run.csv")
+        awk -v gpu="$gpu" -v stage="$stage" -v n="$nn" -v dtype="$dtype" -v names="cub $kernels" '
+            # ncu quotes every field of its CSV (a value may hold commas): split on the quotes.
+            function split_quoted(s,   k) { k = 0; delete f; while (match(s, /"[^"]*"/)) { f[++k] = substr(s, RSTART + 1, RLENGTH - 2); s = substr(s, RSTART + RLENGTH) }; return k }
+            /^"ID"/ { k = split_quoted($0); for (i = 1; i <= k; i++) col[f[i]] = i; next }
+            !("Metric Value" in col) || split_quoted($0) < col["Metric Value"] { next }
+            {
+                id = f[col["ID"]]
+                if (!(id in name)) { name[id] = f[col["Kernel Name"]]; order[++launches] = id }
+                v = f[col["Metric Value"]]; gsub(/,/, "", v); val[id, f[col["Metric Name"]]] = v
+            }
+            END {
+                # Launches into runs: a CUB run ends with its single-tile kernel, any other launch is a run.
+                for (i = 1; i <= launches; i++) {
+                    id = order[i]; member[runs + 1, ++size[runs + 1]] = id
+                    if (name[id] !~ /DeviceReduce/ || name[id] ~ /SingleTile/) runs++
+                }
+                count = split(names, want, " ")
+                if (runs != 2 * count) { printf "error: %d runs profiled, expected %d (a checked and a timed run of each of %s)\n", runs, 2 * count, names > "/dev/stderr"; exit 1 }
+                for (r = 2; r <= runs; r += 2) {
+                    t = 0; b = 0; longest = ""
+                    for (j = 1; j <= size[r]; j++) {
+                        id = member[r, j]; t += val[id, "gpu__time_duration.sum"]; b += val[id, "dram__bytes_read.sum"]
+                        if (longest == "" || val[id, "gpu__time_duration.sum"] + 0 > val[longest, "gpu__time_duration.sum"] + 0) longest = id
+                    }
+                    printf "%s,%s,%s,%s,%s,%d,%d,%.3f,%.0f,%.1f,%.1f,%.2f,%.2f\n", gpu, stage, want[r / 2], dtype, n, size[r],
+                        val[longest, "launch__grid_size"], t / 1000, b, val[longest, "dram__throughput.avg.pct_of_peak_sustained_elapsed"],
+                        val[longest, "sm__warps_active.avg.pct_of_peak_sustained_active"],
+                        val[longest, "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"],
+                        val[longest, "smsp__average_warps_issue_stalled_membar_per_issue_active.ratio"]
+                }
+            }' "$tmp/ncu" >>"$csv" || exit 2
+    done
+done
+[ "$found" = 1 ] || { echo "error: no built program names limit kernels (--describe: limit kernels)" >&2; exit 2; }
+dir=plots/results/$(scripts/gpu_folder.sh "$csv")
+mkdir -p "$dir"
+mv "$csv" "$dir/limits.csv"
+echo "results in $dir/limits.csv"
