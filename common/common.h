@@ -93,9 +93,12 @@ typedef void (*LaunchFn)(Run *r);
 enum {
     IN_PLACE = 1,       /* overwrites its input: the harness restores it before every run, untimed */
     NOT_DEFAULT = 2,    /* deliberately wrong teaching kernel: runs only when named with --kernel */
-    ON_CPU = 4,         /* a CPU loop, timed between the same events (median of at most CPU_REPS runs) */
+    ON_CPU = 4,         /* a CPU loop, timed between the same events */
 };
-#define CPU_REPS 5
+/* A kernel or CPU loop whose checked run takes over SLOW_RUN_US is timed SLOW_REPS times (or --reps, if
+ * fewer), with no warm-up beyond the checked run. */
+#define SLOW_RUN_US 20000.0
+#define SLOW_REPS 3
 
 /* Input element types and accumulators (stage 07 uses most; the others are fp32, and int32 where an
  * article sums integers). */

@@ -235,7 +235,9 @@ static double acc_max(Acc a)
 typedef struct {
     void *bytes;
     float *values;
+    Dtype type;
     uint64_t n;    /* elements made */
+    uint64_t room; /* elements the memory holds (4 bytes each, the widest type) */
 } HostData;
 
 static float encode(Dtype t, float v, void *bytes, uint64_t i)
@@ -275,16 +277,22 @@ static float encode(Dtype t, float v, void *bytes, uint64_t i)
 }
 
 /* The fill in type t: random values in [-1, 1) rounded to t (integers in [-128, 127] for int8 and
- * int32), ones, seq, mod100, or large values near t's maximum. */
-static HostData make_host_data(Dtype t, Fill fill, uint64_t seed, uint64_t n)
+ * int32), ones, seq, mod100, or large values near t's maximum. Made in h's memory where it has room
+ * (the memory of a large input is touched once, not once per type). */
+static void make_host_data(HostData *out, Dtype t, Fill fill, uint64_t seed, uint64_t n)
 {
-    HostData h;
-    h.bytes = malloc(n * dtype_bytes[t]);
-    h.values = (float *)malloc(n * sizeof(float));
-    if (!h.bytes || !h.values) {
-        fprintf(stderr, "error: could not allocate %llu bytes of host memory for the input\n",
-                (unsigned long long)(n * (dtype_bytes[t] + sizeof(float))));
-        exit(EXIT_USAGE);
+    HostData h = *out;
+    if (h.room < n) {
+        free(h.bytes);
+        free(h.values);
+        h.bytes = malloc(n * sizeof(float));
+        h.values = (float *)malloc(n * sizeof(float));
+        if (!h.bytes || !h.values) {
+            fprintf(stderr, "error: could not allocate %llu bytes of host memory for the input\n",
+                    (unsigned long long)(n * 2 * sizeof(float)));
+            exit(EXIT_USAGE);
+        }
+        h.room = n;
     }
     double scale = fill == FILL_LARGE ? dtype_max[t] : (t == DT_I8 || t == DT_I32) && fill == FILL_RANDOM ? 128.0 : 1.0;
     if (fill == FILL_COND) fill_cond(h.values, n, seed, stage_options.cond ? stage_options.cond : DEFAULT_COND);
@@ -293,8 +301,9 @@ static HostData make_host_data(Dtype t, Fill fill, uint64_t seed, uint64_t n)
         float v = fill == FILL_COND ? h.values[i] : (float)(fill_value(fill, seed, (uint64_t)i) * scale);
         h.values[i] = encode(t, v, h.bytes, (uint64_t)i);
     }
+    h.type = t;
     h.n = n;
-    return h;
+    *out = h;
 }
 
 /* ---- the run's state ------------------------------------------------------------------------------ */
@@ -305,7 +314,8 @@ typedef struct {
     Fill fill;
     uint64_t seed;
     const float *pristine;   /* untouched copy of the fp32 input, for IN_PLACE kernels (NULL if none) */
-    HostData host[DT_COUNT]; /* made when a kernel of that type first runs */
+    HostData f32;            /* the fp32 input, for the largest N */
+    HostData other;          /* another type's, for the size being run */
     int uploaded;            /* the type whose data is in run.in, -1: none */
     uint64_t uploaded_n;     /* and how many of its elements */
     char *base;              /* the device input buffer; the input starts --offset elements into it */
@@ -328,32 +338,24 @@ typedef struct {
 
 static Bench bench;          /* the CUB launchers need its temporary storage */
 
-static void free_host_data(HostData *h)
-{
-    free(h->bytes);
-    free(h->values);
-    memset(h, 0, sizeof *h);
-}
-
 /* The data of type t for the size being run, in host memory and uploaded. fp32 is made once, for the
  * largest N (the baseline and the in-place kernels' copy read it at every size); another type is made
- * for the size being run, and only while it runs (bounded host memory). Each size's data is a prefix of
- * a larger size's, so a run over many sizes makes each type about once over, not once per size at the
+ * for the size being run, in the memory of the type before it. Each size's data is a prefix of a
+ * larger size's, so a run over many sizes makes each type about once over, not once per size at the
  * largest N; the upload is the prefix the size reads. */
 static const HostData *use_dtype(Dtype t)
 {
+    HostData *h = t == DT_F32 ? &bench.f32 : &bench.other;
     uint64_t n = t == DT_F32 ? bench.max_n : bench.run.n;
-    for (int u = DT_F32 + 1; u < DT_COUNT; u++)
-        if (bench.host[u].bytes && (u != (int)t || bench.host[u].n < n)) free_host_data(&bench.host[u]);
-    if (!bench.host[t].bytes) bench.host[t] = make_host_data(t, bench.fill, bench.seed, n);
+    if (!h->values || h->type != t || h->n < n) make_host_data(h, t, bench.fill, bench.seed, n);
     if (bench.uploaded != (int)t || bench.uploaded_n != bench.run.n) {
         bench.run.data = bench.base + (size_t)stage_options.offset * dtype_bytes[t];
         bench.run.in = (float *)bench.run.data;
-        CUDA_CHECK(cudaMemcpy((void *)bench.run.data, bench.host[t].bytes, bench.run.n * dtype_bytes[t], cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy((void *)bench.run.data, h->bytes, bench.run.n * dtype_bytes[t], cudaMemcpyHostToDevice));
         bench.uploaded = t;
         bench.uploaded_n = bench.run.n;
     }
-    return &bench.host[t];
+    return h;
 }
 
 /* CUB on every input type: fp32 accumulator (int32 for the integer types), as a user of the library would write. */
@@ -580,15 +582,17 @@ static Measure measure(const Kernel *k, const Reference *ref, const float *value
     CUDA_CHECK(cudaMemset(r->partials, 0xff, PARTIALS_CAPACITY(r->n) * sizeof(float)));
     CUDA_CHECK(cudaMemset(r->out, 0xff, sizeof(float)));
     if (reduce_stage.rows) CUDA_CHECK(cudaMemset(r->row_sums, 0xff, r->rows * sizeof(float)));
-    time_runs(&t, 0, 1);
+    double first_us = time_runs(&t, 0, 1);
     if (r->refuse) {
         m.status = ST_SKIP;
         m.refused = r->refuse;
         return m;
     }
     Shape shape = r->shape;
-    int cpu = k->flags & ON_CPU; /* a CPU loop takes milliseconds where a kernel takes microseconds */
-    m.median_us = time_runs(&t, cpu && o->warmup > 1 ? 1 : o->warmup, cpu && o->reps > CPU_REPS ? CPU_REPS : o->reps);
+    /* A run of tens of milliseconds (a CPU loop, an atomic per element at large N) varies by far less
+     * than its length: the checked run has warmed it up, and the median of a few runs is enough. */
+    int slow = first_us > SLOW_RUN_US;
+    m.median_us = time_runs(&t, slow ? 0 : o->warmup, slow && o->reps > SLOW_REPS ? SLOW_REPS : o->reps);
     m.result = kr.first;
     m.tol = kr.tol;
     m.reproducible = kr.reproducible;
@@ -637,7 +641,8 @@ static void print_table_head(uint64_t n, const char *text, const Options *o)
     if (stage_options.offset) printf(", input %d elements past an aligned address", stage_options.offset);
     if (bench.fill == FILL_RANDOM || bench.fill == FILL_LARGE || bench.fill >= FILL_WIDE)
         printf(", seed %llu", (unsigned long long)o->seed);
-    printf("; median of %d runs, %s\n", o->reps,
+    printf("; median of %d runs (of %d where a run takes over %.0f ms), %s\n", o->reps, o->reps < SLOW_REPS ? o->reps : SLOW_REPS,
+           SLOW_RUN_US / 1000.0,
            o->warm ? "L2 left warm (no flush: an input that fits in L2 is read from it, not from DRAM)"
                    : "L2 flushed before each");
     printf("%-34s %16s %9s %9s %5s %10s %8s %6s %8s %7s %5s\n", "kernel", "result", "rel.err", "bound", "check",

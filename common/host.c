@@ -248,7 +248,7 @@ Reference reference_sum(const float *x, uint64_t n)
     double s = 0.0, c = 0.0;
     int nonint = 0, nonfin = 0;
     double abs_sum = 0.0, max = -INFINITY;
-#pragma omp parallel for ordered schedule(static, 1) reduction(|| : nonint, nonfin) reduction(max : max)
+#pragma omp parallel for ordered schedule(static, 1) reduction(|| : nonint, nonfin) reduction(max : max) if (chunks > 1)
     for (int64_t k = 0; k < chunks; k++) {
         double ks = 0.0, kc = 0.0, ka = 0.0;
         uint64_t end = (uint64_t)(k + 1) * CHUNK < n ? (uint64_t)(k + 1) * CHUNK : n;
@@ -280,7 +280,7 @@ Reference reference_logsumexp(const float *x, uint64_t n)
     Reference r = {0.0, 1.0, 0, 0, -INFINITY, 0.0};
     int nan = 0, nonfin = 0;
     double max = -INFINITY;
-#pragma omp parallel for schedule(static) reduction(|| : nan, nonfin) reduction(max : max)
+#pragma omp parallel for schedule(static) reduction(|| : nan, nonfin) reduction(max : max) if (n > CHUNK)
     for (int64_t i = 0; i < (int64_t)n; i++) {
         double v = x[i];
         if (!isfinite(v)) nonfin = 1;
@@ -297,7 +297,7 @@ Reference reference_logsumexp(const float *x, uint64_t n)
      * (x_i = -Inf, or x_i - max below -745) adds nothing to either sum. */
     int64_t chunks = (int64_t)((n + CHUNK - 1) / CHUNK);
     double s = 0.0, c = 0.0, arg = 0.0, u = unit_roundoff(24);
-#pragma omp parallel for ordered schedule(static, 1)
+#pragma omp parallel for ordered schedule(static, 1) if (chunks > 1)
     for (int64_t k = 0; k < chunks; k++) {
         double ks = 0.0, kc = 0.0, ka = 0.0;
         uint64_t end = (uint64_t)(k + 1) * CHUNK < n ? (uint64_t)(k + 1) * CHUNK : n;

@@ -120,6 +120,7 @@ void program_init(Program *p, const char *stage, const char *argv0, void (*list)
 Options parse_command_line(int argc, char **argv, const Program *p)
 {
     const char *prog = argv[0];
+    setvbuf(stdout, NULL, _IOLBF, 0); /* a line at a time through a pipe too: make bench's progress follows the tables */
     Options o;
     memset(&o, 0, sizeof o);
     static char first_fill[32];

@@ -48,6 +48,7 @@ for p in ${REDUCE_PROGRAMS:-$(make --no-print-directory -s programs)}; do
     gpu=
     for n in $(describe "$p" "bench sizes" | tr ',' ' '); do
         echo "== $stage, N = $n: cub $kernels"
+        rm -f "$tmp/run.csv"
         # One checked run and one timed run of each: CUB first (the harness runs it before the kernels of
         # its input type), then the kernels in table order.
         ncu --cache-control none --clock-control none --kernel-name-base function --kernel-name regex:"^(?!($skip)\$)" \

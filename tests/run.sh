@@ -137,7 +137,7 @@ for t in bash dirname basename cat sed awk grep ls xargs mktemp rm make head tai
 
 echo "== every program: the common flags, the same meaning everywhere (no GPU needed)"
 common_flags="--n --kernel --list --describe --fill --seed --reps --warmup --csv --check --l2 --help"
-describe_keys="stage|program|gpus|kernel|input types|fills|check fills|bench fills|default sizes|bench sizes|check sizes|edge sizes|row stage|baseline|warm-L2 kernels|flush probes|accuracy kernels|charts|csv|"
+describe_keys="stage|program|gpus|kernel|input types|fills|check fills|bench fills|default sizes|bench sizes|check sizes|edge sizes|row stage|baseline|warm-L2 kernels|flush probes|accuracy kernels|limit kernels|charts|csv|"
 for p in $PROGRAMS; do
     s=$(stage_of "$p")
     if [ ! -x "$p" ]; then
@@ -168,6 +168,9 @@ for p in $PROGRAMS; do
     unknown=$(for k in $(describe "$p" "accuracy kernels"); do grep -qE "^  $k " "$tmp/list" || echo "$k"; done | tr '\n' ' ')
     if [ -z "$unknown" ]; then ok "$s --describe: its accuracy kernels are kernels of its table"
     else bad "$s --describe: accuracy kernels not in its table: $unknown"; fi
+    unknown=$(for k in $(describe "$p" "limit kernels"); do grep -qE "^  $k " "$tmp/list" || echo "$k"; done | tr '\n' ' ')
+    if [ -z "$unknown" ]; then ok "$s --describe: its limit kernels are kernels of its table"
+    else bad "$s --describe: limit kernels not in its table: $unknown"; fi
     first=$("$p" --describe | awk '$1 == "kernel:" && $4 == "default" { print $2; exit }')
     expect "$s unknown flag" 2 "unknown option '--bogus'" -- "$p" --bogus
     expect "$s --n without a value" 2 "option --n needs a value" -- "$p" --n
@@ -295,6 +298,11 @@ for readme in README.md stages/*/README.md; do
     if grep -q '](README.zh-CN.md)' "$readme" && grep -q '](README.md)' "$zh"; then ok "$readme and $zh link to each other"
     else bad "$readme and $zh do not link to each other"; fi
 done
+# A merge that left its conflict markers in a tracked file (a line that starts <<<<<<<, ======= or >>>>>>>).
+conflicts=$(git ls-files 2>/dev/null | xargs grep -lE '^(<{7}|={7}|>{7})( |$)' 2>/dev/null | tr '\n' ' ')
+if ! git rev-parse --git-dir >/dev/null 2>&1; then skipped "no file holds merge conflict markers (not a git checkout)"
+elif [ -z "$conflicts" ]; then ok "no tracked file holds merge conflict markers"
+else bad "tracked files hold merge conflict markers: $conflicts"; fi
 
 echo "== GPU half"
 gpu=0

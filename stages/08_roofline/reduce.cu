@@ -117,7 +117,7 @@ __device__ __forceinline__ bool last_block_to_finish()
     return last;
 }
 
-template <typename T, typename Acc, Finish FINISH>
+template <typename T, typename Acc, Finish FINISH, int LOADS>
 __global__ void __launch_bounds__(BLOCK) reduce_roofline(const T *x, uint64_t n, float *out, Acc *partials)
 {
     constexpr uint64_t PER_VEC = 16 / sizeof(T);
@@ -127,21 +127,21 @@ __global__ void __launch_bounds__(BLOCK) reduce_roofline(const T *x, uint64_t n,
     uint64_t vectors = (n - head) / PER_VEC;
     uint64_t tail = head + vectors * PER_VEC;
     uint64_t t = (uint64_t)blockIdx.x * BLOCK + threadIdx.x;
-    uint64_t tile_stride = (uint64_t)gridDim.x * BLOCK * UNROLL;
+    uint64_t tile_stride = (uint64_t)gridDim.x * BLOCK * LOADS;
     Acc acc = Acc(0);
-    uint64_t i = (uint64_t)blockIdx.x * BLOCK * UNROLL + threadIdx.x;
-    for (; i + (UNROLL - 1) * BLOCK < vectors; i += tile_stride) {
-        uint4 r[UNROLL];
+    uint64_t i = (uint64_t)blockIdx.x * BLOCK * LOADS + threadIdx.x;
+    for (; i + (LOADS - 1) * BLOCK < vectors; i += tile_stride) {
+        uint4 r[LOADS];
 #pragma unroll
-        for (int k = 0; k < UNROLL; k++) r[k] = __ldcs(v + i + k * BLOCK); /* all loads first, streamed */
+        for (int k = 0; k < LOADS; k++) r[k] = __ldcs(v + i + k * BLOCK); /* all loads first, streamed */
 #pragma unroll
-        for (int k = 0; k < UNROLL; k++) acc += sum16(r[k], x);
+        for (int k = 0; k < LOADS; k++) acc += sum16(r[k], x);
     }
-    uint4 r[UNROLL]; /* the one partial tile: its loads, too, all issued before any is added */
+    uint4 r[LOADS]; /* the one partial tile: its loads, too, all issued before any is added */
 #pragma unroll
-    for (int k = 0; k < UNROLL; k++) r[k] = i + k * BLOCK < vectors ? __ldcs(v + i + k * BLOCK) : make_uint4(0, 0, 0, 0);
+    for (int k = 0; k < LOADS; k++) r[k] = i + k * BLOCK < vectors ? __ldcs(v + i + k * BLOCK) : make_uint4(0, 0, 0, 0);
 #pragma unroll
-    for (int k = 0; k < UNROLL; k++) acc += sum16(r[k], x);
+    for (int k = 0; k < LOADS; k++) acc += sum16(r[k], x);
     if (t < head) acc += one<T, Acc>(x[t]);
     if (t < n - tail) acc += one<T, Acc>(x[tail + t]);
     acc = block_sum(acc);
@@ -177,7 +177,7 @@ static int acc_bits(int) { return ACC_EXACT; }
  * A finish that counts the blocks (ONE_LAUNCH, DETERMINISTIC) makes every block wait for its count's
  * round trip before it ends; there the grid is at most the blocks the GPU holds at once, each looping
  * over its tiles a grid of tiles apart, so the waits happen once per block, at the end. */
-template <typename T, typename Acc, Finish FINISH>
+template <typename T, typename Acc, Finish FINISH, bool SMALL_TILES = true>
 static void run_roofline(Run *r)
 {
     if ((uintptr_t)r->data % sizeof(T)) {
@@ -186,13 +186,19 @@ static void run_roofline(Run *r)
     }
     uint64_t vectors = r->n * sizeof(T) / 16 + 1;
     uint64_t blocks = (vectors + BLOCK * UNROLL - 1) / (BLOCK * UNROLL); /* one tile: one block, one launch */
+    void (*kernel)(const T *, uint64_t, float *, Acc *) = reduce_roofline<T, Acc, FINISH, UNROLL>;
+    if (SMALL_TILES && blocks > 1 && blocks < (uint64_t)r->sm_count) {
+        /* Fewer tiles than SMs: tiles of one load a thread, four times the blocks, each SM reading less. */
+        kernel = reduce_roofline<T, Acc, FINISH, 1>;
+        blocks = (vectors + BLOCK - 1) / BLOCK;
+    }
     if (FINISH != ATOMIC) {
         int per_sm = 0;
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_roofline<T, Acc, FINISH>, BLOCK, 0));
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BLOCK, 0));
         if (blocks > (uint64_t)r->sm_count * per_sm) blocks = (uint64_t)r->sm_count * per_sm;
     }
     if (FINISH == ATOMIC && blocks > 1) CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(float)));
-    reduce_roofline<T, Acc, FINISH><<<(unsigned)blocks, BLOCK>>>((const T *)r->data, r->n, r->out, (Acc *)r->partials);
+    kernel<<<(unsigned)blocks, BLOCK>>>((const T *)r->data, r->n, r->out, (Acc *)r->partials);
     LAUNCH_CHECK("reduce_roofline");
     /* A thread's chain: its vectors, the additions inside one vector, the head and tail elements. */
     uint64_t threads = blocks * BLOCK, per_vec = 16 / sizeof(T);
@@ -214,6 +220,8 @@ static const Kernel kernels[] = {
      run_roofline<float, float, ONE_LAUNCH>, .dtype = DT_F32, .acc = ACC_F32},
     {"roofline_f32_deterministic", "the same, finished by the last block in a fixed order: the same bits every run",
      run_roofline<float, float, DETERMINISTIC>, .dtype = DT_F32, .acc = ACC_F32},
+    {"x_u4", "x", run_roofline<float, float, ATOMIC, false>, .flags = NOT_DEFAULT, .dtype = DT_F32, .acc = ACC_F32},
+    {"x_u4_det", "x", run_roofline<float, float, DETERMINISTIC, false>, .flags = NOT_DEFAULT, .dtype = DT_F32, .acc = ACC_F32},
     {"roofline_f16_f32", "fp16 input, fp32 accumulator", run_roofline<__half, float, ATOMIC>,
      .dtype = DT_F16, .acc = ACC_F32},
     {"roofline_bf16_f32", "bf16 input, fp32 accumulator", run_roofline<__nv_bfloat16, float, ATOMIC>,
