@@ -313,6 +313,9 @@ for readme in README.md stages/*/README.md; do
     else bad "$readme and $zh do not link to each other"; fi
 done
 
+conflicted=$(grep -lE '^(<<<<<<<|>>>>>>>)( |$)' README*.md stages/*/README*.md | tr '\n' ' ')
+if [ -z "$conflicted" ]; then ok "no guide holds a merge's conflict markers"; else bad "merge conflict markers in $conflicted"; fi
+
 echo "== GPU half"
 gpu=0
 if nvidia-smi -L >/dev/null 2>&1; then
