@@ -14,15 +14,24 @@ CC := gcc
 BUILD := build
 stage_num = $(firstword $(subst _, ,$1))
 
+# The oldest CUDA toolkit that builds the code: cub::DeviceReduce::TransformReduce (the harness's CUB
+# baseline for every input type) came with CCCL 2.4, in CUDA 12.5.
+NVCC_MIN := 12.5
+# The shell command that prints the CUDA release of $(NVCC), e.g. 13.0.
+nvcc_release = $(NVCC) --version | sed -n 's/.*release \([0-9][0-9.]*\),.*/\1/p'
 # GPU code: ARCH=sm_90 builds for one architecture; otherwise the GPU in this machine (-arch=native),
-# or, with no GPU, every architecture CUDA 13 supports from Turing on, plus PTX for newer GPUs.
+# or, with no GPU, every architecture from Turing on that this nvcc can build (sm_100 and sm_120 need
+# CUDA 12.8), plus PTX of the newest for newer GPUs.
 DEFAULT_ARCHS := 75 80 86 89 90 100 120
 ifdef ARCH
   ARCH_FLAGS := -arch=$(ARCH)
 else ifeq ($(shell nvidia-smi -L >/dev/null 2>&1 && echo yes),yes)
   ARCH_FLAGS := -arch=native
 else
-  ARCH_FLAGS := $(foreach a,$(DEFAULT_ARCHS),-gencode arch=compute_$a,code=sm_$a) -gencode arch=compute_120,code=compute_120
+  NVCC_ARCHS := $(patsubst compute_%,%,$(shell $(NVCC) --list-gpu-arch 2>/dev/null))
+  BUILD_ARCHS := $(or $(filter $(NVCC_ARCHS),$(DEFAULT_ARCHS)),$(DEFAULT_ARCHS))
+  ARCH_FLAGS := $(foreach a,$(BUILD_ARCHS),-gencode arch=compute_$a,code=sm_$a) \
+                -gencode arch=compute_$(lastword $(BUILD_ARCHS)),code=compute_$(lastword $(BUILD_ARCHS))
 endif
 # OpenMP only speeds up the host's data fill and fp64 reference (results do not depend on it).
 NVCCFLAGS := -O3 -std=c++17 -lineinfo $(ARCH_FLAGS) -Werror all-warnings \
@@ -102,7 +111,7 @@ define need_stage
 endef
 
 .PHONY: help all run check demo diff sass profile sanitize exercise solution tour audit bench accuracy limits programs plot reference \
-        test clean need-nvcc $(foreach s,$(STAGES),stage-$(call stage_num,$s))
+        test clean need-nvcc toolkit $(foreach s,$(STAGES),stage-$(call stage_num,$s))
 
 help: export STAGE_HELP_TEXT = $(STAGE_HELP)
 help:
@@ -127,6 +136,7 @@ help:
 	@echo "                              counters (ncu), with a summary (needs a GPU)"
 	@echo "  make all                    build every stage"
 	@echo "  make programs               every stage's program (build/<stage>/<program>), one a line"
+	@echo "  make toolkit                the nvcc a build uses, its CUDA release and the GPU code it builds"
 	@echo "  make bench                  every single-GPU program at its bench sizes and fills (--describe),"
 	@echo "                              its warm-L2 kernels also with the L2 warm, into plots/results/<gpu>/;"
 	@echo "                              the flush check (ncu), charts"
@@ -147,9 +157,20 @@ help:
 
 need-nvcc:
 	@if [ -z "$(NVCC)" ]; then \
-	  echo "error: nvcc not found: building needs the CUDA toolkit (12.0 or newer)," >&2; \
+	  echo "error: nvcc not found: building needs the CUDA toolkit ($(NVCC_MIN) or newer)," >&2; \
 	  echo "       https://developer.nvidia.com/cuda-downloads (or set NVCC=/path/to/nvcc)" >&2; \
 	  exit 2; fi
+	@v=$$($(nvcc_release)); \
+	if ! printf '%s\n' $(NVCC_MIN) "$$v" | sort -C -V; then \
+	  echo "error: $(NVCC) is CUDA $${v:-of an unknown release}; building needs CUDA $(NVCC_MIN) or newer (CUB's DeviceReduce::TransformReduce)" >&2; \
+	  exit 2; fi
+
+# What a build here uses: the nvcc, its release, and the GPU code it is built for.
+toolkit: need-nvcc
+	@echo "nvcc: $(NVCC), CUDA $$($(nvcc_release)) (needs $(NVCC_MIN) or newer)"
+	@echo "GPU code: $(strip $(ARCH_FLAGS))"
+	@if [ "$(ARCH_FLAGS)" = -arch=native ]; then \
+	  nvidia-smi --query-gpu=name,compute_cap --format=csv,noheader | sed 's/^/  this machine'"'"'s GPU: /; s/, \([0-9]*\)\.\([0-9]*\)$$/, sm_\1\2/'; fi
 
 # Rebuild the GPU objects when the compiler flags change (e.g. another ARCH).
 $(BUILD)/flags.txt: need-nvcc

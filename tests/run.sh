@@ -4,7 +4,8 @@
 # input, the no-GPU error, the teaching tools, charts and README tables from the committed reference
 # results. The GPU half runs when a GPU is present (every kernel of every program verified at its check
 # sizes with each of its check fills, as its --describe gives them) and is reported as skipped
-# otherwise. Then each stage's own tests, tests/stage/<stage>.sh, for every stage that has them.
+# otherwise. Then the Colab notebook (tests/notebook.sh: read here, its shell cells run where a GPU is),
+# and each stage's own tests, tests/stage/<stage>.sh, for every stage that has them.
 # Ends with "N passed, N failed, N skipped"; exits 1 if anything failed.
 set -u
 cd "$(dirname "$0")/.."
@@ -110,7 +111,7 @@ done
 make --no-print-directory -s help >"$tmp/help" 2>&1
 for t in "stage-NN run" "stage-NN check" "stage-NN demo" "stage-NN diff" "stage-NN sass" "stage-NN profile" \
     "stage-NN sanitize" "stage-NN exercise" "stage-NN solution" "make tour" "make audit" "make bench" \
-    "make programs" "make reference" "make plot" "make test" "make clean"; do
+    "make programs" "make toolkit" "make reference" "make plot" "make test" "make clean"; do
     if grep -qF -- "$t" "$tmp/help"; then ok "make help lists '$t'"; else bad "make help does not list '$t'"; fi
 done
 # One name per verb: a stage is acted on as make stage-NN VERB, never through a target of its own.
@@ -133,7 +134,23 @@ done
 
 # A PATH with the basic utilities (make among them, for make programs) and none of the CUDA tools.
 mkdir -p "$tmp/bin"
-for t in bash dirname basename cat sed awk grep ls xargs mktemp rm make head tail tr uniq; do ln -sf "$(command -v $t)" "$tmp/bin/"; done
+for t in bash dirname basename cat sed awk grep ls xargs mktemp rm make head tail tr uniq sort; do ln -sf "$(command -v $t)" "$tmp/bin/"; done
+
+# The toolkit: make toolkit names it; an nvcc older than the Makefile's NVCC_MIN is refused in one line;
+# with no GPU and no ARCH, the architectures built are those of the list that nvcc supports (a fake
+# nvcc of CUDA 12.5, whose list ends at compute_90, on a PATH without nvidia-smi).
+expect "make toolkit names the nvcc, its CUDA release and the GPU code" 0 "CUDA [0-9]+\.[0-9]+ \(needs 12\.5 or newer\)" -- \
+    make --no-print-directory -s toolkit
+mkdir -p "$tmp/cuda12"
+printf '#!/bin/sh\ncase "$1" in\n--version) echo "Cuda compilation tools, release $FAKE_RELEASE, V$FAKE_RELEASE.82" ;;\n--list-gpu-arch) printf "compute_%%s\\n" 50 75 80 86 89 90 ;;\n*) exit 1 ;;\nesac\n' >"$tmp/cuda12/nvcc"
+chmod +x "$tmp/cuda12/nvcc"
+expect "make refuses an nvcc of CUDA 12.4 in one line, exit 2" 2 "is CUDA 12\.4; building needs CUDA 12\.5 or newer" -- \
+    env PATH="$tmp/bin" FAKE_RELEASE=12.4 make --no-print-directory -s NVCC="$tmp/cuda12/nvcc" need-nvcc
+expect "make takes an nvcc of CUDA 12.10 (releases compare as versions)" 0 "" -- \
+    env PATH="$tmp/bin" FAKE_RELEASE=12.10 make --no-print-directory -s NVCC="$tmp/cuda12/nvcc" need-nvcc
+expect "without a GPU, CUDA 12.5 builds sm_75 ... sm_90 and PTX of sm_90 (no sm_100, sm_120)" 0 \
+    "GPU code: -gencode arch=compute_75,code=sm_75 .*code=sm_89 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90$" -- \
+    env PATH="$tmp/bin" FAKE_RELEASE=12.5 make --no-print-directory -s ARCH= NVCC="$tmp/cuda12/nvcc" toolkit
 
 echo "== every program: the common flags, the same meaning everywhere (no GPU needed)"
 common_flags="--n --kernel --list --describe --fill --seed --reps --warmup --csv --check --l2 --help"
@@ -385,6 +402,9 @@ else
     for s in $EXERCISES; do skipped "$s exercise stub fails and its solution passes ($reason)"; done
     skipped "make tour ($reason)"
 fi
+
+echo "== the Colab notebook"
+source tests/notebook.sh
 
 # Each stage's own tests (tests/stage/<stage>.sh, sourced with ok/bad/skipped/expect, describe, $tmp
 # and $gpu): the host half runs anywhere, the GPU half where $gpu is 1.
