@@ -137,7 +137,7 @@ for t in bash dirname basename cat sed awk grep ls xargs mktemp rm make head tai
 
 echo "== every program: the common flags, the same meaning everywhere (no GPU needed)"
 common_flags="--n --kernel --list --describe --fill --seed --reps --warmup --csv --check --l2 --help"
-describe_keys="stage|program|gpus|kernel|input types|fills|check fills|bench fills|default sizes|bench sizes|check sizes|edge sizes|row stage|baseline|warm-L2 kernels|flush probes|accuracy kernels|charts|csv|"
+describe_keys="stage|program|gpus|kernel|input types|fills|check fills|bench fills|default sizes|bench sizes|check sizes|edge sizes|row stage|baseline|warm-L2 kernels|flush probes|accuracy kernels|tree kernels|charts|csv|"
 for p in $PROGRAMS; do
     s=$(stage_of "$p")
     if [ ! -x "$p" ]; then
@@ -377,6 +377,8 @@ else
     for s in $EXERCISES; do skipped "$s exercise stub fails and its solution passes ($reason)"; done
     skipped "make tour ($reason)"
 fi
+
+source tests/tree.sh
 
 # Each stage's own tests (tests/stage/<stage>.sh, sourced with ok/bad/skipped/expect, describe, $tmp
 # and $gpu): the host half runs anywhere, the GPU half where $gpu is 1.
