@@ -109,7 +109,7 @@ for g in "stage-05 run" "stage-10 exercise" "stage-05 demo" "bench" "tour"; do
 done
 make --no-print-directory -s help >"$tmp/help" 2>&1
 for t in "stage-NN run" "stage-NN check" "stage-NN demo" "stage-NN diff" "stage-NN sass" "stage-NN profile" \
-    "stage-NN sanitize" "stage-NN exercise" "stage-NN solution" "make tour" "make audit" "make bench" \
+    "stage-NN sanitize" "stage-NN tree" "stage-NN exercise" "stage-NN solution" "make tour" "make audit" "make bench" \
     "make programs" "make reference" "make plot" "make test" "make clean"; do
     if grep -qF -- "$t" "$tmp/help"; then ok "make help lists '$t'"; else bad "make help does not list '$t'"; fi
 done

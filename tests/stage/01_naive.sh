@@ -32,3 +32,5 @@ if [ "$gpu" = 1 ] && command -v ncu >/dev/null; then
 else
     skipped "01 tree: the record's wavefronts against ncu's (needs a GPU and ncu)"
 fi
+expect "01 tree: the kernel that halves in global memory cannot be recorded, and says why (exit 5)" 5 \
+    "reduce_global_inplace cannot be recorded: it halves its slice in global memory" -- build/01_naive/tree --kernel reduce_global_inplace
