@@ -62,7 +62,7 @@ HARNESS_OBJS := $(BUILD)/harness.o $(PROGRAM_OBJS)
 #   UNBUILDABLE_<stage> := why its program cannot be built here (the verbs that compile it say so, exit 2)
 #   STAGE_HELP += lines for `make help` (its make variables)
 PROGRAMS := $(foreach s,$(HARNESS_STAGES),$(BUILD)/$s/reduce)
-ALL_BINS := $(PROGRAMS) $(foreach s,$(DEMOS),$(BUILD)/$s/demo) \
+ALL_BINS := $(PROGRAMS) $(foreach s,$(HARNESS_STAGES),$(BUILD)/$s/tree) $(foreach s,$(DEMOS),$(BUILD)/$s/demo) \
             $(foreach s,$(EXERCISES),$(BUILD)/$s/exercise $(BUILD)/$s/solution)
 STAGE_HELP :=
 -include $(sort $(wildcard stages/*/stage.mk))
@@ -90,7 +90,7 @@ SELECTED_PROGRAMS := $(foreach s,$(SELECTED),$(call program_of,$s))
 GPU_USABLE := $(shell nvidia-smi -L >/dev/null 2>&1 && [ "$${CUDA_VISIBLE_DEVICES-all}" != "" ] && echo yes)
 GPU_GOAL := $(firstword $(filter tour audit bench accuracy limits,$(MAKECMDGOALS)) \
   $(if $(SELECTED),$(if $(strip $(foreach s,$(SELECTED),$(UNBUILDABLE_$s)$(if $(value START_$s),$s))),, \
-    $(filter run check profile sanitize,$(MAKECMDGOALS)) \
+    $(filter run check profile sanitize tree,$(MAKECMDGOALS)) \
     $(if $(filter $(DEMOS),$(SELECTED)),$(filter demo,$(MAKECMDGOALS))) \
     $(if $(filter $(EXERCISES),$(SELECTED)),$(filter exercise solution,$(MAKECMDGOALS))))))
 ifneq ($(GPU_USABLE),yes)
@@ -110,8 +110,8 @@ define need_stage
 	  exit 2; fi
 endef
 
-.PHONY: help all run check demo diff sass profile sanitize exercise solution tour audit bench accuracy limits programs plot reference \
-        test clean need-nvcc toolkit $(foreach s,$(STAGES),stage-$(call stage_num,$s))
+.PHONY: help all run check demo diff sass profile sanitize tree exercise solution tour audit bench accuracy limits programs plot \
+        reference test clean need-nvcc toolkit $(foreach s,$(STAGES),stage-$(call stage_num,$s))
 
 help: export STAGE_HELP_TEXT = $(STAGE_HELP)
 help:
@@ -127,6 +127,11 @@ help:
 	@echo "  make stage-NN profile       Nsight Compute metrics per kernel (needs ncu and a GPU; PROGRAM=solution: the exercise's)"
 	@echo "  make stage-NN sanitize      compute-sanitizer memcheck/racecheck/synccheck/initcheck, and the"
 	@echo "                              deliberately wrong kernels shown being caught (needs a GPU)"
+	@echo "  make stage-NN tree [ARGS=..] see the tree: one block of a kernel run with its shared memory and"
+	@echo "                              shuffles recorded, drawn (tree, active lanes, banks, shuffles) as a PNG"
+	@echo "                              and on the terminal; ARGS=\"--kernel NAME --n 64\" one kernel into"
+	@echo "                              plots/results/<gpu>/tree/, else the README's kernels into the stage's"
+	@echo "                              tree/ (needs a GPU; PROGRAM=solution: the exercise's)"
 	@echo "  make stage-NN exercise      build and check the stage's exercise (stages/NN_*/exercise.cu)"
 	@echo "  make stage-NN solution      the same with its solution (solutions/NN_*.cu)"
 	@printf '%s\n' "$$STAGE_HELP_TEXT" | sed '/^ *$$/d'
@@ -181,8 +186,15 @@ $(BUILD)/host.o: common/host.c common/host.h
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/%.o: common/%.cu common/common.h common/host.h common/program.h $(BUILD)/flags.txt
+$(BUILD)/%.o: common/%.cu common/common.h common/host.h common/program.h common/tree.h $(BUILD)/flags.txt
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+# The record build (make stage-NN tree): the harness again, as the tree program's main (common/tree.cu),
+# and a stage's kernels compiled with -DRECORD_TREE (common/tree.h) into build/<stage>/tree, its
+# exercise's solution into build/<stage>/tree-solution.
+TREE_OBJS := $(BUILD)/harness_tree.o $(BUILD)/tree.o $(PROGRAM_OBJS)
+$(BUILD)/harness_tree.o: common/harness.cu common/common.h common/host.h common/program.h common/tree.h $(BUILD)/flags.txt
+	$(NVCC) $(NVCCFLAGS) -DRECORD_TREE -c $< -o $@
 
 # The baseline stage's reduce.cu again, as the baseline every other harness stage times for its
 # speed-up column.
@@ -199,6 +211,13 @@ $(BUILD)/$1/reduce: stages/$1/reduce.cu $(HARNESS_OBJS) $(if $(filter $(BASELINE
 endef
 $(foreach s,$(HARNESS_STAGES),$(eval $(call harness_rules,$s)))
 
+define tree_rules
+$(BUILD)/$1/tree: stages/$1/reduce.cu $(TREE_OBJS) $(wildcard solutions/$1.cu)
+	@mkdir -p $$(@D)
+	$(NVCC) $(NVCCFLAGS) -DRECORD_TREE $$(filter-out solutions/%,$$^) -o $$@
+endef
+$(foreach s,$(HARNESS_STAGES),$(eval $(call tree_rules,$s)))
+
 # An exercise is built like its stage; its solution is the same file with solutions/NN_*.cu compiled
 # in place of the stubs. (A stage with a program of its own builds its exercise in its stage.mk.)
 define exercise_rules
@@ -212,13 +231,20 @@ $(BUILD)/$1/solution: stages/$1/exercise.cu solutions/$1.cu $(HARNESS_OBJS) $(BU
 endef
 $(foreach s,$(filter $(HARNESS_STAGES),$(EXERCISES)),$(eval $(call exercise_rules,$s)))
 
+define tree_solution_rules
+$(BUILD)/$1/tree-solution: stages/$1/exercise.cu solutions/$1.cu $(TREE_OBJS)
+	@mkdir -p $$(@D)
+	$(NVCC) $(NVCCFLAGS) -DRECORD_TREE -DSOLUTION_FILE='"../../solutions/$1.cu"' $$(filter-out solutions/%,$$^) -o $$@
+endef
+$(foreach s,$(filter $(HARNESS_STAGES),$(EXERCISES)),$(eval $(call tree_solution_rules,$s)))
+
 $(BUILD)/%/demo: stages/%/demo.cu $(BUILD)/check.o $(BUILD)/host.o
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $^ -o $@
 
 # make stage-NN builds the stage's program (and demo); with a verb it only selects the stage, and the
 # verb builds what it needs.
-VERBS := run check demo diff sass profile sanitize exercise solution
+VERBS := run check demo diff sass profile sanitize tree exercise solution
 $(foreach s,$(STAGES),$(eval stage-$(call stage_num,$s): \
     $(if $(filter $(VERBS),$(MAKECMDGOALS)),,$(call program_of,$s) $(if $(filter $s,$(DEMOS)),$(BUILD)/$s/demo)) ; @:))
 
@@ -263,6 +289,12 @@ profile: $(SELECTED_PROGRAMS)
 sanitize: $(SELECTED_PROGRAMS)
 	$(call need_stage,sanitize)
 	@for s in $(SELECTED); do scripts/stage_tool.sh sanitize $$s || exit $$?; done
+
+# A stage on the harness has a record build; PROGRAM=solution records its exercise's solution instead.
+TREE_PROGRAM := $(if $(filter solution,$(PROGRAM)),tree-solution,tree)
+tree: $(foreach s,$(filter $(HARNESS_STAGES),$(if $(PROGRAM),$(filter $(EXERCISES),$(SELECTED)),$(SELECTED))),$(BUILD)/$s/$(TREE_PROGRAM))
+	$(call need_stage,tree)
+	@for s in $(SELECTED); do scripts/tree.sh record $$s $(ARGS) || exit $$?; done
 
 exercise: $(foreach s,$(filter $(EXERCISES),$(SELECTED)),$(BUILD)/$s/exercise)
 	$(call need_stage,exercise)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "host.h"
+#include "tree.h"
 
 /* Every CUDA call goes through CUDA_CHECK; every launch is followed by LAUNCH_CHECK("kernel name").
  * A failure prints what failed, where, and CUDA's reason, then exits with EXIT_GPU. */
@@ -120,6 +121,7 @@ typedef struct {
     int min_cc;         /* lowest compute capability (major * 10 + minor) it runs on, 0: any */
     const char *needs;  /* what that capability provides, for the "skipped" message */
     Op op;              /* OP_SUM; OP_MAX: checked against the exact maximum; OP_LOGSUMEXP (rows) */
+    const char *no_tree; /* why make stage-NN tree cannot record it (NULL: it can; a CPU row never can) */
 } Kernel;
 
 typedef struct {
@@ -137,6 +139,7 @@ typedef struct {
                                   the condition number (make accuracy) */
     const char *limits;        /* kernels of one input type whose hardware counters `make limits` reads at
                                   the bench sizes, beside CUB's (scripts/limits.sh) */
+    const char *trees;         /* kernels whose recorded tree its READMEs show (make stage-NN tree) */
 } Stage;
 
 /* Odd sizes around a block of 256 and a warp, one not a multiple of anything, one past 2^24. */
@@ -152,6 +155,7 @@ typedef struct {
 #define STAGE_SYMBOL reduce_stage
 #endif
 #define STAGE(stage_name, table, ...) \
+    TREE_BIND \
     extern const Stage STAGE_SYMBOL; \
     const Stage STAGE_SYMBOL = {.name = stage_name, .kernels = table, .count = (int)(sizeof(table) / sizeof(table[0])), __VA_ARGS__}
 

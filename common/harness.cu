@@ -62,7 +62,20 @@ static void take_cond(const char *prog, const char *v)
     stage_options.cond = c;
 }
 
+#ifdef RECORD_TREE
+/* The tree program (make stage-NN tree): the same options, and where its record goes. */
+static const char *record_path;
+static void take_record(const char *prog, const char *v)
+{
+    (void)prog;
+    record_path = v;
+}
+#endif
+
 static const ProgramOption own_options[] = {
+#ifdef RECORD_TREE
+    {"--record", "FILE", "write the record of one block of the --kernel named to FILE (default: stdout)", take_record},
+#endif
     {"--offset", "K", "start the input K elements past an aligned address (0-15; default 0): kernels that\n"
                       "need aligned vector loads refuse, the others must still be right", take_offset},
     {"--rows", "B", "a row stage: B rows of each --cols H (without --rows: the largest --n in rows of H)", take_rows},
@@ -138,10 +151,16 @@ static Program describe_stage(const char *argv0)
     if (reduce_stage.flush_probes) p.flush_probes = reduce_stage.flush_probes;
     if (reduce_stage.accuracy) p.accuracy = reduce_stage.accuracy;
     if (reduce_stage.limits) p.limits = reduce_stage.limits;
+    if (reduce_stage.trees) p.trees = reduce_stage.trees;
     p.charts = reduce_stage.charts ? reduce_stage.charts : "bandwidth+ scaling";
     p.usage_note = "fills: random in [-1, 1); ones; seq (i mod 16); mod100 (i mod 100); large (near the input type's largest value, to\n"
                    "show accumulators overflowing); nan, inf (random with one NaN/+Inf at element 777); wide (half near 1e6,\n"
                    "three in four positive, half near 1e-6); cond (sum|x| / |sum x| = --cond, one size a run)";
+#ifdef RECORD_TREE
+    p.default_sizes = reduce_stage.rows ? "1x1024" : "1024"; /* one block is recorded: a small input will do */
+    p.usage_note = "the record build: block 0 of the one --kernel named, its shared memory and shuffles recorded;\n"
+                   "exit code 5: the kernel cannot be recorded (the reason is printed)";
+#endif
     p.own = own_options;
     p.own_count = (int)(sizeof own_options / sizeof own_options[0]);
     return p;
@@ -884,6 +903,9 @@ int main(int argc, char **argv)
 {
     Program p = describe_stage(argv[0]);
     Options o = parse_command_line(argc, argv, &p);
+#ifdef RECORD_TREE
+    return record_tree(&reduce_stage, &o, record_path, argv[0]);
+#endif
     Sizes sizes = sizes_to_run(&o, argv[0]);
     parse_fill(o.fill, &bench.fill);
     if (stage_options.cond && bench.fill != FILL_COND) usage_error(argv[0], "%s sets the condition number of --fill cond only", "--cond");

@@ -11,7 +11,8 @@ extern "C" {
 #endif
 
 /* Exit codes of every stage program (documented in README.md). */
-enum { EXIT_OK = 0, EXIT_VERIFY = 1, EXIT_USAGE = 2, EXIT_GPU = 3 };
+enum { EXIT_OK = 0, EXIT_VERIFY = 1, EXIT_USAGE = 2, EXIT_GPU = 3, EXIT_NO_RECORD = 5 };
+/* EXIT_NO_RECORD: the tree program (make stage-NN tree) cannot record the kernel asked for (it says why). */
 
 /* The largest size any option accepts (2^40 elements). */
 #define MAX_ELEMENTS (1ull << 40)

@@ -87,6 +87,7 @@ static void describe(const Program *p)
     describe_line("flush probes", p->flush_probes);
     describe_line("accuracy kernels", p->accuracy);
     describe_line("limit kernels", p->limits);
+    describe_line("tree kernels", p->trees);
     describe_line("charts", p->charts);
     describe_line("csv", p->csv);
 }
@@ -109,7 +110,7 @@ void program_init(Program *p, const char *stage, const char *argv0, void (*list)
     p->stage = stage;
     p->program = slash ? slash + 1 : argv0 ? argv0 : stage;
     p->fills = p->check_fills = p->bench_fills = "random";
-    p->edge_sizes = p->baseline = p->warm_l2 = p->flush_probes = p->accuracy = p->limits = "";
+    p->edge_sizes = p->baseline = p->warm_l2 = p->flush_probes = p->accuracy = p->limits = p->trees = "";
     p->charts = "";
     p->csv = "results.csv";
     p->list = list;

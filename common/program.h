@@ -50,6 +50,7 @@ typedef struct {
     const char *flush_probes;   /* TABLE_KERNEL@GPU_FUNCTION@LOADS for the flush check ("": none) */
     const char *accuracy;       /* kernels on the accuracy chart (make accuracy; "": none) */
     const char *limits;         /* kernels make limits profiles (scripts/limits.sh; "": none) */
+    const char *trees;          /* kernels whose recorded tree its READMEs show (make stage-NN tree; "": none) */
     const char *charts;         /* the chart tokens of its rows (the CSV's charts column) */
     const char *csv;            /* the file `make bench` collects its rows in */
     const char *usage_note;     /* printed under the usage line of --help (NULL: none) */
@@ -146,5 +147,14 @@ double speed_of_light_us(const SpeedOfLight *s, double bytes);
 /* Exits with EXIT_USAGE, saying what the run needs and what the GPU has free, unless `need` bytes fit
  * in the current GPU's free memory; `what` names the size that needs them (e.g. "N = 2^30"). */
 void require_gpu_memory(size_t need, const char *what, const GpuInfo *d);
+
+/* ---- the record of one block (make stage-NN tree) --------------------------------------------- */
+
+/* Defined by the stage file in its record build (-DRECORD_TREE, common/tree.h): where its kernels log. */
+void tree_bind(TreeLog *log);
+/* The tree program: block 0 of the one kernel --kernel names, run with its shared memory and shuffles
+ * recorded, the record written as a CSV to path (NULL: stdout). Exits EXIT_USAGE without one kernel,
+ * EXIT_NO_RECORD (saying why) for a kernel that cannot be recorded, EXIT_GPU without a usable GPU. */
+int record_tree(const Stage *stage, const Options *o, const char *path, const char *prog);
 
 #endif

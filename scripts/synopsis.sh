@@ -19,13 +19,9 @@ trap 'rm -rf "$tmp"' EXIT
 { echo '```'; echo "\$ $program --help"; "$program" --help; echo '```'; } >"$tmp/block"
 status=0
 for readme in README.md README.zh-CN.md; do
-    grep -qx '<!-- synopsis:begin -->' "$readme" && grep -qx '<!-- synopsis:end -->' "$readme" ||
-        { echo "error: $readme lacks the lines <!-- synopsis:begin --> and <!-- synopsis:end -->" >&2; exit 2; }
-    awk -v tag=synopsis -v block="$tmp/block" -f scripts/readme_block.awk "$readme" >"$tmp/readme"
-    if [ $check = 1 ]; then
-        diff -u "$readme" "$tmp/readme" || { echo "$readme's synopsis differs from $program --help: run scripts/synopsis.sh" >&2; status=1; }
-    else
-        cp "$tmp/readme" "$readme"
-    fi
+    scripts/readme_fill.sh $([ $check = 1 ] && echo --check) "$readme" synopsis "$tmp/block" scripts/synopsis.sh
+    rc=$?
+    [ $rc -eq 2 ] && exit 2
+    [ $rc -eq 0 ] || status=1
 done
 exit $status

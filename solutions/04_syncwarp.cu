@@ -4,7 +4,7 @@
  * (warp_reduce_unrolled: volatile and __syncwarp); each block's sum goes to the host, as the chapter's. */
 __global__ void reduce_chapter_v4(const float *x, float *partials, uint64_t n)
 {
-    __shared__ float s_x[BLOCK];
+    __shared__ TRACED(float) s_x[BLOCK];
     unsigned tid = threadIdx.x;
     uint64_t i = (uint64_t)blockIdx.x * (2 * BLOCK) + tid;
     float v = i < n ? x[i] : 0.0f;

@@ -110,7 +110,7 @@ for g in "stage-05 run" "stage-10 exercise" "stage-05 demo" "bench" "tour"; do
 done
 make --no-print-directory -s help >"$tmp/help" 2>&1
 for t in "stage-NN run" "stage-NN check" "stage-NN demo" "stage-NN diff" "stage-NN sass" "stage-NN profile" \
-    "stage-NN sanitize" "stage-NN exercise" "stage-NN solution" "make tour" "make audit" "make bench" \
+    "stage-NN sanitize" "stage-NN tree" "stage-NN exercise" "stage-NN solution" "make tour" "make audit" "make bench" \
     "make programs" "make toolkit" "make reference" "make plot" "make test" "make clean"; do
     if grep -qF -- "$t" "$tmp/help"; then ok "make help lists '$t'"; else bad "make help does not list '$t'"; fi
 done
@@ -154,7 +154,7 @@ expect "without a GPU, CUDA 12.5 builds sm_75 ... sm_90 and PTX of sm_90 (no sm_
 
 echo "== every program: the common flags, the same meaning everywhere (no GPU needed)"
 common_flags="--n --kernel --list --describe --fill --seed --reps --warmup --csv --check --l2 --help"
-describe_keys="stage|program|gpus|kernel|input types|fills|check fills|bench fills|default sizes|bench sizes|check sizes|edge sizes|row stage|baseline|warm-L2 kernels|flush probes|accuracy kernels|limit kernels|charts|csv|"
+describe_keys="stage|program|gpus|kernel|input types|fills|check fills|bench fills|default sizes|bench sizes|check sizes|edge sizes|row stage|baseline|warm-L2 kernels|flush probes|accuracy kernels|limit kernels|tree kernels|charts|csv|"
 for p in $PROGRAMS; do
     s=$(stage_of "$p")
     if [ ! -x "$p" ]; then
@@ -405,6 +405,7 @@ fi
 
 echo "== the Colab notebook"
 source tests/notebook.sh
+source tests/tree.sh
 
 # Each stage's own tests (tests/stage/<stage>.sh, sourced with ok/bad/skipped/expect, describe, $tmp
 # and $gpu): the host half runs anywhere, the GPU half where $gpu is 1.

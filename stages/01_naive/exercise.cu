@@ -19,7 +19,7 @@
 #else
 __global__ void reduce_interleaved_strided(const float *x, float *partials, uint64_t n)
 {
-    __shared__ float s_x[BLOCK];
+    __shared__ TRACED(float) s_x[BLOCK];
     unsigned tid = threadIdx.x;
     uint64_t i = (uint64_t)blockIdx.x * BLOCK + tid;
     s_x[tid] = i < n ? x[i] : 0.0f;

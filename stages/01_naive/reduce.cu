@@ -52,7 +52,7 @@ static void run_global_inplace(Run *r)
  * divergence, and the modulo is slow. */
 __global__ void reduce_interleaved(const float *x, float *partials, uint64_t n)
 {
-    __shared__ float s_x[BLOCK];
+    __shared__ TRACED(float) s_x[BLOCK];
     unsigned tid = threadIdx.x;
     uint64_t i = (uint64_t)blockIdx.x * BLOCK + tid;
     s_x[tid] = i < n ? x[i] : 0.0f;
@@ -94,9 +94,10 @@ static const Kernel kernels[] = {
     {"cpu_sequential", "LeetCUDA reduce §二: a sequential fp32 loop on the CPU",
      run_cpu_sequential, .flags = ON_CPU},
     {"reduce_global_inplace", "LeetCUDA reduce §3.1 (128 threads): halve in place in global memory, partials on the CPU",
-     run_global_inplace, .flags = IN_PLACE},
+     run_global_inplace, .flags = IN_PLACE, .no_tree = "it halves its slice in global memory; the record follows shared memory and shuffles"},
     {"reduce_interleaved", "course chapter 7 v1: shared memory, tid % (2*s), divergent", run_interleaved},
-    {"reduce_atomic_per_element", "reduce blog §1: one atomicAdd per element", run_atomic_per_element},
+    {"reduce_atomic_per_element", "reduce blog §1: one atomicAdd per element", run_atomic_per_element,
+     .no_tree = "it has no tree: every element is one atomicAdd onto the result, in the order the atomics arrive"},
 };
 
-STAGE("01_naive", kernels, .accuracy = "cpu_sequential");
+STAGE("01_naive", kernels, .accuracy = "cpu_sequential", .trees = "reduce_interleaved");

@@ -14,7 +14,7 @@
 template <unsigned B>
 __global__ void reduce_shared(const float *x, float *partials, uint64_t n)
 {
-    __shared__ float s_x[B];
+    __shared__ TRACED(float) s_x[B];
     unsigned tid = threadIdx.x;
     uint64_t i = (uint64_t)blockIdx.x * B + tid;
     s_x[tid] = i < n ? x[i] : 0.0f;
@@ -40,7 +40,7 @@ static void run_shared(Run *r)
  * blocks, and the first level of the tree is done in registers instead of shared memory. */
 __global__ void reduce_shared_two_loads(const float *x, float *partials, uint64_t n)
 {
-    __shared__ float s_x[BLOCK];
+    __shared__ TRACED(float) s_x[BLOCK];
     unsigned tid = threadIdx.x;
     uint64_t i = (uint64_t)blockIdx.x * (2 * BLOCK) + tid;
     float v = i < n ? x[i] : 0.0f;
@@ -71,4 +71,4 @@ static const Kernel kernels[] = {
      run_shared_two_loads},
 };
 
-STAGE("02_shared", kernels);
+STAGE("02_shared", kernels, .trees = "reduce_shared");

@@ -10,7 +10,7 @@
  * too (the "bits" column). */
 __global__ void reduce_shared_atomic(const float *x, float *out, uint64_t n)
 {
-    __shared__ float s_x[BLOCK];
+    __shared__ TRACED(float) s_x[BLOCK];
     unsigned tid = threadIdx.x;
     uint64_t i = (uint64_t)blockIdx.x * BLOCK + tid;
     s_x[tid] = i < n ? x[i] : 0.0f;
@@ -36,4 +36,4 @@ static const Kernel kernels[] = {
     {"reduce_shared_atomic", "LeetCUDA reduce §3.3: one atomicAdd per block, 128 threads", run_shared_atomic},
 };
 
-STAGE("03_atomic", kernels);
+STAGE("03_atomic", kernels, .trees = "reduce_shared_atomic");

@@ -18,7 +18,7 @@
 static_assert(BLOCK >= 64, "the unrolled last warp needs a block of at least 64 threads");
 
 /* The last warp, unrolled, for Volta and later: each step reads, waits for the warp, then writes. */
-__device__ void warp_reduce_unrolled(volatile float *s, unsigned tid)
+__device__ void warp_reduce_unrolled(volatile TRACED(float) *s, unsigned tid)
 {
     float v = s[tid];
     for (unsigned offset = 32; offset > 0; offset /= 2) {
@@ -34,7 +34,7 @@ __device__ void warp_reduce_unrolled(volatile float *s, unsigned tid)
 #else
 __global__ void reduce_chapter_v4(const float *x, float *partials, uint64_t n)
 {
-    __shared__ float s_x[BLOCK];
+    __shared__ TRACED(float) s_x[BLOCK];
     unsigned tid = threadIdx.x;
     uint64_t i = (uint64_t)blockIdx.x * (2 * BLOCK) + tid;
     s_x[tid] = i < n ? x[i] : 0.0f; /* TODO: add x[i + BLOCK] too */

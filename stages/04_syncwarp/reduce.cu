@@ -16,7 +16,7 @@ static_assert(BLOCK >= 64, "the unrolled last warp needs a block of at least 64 
  * do not overlap, and __syncwarp orders one step's writes before the next step's reads. */
 __global__ void reduce_syncwarp(const float *x, float *out, uint64_t n)
 {
-    __shared__ float s_x[LEETCUDA_BLOCK];
+    __shared__ TRACED(float) s_x[LEETCUDA_BLOCK];
     unsigned tid = threadIdx.x;
     uint64_t i = (uint64_t)blockIdx.x * LEETCUDA_BLOCK + tid;
     s_x[tid] = i < n ? x[i] : 0.0f;
@@ -55,7 +55,7 @@ static void run_syncwarp(Run *r)
  * unrolled, every lane adding unconditionally. Since Volta a warp's lanes are scheduled independently, so lane 5 reading
  * s[21] may happen after lane 21 has overwritten it. Each step therefore reads, waits for the whole
  * warp (__syncwarp), then writes and waits again; volatile keeps every access in shared memory. */
-__device__ void warp_reduce_unrolled(volatile float *s, unsigned tid)
+__device__ void warp_reduce_unrolled(volatile TRACED(float) *s, unsigned tid)
 {
     float v = s[tid];
     for (unsigned offset = 32; offset > 0; offset /= 2) {
@@ -67,7 +67,7 @@ __device__ void warp_reduce_unrolled(volatile float *s, unsigned tid)
 }
 
 /* Load the block's slice into shared memory and halve it until 64 values are left in s_x[0..63]. */
-__device__ void load_and_halve_to_64(float *s_x, const float *x, uint64_t n)
+__device__ void load_and_halve_to_64(TRACED(float) *s_x, const float *x, uint64_t n)
 {
     unsigned tid = threadIdx.x;
     uint64_t i = (uint64_t)blockIdx.x * BLOCK + tid;
@@ -81,7 +81,7 @@ __device__ void load_and_halve_to_64(float *s_x, const float *x, uint64_t n)
 
 __global__ void reduce_unrolled_warp(const float *x, float *out, uint64_t n)
 {
-    __shared__ float s_x[BLOCK];
+    __shared__ TRACED(float) s_x[BLOCK];
     unsigned tid = threadIdx.x;
     load_and_halve_to_64(s_x, x, n);
     if (tid < 32) {
@@ -113,7 +113,7 @@ static void run_chapter_v4(Run *r)
 /* The articles' form, kept to be caught (not run by default): plain shared memory, no __syncwarp.
  * It assumes the 32 lanes run in lock-step, which no GPU since Volta promises; the compiler may also
  * keep s[tid] in a register between the statements. A data race: compute-sanitizer's racecheck. */
-__device__ void warp_reduce_racy(float *s, unsigned tid)
+__device__ void warp_reduce_racy(TRACED(float) *s, unsigned tid)
 {
     s[tid] += s[tid + 32];
     s[tid] += s[tid + 16];
@@ -125,7 +125,7 @@ __device__ void warp_reduce_racy(float *s, unsigned tid)
 
 __global__ void reduce_unrolled_warp_racy(const float *x, float *out, uint64_t n)
 {
-    __shared__ float s_x[BLOCK];
+    __shared__ TRACED(float) s_x[BLOCK];
     unsigned tid = threadIdx.x;
     load_and_halve_to_64(s_x, x, n);
     if (tid < 32) {
@@ -149,4 +149,4 @@ static const Kernel kernels[] = {
      run_unrolled_warp_racy, .flags = NOT_DEFAULT},
 };
 
-STAGE("04_syncwarp", kernels);
+STAGE("04_syncwarp", kernels, .trees = "reduce_syncwarp reduce_unrolled_warp");

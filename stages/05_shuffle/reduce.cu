@@ -8,7 +8,7 @@
 #define BLOCK_1024 1024    /* the reduce blog's reduce_v3, the chapter's v5 (32 warp sums), the shuffle article */
 
 /* Load the block's slice into shared memory and halve it until 32 values are left in s_x[0..31]. */
-__device__ void load_and_halve_to_32(float *s_x, const float *x, uint64_t n)
+__device__ void load_and_halve_to_32(TRACED(float) *s_x, const float *x, uint64_t n)
 {
     unsigned tid = threadIdx.x;
     uint64_t i = (uint64_t)blockIdx.x * LEETCUDA_BLOCK + tid;
@@ -25,7 +25,7 @@ __device__ void load_and_halve_to_32(float *s_x, const float *x, uint64_t n)
  * 32 lanes of warp 0 take part in every step (the upper lanes' results are simply not used). */
 __global__ void reduce_shuffle_tail(const float *x, float *out, uint64_t n)
 {
-    __shared__ float s_x[LEETCUDA_BLOCK];
+    __shared__ TRACED(float) s_x[LEETCUDA_BLOCK];
     unsigned tid = threadIdx.x;
     load_and_halve_to_32(s_x, x, n);
     if (tid < 32) {
@@ -57,7 +57,7 @@ static void run_shuffle_tail(Run *r)
  * undefined behaviour. */
 __global__ void reduce_shuffle_tail_divergent_mask(const float *x, float *out, uint64_t n)
 {
-    __shared__ float s_x[LEETCUDA_BLOCK];
+    __shared__ TRACED(float) s_x[LEETCUDA_BLOCK];
     unsigned tid = threadIdx.x;
     load_and_halve_to_32(s_x, x, n);
     float v = s_x[tid];
@@ -87,7 +87,7 @@ __device__ float warp_sum_down(float v)
 
 __global__ void __launch_bounds__(BLOCK_1024) reduce_warp_shuffle(const float *x, float *out, uint64_t n)
 {
-    __shared__ float warp_sums[32];
+    __shared__ TRACED(float) warp_sums[32];
     unsigned tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     uint64_t i = (uint64_t)blockIdx.x * BLOCK_1024 + tid;
     float v = warp_sum_down(i < n ? x[i] : 0.0f);
@@ -110,7 +110,7 @@ static void run_warp_shuffle(Run *r)
  * by shuffles again, and each block's sum goes to the host, as the chapter's "host-side finalize". */
 __global__ void __launch_bounds__(BLOCK_1024) reduce_chapter_v5(const float *x, float *partials, uint64_t n)
 {
-    __shared__ float warp_sums[32];
+    __shared__ TRACED(float) warp_sums[32];
     unsigned tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     uint64_t i = (uint64_t)blockIdx.x * (2 * BLOCK_1024) + tid;
     float v = i < n ? x[i] : 0.0f;
@@ -171,4 +171,4 @@ static const Kernel kernels[] = {
      run_shuffle_tail_divergent_mask, .flags = NOT_DEFAULT},
 };
 
-STAGE("05_shuffle", kernels);
+STAGE("05_shuffle", kernels, .trees = "reduce_shuffle_tail reduce_warp_shuffle");

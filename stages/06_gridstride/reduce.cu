@@ -15,7 +15,7 @@
  * with this few blocks one atomicAdd each (stage 03) is cheaper than a copy back. */
 __global__ void reduce_gridstride(const float *x, float *out, uint64_t n)
 {
-    __shared__ float s_x[LEETCUDA_BLOCK];
+    __shared__ TRACED(float) s_x[LEETCUDA_BLOCK];
     unsigned tid = threadIdx.x;
     uint64_t stride = (uint64_t)gridDim.x * LEETCUDA_BLOCK;
     float sum = 0.0f;
@@ -50,7 +50,7 @@ static void run_gridstride(Run *r)
  * memory, warp 0 adds them and does the block's one atomicAdd. */
 __device__ void block_sum_atomic(float v, float *out)
 {
-    __shared__ float warp_sums[WARPS];
+    __shared__ TRACED(float) warp_sums[WARPS];
     unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     for (unsigned offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(FULL_MASK, v, offset);
     if (lane == 0) warp_sums[warp] = v;

@@ -17,3 +17,20 @@ if [ "$gpu" = 1 ]; then
 else
     skipped "01 the CPU loop's lost ones at 2^24+1 (no GPU: nvidia-smi -L finds none)"
 fi
+# The record's shared-memory wavefronts against Nsight Compute's on the same launch (one block): the
+# interleaved tree (tid % (2*s): divergent, no bank conflict) and the exercise's strided one (index =
+# 2*s*tid: 2-way and worse conflicts). scripts/tree.sh agree exits 1 where a count differs.
+if [ "$gpu" = 1 ] && command -v ncu >/dev/null; then
+    expect "01 tree: reduce_interleaved's recorded wavefronts are those ncu measures" 0 "loads .* agree" -- \
+        scripts/tree.sh agree 01_naive reduce_interleaved
+    if make --no-print-directory -s build/01_naive/tree-solution build/01_naive/solution >"$tmp/build" 2>&1; then
+        expect "01 tree: the strided solution's recorded wavefronts (bank conflicts) are those ncu measures" 0 "loads .* agree" -- \
+            env PROGRAM=solution scripts/tree.sh agree 01_naive reduce_interleaved_strided
+    else
+        bad "01 tree: build/01_naive/tree-solution builds"
+    fi
+else
+    skipped "01 tree: the record's wavefronts against ncu's (needs a GPU and ncu)"
+fi
+expect "01 tree: the kernel that halves in global memory cannot be recorded, and says why (exit 5)" 5 \
+    "reduce_global_inplace cannot be recorded: it halves its slice in global memory" -- build/01_naive/tree --kernel reduce_global_inplace
