@@ -22,6 +22,7 @@ NF != 7 { printf "error: not a tree record line: %s\n", $0 > "/dev/stderr"; bad 
     active[step, warp, lane] = 1; seen_step[step] = 1; seen_warp[warp] = 1
     if (op == "ld" || op == "st") {
         word = int(addr / 4); k = ++ord[t, op]
+        if (base == "" || word < base) base = word
         key = step SUBSEP op SUBSEP warp SUBSEP k
         if (!(key in lanes_in)) { groups[++ngroups] = key }
         lanes_in[key]++
@@ -31,7 +32,7 @@ NF != 7 { printf "error: not a tree record line: %s\n", $0 > "/dev/stderr"; bad 
         }
         bank_of[key, lane] = word % 32
         if (op == "ld") { P[t] = P[t] " " slot_node(word) }
-        else { v = combine(t, word, step); slot[word] = v; R[t] = v; Rslot[t] = word }
+        else { at_slot = 1; v = combine(t, word, step); at_slot = 0; slot[word] = v; R[t] = v; Rslot[t] = word }
     } else {
         shfl_t[++nshfl] = t; shfl_src[nshfl] = src < 0 ? -1 : warp * 32 + src; shfl_op[nshfl] = op
         shuffle_arg[step, warp] = op " " addr; shuffled[step, warp] = 1
@@ -47,11 +48,13 @@ END {
 }
 
 function new_node(x, y, w, c1, c2) {
-    nodes++; nx[nodes] = x; ny[nodes] = y; nwp[nodes] = w; kids[nodes] = c1 (c2 == "" ? "" : " " c2)
+    nodes++; nx[nodes] = x; ny[nodes] = y; nwp[nodes] = w; kids[nodes] = c1 (c2 == "" ? "" : " " c2); of_slot[nodes] = at_slot
     if (y > maxy) maxy = y
     return nodes
 }
-function slot_node(word) { if (!(word in slot)) slot[word] = new_node(word, 0, -1, "", ""); return slot[word] }
+function slot_node(word) { if (!(word in slot)) { at_slot = 1; slot[word] = new_node(word, 0, -1, "", ""); at_slot = 0 }; return slot[word] }
+# A node's position: a slot's index in the shared memory the kernel uses (from its lowest address), or a lane.
+function px(i) { return of_slot[i] ? nx[i] - base : nx[i] }
 # The value thread t holds now: what it read since its last write, and its own value where that counts.
 function combine(t, x, step,    n, i, list, u, seen, out, c) {
     n = split(P[t], list, " "); P[t] = ""; c = 0; out = ""
@@ -84,9 +87,9 @@ function totals(    g, key, p) {
 function warps_count(    w, c) { c = 0; for (w in seen_warp) c++; return c }
 function write_data(    i, n, c, j, w, s, l, g, key, p) {
     for (i = 1; i <= nodes; i++) {
-        printf "%d %d %d %d\n", nx[i], ny[i], nwp[i], kids[i] == "" > dir "/nodes.dat"
+        printf "%d %d %d %d\n", px(i), ny[i], nwp[i], kids[i] == "" > dir "/nodes.dat"
         n = split(kids[i], c, " ")
-        for (j = 1; j <= n; j++) printf "%d %d %d %d %d\n", nx[c[j]], ny[c[j]], nx[i] - nx[c[j]], ny[i] - ny[c[j]], nwp[i] > dir "/edges.dat"
+        for (j = 1; j <= n; j++) printf "%d %d %d %d %d\n", px(c[j]), ny[c[j]], px(i) - px(c[j]), ny[i] - ny[c[j]], nwp[i] > dir "/edges.dat"
     }
     printf "" > dir "/lanes.dat"; printf "" > dir "/banks.dat"; printf "" > dir "/shuffles.dat"
     for (s = 0; s <= last; s++) for (w = 0; w < warps_count(); w++) for (l = 0; l < 32; l++)
@@ -104,13 +107,13 @@ function mask(s, w,    l, m) { m = ""; for (l = 0; l < 32; l++) m = m (((s, w, l
 function ascii(    y, x, i, row, cnt, s, w, nwarps, shown, g, key, p, l, line, any, tot, conflicted) {
     print title
     printf "\nThe tree (one row per step that adds, the root on top; o an element, + an addition; positions 0-%d of %d):\n", width - 1, threads
-    for (i = 1; i <= nodes; i++) if (nx[i] < width) at[ny[i], nx[i]] = kids[i] == "" ? "o" : "+"
+    for (i = 1; i <= nodes; i++) if (px(i) >= 0 && px(i) < width) at[ny[i], px(i)] = kids[i] == "" ? "o" : "+"
     for (y = maxy; y >= 0; y--) {
         row = ""; cnt = 0
         for (i = 1; i <= nodes; i++) if (ny[i] == y && kids[i] != "") cnt++
         if (y > 0 && cnt == 0) continue
         for (x = 0; x < width; x++) row = row (((y, x) in at) ? at[y, x] : " ")
-        printf "%4d | %s | %s\n", y, row, y == 0 ? "elements" : cnt " additions"
+        printf "%4d | %s | %s\n", y, row, y == 0 ? "elements" : cnt (cnt == 1 ? " addition" : " additions")
     }
     nwarps = warps_count(); shown = nwarps > 4 ? 4 : nwarps
     printf "\nActive lanes per step (# a lane that accessed shared memory or shuffled; warps 0-%d of %d):\n", shown - 1, nwarps

@@ -57,7 +57,8 @@ readme_block() {
             awk -v mode=counts -f scripts/tree.awk "stages/$s/tree/$k.csv" | awk -v k="$k" -v lang="$lang" '
                 { i[$1] = $2; w[$1] = $3 }
                 END { if (lang == "zh") printf "`%s` 的一个线程块：共享内存读 %d 条指令、%d 个 wavefront；写 %d 条指令、%d 个 wavefront。\n", k, i["ld"], w["ld"], i["st"], w["st"]
-                      else printf "One block of `%s`: shared-memory loads %d instructions, %d wavefronts; stores %d instructions, %d wavefronts.\n", k, i["ld"], w["ld"], i["st"], w["st"] }'
+                      else printf "One block of `%s`: shared-memory loads %s, %s; stores %s, %s.\n", k, n(i["ld"], "instruction"), n(w["ld"], "wavefront"), n(i["st"], "instruction"), n(w["st"], "wavefront") }
+                function n(c, what) { return c " " what (c == 1 ? "" : "s") }'
         else
             [ "$lang" = zh ] && echo "\`$k\` 尚未记录：在有 GPU 的机器上运行 make stage-${s%%_*} tree。" ||
                 echo "\`$k\` is not recorded yet: run make stage-${s%%_*} tree on a machine with a GPU."

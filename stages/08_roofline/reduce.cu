@@ -177,7 +177,7 @@ static int acc_bits(int) { return ACC_EXACT; }
  * A finish that counts the blocks (ONE_LAUNCH, DETERMINISTIC) makes every block wait for its count's
  * round trip before it ends; there the grid is at most the blocks the GPU holds at once, each looping
  * over its tiles a grid of tiles apart, so the waits happen once per block, at the end. */
-template <typename T, typename Acc, Finish FINISH, bool SMALL_TILES = true>
+template <typename T, typename Acc, Finish FINISH>
 static void run_roofline(Run *r)
 {
     if ((uintptr_t)r->data % sizeof(T)) {
@@ -187,8 +187,9 @@ static void run_roofline(Run *r)
     uint64_t vectors = r->n * sizeof(T) / 16 + 1;
     uint64_t blocks = (vectors + BLOCK * UNROLL - 1) / (BLOCK * UNROLL); /* one tile: one block, one launch */
     void (*kernel)(const T *, uint64_t, float *, Acc *) = reduce_roofline<T, Acc, FINISH, UNROLL>;
-    if (SMALL_TILES && blocks > 1 && blocks < (uint64_t)r->sm_count) {
-        /* Fewer tiles than SMs: tiles of one load a thread, four times the blocks, each SM reading less. */
+    if (blocks > 1 && blocks * UNROLL <= (uint64_t)r->sm_count) {
+        /* Even four times the tiles would not fill the SMs: tiles of one load a thread, four times the
+         * blocks, each reading a quarter as much (a run this short is a round trip or two per block). */
         kernel = reduce_roofline<T, Acc, FINISH, 1>;
         blocks = (vectors + BLOCK - 1) / BLOCK;
     }
@@ -220,8 +221,6 @@ static const Kernel kernels[] = {
      run_roofline<float, float, ONE_LAUNCH>, .dtype = DT_F32, .acc = ACC_F32},
     {"roofline_f32_deterministic", "the same, finished by the last block in a fixed order: the same bits every run",
      run_roofline<float, float, DETERMINISTIC>, .dtype = DT_F32, .acc = ACC_F32},
-    {"x_u4", "x", run_roofline<float, float, ATOMIC, false>, .flags = NOT_DEFAULT, .dtype = DT_F32, .acc = ACC_F32},
-    {"x_u4_det", "x", run_roofline<float, float, DETERMINISTIC, false>, .flags = NOT_DEFAULT, .dtype = DT_F32, .acc = ACC_F32},
     {"roofline_f16_f32", "fp16 input, fp32 accumulator", run_roofline<__half, float, ATOMIC>,
      .dtype = DT_F16, .acc = ACC_F32},
     {"roofline_bf16_f32", "bf16 input, fp32 accumulator", run_roofline<__nv_bfloat16, float, ATOMIC>,
