@@ -302,10 +302,10 @@ static void make_host_data(HostData *out, Dtype t, Fill fill, uint64_t seed, uin
 {
     HostData h = *out;
     if (h.room < n) {
+        if (h.values != h.bytes) free(h.values);
         free(h.bytes);
-        free(h.values);
         h.bytes = malloc(n * sizeof(float));
-        h.values = (float *)malloc(n * sizeof(float));
+        h.values = t == DT_F32 ? (float *)h.bytes : (float *)malloc(n * sizeof(float)); /* fp32: the same values */
         if (!h.bytes || !h.values) {
             fprintf(stderr, "error: could not allocate %llu bytes of host memory for the input\n",
                     (unsigned long long)(n * 2 * sizeof(float)));
