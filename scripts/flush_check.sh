@@ -72,15 +72,26 @@ l2_bytes=$((l2_floats * 4))
 [ -n "$out" ] && echo "gpu,probe,loads,n,input_bytes,l2,runs,dram_bytes_min,ratio_min,pass" >"$out"
 failed=0
 
+# The GPU functions of every probe that runs the same program the same way, as one regex: probes that
+# share a run (a kernel and CUB after it) read one profile of it.
+all_regex() { awk -v p="$1" -v r="$2" '$1 == p && $5 == r { printf "%s%s", (n++ ? "|" : ""), $3 }' "$tmp/probes"; }
 # probe NAME LOADS REGEX L2 N JUDGE_LAST ELEMENT_BYTES PROGRAM ARGS...: profile the program's launches
 # of the kernels matching REGEX; one run is one launch, or for CUB its kernels up to its single-tile
 # pass. JUDGE_LAST: judge only the last K runs (the warm ones), 0: all.
 probe() {
     local name=$1 loads=$2 regex=$3 l2=$4 n=$5 last=$6 size=$7
     shift 7
-    ncu --cache-control none --clock-control none --metrics dram__bytes_read.sum --print-units base --csv \
-        --kernel-name regex:"$regex" "$@" --n "$n" --l2 "$l2" </dev/null >"$tmp/ncu" 2>"$tmp/err"
-    local rc=$?
+    local key rc=0
+    key=$(printf '%s ' "$@" "$n" "$l2" | cksum | cut -d' ' -f1)
+    if [ ! -f "$tmp/ncu.$key" ]; then
+        ncu --cache-control none --clock-control none --metrics dram__bytes_read.sum --print-units base --csv \
+            --kernel-name regex:"$(all_regex "$1" "$3")" "$@" --n "$n" --l2 "$l2" </dev/null >"$tmp/ncu.$key" 2>"$tmp/err.$key"
+        echo $? >"$tmp/rc.$key"
+    fi
+    rc=$(cat "$tmp/rc.$key")
+    cp "$tmp/err.$key" "$tmp/err"
+    awk -v re="$regex" -F'","' '/^"ID"/ { for (i = 1; i <= NF; i++) if ($i ~ /Kernel Name/) k = i; print; next }
+        k && $k ~ re' "$tmp/ncu.$key" >"$tmp/ncu"
     local line
     line=$(awk -v n="$n" -v l2="$l2" -v last="$last" '
         # ncu quotes every field of its CSV (a value may hold commas): split on the quotes.
