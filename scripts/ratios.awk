@@ -50,24 +50,20 @@ END {
     for (i = 1; i <= count; i++)
         if ((order[i] in fp32) && ((order[i], maxn) in us) && (fastest == "" || us[order[i], maxn] + 0 < us[fastest, maxn] + 0)) fastest = order[i]
     if (sol <= 0 || fastest == "") exit
-    line = say("| speed of light (µs) |", "| 光速 (µs) |"); line2 = say("| speed of light / `" fastest "` |", "| 光速 / `" fastest "` |")
+    limit_rows(floor, say("| speed of light (µs) |", "| 光速 (µs) |"), say("| speed of light / `" fastest "` |", "| 光速 / `" fastest "` |"))
+    if (trip != "") limit_rows(trip, say("| the same with one DRAM round trip (µs) |", "| 同上，加一次 DRAM 往返 (µs) |"),
+                               say("| that / `" fastest "` |", "| 它 / `" fastest "` |"))
+}
+# Two rows: a floor (µs) plus the fastest kernel's bytes over the read-only bandwidth at each N, and that
+# over the kernel's time.
+function limit_rows(base, label, label2,    j, a, line, line2, t) {
+    line = label; line2 = label2
     for (j = 1; j <= count_n; j++) {
         a = fastest SUBSEP ns[j]
         if (!(a in us)) { line = line cell(""); line2 = line2 cell(""); continue }
-        sol_us = floor + bytes[a] / sol / 1e3
-        line = line sprintf(" %.1f |", sol_us)
-        line2 = line2 cell(sol_us / us[a])
-    }
-    print line; print line2
-    if (trip == "") exit
-    line = say("| the same with one DRAM round trip (µs) |", "| 同上，加一次 DRAM 往返 (µs) |")
-    line2 = say("| that / `" fastest "` |", "| 它 / `" fastest "` |")
-    for (j = 1; j <= count_n; j++) {
-        a = fastest SUBSEP ns[j]
-        if (!(a in us)) { line = line cell(""); line2 = line2 cell(""); continue }
-        trip_us = trip + bytes[a] / sol / 1e3
-        line = line sprintf(" %.1f |", trip_us)
-        line2 = line2 cell(trip_us / us[a])
+        t = base + bytes[a] / sol / 1e3
+        line = line sprintf(" %.1f |", t)
+        line2 = line2 cell(t / us[a])
     }
     print line; print line2
 }
