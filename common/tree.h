@@ -11,8 +11,9 @@
 
 #include <stdint.h>
 
-/* What one record line is: a thread's access to shared memory (addr: the byte offset in the block's
- * shared memory, bytes: its width) or a shuffle (addr: its delta, lane mask or source lane as given;
+/* What one record line is: a thread's access to shared memory (addr: its shared-memory address, whose
+ * 4-byte word mod 32 is the bank; the block's arrays need not start at 0, the drawing counts slots from
+ * the lowest address recorded; bytes: its width) or a shuffle (addr: its delta, lane mask or source lane as given;
  * src: the lane it read, -1 where the lane kept its own value). seq orders one thread's events. */
 enum { TREE_LD = 1, TREE_ST, TREE_SHFL_DOWN, TREE_SHFL_UP, TREE_SHFL_XOR, TREE_SHFL_IDX };
 typedef struct {

@@ -89,34 +89,21 @@ probe() {
         echo $? >"$tmp/rc.$key"
     fi
     rc=$(cat "$tmp/rc.$key")
-    cp "$tmp/err.$key" "$tmp/err"
-    awk -v re="$regex" -F'","' '/^"ID"/ { for (i = 1; i <= NF; i++) if ($i ~ /Kernel Name/) k = i; print; next }
-        k && $k ~ re' "$tmp/ncu.$key" >"$tmp/ncu"
     local line
-    line=$(awk -v n="$n" -v l2="$l2" -v last="$last" '
-        # ncu quotes every field of its CSV (a value may hold commas): split on the quotes.
-        function split_quoted(s,   n) { n = 0; delete f; while (match(s, /"[^"]*"/)) { f[++n] = substr(s, RSTART + 1, RLENGTH - 2); s = substr(s, RSTART + RLENGTH) }; return n }
-        /^"ID"/ { n = split_quoted($0); for (i = 1; i <= n; i++) col[f[i]] = i; next }
-        !("Metric Value" in col) { next }
-        {
-            if (split_quoted($0) < col["Metric Value"] || f[col["Metric Name"]] != "dram__bytes_read.sum") next
-            v = f[col["Metric Value"]]; gsub(/,/, "", v)
-            kernel = f[col["Kernel Name"]]
-            acc += v
-            # A CUB run ends with its single-tile kernel; any other kernel is a run by itself.
-            if (kernel !~ /DeviceReduce/ || kernel ~ /SingleTile/) { runs[++count] = acc; acc = 0 }
-        }
+    line=$(awk -v re="$regex" -v last="$last" -f scripts/ncu.awk -f <(printf '%s' '
+        ncu_metric != "dram__bytes_read.sum" || ncu_kernel !~ re { next }
+        { acc += ncu_value; if (ends_run(ncu_kernel)) { runs[++count] = acc; acc = 0 } }
         END {
             first = last > 0 && count > last ? count - last + 1 : 1
             min = -1
             for (i = first; i <= count; i++) if (min < 0 || runs[i] < min) min = runs[i]
             printf "%d %.0f", count - first + 1, min
-        }' "$tmp/ncu")
+        }') "$tmp/ncu.$key")
     local runs=${line%% *} min=${line##* }
     local bytes=$((n * size))
     local ratio pass
     if [ "$rc" -ne 0 ] || [ "${runs:-0}" -eq 0 ] || [ "$min" -lt 0 ] 2>/dev/null; then
-        echo "FAIL $name ($loads loads), l2 $l2, N = $n: no reading (ncu exit $rc): $(tail -2 "$tmp/err" "$tmp/ncu" | tr '\n' ' ')"
+        echo "FAIL $name ($loads loads), l2 $l2, N = $n: no reading (ncu exit $rc): $(tail -2 "$tmp/err.$key" "$tmp/ncu.$key" | tr '\n' ' ')"
         failed=$((failed + 1))
         return
     fi

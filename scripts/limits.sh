@@ -57,21 +57,16 @@ for p in ${REDUCE_PROGRAMS:-$(make --no-print-directory -s programs)}; do
             { rc=$?; tail -5 "$tmp/err" "$tmp/ncu" >&2; [ "$rc" = 3 ] && exit 3; exit 2; }
         [ -n "$gpu" ] || gpu=$(awk -F, 'NR == 2 { print $1 }' "$tmp/run.csv")
         nn=$(awk -F, 'NR > 1 && $2 != "00_device" { print $5; exit }' "$tmp/run.csv")
-        awk -v gpu="$gpu" -v stage="$stage" -v n="$nn" -v dtype="$dtype" -v names="cub $kernels" '
-            # ncu quotes every field of its CSV (a value may hold commas): split on the quotes.
-            function split_quoted(s,   k) { k = 0; delete f; while (match(s, /"[^"]*"/)) { f[++k] = substr(s, RSTART + 1, RLENGTH - 2); s = substr(s, RSTART + RLENGTH) }; return k }
-            /^"ID"/ { k = split_quoted($0); for (i = 1; i <= k; i++) col[f[i]] = i; next }
-            !("Metric Value" in col) || split_quoted($0) < col["Metric Value"] { next }
+        awk -v gpu="$gpu" -v stage="$stage" -v n="$nn" -v dtype="$dtype" -v names="cub $kernels" -f scripts/ncu.awk -f <(printf '%s' '
             {
-                id = f[col["ID"]]
-                if (!(id in name)) { name[id] = f[col["Kernel Name"]]; order[++launches] = id }
-                v = f[col["Metric Value"]]; gsub(/,/, "", v); val[id, f[col["Metric Name"]]] = v
+                if (!(ncu_id in name)) { name[ncu_id] = ncu_kernel; order[++launches] = ncu_id }
+                val[ncu_id, ncu_metric] = ncu_value
             }
             END {
-                # Launches into runs: a CUB run ends with its single-tile kernel, any other launch is a run.
+                # Launches into runs (ends_run).
                 for (i = 1; i <= launches; i++) {
                     id = order[i]; member[runs + 1, ++size[runs + 1]] = id
-                    if (name[id] !~ /DeviceReduce/ || name[id] ~ /SingleTile/) runs++
+                    if (ends_run(name[id])) runs++
                 }
                 count = split(names, want, " ")
                 if (runs != 2 * count) { printf "error: %d runs profiled, expected %d (a checked and a timed run of each of %s)\n", runs, 2 * count, names > "/dev/stderr"; exit 1 }
@@ -87,7 +82,7 @@ for p in ${REDUCE_PROGRAMS:-$(make --no-print-directory -s programs)}; do
                         val[longest, "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"],
                         val[longest, "smsp__average_warps_issue_stalled_membar_per_issue_active.ratio"]
                 }
-            }' "$tmp/ncu" >>"$csv" || exit 2
+            }') "$tmp/ncu" >>"$csv" || exit 2
     done
 done
 [ "$found" = 1 ] || { echo "error: no built program names limit kernels (--describe: limit kernels)" >&2; exit 2; }

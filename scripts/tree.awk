@@ -32,7 +32,7 @@ NF != 7 { printf "error: not a tree record line: %s\n", $0 > "/dev/stderr"; bad 
         }
         bank_of[key, lane] = word % 32
         if (op == "ld") { P[t] = P[t] " " slot_node(word) }
-        else { at_slot = 1; v = combine(t, word, step); at_slot = 0; slot[word] = v; R[t] = v; Rslot[t] = word }
+        else { v = combine(t, word, 1, step); slot[word] = v; R[t] = v; Rslot[t] = word }
     } else {
         shfl_t[++nshfl] = t; shfl_src[nshfl] = src < 0 ? -1 : warp * 32 + src; shfl_op[nshfl] = op
         shuffle_arg[step, warp] = op " " addr; shuffled[step, warp] = 1
@@ -47,33 +47,34 @@ END {
     ascii()
 }
 
-function new_node(x, y, w, c1, c2) {
-    nodes++; nx[nodes] = x; ny[nodes] = y; nwp[nodes] = w; kids[nodes] = c1 (c2 == "" ? "" : " " c2); of_slot[nodes] = at_slot
+# A node at position x (a shared-memory slot where is_slot, else a lane), step y, added by warp w.
+function new_node(x, is_slot, y, w, c1, c2) {
+    nodes++; nx[nodes] = x; ny[nodes] = y; nwp[nodes] = w; kids[nodes] = c1 (c2 == "" ? "" : " " c2); of_slot[nodes] = is_slot
     if (y > maxy) maxy = y
     return nodes
 }
-function slot_node(word) { if (!(word in slot)) { at_slot = 1; slot[word] = new_node(word, 0, -1, "", ""); at_slot = 0 }; return slot[word] }
+function slot_node(word) { if (!(word in slot)) slot[word] = new_node(word, 1, 0, -1, "", ""); return slot[word] }
 # A node's position: a slot's index in the shared memory the kernel uses (from its lowest address), or a lane.
 function px(i) { return of_slot[i] ? nx[i] - base : nx[i] }
 # The value thread t holds now: what it read since its last write, and its own value where that counts.
-function combine(t, x, step,    n, i, list, u, seen, out, c) {
+function combine(t, x, is_slot, step,    n, i, list, u, seen, out, c) {
     n = split(P[t], list, " "); P[t] = ""; c = 0; out = ""
     for (i = 1; i <= n; i++) if (!(list[i] in seen)) { seen[list[i]] = 1; u[++c] = list[i] }
     if ((t in R) && (c == 0 || slot[Rslot[t]] == R[t]) && !(R[t] in seen)) u[++c] = R[t]
-    if (c == 0) return new_node(x, 0, int(t / 32), "", "")
+    if (c == 0) return new_node(x, is_slot, 0, int(t / 32), "", "")
     if (c == 1) return u[1]
-    out = new_node(x, step + 1, int(t / 32), u[1], u[2])
+    out = new_node(x, is_slot, step + 1, int(t / 32), u[1], u[2])
     for (i = 3; i <= c; i++) kids[out] = kids[out] " " u[i]
     return out
 }
 function end_step(    i, t, s, old) {
-    for (i = 1; i <= nshfl; i++) { t = shfl_t[i]; R[t] = combine(t, t, last); Rslot[t] = -1 }
+    for (i = 1; i <= nshfl; i++) { t = shfl_t[i]; R[t] = combine(t, t, 0, last); Rslot[t] = -1 }
     for (i = 1; i <= nshfl; i++) old[shfl_t[i]] = R[shfl_t[i]]
     for (i = 1; i <= nshfl; i++) {
         t = shfl_t[i]; s = shfl_src[i]
         if (s < 0 || !(s in old)) continue
         if (shfl_op[i] == "shfl_idx") R[t] = old[s]
-        else R[t] = new_node(t, last + 1, int(t / 32), old[t], old[s])
+        else R[t] = new_node(t, 0, last + 1, int(t / 32), old[t], old[s])
     }
     nshfl = 0
     split("", ord)
