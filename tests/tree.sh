@@ -31,7 +31,8 @@ expect "tree draw on a file that is not a record, exit 2" 2 "not a tree record" 
 expect "the READMEs' tree blocks are drawn from the committed records" 0 "" -- scripts/tree.sh readme --check
 for png in stages/*/tree/*.png; do
     [ -f "$png" ] || continue
-    expect "$png is drawn from its record" 0 "drawn" -- scripts/tree.sh draw "${png%.png}.csv" "$tmp/again.png"
+    # (The committed picture itself is not compared: gnuplot's bytes differ between versions and fonts.)
+    expect "the record beside $png draws" 0 "drawn" -- scripts/tree.sh draw "${png%.png}.csv" "$tmp/again.png"
 done
 # Every harness program has a record build, whose bad input and refusals are those of every program.
 for p in $PROGRAMS; do
