@@ -139,7 +139,8 @@ typedef struct {
                                   the condition number (make accuracy) */
     const char *limits;        /* kernels of one input type whose hardware counters `make limits` reads at
                                   the bench sizes, beside CUB's (scripts/limits.sh) */
-    const char *trees;         /* kernels whose recorded tree its READMEs show (make stage-NN tree) */
+    const char *trees;         /* kernels whose recorded tree its READMEs show (make stage-NN tree): NAME,
+                                  or NAME@N to record it at --n N (default: one block's worth) */
 } Stage;
 
 /* Odd sizes around a block of 256 and a warp, one not a multiple of anything, one past 2^24. */

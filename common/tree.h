@@ -5,7 +5,10 @@
  * declared `__shared__ TRACED(float) s_x[BLOCK]`, which is the plain array in the ordinary build and
  * an array of recording proxies here, and __syncthreads, __syncwarp and the __shfl_*_sync intrinsics
  * become recording wrappers (a barrier ends a step for the threads it orders; a shuffle ends one for
- * the lane that makes it). Only block 0 of each launch records. */
+ * the lane that makes it). Only block 0 of each launch records. A library header read after this one
+ * is recorded too: stage 10 reads cooperative groups after common.h, so cg::reduce's own shuffles and
+ * its block.sync() (a __barrier_sync) are in the record. CUB's are not: its shuffles are inline PTX and
+ * its shared memory an opaque TempStorage, so a kernel built on CUB says that it cannot be recorded. */
 #ifndef REDUCE_TREE_H
 #define REDUCE_TREE_H
 
@@ -13,15 +16,20 @@
 
 /* What one record line is: a thread's access to shared memory (addr: its shared-memory address, whose
  * 4-byte word mod 32 is the bank; the block's arrays need not start at 0, the drawing counts slots from
- * the lowest address recorded; bytes: its width) or a shuffle (addr: its delta, lane mask or source lane as given;
- * src: the lane it read, -1 where the lane kept its own value). seq orders one thread's events. */
-enum { TREE_LD = 1, TREE_ST, TREE_SHFL_DOWN, TREE_SHFL_UP, TREE_SHFL_XOR, TREE_SHFL_IDX };
+ * the lowest address recorded; bytes: its width), a shuffle (addr: its delta, lane mask or source lane
+ * as given; src: the lane it read, -1 where the lane kept its own value) or the thread's arrival at a
+ * __syncthreads (a value it then shuffles without reading shared memory first is a new one, not the
+ * one it held before). seq orders one thread's events. */
+enum { TREE_LD = 1, TREE_ST, TREE_SHFL_DOWN, TREE_SHFL_UP, TREE_SHFL_XOR, TREE_SHFL_IDX, TREE_BAR };
 typedef struct {
     uint32_t step, thread, seq;
     uint16_t op, bytes;
     uint32_t addr;
     int32_t src;
 } TreeEvent;
+
+/* Why a kernel built on CUB cannot be recorded, for the no_tree of its table entry. */
+#define CUB_UNRECORDED "CUB's shuffles are inline PTX and its shared memory an opaque TempStorage, which the record cannot follow"
 
 #define TREE_MAX_THREADS 1024
 typedef struct {
@@ -51,10 +59,15 @@ __device__ inline void tree_event(unsigned op, unsigned bytes, unsigned addr, in
         tree_log->events[i] = {tree_log->step[t], t, tree_log->seq[t]++, (uint16_t)op, (uint16_t)bytes, addr, src};
 }
 
-/* An element of a shared array that records its reads and writes (same size and place as a T). */
+/* An element of a shared array that records its reads and writes (same size and place as a T). It
+ * cannot be copied: a copy would read the element unrecorded, into a register that is no slot. So a
+ * template that would deduce its type from an element (cg::reduce(tile, s[i], op)) is given the
+ * element's value, T(s[i]), or its type, f<T>(s[i]); the record build refuses to compile otherwise. */
 template <typename T>
 struct Traced {
     T v;
+    Traced() = default;
+    Traced(const Traced &) = delete;
     __device__ unsigned where() const volatile { return (unsigned)__cvta_generic_to_shared((const void *)this); }
     __device__ operator T() const { tree_event(TREE_LD, sizeof(T), where(), -1); return v; }
     __device__ operator T() const volatile { tree_event(TREE_LD, sizeof(T), where(), -1); return *(const volatile T *)&v; }
@@ -71,10 +84,17 @@ __device__ inline void tree_syncthreads(void)
 {
     if (!tree_on()) { __syncthreads(); return; }
     unsigned t = tree_thread();
+    tree_event(TREE_BAR, 0, 0, -1);
     atomicMax(&tree_log->block_step, tree_log->step[t]);
     __syncthreads();
     tree_log->step[t] = tree_log->block_step + 1;
     __syncthreads();
+}
+/* A named barrier: barrier 0 is __syncthreads' (cooperative groups' block.sync() uses it). */
+__device__ inline void tree_barrier_sync(unsigned id)
+{
+    if (id == 0) tree_syncthreads();
+    else __barrier_sync(id);
 }
 __device__ inline void tree_syncwarp(unsigned mask = 0xffffffffu)
 {
@@ -126,6 +146,7 @@ __device__ T tree_shfl_idx(unsigned mask, T v, int src_lane, int width = 32)
     return r;
 }
 #define __syncthreads() tree_syncthreads()
+#define __barrier_sync(id) tree_barrier_sync(id)
 #define __syncwarp(...) tree_syncwarp(__VA_ARGS__)
 #define __shfl_down_sync(...) tree_shfl_down(__VA_ARGS__)
 #define __shfl_up_sync(...) tree_shfl_up(__VA_ARGS__)

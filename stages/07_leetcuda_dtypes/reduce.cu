@@ -46,7 +46,7 @@ struct alignas(sizeof(T) * PACK) Pack {
 template <typename In, int PACK, typename PackAcc, typename WarpAcc, typename CrossAcc>
 __global__ void block_all_reduce_sum(const In *x, float *y, uint64_t n)
 {
-    __shared__ CrossAcc warp_sums[32];
+    __shared__ TRACED(CrossAcc) warp_sums[32];
     uint64_t i = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) * PACK;
     PackAcc pack = PackAcc(0.0f);
     if (i + PACK <= n) {
@@ -189,4 +189,4 @@ static const Kernel kernels[] = {
 STAGE("07_leetcuda_dtypes", kernels,
       .sizes = "1024x1024,1024x2048,1024x4096,2048x1024,2048x2048,2048x4096,4096x1024,4096x2048,4096x4096",
       .check_sizes = "1,7,8,9,15,16,17,1000003,2^24+3", .charts = "bandwidth+ scaling roofline dtypes+",
-      .accuracy = "f16_f16 bf16_bf16");
+      .accuracy = "f16_f16 bf16_bf16", .trees = "f32x4_f32");

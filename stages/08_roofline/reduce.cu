@@ -74,7 +74,7 @@ __device__ __forceinline__ int one<int8_t, int>(int8_t v) { return v; }
 template <typename Acc>
 __device__ __forceinline__ Acc block_sum(Acc v)
 {
-    __shared__ Acc warp_sums[WARPS];
+    __shared__ TRACED(Acc) warp_sums[WARPS];
     int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     for (int m = 16; m > 0; m >>= 1) v += __shfl_xor_sync(FULL_MASK, v, m);
     if (lane == 0) warp_sums[warp] = v;

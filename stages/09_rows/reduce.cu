@@ -73,7 +73,7 @@ __device__ __forceinline__ float warp_reduce_sum(float v)
  * would need a __syncthreads() first, or it would overwrite warp_sums while warp 0 still reads them. */
 __device__ __forceinline__ float block_reduce_sum(float v)
 {
-    __shared__ float warp_sums[WARPS];
+    __shared__ TRACED(float) warp_sums[WARPS];
     int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     v = warp_reduce_sum(v);
     if (lane == 0) warp_sums[warp] = v;
@@ -97,14 +97,14 @@ __device__ __forceinline__ T block_all_reduce(T v)
 {
     static_assert(THREADS >= 32 && THREADS <= 1024 && (THREADS & (THREADS - 1)) == 0, "whole warps, a power of two");
     constexpr int warps = THREADS / 32;
-    __shared__ T partial[warps];
-    __shared__ T result; /* the article's result_broadcast */
+    __shared__ TRACED(T) partial[warps];
+    __shared__ TRACED(T) result; /* the article's result_broadcast */
     unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     v = warp_all_reduce<Op>(v, 32);
     if (lane == 0) partial[warp] = v;
     __syncthreads();
     if (warp == 0) {
-        v = warp_all_reduce<Op>(partial[lane % warps], warps);
+        v = warp_all_reduce<Op, T>(partial[lane % warps], warps);
         if (lane == 0) result = v;
     }
     __syncthreads();
@@ -332,7 +332,8 @@ static const Kernel kernels[] = {
      run_warp_packed},
     {"rows_block_per_row_packed", "article §4.2: the same with Packed<float, 4> loads, any cols and alignment",
      run_block_packed},
-    {"rows_block_per_row_cub", "article §3: cub::BlockReduce in place of blockReduceSum, packed loads", run_block_cub},
+    {"rows_block_per_row_cub", "article §3: cub::BlockReduce in place of blockReduceSum, packed loads", run_block_cub,
+     .no_tree = "its block's sum is cub::BlockReduce's: " CUB_UNRECORDED " (rows_block_per_row is that reduction by hand)"},
     {"rows_softmax_two_pass", "article §3 BlockAllReduce, §5: softmax's max to every thread, then sum of exp(x - max); log-sum-exp",
      run_softmax_two_pass, .op = OP_LOGSUMEXP},
     {"rows_online_softmax", "chapter §7.7.5: FlashAttention's online softmax, (m, l) pairs merged in one pass; log-sum-exp",
@@ -348,4 +349,4 @@ STAGE("09_rows", kernels,
                "2^11x32768,2^10x65536",
       .check_sizes = "1x1,1x31,3x33,5x4,7x1000,1000x7,33x4097,2^16x33,1000003x1,2x1000003,129x16,65x17,37x100,19x200,"
                      "11x300", .rows = 1,
-      .charts = "rows+");
+      .charts = "rows+", .trees = "rows_warp_per_row@4x64 rows_subwarp_per_row@32x32 rows_block_per_row@1x1024");

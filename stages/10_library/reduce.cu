@@ -4,11 +4,11 @@
  * and three ways to finish across the grid) and the accumulator's precision: fp32, fp64 and
  * Kahan-compensated fp32 on the same loop. Every kernel but the first reads the input with stage 06's
  * loop (reduce_gridstride_per_thread_8), so the rows differ only in what the chapter changes. */
+#include "common.h" /* first: the record build (make stage-10 tree) records cooperative groups' own shuffles */
+
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 #include <cub/cub.cuh>
-
-#include "common.h"
 
 namespace cg = cooperative_groups;
 
@@ -167,7 +167,7 @@ __global__ void __launch_bounds__(BLOCK) cg_reduce_warp_tile(const float *x, uin
  * take the thread_block itself (README: "what the chapter's code gets wrong"). */
 __global__ void __launch_bounds__(BLOCK) cg_reduce_block(const float *x, uint64_t n, float *out)
 {
-    __shared__ float warp_sums[WARPS];
+    __shared__ TRACED(float) warp_sums[WARPS];
     cg::thread_block block = cg::this_thread_block();
     cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
     float v = cg::reduce(warp, thread_sum<F32Sum>(x, n).value(), cg::plus<float>());
@@ -176,7 +176,7 @@ __global__ void __launch_bounds__(BLOCK) cg_reduce_block(const float *x, uint64_
     if (warp.meta_group_rank() == 0) {
         cg::thread_block_tile<WARPS> first = cg::tiled_partition<WARPS>(warp);
         if (first.meta_group_rank() == 0) {
-            v = cg::reduce(first, warp_sums[first.thread_rank()], cg::plus<float>());
+            v = cg::reduce(first, float(warp_sums[first.thread_rank()]), cg::plus<float>()); /* the value, not the slot */
             if (first.thread_rank() == 0) atomicAdd(out, v);
         }
     }
@@ -190,7 +190,7 @@ __global__ void __launch_bounds__(BLOCK) cg_reduce_block(const float *x, uint64_
 static_assert(BLOCK / TILE == TILE, "one tile adds the block's tile sums");
 __global__ void __launch_bounds__(BLOCK) cg_reduce_tile16(const float *x, uint64_t n, float *out)
 {
-    __shared__ float tile_sums[BLOCK / TILE];
+    __shared__ TRACED(float) tile_sums[BLOCK / TILE];
     cg::thread_block block = cg::this_thread_block();
     cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
     cg::thread_block_tile<TILE> tile = cg::tiled_partition<TILE>(warp);
@@ -198,7 +198,7 @@ __global__ void __launch_bounds__(BLOCK) cg_reduce_tile16(const float *x, uint64
     if (tile.thread_rank() == 0) tile_sums[warp.meta_group_rank() * (32 / TILE) + tile.meta_group_rank()] = v;
     block.sync();
     if (warp.meta_group_rank() == 0 && tile.meta_group_rank() == 0) {
-        v = cg::reduce(tile, tile_sums[tile.thread_rank()], cg::plus<float>());
+        v = cg::reduce(tile, float(tile_sums[tile.thread_rank()]), cg::plus<float>());
         if (tile.thread_rank() == 0) atomicAdd(out, v);
     }
 }
@@ -462,12 +462,16 @@ static void run_cpu_kahan(Run *r)
     r->shape.serial = 3; /* the compensated loop: 2, folding c in: 1 */
 }
 
+/* Why make stage-10 tree cannot record a kernel built on CUB (cooperative groups' kernels it can). */
+#define CUB_BLOCK_UNRECORDED "its block's sum is cub::BlockReduce's: " CUB_UNRECORDED " (stage 09's rows_block_per_row writes that reduction by hand, and is recorded)"
+
 static const Kernel kernels[] = {
     {"cub_device_reduce_sum", "chapter §7.7.1: cub::DeviceReduce::Sum, the two-call temp-storage idiom",
-     run_cub_device_reduce_sum},
+     run_cub_device_reduce_sum, .no_tree = "it runs CUB's own kernels: " CUB_UNRECORDED},
     {"cub_block_reduce", "chapter §7.7.1: stage 06's loop, then cub::BlockReduce and one atomicAdd per block",
-     run_cub_block_reduce},
-    {"cub_warp_reduce", "chapter §7.7.1: cub::WarpReduce in every warp, then in warp 0", run_cub_warp_reduce},
+     run_cub_block_reduce, .no_tree = CUB_BLOCK_UNRECORDED},
+    {"cub_warp_reduce", "chapter §7.7.1: cub::WarpReduce in every warp, then in warp 0", run_cub_warp_reduce,
+     .no_tree = "its warps' sums are cub::WarpReduce's: " CUB_UNRECORDED},
     {"cg_reduce_warp_tile", "chapter §7.7.2-3: cg::reduce on each 32-thread tile, one atomicAdd per warp",
      run_cg_reduce_warp_tile},
     {"cg_reduce_block", "chapter §7.7.2: cg::reduce on warp tiles, then on an 8-thread tile of the warp sums",
@@ -475,24 +479,27 @@ static const Kernel kernels[] = {
     {"cg_reduce_tile16", "chapter §7.7.2: cg::reduce on the 16-thread halves of each warp, then on one of their 16 sums",
      run_cg_reduce_tile16},
     {"cluster_dsmem_reduce", "chapter §7.8.1: clusters of 8 blocks add through distributed shared memory, one atomicAdd each",
-     run_cluster_dsmem_reduce, .min_cc = 90, .needs = "thread block clusters and distributed shared memory"},
+     run_cluster_dsmem_reduce, .min_cc = 90, .needs = "thread block clusters and distributed shared memory",
+     .no_tree = CUB_BLOCK_UNRECORDED},
     {"grid_sync_cooperative", "chapter §7.8.1, grid: block sums to memory, cg::this_grid().sync(), block 0 adds them",
-     run_grid_sync_cooperative},
+     run_grid_sync_cooperative, .no_tree = CUB_BLOCK_UNRECORDED},
     {"grid_last_block", "chapter §7.8.1, grid: block sums to memory, the last block to count itself adds them",
-     run_grid_last_block},
+     run_grid_last_block, .no_tree = CUB_BLOCK_UNRECORDED},
     {"grid_two_launches", "chapter §7.8.1, grid: block sums to memory, a second kernel of one block adds them",
-     run_grid_two_launches},
-    {"accumulate_f32", "chapter §7.7.4: fp32 accumulator, last block finishes in index order", run_accumulate<F32Sum>},
+     run_grid_two_launches, .no_tree = CUB_BLOCK_UNRECORDED},
+    {"accumulate_f32", "chapter §7.7.4: fp32 accumulator, last block finishes in index order", run_accumulate<F32Sum>,
+     .no_tree = CUB_BLOCK_UNRECORDED},
     {"accumulate_f64", "chapter §7.7.4 method 1: the same with an fp64 accumulator, one rounding to fp32",
-     run_accumulate<F64Sum>, .acc = ACC_F64},
+     run_accumulate<F64Sum>, .acc = ACC_F64, .no_tree = CUB_BLOCK_UNRECORDED},
     {"accumulate_kahan_f32", "chapter §7.7.4 method 2: the same with a Kahan-compensated fp32 accumulator",
-     run_accumulate<KahanSum>, .acc = ACC_KAHAN},
+     run_accumulate<KahanSum>, .acc = ACC_KAHAN, .no_tree = CUB_BLOCK_UNRECORDED},
     {"cpu_kahan_f32", "chapter §7.7.4 method 2 as listed: one Kahan-compensated fp32 loop, on the CPU", run_cpu_kahan,
      .flags = ON_CPU, .acc = ACC_KAHAN},
     /* Last: the one int32 row, beside CUB on the same int32 data (the harness runs CUB once per run of
      * rows of one input type). */
     {"cub_warp_scan_aggregate", "chapter §7.7.1: cub::WarpScan<int>::InclusiveSum's warp_aggregate, one atomicAdd per warp",
-     run_cub_warp_scan_aggregate, .dtype = DT_I32, .acc = ACC_I32},
+     run_cub_warp_scan_aggregate, .dtype = DT_I32, .acc = ACC_I32, .no_tree = "its warps' sums are cub::WarpScan's: " CUB_UNRECORDED},
 };
 
-STAGE("10_library", kernels, .charts = "library+", .accuracy = "accumulate_f32 accumulate_kahan_f32 accumulate_f64 cpu_kahan_f32");
+STAGE("10_library", kernels, .charts = "library+", .accuracy = "accumulate_f32 accumulate_kahan_f32 accumulate_f64 cpu_kahan_f32",
+      .trees = "cg_reduce_block");
