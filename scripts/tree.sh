@@ -3,8 +3,9 @@
 # (build/<stage>/tree, common/tree.h), drawn from the record by scripts/tree.awk and plots/lab/tree.gp.
 # usage: scripts/tree.sh record STAGE [PROGRAM OPTIONS]   (make stage-NN tree [ARGS=...] [PROGRAM=solution])
 #          with --kernel NAME: that kernel, into plots/results/<gpu>/tree/<stage>-<kernel>.csv and .png;
-#          without: the kernels the stage's --describe names as its tree kernels, into stages/<stage>/tree/
-#          (the records and pictures its READMEs show), and its READMEs' tree block regenerated
+#          without: the kernels the stage's --describe names as its tree kernels (NAME, or NAME@N: at
+#          --n N), into stages/<stage>/tree/ (the records and pictures its READMEs show), and its READMEs'
+#          tree block regenerated
 #        scripts/tree.sh draw RECORD.csv [PNG]   the compact form on the terminal, and PNG (default: the
 #          record's name with .png) where gnuplot is installed
 #        scripts/tree.sh counts RECORD.csv       the shared-memory instructions and wavefronts it implies
@@ -18,10 +19,12 @@ set -u
 cd "$(dirname "$0")/.."
 cmd=${1:-}
 shift || true
-usage() { sed -n '3,15p' "$0" | sed 's/^# //' >&2; exit 2; }
+usage() { sed -n '3,16p' "$0" | sed 's/^# //' >&2; exit 2; }
 # shellcheck disable=SC2086 # one program a word
 programs() { printf "%s\n" ${REDUCE_PROGRAMS:-$(make --no-print-directory -s programs)}; }
 describe() { "$1" --describe | sed -n "s/^$2: *//p"; }
+# The kernels of a stage's tree kernels (NAME or NAME@N), one a line.
+tree_kernels() { describe "$1" "tree kernels" | tr ' ' '\n' | sed '/^$/d; s/@.*//'; }
 slug() { tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9]+/-/g; s/^-//; s/-$//'; }
 
 # draw RECORD PNG: the terminal form, and the PNG (skipped, with a note, without gnuplot).
@@ -34,7 +37,9 @@ draw() {
     tmp=$(mktemp -d)
     awk -v mode=data -v dir="$tmp" -f scripts/tree.awk "$record" >"$tmp/keys" || { rm -rf "$tmp"; return 2; }
     keys() { sed -n "s/^$1 //p" "$tmp/keys"; }
-    gnuplot -e "dir='$tmp'; out='$png'; name='$(keys title | tr -d "'")'; threads=$(keys threads); steps=$(keys steps); shuffles=$(keys shuffles)" \
+    gnuplot -e "dir='$tmp'; out='$png'; name='$(keys title | tr -d "'")'; counts='$(keys counts)'" \
+        -e "threads=$(keys threads); steps=$(keys steps); accesses=$(keys accesses); conflicts=$(keys conflicts)" \
+        -e "additions=$(keys additions); unused=$(keys unused); shuffles=$(keys shuffles)" \
         plots/lab/tree.gp || { rm -rf "$tmp"; return 2; }
     rm -rf "$tmp"
     echo "drawn: $png"
@@ -54,10 +59,10 @@ readme_block() {
         if [ -f "stages/$s/tree/$k.csv" ]; then
             [ "$lang" = zh ] && echo "![$k 的归约树](tree/$k.png)" || echo "![the reduction tree of $k](tree/$k.png)"
             echo
-            awk -v mode=counts -f scripts/tree.awk "stages/$s/tree/$k.csv" | awk -v k="$k" -v lang="$lang" '
+            awk -v mode=counts -v adds=1 -f scripts/tree.awk "stages/$s/tree/$k.csv" | awk -v k="$k" -v lang="$lang" '
                 { i[$1] = $2; w[$1] = $3 }
-                END { if (lang == "zh") printf "`%s` 的一个线程块：共享内存读 %d 条指令、%d 个 wavefront；写 %d 条指令、%d 个 wavefront。\n", k, i["ld"], w["ld"], i["st"], w["st"]
-                      else printf "One block of `%s`: shared-memory loads %s, %s; stores %s, %s.\n", k, n(i["ld"], "instruction"), n(w["ld"], "wavefront"), n(i["st"], "instruction"), n(w["st"], "wavefront") }
+                END { if (lang == "zh") printf "`%s` 的一个线程块：共享内存读 %d 条指令、%d 个 wavefront；写 %d 条指令、%d 个 wavefront；%d 次加法，其中 %d 次的和没有任何结果用到。\n", k, i["ld"], w["ld"], i["st"], w["st"], i["add"], w["add"]
+                      else printf "One block of `%s`: shared-memory loads %s, %s; stores %s, %s; %s, %d of them unused (no result needs their sums).\n", k, n(i["ld"], "instruction"), n(w["ld"], "wavefront"), n(i["st"], "instruction"), n(w["st"], "wavefront"), n(i["add"], "addition"), w["add"] }
                 function n(c, what) { return c " " what (c == 1 ? "" : "s") }'
         else
             [ "$lang" = zh ] && echo "\`$k\` 尚未记录：在有 GPU 的机器上运行 make stage-${s%%_*} tree。" ||
@@ -94,8 +99,11 @@ record)
     kernels=$(describe "$main" "tree kernels")
     [ -n "$kernels" ] || { echo "error: $main --describe names no tree kernels: give one, ARGS=\"--kernel NAME\"" >&2; exit 2; }
     mkdir -p "stages/$stage/tree"
-    for k in $kernels; do
-        record_one "$bin" "stages/$stage/tree/$k.csv" --kernel "$k" "$@" || exit $?
+    for token in $kernels; do
+        k=${token%%@*}
+        size=()
+        [ "$k" = "$token" ] || size=(--n "${token#*@}")
+        record_one "$bin" "stages/$stage/tree/$k.csv" --kernel "$k" "${size[@]}" "$@" || exit $?
         draw "stages/$stage/tree/$k.csv" "stages/$stage/tree/$k.png" || exit $?
     done
     exec "$0" readme
@@ -118,7 +126,7 @@ readme)
     for main in $(programs); do
         s=$(basename "$(dirname "$main")")
         [ -x "$main" ] || continue
-        kernels=$(describe "$main" "tree kernels")
+        kernels=$(tree_kernels "$main")
         [ -n "$kernels" ] || continue
         for lang in en zh; do
             readme=stages/$s/README.md
