@@ -16,3 +16,11 @@ if [ "$gpu" = 1 ]; then
 else
     skipped "05 demo, the int all-reduce's exact sum, and its shuffles in the SASS (no GPU: nvidia-smi -L finds none)"
 fi
+# Shuffle first: one store a warp and one load of the 32 warp sums; the record's counts must be those
+# Nsight Compute measures on the same launch.
+if [ "$gpu" = 1 ] && command -v ncu >/dev/null; then
+    expect "05 tree: reduce_warp_shuffle's recorded wavefronts are those ncu measures" 0 "loads .* agree" -- \
+        scripts/tree.sh agree 05_shuffle reduce_warp_shuffle
+else
+    skipped "05 tree: the record's wavefronts against ncu's (needs a GPU and ncu)"
+fi

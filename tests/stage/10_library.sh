@@ -51,3 +51,11 @@ CU
 else
     skipped "10 the Kahan exercise with a plain fp32 sum fails, its solution passes (no GPU: nvidia-smi -L finds none)"
 fi
+# cg::reduce is recorded from the cooperative groups headers themselves: the record's shared-memory
+# instructions and wavefronts (the warp sums around block.sync()) must be the ones Nsight Compute measures.
+if [ "$gpu" = 1 ] && command -v ncu >/dev/null; then
+    expect "10 tree: cg_reduce_block's recorded wavefronts are those ncu measures" 0 "loads .* agree" -- \
+        scripts/tree.sh agree 10_library cg_reduce_block
+else
+    skipped "10 tree: the record's wavefronts against ncu's (needs a GPU and ncu)"
+fi
