@@ -140,7 +140,7 @@ typedef struct {
     const char *limits;        /* kernels of one input type whose hardware counters `make limits` reads at
                                   the bench sizes, beside CUB's (scripts/limits.sh) */
     const char *trees;         /* kernels whose recorded tree its READMEs show (make stage-NN tree): NAME,
-                                  or NAME@N to record it at --n N (default: one block's worth) */
+                                  or NAME@N, recorded at --n N when no --n is given (default: 1024) */
 } Stage;
 
 /* Odd sizes around a block of 256 and a warp, one not a multiple of anything, one past 2^24. */

@@ -62,7 +62,34 @@ static void take_cond(const char *prog, const char *v)
     stage_options.cond = c;
 }
 
+/* A stage's tree kernels are NAME, or NAME@N where its README's picture is recorded at --n N:
+ * --describe names the kernels, and the record build records NAME at N unless --n says otherwise. */
+static const char *tree_kernel_names(const char *trees)
+{
+    static char names[1024];
+    char *out = names;
+    for (const char *c = trees; *c && out < names + sizeof names - 1; c++) {
+        if (*c == '@') c += strcspn(c, " ") - 1;
+        else *out++ = *c;
+    }
+    *out = '\0';
+    return names;
+}
+
 #ifdef RECORD_TREE
+/* The N of KERNEL@N among the stage's tree kernels (NULL: none). */
+static const char *declared_tree_size(const char *kernel)
+{
+    static char size[64];
+    size_t len = strlen(kernel);
+    for (const char *c = reduce_stage.trees; c && (c = strstr(c, kernel)); c += len)
+        if ((c == reduce_stage.trees || c[-1] == ' ') && c[len] == '@') {
+            snprintf(size, sizeof size, "%.*s", (int)strcspn(c + len + 1, " "), c + len + 1);
+            return size;
+        }
+    return NULL;
+}
+
 /* The tree program (make stage-NN tree): the same options, and where its record goes. */
 static const char *record_path;
 static void take_record(const char *prog, const char *v)
@@ -151,7 +178,7 @@ static Program describe_stage(const char *argv0)
     if (reduce_stage.flush_probes) p.flush_probes = reduce_stage.flush_probes;
     if (reduce_stage.accuracy) p.accuracy = reduce_stage.accuracy;
     if (reduce_stage.limits) p.limits = reduce_stage.limits;
-    if (reduce_stage.trees) p.trees = reduce_stage.trees;
+    if (reduce_stage.trees) p.trees = tree_kernel_names(reduce_stage.trees);
     p.charts = reduce_stage.charts ? reduce_stage.charts : "bandwidth+ scaling";
     p.usage_note = "fills: random in [-1, 1); ones; seq (i mod 16); mod100 (i mod 100); large (near the input type's largest value, to\n"
                    "show accumulators overflowing); nan, inf (random with one NaN/+Inf at element 777); wide (half near 1e6,\n"
@@ -905,6 +932,8 @@ int main(int argc, char **argv)
     Program p = describe_stage(argv[0]);
     Options o = parse_command_line(argc, argv, &p);
 #ifdef RECORD_TREE
+    /* No --n (the sizes are the default's own string): a tree kernel at the size its stage declares. */
+    if (o.sizes == p.default_sizes && o.kernels && declared_tree_size(o.kernels)) o.sizes = declared_tree_size(o.kernels);
     return record_tree(&reduce_stage, &o, record_path, argv[0]);
 #endif
     Sizes sizes = sizes_to_run(&o, argv[0]);

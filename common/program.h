@@ -50,8 +50,7 @@ typedef struct {
     const char *flush_probes;   /* TABLE_KERNEL@GPU_FUNCTION@LOADS for the flush check ("": none) */
     const char *accuracy;       /* kernels on the accuracy chart (make accuracy; "": none) */
     const char *limits;         /* kernels make limits profiles (scripts/limits.sh; "": none) */
-    const char *trees;          /* kernels whose recorded tree its READMEs show, NAME or NAME@N (recorded at
-                                   --n N), for make stage-NN tree ("": none) */
+    const char *trees;          /* kernels whose recorded tree its READMEs show (make stage-NN tree; "": none) */
     const char *charts;         /* the chart tokens of its rows (the CSV's charts column) */
     const char *csv;            /* the file `make bench` collects its rows in */
     const char *usage_note;     /* printed under the usage line of --help (NULL: none) */

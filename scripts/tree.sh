@@ -3,9 +3,9 @@
 # (build/<stage>/tree, common/tree.h), drawn from the record by scripts/tree.awk and plots/lab/tree.gp.
 # usage: scripts/tree.sh record STAGE [PROGRAM OPTIONS]   (make stage-NN tree [ARGS=...] [PROGRAM=solution])
 #          with --kernel NAME: that kernel, into plots/results/<gpu>/tree/<stage>-<kernel>.csv and .png;
-#          without: the kernels the stage's --describe names as its tree kernels (NAME, or NAME@N: at
-#          --n N), into stages/<stage>/tree/ (the records and pictures its READMEs show), and its READMEs'
-#          tree block regenerated
+#          without: the kernels the stage's --describe names as its tree kernels (each at the size its
+#          stage declares for it), into stages/<stage>/tree/ (the records and pictures its READMEs show),
+#          and its READMEs' tree block regenerated
 #        scripts/tree.sh draw RECORD.csv [PNG]   the compact form on the terminal, and PNG (default: the
 #          record's name with .png) where gnuplot is installed
 #        scripts/tree.sh counts RECORD.csv       the shared-memory instructions and wavefronts it implies
@@ -23,8 +23,6 @@ usage() { sed -n '3,16p' "$0" | sed 's/^# //' >&2; exit 2; }
 # shellcheck disable=SC2086 # one program a word
 programs() { printf "%s\n" ${REDUCE_PROGRAMS:-$(make --no-print-directory -s programs)}; }
 describe() { "$1" --describe | sed -n "s/^$2: *//p"; }
-# The kernels of a stage's tree kernels (NAME or NAME@N), one a line.
-tree_kernels() { describe "$1" "tree kernels" | tr ' ' '\n' | sed '/^$/d; s/@.*//'; }
 slug() { tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9]+/-/g; s/^-//; s/-$//'; }
 
 # draw RECORD PNG: the terminal form, and the PNG (skipped, with a note, without gnuplot).
@@ -99,11 +97,8 @@ record)
     kernels=$(describe "$main" "tree kernels")
     [ -n "$kernels" ] || { echo "error: $main --describe names no tree kernels: give one, ARGS=\"--kernel NAME\"" >&2; exit 2; }
     mkdir -p "stages/$stage/tree"
-    for token in $kernels; do
-        k=${token%%@*}
-        size=()
-        [ "$k" = "$token" ] || size=(--n "${token#*@}")
-        record_one "$bin" "stages/$stage/tree/$k.csv" --kernel "$k" "${size[@]}" "$@" || exit $?
+    for k in $kernels; do
+        record_one "$bin" "stages/$stage/tree/$k.csv" --kernel "$k" "$@" || exit $?
         draw "stages/$stage/tree/$k.csv" "stages/$stage/tree/$k.png" || exit $?
     done
     exec "$0" readme
@@ -126,7 +121,7 @@ readme)
     for main in $(programs); do
         s=$(basename "$(dirname "$main")")
         [ -x "$main" ] || continue
-        kernels=$(tree_kernels "$main")
+        kernels=$(describe "$main" "tree kernels")
         [ -n "$kernels" ] || continue
         for lang in en zh; do
             readme=stages/$s/README.md

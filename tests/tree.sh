@@ -43,8 +43,7 @@ for png in stages/*/tree/*.png; do
     # (The committed picture itself is not compared: gnuplot's bytes differ between versions and fonts.)
     expect "the record beside $png draws" 0 "drawn" -- scripts/tree.sh draw "${png%.png}.csv" "$tmp/again.png"
 done
-# The kernels of a program's tree kernels (NAME or NAME@N), and those of its table (not CUB's rows).
-tree_kernels() { describe "$1" "tree kernels" | tr ' ' '\n' | sed '/^$/d; s/@.*//'; }
+# The kernels of a program's table (not CUB's rows).
 table_kernels() { "$1" --describe | awk '$1 == "kernel:" && $4 != "library" { print $2 }'; }
 # Every harness program has a record build, whose bad input and refusals are those of every program.
 : >"$tmp/recordable"
@@ -58,7 +57,7 @@ for p in $PROGRAMS; do
     fi
     expect "$s tree: an unknown kernel, exit 2" 2 "unknown kernel 'nope'" -- "$t" --kernel nope
     expect "$s tree: no kernel named, exit 2" 2 "name the one kernel" -- "$t"
-    for k in $(tree_kernels "$p"); do
+    for k in $(describe "$p" "tree kernels"); do
         expect "$s tree --kernel $k with no GPU: one line, exit 3" 3 "no CUDA-capable GPU found" -- env CUDA_VISIBLE_DEVICES= "$t" --kernel "$k"
         [ "$(grep -c . "$tmp/out")" = 1 ] && ok "$s tree with no GPU: that line only" || bad "$s tree with no GPU printed $(grep -c . "$tmp/out") lines"
     done
@@ -83,7 +82,7 @@ for p in $PROGRAMS; do
         bad "$s tree: kernels neither recorded nor refused with a reason:${unexplained:- none}; recordable: $recordable"
     fi
 done
-unknown=$(for p in $PROGRAMS; do for k in $(tree_kernels "$p"); do table_kernels "$p" | grep -qx "$k" || echo "$k"; done; done | tr '\n' ' ')
+unknown=$(for p in $PROGRAMS; do for k in $(describe "$p" "tree kernels"); do table_kernels "$p" | grep -qx "$k" || echo "$k"; done; done | tr '\n' ' ')
 [ -z "$unknown" ] && ok "every stage's tree kernels are kernels of its table" || bad "tree kernels not in their stage's table: $unknown"
 expect "make stage-NN tree with no usable GPU says so" 2 "make tree runs kernels, so it needs an NVIDIA GPU" -- \
     env CUDA_VISIBLE_DEVICES= make --no-print-directory -s "stage-$(basename "$(dirname "$(echo "$PROGRAMS" | head -1)")" | cut -c1-2)" tree
@@ -91,14 +90,14 @@ if [ "$gpu" = 1 ]; then
     for p in $PROGRAMS; do
         s=$(basename "$(dirname "$p")")
         [ -x "build/$s/tree" ] || continue
-        for token in $(describe "$p" "tree kernels"); do
-            k=${token%%@*}
-            size=()
-            [ "$k" = "$token" ] || size=(--n "${token#*@}")
-            "build/$s/tree" --kernel "$k" "${size[@]}" --record "$tmp/rec.csv" >"$tmp/out" 2>&1
+        for k in $(describe "$p" "tree kernels"); do
+            "build/$s/tree" --kernel "$k" --record "$tmp/rec.csv" >"$tmp/out" 2>&1
             rc=$?
-            if [ $rc -eq 0 ] && scripts/tree.sh draw "$tmp/rec.csv" "$tmp/rec.png" >"$tmp/draw" 2>&1; then ok "$s tree records and draws $token on the GPU"
-            else bad "$s tree --kernel $token (exit $rc)"; tail -3 "$tmp/out" "$tmp/draw" | sed 's/^/     | /'; fi
+            if [ $rc -eq 0 ] && scripts/tree.sh draw "$tmp/rec.csv" "$tmp/rec.png" >"$tmp/draw" 2>&1; then ok "$s tree records and draws $k on the GPU"
+            else bad "$s tree --kernel $k (exit $rc)"; tail -3 "$tmp/out" "$tmp/draw" | sed 's/^/     | /'; fi
+            # The README's picture is this record: the same accesses (its first line names the GPU).
+            if cmp -s <(tail -n +2 "$tmp/rec.csv") <(tail -n +2 "stages/$s/tree/$k.csv"); then ok "$s tree: $k records what stages/$s/tree/$k.csv holds"
+            else bad "$s tree: $k's record differs from stages/$s/tree/$k.csv (make stage-${s%%_*} tree records it anew)"; fi
         done
     done
     # Every other kernel that can be recorded records something (never "recorded nothing") that draws.
