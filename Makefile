@@ -1,5 +1,6 @@
 # reduce-stages: a GPU sum reduction, one stage at a time. `make help` lists the targets.
 SHELL := /bin/bash
+comma := ,
 .DEFAULT_GOAL := help
 
 # Parallel builds: a job per core (JOBS=1 builds one file at a time). A make that a recipe runs (the
@@ -60,6 +61,7 @@ HARNESS_OBJS := $(BUILD)/harness.o $(PROGRAM_OBJS)
 #   NVCCFLAGS_<stage> := flags its source needs beyond NVCCFLAGS (make stage-NN sass compiles it)
 #   CHECK_ARGS_<stage> := options `make stage-NN check` adds to the check sizes and fills
 #   UNBUILDABLE_<stage> := why its program cannot be built here (the verbs that compile it say so, exit 2)
+#   USAGE_ERROR_<stage> = what is wrong with its own make variables, if anything (run and check say so first)
 #   STAGE_HELP += lines for `make help` (its make variables)
 PROGRAMS := $(foreach s,$(HARNESS_STAGES),$(BUILD)/$s/reduce)
 ALL_BINS := $(PROGRAMS) $(foreach s,$(HARNESS_STAGES),$(BUILD)/$s/tree) $(foreach s,$(DEMOS),$(BUILD)/$s/demo) \
@@ -84,18 +86,34 @@ SELECTED := $(foreach g,$(filter stage-%,$(MAKECMDGOALS)),$(filter $(patsubst st
 SELECTED_PROGRAMS := $(foreach s,$(SELECTED),$(call program_of,$s))
 
 # The verbs that run kernels stop before building anything where no GPU can be used (no driver,
-# nvidia-smi lists none, or CUDA_VISIBLE_DEVICES hides them all), in one line. What was asked is checked
-# first: a stage named, a demo or an exercise it has, a program that can be built here; a program with
-# a launcher of its own (several GPUs) checks its options and the GPUs itself.
+# nvidia-smi lists none, or CUDA_VISIBLE_DEVICES hides them all), in at most four lines: the command
+# typed, where to go instead (the Colab notebook, the committed results of the reference GPUs) and what
+# works here. What was asked is checked first: a stage named, a demo or an exercise it has, a program
+# that can be built here; profile, sanitize and tree of a program with a launcher of its own (several
+# GPUs) say why they do not apply to it.
 GPU_USABLE := $(shell nvidia-smi -L >/dev/null 2>&1 && [ "$${CUDA_VISIBLE_DEVICES-all}" != "" ] && echo yes)
 GPU_GOAL := $(firstword $(filter tour audit bench accuracy limits,$(MAKECMDGOALS)) \
-  $(if $(SELECTED),$(if $(strip $(foreach s,$(SELECTED),$(UNBUILDABLE_$s)$(if $(value START_$s),$s))),, \
-    $(filter run check profile sanitize tree,$(MAKECMDGOALS)) \
+  $(if $(SELECTED),$(if $(strip $(foreach s,$(SELECTED),$(UNBUILDABLE_$s))),, \
+    $(filter run check,$(MAKECMDGOALS)) \
+    $(if $(strip $(foreach s,$(SELECTED),$(value START_$s))),,$(filter profile sanitize tree,$(MAKECMDGOALS))) \
     $(if $(filter $(DEMOS),$(SELECTED)),$(filter demo,$(MAKECMDGOALS))) \
     $(if $(filter $(EXERCISES),$(SELECTED)),$(filter exercise solution,$(MAKECMDGOALS))))))
+# A usage error that a stage.mk finds in its own variables (USAGE_ERROR_<stage>, e.g. an unknown MODE)
+# is said before anything else.
+USAGE_ERRORS := $(strip $(foreach s,$(SELECTED),$(USAGE_ERROR_$s)))
+ifneq ($(USAGE_ERRORS),)
+  ifneq ($(filter run check,$(MAKECMDGOALS)),)
+    $(error $(USAGE_ERRORS))
+  endif
+endif
+REFERENCE_DIRS := $(patsubst %/results.csv,%/,$(wildcard plots/reference/*/results.csv))
 ifneq ($(GPU_USABLE),yes)
   ifneq ($(GPU_GOAL),)
-    $(error make $(GPU_GOAL) runs kernels, so it needs an NVIDIA GPU that CUDA can use, and there is none here (nvidia-smi -L lists none, or CUDA_VISIBLE_DEVICES hides them); without one, make all builds every stage and make test runs the host half)
+    $(shell printf '%s\n' >&2 \
+      "make $(strip $(MAKECMDGOALS) $(MAKEOVERRIDES)) runs kernels on an NVIDIA GPU, and CUDA can use none here (nvidia-smi -L lists none, or CUDA_VISIBLE_DEVICES hides them)." \
+      "Without one: run it on Colab's free GPU (notebooks/colab.ipynb), or read what it printed on the reference GPUs: $(subst $() ,$(comma) ,$(strip $(foreach s,$(SELECTED),stages/$s/README.md) $(REFERENCE_DIRS)))." \
+      "What works here: $(foreach s,$(filter $(HARNESS_STAGES),$(firstword $(SELECTED))),make stage-$(call stage_num,$s) diff$(comma) make stage-$(call stage_num,$s) sass$(comma) )make all$(comma) make test.")
+    $(error no usable GPU: nothing was built)
   endif
 endif
 
@@ -142,9 +160,9 @@ help:
 	@echo "  make all                    build every stage"
 	@echo "  make programs               every stage's program (build/<stage>/<program>), one a line"
 	@echo "  make toolkit                the nvcc a build uses, its CUDA release and the GPU code it builds"
-	@echo "  make bench                  every single-GPU program at its bench sizes and fills (--describe),"
-	@echo "                              its warm-L2 kernels also with the L2 warm, into plots/results/<gpu>/;"
-	@echo "                              the flush check (ncu), charts"
+	@echo "  make bench                  build what it runs, then every single-GPU program at its bench sizes"
+	@echo "                              and fills (--describe), its warm-L2 kernels also with the L2 warm,"
+	@echo "                              into plots/results/<gpu>/; the flush check (ncu), charts, the times"
 	@echo "  make accuracy               the accuracy lab: each program's accuracy kernels (--describe) on"
 	@echo "                              random, wide and cond data, relative error against N and against"
 	@echo "                              the condition number, into plots/results/<gpu>/ (needs a GPU)"
@@ -152,7 +170,7 @@ help:
 	@echo "                              each bench size: DRAM throughput, stalls, occupancy from Nsight"
 	@echo "                              Compute, into plots/results/<gpu>/limits.csv (needs ncu and a GPU)"
 	@echo "  make reference              copy the last bench (accuracy lab, limits) to plots/reference/<gpu>/"
-	@echo "                              and update README.md"
+	@echo "                              and update the READMEs and docs/"
 	@echo "  make plot [CSV=file]        draw the charts from a CSV (default: the committed reference results)"
 	@echo "  make test                   the test suite (GPU half skipped when no GPU is present)"
 	@echo "  make clean                  remove build/ and plots/results/"
@@ -310,13 +328,18 @@ tour: $(ALL_BINS)
 audit: $(ALL_BINS)
 	@scripts/audit.sh $(PARTS)
 
-bench: $(ALL_BINS)
-	@scripts/bench.sh
+# make bench builds only what it runs: the programs that need no launcher of their own (those start on
+# one GPU) and their stages' demos; it times the build and the run apart.
+BENCH_BINS := $(foreach s,$(STAGES),$(if $(value START_$s),,$(call program_of,$s) $(if $(filter $s,$(DEMOS)),$(BUILD)/$s/demo)))
+export BENCH_PROGRAMS := $(filter $(PROGRAMS),$(BENCH_BINS))
+bench:
+	+@start=$$(date +%s); $(MAKE) --no-print-directory $(BENCH_BINS) || exit $$?; \
+	BUILD_SECONDS=$$(($$(date +%s) - start)) scripts/bench.sh
 
-accuracy: $(ALL_BINS)
+accuracy: $(BENCH_BINS)
 	@scripts/accuracy.sh
 
-limits: $(ALL_BINS)
+limits: $(BENCH_BINS)
 	@scripts/limits.sh
 
 reference:

@@ -1,6 +1,6 @@
 # chart: bandwidth
 # shape: bars
-# readme: top
+# readme: front top
 # alt: bandwidth per stage and kernel | 各阶段各 kernel 的带宽
 # GB/s of every kernel at the largest N, one bar each, coloured by stage, CUB last.
 # Variables (gnuplot -e, see scripts/plot.sh): datafile (columns: index, "label", GB/s, % of peak, stage

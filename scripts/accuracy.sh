@@ -33,8 +33,8 @@ run() {
     case $rc in
         0) ;;
         1) status=1; grep -E '(^|[[:space:]])FAIL([[:space:]]|$)' "$tmp/out" | sed 's/^/  /' ;;
-        3) tail -1 "$tmp/out" >&2; exit 3 ;;
-        *) tail -3 "$tmp/out" >&2; exit 2 ;;
+        3) tail -n 1 "$tmp/out" >&2; exit 3 ;;
+        *) tail -n 3 "$tmp/out" >&2; exit 2 ;;
     esac
     awk -v cond="$cond" -v header=$header \
         'FNR == 1 { if (header == 1) print $0 ",cond"; next } { print $0 "," (cond == "-" ? "" : cond) }' \

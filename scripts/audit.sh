@@ -56,7 +56,7 @@ for part in $parts; do
         elif scripts/flush_check.sh >"$tmp/flush.log" 2>&1; then
             note flush all ok "$(grep -c '^ok ' "$tmp/flush.log") readings: every timed run read >= 99% of its input from DRAM"
         else
-            note flush all FAIL "$(grep -E '^FAIL|error' "$tmp/flush.log" | head -2 | tr '\n' ' ')"
+            note flush all FAIL "$(grep -E '^FAIL|error' "$tmp/flush.log" | head -n 2 | tr '\n' ' ')"
         fi
         continue
     fi
@@ -67,7 +67,7 @@ for part in $parts; do
             if scripts/stage_tool.sh sanitize "$s" >"$tmp/san-$s.log" 2>&1; then
                 note sanitize "$s" ok "4 tools clean$(grep -c '^Deliberately' "$tmp/san-$s.log" | sed 's/^0$//; s/^[1-9].*/; wrong kernels caught/')"
             else
-                note sanitize "$s" FINDING "$(grep -E 'FINDING|NOT caught' "$tmp/san-$s.log" | head -2 | tr '\n' ' ')"
+                note sanitize "$s" FINDING "$(grep -E 'FINDING|NOT caught' "$tmp/san-$s.log" | head -n 2 | tr '\n' ' ')"
             fi
             ;;
         offset)
@@ -80,7 +80,7 @@ for part in $parts; do
                     refused=$(grep -c 'skipped: the input is not' "$tmp/offset-$s.log")
                     note offset "$s" ok "--offset $k: all right$( [ "$refused" -gt 0 ] && echo ", $refused vector kernels refused the unaligned input")"
                 else
-                    note offset "$s" FAIL "--offset $k: $(grep -E 'FAIL|error' "$tmp/offset-$s.log" | head -1)"
+                    note offset "$s" FAIL "--offset $k: $(grep -E 'FAIL|error' "$tmp/offset-$s.log" | head -n 1)"
                 fi
             done
             ;;
@@ -96,7 +96,7 @@ for part in $parts; do
                     shown=$(awk -v f=$f '$5 == "ok" && tolower($2) ~ f' "$tmp/nonfinite-$s.log" | wc -l)
                     note nonfinite "$s" ok "--fill $f: every kernel passes, $shown rows give $f (int8 has no NaN or Inf and fp8 e4m3 no Inf: those pass with finite sums)"
                 else
-                    note nonfinite "$s" FAIL "--fill $f: $(grep -E 'FAIL' "$tmp/nonfinite-$s.log" | head -1)"
+                    note nonfinite "$s" FAIL "--fill $f: $(grep -E 'FAIL' "$tmp/nonfinite-$s.log" | head -n 1)"
                 fi
             done
             ;;
@@ -107,7 +107,7 @@ for part in $parts; do
                 vary=$(awk -F, 'NR > 1 && $2 != "00_device" && $10 == 1 && $13 == "vary" { print $3 }' "$tmp/repro-$s.csv" | sort -u | tr '\n' ' ')
                 note repro "$s" ok "same bits: ${same:-none}| varying (float atomics): ${vary:-none}"
             else
-                note repro "$s" FAIL "$(grep -B1 -E 'a race|FAIL' "$tmp/repro-$s.log" | head -2 | tr '\n' ' ')"
+                note repro "$s" FAIL "$(grep -B1 -E 'a race|FAIL' "$tmp/repro-$s.log" | head -n 2 | tr '\n' ' ')"
             fi
             ;;
         edge)
@@ -119,7 +119,7 @@ for part in $parts; do
             if run edge --n "$edge" --reps 1 --warmup 0; then
                 note edge "$s" ok "N = $edge: every kernel passes"
             else
-                note edge "$s" FAIL "N = $edge: $(grep -E 'FAIL|error' "$tmp/edge-$s.log" | head -1)"
+                note edge "$s" FAIL "N = $edge: $(grep -E 'FAIL|error' "$tmp/edge-$s.log" | head -n 1)"
             fi
             # The default reductions of 8-bit inputs: past 2^32 elements in 4 GiB. (The histograms' u8
             # samples are left out: their 32-bit counters stop them at 2^32 samples, and they say so.)
@@ -128,7 +128,7 @@ for part in $parts; do
                 if run edge8 --n 2^32+17 --kernel "$eight" --reps 1 --warmup 0; then
                     note edge "$s" ok "N = 2^32+17, 8-bit inputs ($eight): every kernel passes"
                 else
-                    note edge "$s" FAIL "N = 2^32+17: $(grep -E 'FAIL|error' "$tmp/edge8-$s.log" | head -1)"
+                    note edge "$s" FAIL "N = 2^32+17: $(grep -E 'FAIL|error' "$tmp/edge8-$s.log" | head -n 1)"
                 fi
             fi
             ;;

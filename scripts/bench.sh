@@ -6,7 +6,8 @@
 # runs it. Writes plots/results/<gpu>/results.csv, flush_check.csv (where ncu is installed) and the
 # charts, and prints the bandwidth chart in the terminal. `make reference` then copies them to
 # plots/reference/<gpu>/.
-# usage: scripts/bench.sh   (the programs built: make all)
+# usage: scripts/bench.sh   (make bench builds the programs first, and passes BENCH_PROGRAMS, the ones it
+# built, and BUILD_SECONDS, how long that took, which the last line prints with the run time)
 set -eu
 cd "$(dirname "$0")/.."
 describe() { "$1" --describe | sed -n "s/^$2: *//p"; }
@@ -16,8 +17,11 @@ log=plots/results/bench.log
 rm -f "$csv" "$log"
 programs=()
 for p in ${REDUCE_PROGRAMS:-$(make --no-print-directory -s programs)}; do
-    if [ ! -x "$p" ]; then
-        echo "== $p is not built (make all says why): not in this bench"
+    if [[ " ${BENCH_PROGRAMS:-$p} " != *" $p "* ]]; then
+        s=$(basename "$(dirname "$p")")
+        echo "== $s starts through a launcher of its own (several GPUs): not run by make bench (make stage-${s%%_*} run runs it)"
+    elif [ ! -x "$p" ]; then
+        echo "== $p is not built: not in this bench"
     elif [ "$(describe "$p" gpus)" != one ]; then
         s=$(describe "$p" stage)
         echo "== $s runs on several GPUs: not run by make bench (make stage-${s%%_*} run runs it)"
@@ -98,3 +102,4 @@ else
     echo "gnuplot not found: no charts drawn (make plot CSV=$dir/results.csv draws them where gnuplot is installed)"
 fi
 echo "results in $dir (make reference copies them to plots/reference/$slug and updates README.md)"
+echo "make bench: built in $(clock "${BUILD_SECONDS:-0}"), ran in $(clock $((SECONDS - start)))"

@@ -23,7 +23,7 @@ for fill in $fills; do
     "$bin" --check --n "$sizes" --fill "$fill" --reps 1 --warmup 0 >>"$log" 2>&1
     rc=$?
     # 1: a failed check; anything else is not a verdict on the exercise (no GPU, a usage error).
-    [ $rc -gt 1 ] && { tail -3 "$log"; exit $rc; }
+    [ $rc -gt 1 ] && { tail -n 3 "$log"; exit $rc; }
     [ $rc -ne 0 ] && status=1
 done
 what="the $kind of stage $stage ($src$( [ "$kind" = solution ] && echo " with solutions/$stage.cu"))"
@@ -32,7 +32,7 @@ if [ $status -eq 0 ]; then
     exit 0
 fi
 echo "FAIL: $what does not pass its check yet. Failing rows:"
-grep -E '(^|[[:space:]])FAIL([@[:space:]]|$)' "$log" | head -8 | sed 's/^/  /'
+grep -E '(^|[[:space:]])FAIL([@[:space:]]|$)' "$log" | head -n 8 | sed 's/^/  /'
 if [ "$kind" = exercise ]; then
     echo "Hints (from $src):"
     awk '/^ \* (Hint:|提示：)/ { sub(/^ \* (Hint:|提示：) */, "  - "); hint = 1 }

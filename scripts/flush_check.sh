@@ -103,7 +103,7 @@ probe() {
     local bytes=$((n * size))
     local ratio pass
     if [ "$rc" -ne 0 ] || [ "${runs:-0}" -eq 0 ] || [ "$min" -lt 0 ] 2>/dev/null; then
-        echo "FAIL $name ($loads loads), l2 $l2, N = $n: no reading (ncu exit $rc): $(tail -2 "$tmp/err.$key" "$tmp/ncu.$key" | tr '\n' ' ')"
+        echo "FAIL $name ($loads loads), l2 $l2, N = $n: no reading (ncu exit $rc): $(tail -n 2 "$tmp/err.$key" "$tmp/ncu.$key" | tr '\n' ' ')"
         failed=$((failed + 1))
         return
     fi

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/gpu_check.sh OUTDIR [bench]}
 mkdir -p "$out"
 { nvidia-smi; nvcc --version; } >"$out/info.log" 2>&1
-make --no-print-directory all >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+make --no-print-directory all >"$out/build.log" 2>&1 || { tail -n 30 "$out/build.log"; exit 1; }
 make --no-print-directory test >"$out/test.log" 2>&1
 test_rc=$?
 if [ "${2:-}" = bench ]; then
@@ -19,8 +19,8 @@ if [ "${2:-}" = bench ]; then
         [ -f "$f" ] && cp "$f" "$out/"
     done
     # The end of the bench: the bandwidth chart drawn in the terminal and where the results are.
-    tail -45 "$out/bench.log"
+    tail -n 45 "$out/bench.log"
 fi
-grep -E "^(FAIL|skip)" "$out/test.log" | head -40
-tail -1 "$out/test.log"
+grep -E "^(FAIL|skip)" "$out/test.log" | head -n 40
+tail -n 1 "$out/test.log"
 exit $test_rc

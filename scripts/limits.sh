@@ -54,7 +54,7 @@ for p in ${REDUCE_PROGRAMS:-$(make --no-print-directory -s programs)}; do
         ncu --cache-control none --clock-control none --kernel-name-base function --kernel-name regex:"^(?!($skip)\$)" \
             --metrics "$metrics" --print-units base --csv "$p" --n "$n" --kernel "${kernels// /,}" --reps 1 --warmup 0 \
             --csv "$tmp/run.csv" </dev/null >"$tmp/ncu" 2>"$tmp/err" ||
-            { rc=$?; tail -5 "$tmp/err" "$tmp/ncu" >&2; [ "$rc" = 3 ] && exit 3; exit 2; }
+            { rc=$?; tail -n 5 "$tmp/err" "$tmp/ncu" >&2; [ "$rc" = 3 ] && exit 3; exit 2; }
         [ -n "$gpu" ] || gpu=$(awk -F, 'NR == 2 { print $1 }' "$tmp/run.csv")
         nn=$(awk -F, 'NR > 1 && $2 != "00_device" { print $5; exit }' "$tmp/run.csv")
         awk -v gpu="$gpu" -v stage="$stage" -v n="$nn" -v dtype="$dtype" -v names="cub $kernels" -f scripts/ncu.awk -f <(printf '%s' '

@@ -7,8 +7,9 @@
 #                    the token NAME (the stage's best fp32 kernel at its largest N) or NAME+ (every
 #                    kernel of the stage, which owns the chart)
 #   # shape: SHAPE   how those rows become series (below)
-#   # readme: WHERE  top: the top README and each GPU's page show it; stage: the README of each stage
-#                    that owns it does; or both. A chart for a stage's README is drawn only when the
+#   # readme: WHERE  front: the front page (README.md) shows it; top: the results page
+#                    (docs/results.md) and each GPU's page do; stage: the README of each stage that
+#                    owns it does; or several of these. A chart for a stage's README is drawn only when the
 #                    CSV has the rows of a stage that owns it; any other when a stage names it.
 #   # alt: EN | ZH   the image's alt text in English and in Chinese; {stage} stands for the numbers of
 #                    the stages that own the chart, {others} for those of the other stages on it

@@ -23,7 +23,7 @@ stage=${2:-}
 shift 2
 # shellcheck disable=SC2086 # one program a word
 programs=$(printf "%s\n" ${REDUCE_PROGRAMS:-$(make --no-print-directory -s programs)})
-bin=$(echo "$programs" | grep "^build/$stage/" | head -1)
+bin=$(echo "$programs" | grep "^build/$stage/" | head -n 1)
 [ -n "$bin" ] || { echo "error: stages/$stage has no program (a reduce.cu, or a stage.mk that adds one)" >&2; exit 2; }
 source_of() { echo "stages/$(basename "$(dirname "$1")")/$(basename "$1").cu"; }
 src=$(source_of "$bin")
@@ -48,7 +48,7 @@ case $tool in
 diff)
     # The nearest earlier stage whose program is built from a file of the same name.
     earlier=$(echo "$programs" | awk -v b="$bin" '$0 == b { exit } { print }')
-    prev_bin=$(echo "$earlier" | awk -v name="$(basename "$bin")" -F/ '$NF == name' | tail -1)
+    prev_bin=$(echo "$earlier" | awk -v name="$(basename "$bin")" -F/ '$NF == name' | tail -n 1)
     if [ -z "$earlier" ]; then
         echo "stage $stage is the first: there is nothing before it to compare with"
         exit 0
@@ -64,6 +64,10 @@ diff)
     [ $? -le 1 ] # diff exits 1 when the files differ: that is the point here
     ;;
 sass)
+    if ! grep -q '__global__' "$src"; then
+        echo "$src compiles no kernel of its own (its GPU work is other stages' kernels and library calls): no SASS to show" >&2
+        exit 2
+    fi
     need cuobjdump "it comes with the CUDA toolkit (cuda-cuobjdump); make stage-NN sass needs it"
     nvcc=${1:?the Makefile passes NVCC and its flags}
     shift
@@ -141,7 +145,7 @@ profile)
         skip="$skip|$baseline"
     fi
     ncu --clock-control none --kernel-name-base function --kernel-name regex:"^(?!($skip)\$)" --metrics "$metrics" --csv \
-        "$bin" --n 16M --reps 1 --warmup 0 "$@" >"$tmp/ncu" 2>"$tmp/err" || { cat "$tmp/err" "$tmp/ncu" | tail -20; exit 1; }
+        "$bin" --n 16M --reps 1 --warmup 0 "$@" >"$tmp/ncu" 2>"$tmp/err" || { cat "$tmp/err" "$tmp/ncu" | tail -n 20; exit 1; }
     echo "Nsight Compute, N = 16M (or the --n given), clocks as the GPU sets them (--clock-control none); the last launch of each kernel:"
     echo "  dram%: DRAM throughput, % of peak; occ%: achieved occupancy; thr/inst: active threads per warp"
     echo "  instruction (32 = no divergence); ld/st wf: shared-memory wavefronts per shared load/store"
@@ -186,12 +190,12 @@ sanitize)
         [ $t = racecheck ] && extra="--racecheck-report hazard"
         compute-sanitizer --tool $t $extra --error-exitcode 9 "$bin" --n $sizes --reps 1 --warmup 0 --check >"$tmp/out" 2>&1
         rc=$?
-        summary=$(grep -E "(ERROR|RACECHECK) SUMMARY" "$tmp/out" | tail -1 | sed 's/=* *//')
+        summary=$(grep -E "(ERROR|RACECHECK) SUMMARY" "$tmp/out" | tail -n 1 | sed 's/=* *//')
         if [ $rc -eq 0 ]; then
             printf "%-10s every default kernel clean (N = %s): %s\n" $t $sizes "$summary"
         else
             printf "%-10s FINDING (exit %d): %s\n" $t $rc "$summary"
-            grep -E "^=+ +(Invalid|Error|Race|Barrier|Uninitialized|.*hazard)" "$tmp/out" | head -8
+            grep -E "^=+ +(Invalid|Error|Race|Barrier|Uninitialized|.*hazard)" "$tmp/out" | head -n 8
             findings=$((findings + 1))
         fi
     done

@@ -24,7 +24,7 @@ for p in ${REDUCE_PROGRAMS:-$(make --no-print-directory -s programs)}; do
     echo "================================================================================"
     sed -n '/^\*\*Idea\.\*\*/,/^$/p' "stages/$s/README.md" | sed 's/\*\*Idea\.\*\* *//'
     # The previous stage whose program is built from a file of the same name.
-    prev=$(for q in $seen; do [ "$(basename "$q")" = "$(basename "$src")" ] && echo "$q"; done | tail -1)
+    prev=$(for q in $seen; do [ "$(basename "$q")" = "$(basename "$src")" ] && echo "$q"; done | tail -n 1)
     if [ -n "$prev" ]; then
         added=$(diff "$prev" "$src" | grep -c '^>')
         removed=$(diff "$prev" "$src" | grep -c '^<')
@@ -40,7 +40,7 @@ for p in ${REDUCE_PROGRAMS:-$(make --no-print-directory -s programs)}; do
     elif [ "$(describe "$p" gpus)" != one ]; then
         echo "(it runs on several GPUs: make stage-${s%%_*} run runs it)"
     else
-        size=${TOUR_N:-$(describe "$p" "default sizes" | tr ',' '\n' | tail -1)}
+        size=${TOUR_N:-$(describe "$p" "default sizes" | tr ',' '\n' | tail -n 1)}
         "$p" --n "$size" --reps 5 --warmup 1 --csv "$csv" || exit $?
         if command -v gnuplot >/dev/null; then
             echo

@@ -5,7 +5,7 @@
 #          with --kernel NAME: that kernel, into plots/results/<gpu>/tree/<stage>-<kernel>.csv and .png;
 #          without: the kernels the stage's --describe names as its tree kernels (each at the size its
 #          stage declares for it), into stages/<stage>/tree/ (the records and pictures its READMEs show),
-#          and its READMEs' tree block regenerated
+#          and its READMEs' tree block regenerated; without gnuplot, each drawn on the terminal only (exit 4)
 #        scripts/tree.sh draw RECORD.csv [PNG]   the compact form on the terminal, and PNG (default: the
 #          record's name with .png) where gnuplot is installed
 #        scripts/tree.sh counts RECORD.csv       the shared-memory instructions and wavefronts it implies
@@ -28,7 +28,7 @@ slug() { tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9]+/-/g; s/^-//; s/-$//'; }
 # draw RECORD PNG: the terminal form, and the PNG (skipped, with a note, without gnuplot).
 draw() {
     local record=$1 png=$2 tmp keys
-    [ -f "$record" ] && head -2 "$record" | grep -q '^step,thread,seq,op,bytes,addr,src$' ||
+    [ -f "$record" ] && head -n 2 "$record" | grep -q '^step,thread,seq,op,bytes,addr,src$' ||
         { echo "error: $record is not a tree record (make stage-NN tree writes them)" >&2; return 2; }
     awk -v mode=ascii -f scripts/tree.awk "$record" || return 2
     command -v gnuplot >/dev/null 2>&1 || { echo "gnuplot not found: no PNG drawn (apt-get install gnuplot-nox)" >&2; return 4; }
@@ -75,7 +75,7 @@ record)
     stage=${1:-}
     [ -n "$stage" ] && [ -d "stages/$stage" ] || usage
     shift
-    main=$(programs | grep "^build/$stage/" | head -1)
+    main=$(programs | grep "^build/$stage/" | head -n 1)
     bin=build/$stage/tree
     [ "${PROGRAM:-}" = solution ] && bin=build/$stage/tree-solution
     if [ ! -x "$bin" ]; then
@@ -97,11 +97,17 @@ record)
     kernels=$(describe "$main" "tree kernels")
     [ -n "$kernels" ] || { echo "error: $main --describe names no tree kernels: give one, ARGS=\"--kernel NAME\"" >&2; exit 2; }
     mkdir -p "stages/$stage/tree"
+    drawn=0
     for k in $kernels; do
         record_one "$bin" "stages/$stage/tree/$k.csv" --kernel "$k" "$@" || exit $?
-        draw "stages/$stage/tree/$k.csv" "stages/$stage/tree/$k.png" || exit $?
+        # Without gnuplot every kernel is still recorded and drawn on the terminal (exit 4 at the end).
+        draw "stages/$stage/tree/$k.csv" "stages/$stage/tree/$k.png"
+        rc=$?
+        [ $rc -eq 0 ] || [ $rc -eq 4 ] || exit $rc
+        [ $rc -eq 4 ] && drawn=4
     done
-    exec "$0" readme
+    "$0" readme || exit $?
+    exit $drawn
     ;;
 draw)
     record=${1:-}
@@ -147,7 +153,7 @@ agree)
     [ -n "$stage" ] && [ -n "$kernel" ] || usage
     command -v ncu >/dev/null 2>&1 || { echo "error: ncu not found: Nsight Compute comes with the CUDA toolkit" >&2; exit 4; }
     bin=build/$stage/tree
-    main=$(programs | grep "^build/$stage/" | head -1)
+    main=$(programs | grep "^build/$stage/" | head -n 1)
     if [ "${PROGRAM:-}" = solution ]; then bin=build/$stage/tree-solution; main=build/$stage/solution; fi
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' EXIT
@@ -158,7 +164,7 @@ agree)
     metrics+=,smsp__sass_inst_executed_op_shared_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
     ncu --clock-control none --kernel-name-base function --kernel-name regex:"^$kernel(<.*>)?\$" --launch-count 1 \
         --metrics "$metrics" --csv "$main" --kernel "$kernel" --n 1 --reps 1 --warmup 0 >"$tmp/ncu" 2>"$tmp/err" ||
-        { cat "$tmp/err" "$tmp/ncu" | tail -20; exit 1; }
+        { cat "$tmp/err" "$tmp/ncu" | tail -n 20; exit 1; }
     awk -F'","' '
         /^"ID"/ { for (i = 1; i <= NF; i++) { gsub(/"/, "", $i); col[$i] = i }; next }
         !("Metric Name" in col) || !/^"[0-9]/ { next }
@@ -166,7 +172,7 @@ agree)
         END { if (!n) exit 1
               printf "ld %d %d\nst %d %d\n", val["smsp__sass_inst_executed_op_shared_ld.sum"], val["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"],
                   val["smsp__sass_inst_executed_op_shared_st.sum"], val["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"] }' \
-        "$tmp/ncu" >"$tmp/measured" || { echo "error: ncu measured no launch of $kernel:" >&2; tail -5 "$tmp/ncu" "$tmp/err" >&2; exit 1; }
+        "$tmp/ncu" >"$tmp/measured" || { echo "error: ncu measured no launch of $kernel:" >&2; tail -n 5 "$tmp/ncu" "$tmp/err" >&2; exit 1; }
     echo "$stage $kernel, one block: shared-memory instructions and wavefronts, the record's and Nsight Compute's"
     join "$tmp/record" "$tmp/measured" | awk '
         { printf "  %s  record: %d instructions, %d wavefronts   ncu: %d instructions, %d wavefronts   %s\n", $1 == "ld" ? "loads " : "stores", $2, $3, $4, $5, $3 == $5 ? "agree" : "DIFFER"

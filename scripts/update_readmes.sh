@@ -2,11 +2,13 @@
 # Regenerate the measured numbers of README.md and of every stages/*/README.md from a results CSV,
 # so that every number in a README is one the programs printed.
 # usage: scripts/update_readmes.sh [--check] CSV IMGDIR
-#   README.md and README.zh-CN.md, between <!-- results:begin --> and <!-- results:end -->: the charts
-#   of IMGDIR whose plots/*.gp header says "readme: top", every kernel's numbers, the flush check
-#   (IMGDIR/flush_check.csv) and links to the other GPUs' results; between <!-- stages:begin --> and
-#   <!-- stages:end -->: the best kernel of each stage; between <!-- accuracy:begin --> and
-#   <!-- accuracy:end -->: the accuracy lab's chart and tables (IMGDIR/accuracy.csv, make accuracy). stages/NN_*/README.md, between
+#   README.md and README.zh-CN.md (the front page), between <!-- front:begin --> and <!-- front:end -->:
+#   the chart whose plots/*.gp header says "readme: front"; between <!-- stages:begin --> and
+#   <!-- stages:end -->: the best kernel of each stage. docs/results.md and docs/results.zh-CN.md,
+#   between <!-- results:begin --> and <!-- results:end -->: the charts of IMGDIR whose header says
+#   "readme: top", every kernel's numbers, the flush check (IMGDIR/flush_check.csv) and links to the
+#   other GPUs' results; between <!-- accuracy:begin --> and <!-- accuracy:end -->: the accuracy lab's
+#   chart and tables (IMGDIR/accuracy.csv, make accuracy). stages/NN_*/README.md, between
 #   <!-- stage-results:begin --> and <!-- stage-results:end --> (and the same in its README.zh-CN.md):
 #   the charts that stage owns (token NAME+ in its rows' charts column) whose header says "readme:
 #   stage", and that stage's table: its kernels from CSV, or, for a stage whose rows are in
@@ -100,8 +102,8 @@ numbers() {
     printf '%s' "$phrase"
 }
 
-# images WHERE DIR PREFIX CSV...: the images of the charts that go to WHERE (top, or stage:NN_name for
-# the charts that stage owns) and are drawn in DIR, linked as PREFIX/NAME.png, in the order of the
+# images WHERE DIR PREFIX CSV...: the images of the charts that go to WHERE (front: the front page's
+# picture; top: the results pages; or stage:NN_name for the charts that stage owns) and are drawn in DIR, linked as PREFIX/NAME.png, in the order of the
 # chart tokens in the CSVs, with the alt text in lang.
 images() {
     local where=$1 dir=$2 prefix=$3 name own others alt
@@ -109,7 +111,7 @@ images() {
     while IFS=$'\t' read -r name own others; do
         [ -n "${alt_of[$name]+set}" ] && [ -f "$dir/$name.png" ] || continue
         case $where in
-        top) [[ ${readme_of[$name]} == *" top "* ]] || continue ;;
+        top | front) [[ ${readme_of[$name]} == *" $where "* ]] || continue ;;
         stage:*) [[ ${readme_of[$name]} == *" stage "* ]] && owns "${where#stage:}" "$name" "$@" || continue ;;
         esac
         alt=$(say "${alt_of[$name]% | *}" "${alt_of[$name]#* | }")
@@ -171,25 +173,32 @@ accuracy() {
     awk -f scripts/csv.awk -v lang=$lang -f scripts/accuracy.awk "$1/accuracy.csv"
 }
 
-# top LANG: the top README's three blocks in LANG, into $tmp/all, $tmp/best and $tmp/accuracy.
+# top LANG: the blocks of the front page (README.md: its picture, the best kernel of each stage) and
+# of the results page (docs/results.md: every kernel, the flush check, the accuracy lab) in LANG, into
+# $tmp/front, $tmp/best, $tmp/all and $tmp/accuracy. The results page links from docs/, one folder down.
 top() {
     lang=$1
-    { results "$img" "$img"
+    images front "$img" "$img" "$csv" >"$tmp/front"
+    sed -i -e :a -e '/^\n*$/{$d;N;ba' -e '}' "$tmp/front"
+    { results "$img" "../$img"
       for other in plots/reference/*/results.csv; do
           dir=$(dirname "$other")
           [ "$dir" = "$img" ] && continue
-          printf '\n%s [%s/README.md](%s/README.md).\n' "$(say "The same on the $(gpu_of "$other"):" "$(gpu_of "$other") 上的同样结果：")" "$dir" "$dir"
+          printf '\n%s [%s/README.md](../%s/README.md).\n' "$(say "The same on the $(gpu_of "$other"):" "$(gpu_of "$other") 上的同样结果：")" "$dir" "$dir"
       done; } >"$tmp/all"
     awk -f scripts/csv.awk -v mode=best -v lang=$lang -f scripts/tables.awk "$csv" >"$tmp/best"
-    accuracy "$img" "$img" >"$tmp/accuracy"
+    accuracy "$img" "../$img" >"$tmp/accuracy"
     lang=en
 }
-for top_readme in README.md:en README.zh-CN.md:zh; do
-    top "${top_readme#*:}"
-    fill "${top_readme%%:*}" results "$tmp/all" "$tmp/readme1"
+for top_readme in README.md:docs/results.md:en README.zh-CN.md:docs/results.zh-CN.md:zh; do
+    IFS=: read -r front_page results_page top_lang <<<"$top_readme"
+    top "$top_lang"
+    fill "$front_page" front "$tmp/front" "$tmp/readme1"
     fill "$tmp/readme1" stages "$tmp/best" "$tmp/readme2"
-    fill "$tmp/readme2" accuracy "$tmp/accuracy" "$tmp/readme3"
-    finish "${top_readme%%:*}" "$tmp/readme3"
+    finish "$front_page" "$tmp/readme2"
+    fill "$results_page" results "$tmp/all" "$tmp/readme1"
+    fill "$tmp/readme1" accuracy "$tmp/accuracy" "$tmp/readme2"
+    finish "$results_page" "$tmp/readme2"
 done
 
 # fill_both README MAKE: the block that the command MAKE prints, in English into a stage's README.md and

@@ -25,7 +25,7 @@ for csv in plots/reference/*/results.csv plots/reference/*/multigpu.csv; do
     done
     out=$tmp/charts/$(basename "$(dirname "$csv")")
     if ! command -v gnuplot >/dev/null; then
-        skipped "charts render from $csv (gnuplot is not installed)"
+        skipped "charts render from $csv ($(missing gnuplot))"
     elif [ -z "$charts" ]; then
         bad "$csv has the rows of no chart of plots/*.gp (its charts column)"
     elif scripts/plot.sh "$csv" "$out" >"$tmp/plot" 2>&1; then
@@ -34,7 +34,7 @@ for csv in plots/reference/*/results.csv plots/reference/*/multigpu.csv; do
         done
     else
         bad "charts render from $csv:"
-        tail -5 "$tmp/plot" | sed 's/^/     | /'
+        tail -n 5 "$tmp/plot" | sed 's/^/     | /'
     fi
     bad_rows=$(by_name "$csv" 'BEGIN { need = "stage pass" } $col["stage"] != "00_device" && $col["pass"] != 1' | wc -l)
     if [ "$bad_rows" -eq 0 ]; then ok "every row of $csv passed verification"; else bad "$bad_rows rows of $csv failed verification"; fi
@@ -83,7 +83,7 @@ done
 if command -v gnuplot >/dev/null; then
     expect "make plot draws from the committed reference results" 0 "drew the charts" -- make --no-print-directory -s plot
 else
-    skipped "make plot draws from the committed reference results (gnuplot is not installed)"
+    skipped "make plot draws from the committed reference results ($(missing gnuplot))"
 fi
 expect "README.md tables are the ones generated from the reference CSV" 0 "" -- scripts/reference.sh --check
 # The accuracy lab (make accuracy): committed for every GPU with reference results; its chart draws
@@ -98,12 +98,12 @@ for dir in $(echo "$refs" | xargs -n1 dirname); do
         $col["stage"] != "00_device" && $col["pass"] != 1 && $col["pass"] != "xfail" { printf "%s %s %s n=%s %s; ", $col["stage"], $col["kernel"], $col["fill"], $col["n"], $col["cond"] }')
     if [ -z "$outside" ]; then ok "every result of $acc lies within its bound"; else bad "results of $acc outside their bound: $outside"; fi
     if ! command -v gnuplot >/dev/null; then
-        skipped "the accuracy chart renders from $acc (gnuplot is not installed)"
+        skipped "the accuracy chart renders from $acc ($(missing gnuplot))"
     elif scripts/plot_accuracy.sh "$acc" "$tmp/accuracy.png" >"$tmp/plot" 2>&1 && is_png "$tmp/accuracy.png"; then
         ok "the accuracy chart renders from $acc"
     else
         bad "the accuracy chart renders from $acc:"
-        tail -5 "$tmp/plot" | sed 's/^/     | /'
+        tail -n 5 "$tmp/plot" | sed 's/^/     | /'
     fi
 done
 # What limits each N (make limits): committed for every GPU with reference results, a row for each limit

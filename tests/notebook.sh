@@ -35,16 +35,16 @@ unknown_goals() {
 if scripts/notebook.sh extract "$nbdir" "$nb" 2>"$tmp/nb.err"; then
     ok "$nb is an nbformat 4 notebook whose cells scripts/notebook.sh extracts"
 else
-    bad "$nb does not extract: $(head -2 "$tmp/nb.err" | tr '\n' ' ')"
+    bad "$nb does not extract: $(head -n 2 "$tmp/nb.err" | tr '\n' ' ')"
 fi
 # The schema of nbformat 4, where a Python with the nbformat package is found (Debian: python3-nbformat).
 schema_py=$(for py in python3 /usr/bin/python3; do "$py" -c 'import nbformat' 2>/dev/null && { echo "$py"; break; }; done)
 if [ -z "$schema_py" ]; then
-    skipped "$nb against nbformat's schema (no Python with the nbformat package: apt-get install python3-nbformat)"
+    skipped "$nb against nbformat's schema ($(missing nbformat))"
 elif "$schema_py" -c 'import sys, nbformat; nbformat.validate(nbformat.read(sys.argv[1], as_version=4))' "$nb" 2>"$tmp/nb.schema"; then
     ok "$nb is valid against nbformat's schema"
 else
-    bad "$nb against nbformat's schema: $(tail -3 "$tmp/nb.schema" | tr '\n' ' ')"
+    bad "$nb against nbformat's schema: $(tail -n 3 "$tmp/nb.schema" | tr '\n' ' ')"
 fi
 if [ -s "$nbdir/cells.tsv" ]; then
     with_outputs=$(awk -F'\t' '$3 > 0 { printf "%s ", $1 }' "$nbdir/cells.tsv")
@@ -55,7 +55,7 @@ if [ -s "$nbdir/cells.tsv" ]; then
         ok "scripts/notebook.sh list: $runs cells run on a GPU machine, $network need the network and are skipped:"
         grep '^cell ' "$tmp/nb.list" | cut -c1-100 | sed 's/^/     | /'
     else
-        bad "scripts/notebook.sh list (exit $?, $runs cells to run):"; tail -5 "$tmp/nb.list" | sed 's/^/     | /'
+        bad "scripts/notebook.sh list (exit $?, $runs cells to run):"; tail -n 5 "$tmp/nb.list" | sed 's/^/     | /'
     fi
     # What needs the network is marked so, and the clone is among it.
     unmarked=$(grep -lE '(^|[;&|] *)(git clone|apt-get|apt |pip3? install|curl|wget) ' "$nbdir"/*.sh 2>/dev/null | xargs -rn1 basename | tr '\n' ' ')
@@ -76,7 +76,7 @@ if [ -s "$nbdir/cells.tsv" ]; then
 for f in sys.argv[1:]: compile(open(f, encoding="utf-8").read(), f, "exec")' "$nbdir"/*.py 2>"$tmp/nb.py"; then
         ok "the notebook's Python cells compile"
     else
-        bad "the notebook's Python cells: $(tail -2 "$tmp/nb.py" | tr '\n' ' ')"
+        bad "the notebook's Python cells: $(tail -n 2 "$tmp/nb.py" | tr '\n' ' ')"
     fi
     make --no-print-directory -s help >"$tmp/nb.help" 2>&1
     goals=$(notebook_goals "$nbdir" | tr '\n' ' ')
@@ -122,11 +122,11 @@ fi
 if [ "$gpu" != 1 ]; then
     skipped "the notebook's shell cells run in order on the GPU (no GPU: nvidia-smi -L finds none)"
 elif ! command -v gnuplot >/dev/null; then
-    skipped "the notebook's shell cells run in order on the GPU (gnuplot is not installed: its install cell needs the network)"
+    skipped "the notebook's shell cells run in order on the GPU ($(missing gnuplot); the notebook's own install cell needs the network)"
 else
     scripts/notebook.sh run "$nb" >"$tmp/nb.run" 2>&1
     rc=$?
     while read -r _ _ cell _; do ok "notebook cell ${cell%:} runs on this GPU"; done < <(grep -E '^== cell [0-9]+: ok' "$tmp/nb.run")
-    if [ $rc -eq 0 ]; then ok "scripts/notebook.sh run: $(tail -1 "$tmp/nb.run")"
-    else bad "scripts/notebook.sh run exits $rc:"; tail -15 "$tmp/nb.run" | sed 's/^/     | /'; fi
+    if [ $rc -eq 0 ]; then ok "scripts/notebook.sh run: $(tail -n 1 "$tmp/nb.run")"
+    else bad "scripts/notebook.sh run exits $rc:"; tail -n 15 "$tmp/nb.run" | sed 's/^/     | /'; fi
 fi

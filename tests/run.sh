@@ -17,6 +17,21 @@ skipped() { echo "skip $*"; skip=$((skip + 1)); }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# The optional tools (gnuplot, shellcheck, nbformat, ncu, compute-sanitizer, cuobjdump): a test that
+# needs one that is missing is skipped, and says which and how to install it: missing TOOL.
+cuda_release=$({ command -v nvcc >/dev/null && nvcc --version || /usr/local/cuda/bin/nvcc --version; } 2>/dev/null |
+    sed -n 's/.*release \([0-9]*\)\.\([0-9]*\),.*/\1-\2/p')
+missing() {
+    case $1 in
+    gnuplot) echo "gnuplot is not installed: apt-get install gnuplot-nox" ;;
+    shellcheck) echo "shellcheck is not installed: apt-get install shellcheck" ;;
+    nbformat) echo "no python3 with the nbformat package: apt-get install python3-nbformat" ;;
+    ncu) echo "ncu is not installed: Nsight Compute, in the CUDA toolkit (NVIDIA's package cuda-nsight-compute-${cuda_release:-X-Y})" ;;
+    compute-sanitizer) echo "compute-sanitizer is not installed: in the CUDA toolkit (NVIDIA's package cuda-sanitizer-${cuda_release:-X-Y})" ;;
+    cuobjdump) echo "cuobjdump is not installed: in the CUDA toolkit (NVIDIA's package cuda-cuobjdump-${cuda_release:-X-Y})" ;;
+    esac
+}
+
 # One key of a program's --describe (no GPU needed): describe PROGRAM KEY.
 describe() { "$1" --describe 2>/dev/null | sed -n "s/^$2: *//p"; }
 stage_of() { basename "$(dirname "$1")"; }
@@ -33,7 +48,7 @@ expect() {
         ok "$name"
     else
         bad "$name (exit $rc, wanted $code and /$pattern/):"
-        sed 's/^/     | /' "$tmp/out" | tail -5
+        sed 's/^/     | /' "$tmp/out" | tail -n 5
     fi
 }
 
@@ -47,11 +62,11 @@ chart_script_tests() {
         env PATH="$tmp/nognuplot" bash scripts/plot.sh "$csv" "$out"
     expect "$label: plot.sh on a CSV of another layout, exit 2" 2 "not a results CSV" -- bash scripts/plot.sh Makefile "$out"
     if ! command -v gnuplot >/dev/null; then
-        skipped "$label: plot.sh draws $chart.png (gnuplot not installed)"
+        skipped "$label: plot.sh draws $chart.png ($(missing gnuplot))"
     elif bash scripts/plot.sh "$csv" "$out" >"$tmp/chart.log" 2>&1 && [ "$(head -c 4 "$out/$chart.png" | od -An -c | tr -d ' ')" = '211PNG' ]; then
         ok "$label: plot.sh draws $chart.png"
     else
-        bad "$label: plot.sh, $chart.png:"; tail -5 "$tmp/chart.log" | sed 's/^/     | /'
+        bad "$label: plot.sh, $chart.png:"; tail -n 5 "$tmp/chart.log" | sed 's/^/     | /'
     fi
 }
 
@@ -68,13 +83,13 @@ fi
 
 echo "== scripts parse"
 for script in scripts/*.sh tests/*.sh tests/stage/*.sh .ci/run; do
-    if bash -n "$script" 2>"$tmp/parse"; then ok "bash -n $script"; else bad "bash -n $script: $(head -2 "$tmp/parse" | tr '\n' ' ')"; fi
+    if bash -n "$script" 2>"$tmp/parse"; then ok "bash -n $script"; else bad "bash -n $script: $(head -n 2 "$tmp/parse" | tr '\n' ' ')"; fi
 done
 if command -v shellcheck >/dev/null; then
     if shellcheck -S error scripts/*.sh tests/*.sh tests/stage/*.sh >"$tmp/shellcheck" 2>&1; then ok "shellcheck finds no errors in scripts/ and tests/"
-    else bad "shellcheck -S error:"; head -10 "$tmp/shellcheck" | sed 's/^/     | /'; fi
+    else bad "shellcheck -S error:"; head -n 10 "$tmp/shellcheck" | sed 's/^/     | /'; fi
 else
-    skipped "shellcheck over scripts/ and tests/ (shellcheck is not installed)"
+    skipped "shellcheck over scripts/ and tests/ ($(missing shellcheck))"
 fi
 
 echo "== build every stage"
@@ -82,7 +97,7 @@ if make --no-print-directory all >"$tmp/build" 2>&1; then
     ok "make all builds every stage with warnings as errors"
 else
     bad "make all:"
-    tail -20 "$tmp/build" | sed 's/^/     | /'
+    tail -n 20 "$tmp/build" | sed 's/^/     | /'
 fi
 # Every stage's program as the Makefile knows them, and the single-GPU ones among those built (make all
 # leaves out a program it cannot build here: its stage's tests say why).
@@ -101,13 +116,22 @@ expect "make without nvcc says the CUDA toolkit is needed" 2 "CUDA toolkit" -- \
     make --no-print-directory -s NVCC= need-nvcc
 expect "make stage-NN run without a stage asks for one" 2 "name a stage" -- make --no-print-directory -s run
 expect "the READMEs' program synopsis is the program's own --help" 0 "" -- bash scripts/synopsis.sh --check
-# Where no GPU can be used, a verb that runs kernels says so in one line, before building anything.
-for g in "stage-05 run" "stage-10 exercise" "stage-05 demo" "bench" "tour"; do
-    expect "make $g with no usable GPU says so" 2 "make ${g#* } runs kernels, so it needs an NVIDIA GPU" -- \
-        env CUDA_VISIBLE_DEVICES= make --no-print-directory -s $g
-    if [ "$(grep -c . "$tmp/out")" = 1 ]; then ok "make $g with no usable GPU: one line, nothing built"
-    else bad "make $g with no usable GPU printed $(grep -c . "$tmp/out") lines"; fi
-done
+# Where no GPU can be used, a verb that runs kernels says so before building anything, in at most four
+# lines: the command typed, the notebook and the committed results to go to instead, what works here.
+# Every stage's run (a program with a launcher of its own too), and the verbs of the first stage with a
+# demo and of the first with an exercise.
+first_demo=$(ls stages/*/demo.cu | head -n 1 | xargs dirname | xargs basename)
+first_exercise=$(ls stages/*/exercise.cu | head -n 1 | xargs dirname | xargs basename)
+nogpu_goals=$(for p in $PROGRAMS; do [ -x "$p" ] && s=$(stage_of "$p") && echo "stage-${s%%_*} run"; done
+              echo "stage-${first_demo%%_*} demo"; echo "stage-${first_exercise%%_*} exercise"; echo bench; echo tour)
+while read -r g; do
+    rm -rf "$tmp/nogpu-build"
+    expect "make $g with no usable GPU names the command, the notebook and the committed results, exit 2" 2 \
+        "^make $g( BUILD=[^ ]*)? runs kernels on an NVIDIA GPU" -- env CUDA_VISIBLE_DEVICES= make --no-print-directory -s BUILD="$tmp/nogpu-build" $g
+    if [ "$(grep -c . "$tmp/out")" -le 4 ] && grep -q 'notebooks/colab\.ipynb' "$tmp/out" && grep -q 'plots/reference/' "$tmp/out" &&
+        [ ! -e "$tmp/nogpu-build" ]; then ok "make $g with no usable GPU: $(grep -c . "$tmp/out") lines, where to go, nothing built"
+    else bad "make $g with no usable GPU printed $(grep -c . "$tmp/out") lines (at most 4, naming notebooks/colab.ipynb and plots/reference/) or built something"; fi
+done <<<"$nogpu_goals"
 make --no-print-directory -s help >"$tmp/help" 2>&1
 for t in "stage-NN run" "stage-NN check" "stage-NN demo" "stage-NN diff" "stage-NN sass" "stage-NN profile" \
     "stage-NN sanitize" "stage-NN tree" "stage-NN exercise" "stage-NN solution" "make tour" "make audit" "make bench" \
@@ -259,9 +283,15 @@ for p in $PROGRAMS; do
     fi
     seen="$seen $p"
 done
-for d in stages/[0-9][0-9]_*/; do
-    s=$(basename "$d")
-    expect "$s sass without cuobjdump says so" 4 "cuobjdump not found" -- env PATH="$tmp/bin" bash scripts/stage_tool.sh sass "$s" nvcc
+for p in $PROGRAMS; do
+    s=$(stage_of "$p")
+    # A program with no __global__ of its own has no SASS to show: it says so before looking for the tool.
+    if grep -q '__global__' "$(source_of "$p")"; then
+        expect "$s sass without cuobjdump says so" 4 "cuobjdump not found" -- env PATH="$tmp/bin" bash scripts/stage_tool.sh sass "$s" nvcc
+    else
+        expect "$s sass: a program with no kernel of its own says so first, exit 2" 2 "compiles no kernel of its own" -- \
+            env PATH="$tmp/bin" bash scripts/stage_tool.sh sass "$s" nvcc
+    fi
 done
 for s in $EXERCISES; do
     [ -x "build/$s/exercise" ] && [ -x "build/$s/solution" ] && ok "$s exercise stub and solution build" || bad "$s exercise stub and solution build"
@@ -299,7 +329,8 @@ echo "== every guide in English and Chinese, kept in step"
 # The structure, not the translation: a README.md and its README.zh-CN.md have the same headings (level
 # by level, in order), the same generated blocks (the same markers, each with as many table rows and
 # charts: their numbers are checked against the CSV by reference.sh --check), and link to each other.
-for readme in README.md stages/*/README.md; do
+for readme in README.md docs/*.md stages/*/README.md; do
+    [[ $readme == *.zh-CN.md ]] && continue
     zh=${readme%.md}.zh-CN.md
     if [ ! -f "$zh" ]; then bad "$readme has no Chinese sibling $zh"; continue; fi
     if [ "$(grep -o '^#*' "$readme" | tr '\n' ' ')" = "$(grep -o '^#*' "$zh" | tr '\n' ' ')" ]; then
@@ -312,9 +343,35 @@ for readme in README.md stages/*/README.md; do
                     on && /^\|/ { rows++ } on && /^!\[/ { charts++ }' "$1"; }
     if [ "$(blocks "$readme")" = "$(blocks "$zh")" ]; then ok "$zh has the generated blocks of $readme"
     else bad "$zh and $readme differ in their generated blocks"; fi
-    if grep -q '](README.zh-CN.md)' "$readme" && grep -q '](README.md)' "$zh"; then ok "$readme and $zh link to each other"
+    if grep -qF "]($(basename "$zh"))" "$readme" && grep -qF "]($(basename "$readme"))" "$zh"; then ok "$readme and $zh link to each other"
     else bad "$readme and $zh do not link to each other"; fi
 done
+# The front page is for a newcomer: short, the reference in docs/. Each stage README opens with the
+# articles it follows, by their titles (《...》), and each title is in the front page's table of the
+# articles, in both languages.
+for readme in README.md README.zh-CN.md; do
+    lines=$(wc -l <"$readme")
+    if [ "$lines" -le 220 ]; then ok "$readme is short: $lines lines (at most 220; the reference is in docs/)"
+    else bad "$readme has $lines lines (at most 220: the reference belongs in docs/)"; fi
+done
+articles() { awk '/^## (The articles|文章)$/ { on = 1; next } /^## / { on = 0 } on' "$1"; }
+for readme in stages/*/README.md stages/*/README.zh-CN.md; do
+    opening=$(awk 'NR > 1 && /^\*\*/ { on = 1 } on && /^$/ { exit } on' "$readme")
+    titles=$(printf "%s" "$opening" | tr "\n" " " | grep -o "《[^》]*》" | sort -u)
+    if [ -z "$titles" ]; then
+        # A stage beyond the articles says so in its opening instead.
+        if printf '%s\n' "$opening" | grep -qE 'beyond the articles|超出[^，。]*文章'; then ok "$readme opens saying it goes beyond the articles"
+        else bad "$readme does not open with the articles it follows (a first bold paragraph naming 《titles》)"; fi
+        continue
+    fi
+    unknown=$(while read -r t; do for top in README.md README.zh-CN.md; do articles "$top" | grep -qF "$t" || echo "$t in $top"; done; done <<<"$titles" | tr '\n' ' ')
+    if [ -z "$unknown" ]; then ok "$readme opens with the articles it follows, each in both front pages' table ($(echo $titles))"
+    else bad "$readme names articles missing from the front pages' table of the articles: $unknown"; fi
+done
+# No obsolete option forms that coreutils rejects with several files (tail -N A B): -n N everywhere.
+obsolete=$(git ls-files 2>/dev/null | grep -E '\.(sh|mk|awk)$|^Makefile$|^\.ci/' | xargs grep -nE '\b(head|tail) -[0-9]' 2>/dev/null | tr '\n' ' ')
+[ -z "$obsolete" ] && ok "head and tail take -n N in every script" || bad "head or tail with an obsolete -N option: $obsolete"
+
 # A merge that left its conflict markers in a tracked file (a line that starts <<<<<<<, ======= or >>>>>>>).
 conflicts=$(git ls-files 2>/dev/null | xargs grep -lE '^(<{7}|={7}|>{7})( |$)' 2>/dev/null | tr '\n' ' ')
 if ! git rev-parse --git-dir >/dev/null 2>&1; then skipped "no file holds merge conflict markers (not a git checkout)"
@@ -351,7 +408,7 @@ if [ "$gpu" = 1 ]; then
                 ok "$s --check exits 0 (fill $fill, $rows rows)"
             else
                 bad "$s --check --fill $fill: exit $rc, $rows rows"
-                tail -15 "$tmp/run" | sed 's/^/     | /'
+                tail -n 15 "$tmp/run" | sed 's/^/     | /'
             fi
         done
     done
@@ -370,9 +427,9 @@ if [ "$gpu" = 1 ]; then
             if [ "$status" = ok ]; then ok "L2 flush: $line"; else bad "L2 flush: $line"; fi
         done < <(grep -E '^(ok|FAIL) ' "$tmp/flush")
         [ $rc -eq 0 ] && [ "$want" -gt 0 ] && [ "$(grep -c '^ok ' "$tmp/flush")" -eq "$want" ] ||
-            { bad "scripts/flush_check.sh exits $rc ($want readings wanted)"; tail -5 "$tmp/flush" | sed 's/^/     | /'; }
+            { bad "scripts/flush_check.sh exits $rc ($want readings wanted)"; tail -n 5 "$tmp/flush" | sed 's/^/     | /'; }
     else
-        skipped "the L2 flush checked with DRAM counters (ncu is not installed)"
+        skipped "the L2 flush checked with DRAM counters ($(missing ncu))"
     fi
     # Fuzz: 50 sizes drawn from 1 ... 2^22 (seeded, the same every run), random data, every kernel.
     fuzz=$(awk 'BEGIN { srand(20261122); for (i = 0; i < 50; i++) printf "%s%d", i ? "," : "", 1 + int(rand() * 4194304) }')
@@ -389,9 +446,9 @@ if [ "$gpu" = 1 ]; then
         expect "$s exercise stub fails its check" 1 "^FAIL: .*Hints" -- bash -c "set -o pipefail; scripts/exercise.sh exercise $s | tr '\n' ' '"
         expect "$s solution passes its check" 0 "^PASS" -- scripts/exercise.sh solution $s
     done
-    command -v cuobjdump >/dev/null || bad "cuobjdump is missing on a machine with a GPU: make stage-NN sass cannot be checked"
-    expect "make tour runs through every stage without waiting" 0 "Stage $(stage_of "$(echo "$PROGRAMS" | tail -1)")" -- \
-        bash -c "make --no-print-directory -s tour </dev/null | grep -E '^Stage|^Diff from' | tail -3; exit \${PIPESTATUS[0]}"
+    command -v cuobjdump >/dev/null || skipped "make stage-NN sass on this GPU's build, in the stages' own tests ($(missing cuobjdump))"
+    expect "make tour runs through every stage without waiting" 0 "Stage $(stage_of "$(echo "$PROGRAMS" | tail -n 1)")" -- \
+        bash -c "make --no-print-directory -s tour </dev/null | grep -E '^Stage|^Diff from' | tail -n 3; exit \${PIPESTATUS[0]}"
 else
     reason="no GPU: nvidia-smi -L finds none"
     for p in $SINGLE_GPU; do

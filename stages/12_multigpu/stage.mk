@@ -30,6 +30,7 @@ NCCL_LOOKED := $(subst |, and ,$(subst $(nccl_space),; ,$(strip $(NCCL_CANDIDATE
 
 MULTIGPU := $(BUILD)/12_multigpu/multigpu
 MODE ?= threads
+USAGE_ERROR_12_multigpu = $(if $(filter-out threads processes,$(MODE)),MODE=$(MODE): give MODE=threads (one process$(comma) every GPU) or MODE=processes (one per GPU))
 GPUS ?=
 PROGRAMS += $(MULTIGPU)
 

@@ -30,7 +30,7 @@ if [ "$gpu" = 1 ] && command -v ncu >/dev/null; then
         bad "01 tree: build/01_naive/tree-solution builds"
     fi
 else
-    skipped "01 tree: the record's wavefronts against ncu's (needs a GPU and ncu)"
+    skipped "01 tree: the record's wavefronts against ncu's ($( [ "$gpu" = 1 ] && missing ncu || echo 'no GPU: nvidia-smi -L finds none'))"
 fi
 expect "01 tree: the kernel that halves in global memory cannot be recorded, and says why (exit 5)" 5 \
     "reduce_global_inplace cannot be recorded: it halves its slice in global memory" -- build/01_naive/tree --kernel reduce_global_inplace

@@ -7,5 +7,5 @@ if [ "$gpu" = 1 ] && command -v ncu >/dev/null; then
     expect "02 tree: reduce_shared's recorded wavefronts are those ncu measures" 0 "loads .* agree" -- \
         scripts/tree.sh agree 02_shared reduce_shared
 else
-    skipped "02 tree: the record's wavefronts against ncu's (needs a GPU and ncu)"
+    skipped "02 tree: the record's wavefronts against ncu's ($( [ "$gpu" = 1 ] && missing ncu || echo 'no GPU: nvidia-smi -L finds none'))"
 fi

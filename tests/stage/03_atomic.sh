@@ -10,7 +10,7 @@ if [ "$gpu" = 1 ]; then
         if [ $rc -eq 0 ] && [ "$(awk -v f=$f '$1 ~ /^(reduce_shared_atomic|cub)$/ && $2 == f && $5 == "ok"' "$tmp/nf" | wc -l)" -eq 2 ]; then
             ok "03 --fill $f: the kernel and CUB give $f, reported as such"
         else
-            bad "03 --fill $f (exit $rc)"; tail -4 "$tmp/nf" | sed 's/^/     | /'
+            bad "03 --fill $f (exit $rc)"; tail -n 4 "$tmp/nf" | sed 's/^/     | /'
         fi
     done
     expect "03 --fill ones gives exactly N" 0 "^reduce_shared_atomic +1000003 " -- \

@@ -12,6 +12,8 @@ if [ "$gpu" = 1 ]; then
         build/05_shuffle/reduce --kernel reduce_xor_allreduce_int --n 2^20 --fill mod100 --reps 5 --check
     if command -v cuobjdump >/dev/null; then
         expect "make stage-05 sass: shuffles in the shuffle kernels" 0 "SHFL.DOWN [1-9]" -- make --no-print-directory -s stage-05 sass
+    else
+        skipped "make stage-05 sass: shuffles in the shuffle kernels ($(missing cuobjdump))"
     fi
 else
     skipped "05 demo, the int all-reduce's exact sum, and its shuffles in the SASS (no GPU: nvidia-smi -L finds none)"
@@ -22,5 +24,5 @@ if [ "$gpu" = 1 ] && command -v ncu >/dev/null; then
     expect "05 tree: reduce_warp_shuffle's recorded wavefronts are those ncu measures" 0 "loads .* agree" -- \
         scripts/tree.sh agree 05_shuffle reduce_warp_shuffle
 else
-    skipped "05 tree: the record's wavefronts against ncu's (needs a GPU and ncu)"
+    skipped "05 tree: the record's wavefronts against ncu's ($( [ "$gpu" = 1 ] && missing ncu || echo 'no GPU: nvidia-smi -L finds none'))"
 fi

@@ -25,6 +25,8 @@ if [ "$gpu" = 1 ]; then
     done
     if command -v cuobjdump >/dev/null; then
         expect "make stage-07 sass: 16-byte loads in the pack kernels" 0 "LDG.128 [1-9]" -- make --no-print-directory -s stage-07 sass
+    else
+        skipped "make stage-07 sass: 16-byte loads in the pack kernels ($(missing cuobjdump))"
     fi
 else
     skipped "07 an unaligned input refused by the packed kernels (no GPU: nvidia-smi -L finds none)"

@@ -24,7 +24,7 @@ if [ "$gpu" = 1 ]; then
     lse=$(awk -F, 'NR > 1 && $2 == "09_rows" && $3 ~ /softmax/ && $10 == 1' "$tmp/ones.csv" | wc -l)
     if [ $rc -eq 0 ] && [ "$exact" -eq $((kernels - lse_kernels)) ] && [ "$lse" -eq "$lse_kernels" ]; then
         ok "09 --fill ones: every sum kernel gives exactly 1000 for each of 777 rows, the log-sum-exp kernels 1 + log 1000 within their bound"
-    else bad "09 --fill ones (exit $rc): $exact of $((kernels - lse_kernels)) sum kernels exact, $lse of $lse_kernels log-sum-exp kernels pass"; tail -8 "$tmp/ones" | sed 's/^/     | /'; fi
+    else bad "09 --fill ones (exit $rc): $exact of $((kernels - lse_kernels)) sum kernels exact, $lse of $lse_kernels log-sum-exp kernels pass"; tail -n 8 "$tmp/ones" | sed 's/^/     | /'; fi
     # A NaN (+Inf) at element 777: its row must give NaN (+Inf) from every kernel, the sums and the
     # log-sum-exps alike, and every other row its finite value.
     for f in nan inf; do

@@ -14,13 +14,15 @@ if [ "$gpu" = 1 ]; then
                      if (!(size in result)) result[size] = $2; else if (result[size] != $2) print size ": " $1 " gives " $2 }
                   END { if (rows != 12) print rows + 0 " rows, not 12" }' "$tmp/grid")
     if [ $rc -eq 0 ] && [ -z "$differ" ]; then ok "10 the three grid finishes give the same bits at every size, in every run"
-    else bad "10 the three grid finishes (exit $rc): $differ"; tail -6 "$tmp/grid" | sed 's/^/     | /'; fi
+    else bad "10 the three grid finishes (exit $rc): $differ"; tail -n 6 "$tmp/grid" | sed 's/^/     | /'; fi
     # The warp shuffle article's int data (stage 05's check): the WarpScan aggregates sum to it exactly.
     expect "10 cub_warp_scan_aggregate gives the exact 51903600 of i % 100 over 2^20, the same in every run" 0 \
         "cub_warp_scan_aggregate +51903600 .* ok .* same" -- \
         $library --kernel cub_warp_scan_aggregate --n 2^20 --fill mod100 --reps 5 --check
     if command -v cuobjdump >/dev/null; then
         expect "make stage-10 sass: WarpScan's scan is SHFL.UP" 0 "SHFL.UP" -- make --no-print-directory -s stage-10 sass
+    else
+        skipped "make stage-10 sass: WarpScan's scan is SHFL.UP ($(missing cuobjdump))"
     fi
 else
     skipped "10 demo, the grid finishes' equal bits, the WarpScan aggregate's exact sum (no GPU: nvidia-smi -L finds none)"
@@ -46,7 +48,7 @@ CU
         expect "10 exercise's solution passes the same check" 0 "all kernels passed" -- \
             build/10_library/solution --check --n 1000003 --fill wide --reps 1 --warmup 0
     else
-        bad "10 exercise with a plain fp32 sum does not build: $(tail -3 "$tmp/plain_sum.log")"
+        bad "10 exercise with a plain fp32 sum does not build: $(tail -n 3 "$tmp/plain_sum.log")"
     fi
 else
     skipped "10 the Kahan exercise with a plain fp32 sum fails, its solution passes (no GPU: nvidia-smi -L finds none)"
@@ -57,5 +59,5 @@ if [ "$gpu" = 1 ] && command -v ncu >/dev/null; then
     expect "10 tree: cg_reduce_block's recorded wavefronts are those ncu measures" 0 "loads .* agree" -- \
         scripts/tree.sh agree 10_library cg_reduce_block
 else
-    skipped "10 tree: the record's wavefronts against ncu's (needs a GPU and ncu)"
+    skipped "10 tree: the record's wavefronts against ncu's ($( [ "$gpu" = 1 ] && missing ncu || echo 'no GPU: nvidia-smi -L finds none'))"
 fi

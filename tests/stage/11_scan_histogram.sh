@@ -10,7 +10,7 @@ if "${sh_make[@]}" $sh $sh_dir/exercise $sh_dir/solution >"$tmp/sh-build" 2>&1; 
     ok "11 the program, its exercise stub and its solution build with warnings as errors"
 else
     bad "11 build:"
-    tail -15 "$tmp/sh-build" | sed 's/^/     | /'
+    tail -n 15 "$tmp/sh-build" | sed 's/^/     | /'
 fi
 
 # The common flags are tested for every program by tests/run.sh; here what is this stage's own.
@@ -82,7 +82,7 @@ if [ "$gpu" = 1 ] && [ -x $sh ]; then
         ok "11 every kernel and CUB pass their exact checks at N = $sizes, fills $fills ($sh_count rows)"
     else
         bad "11 check sizes, fills $fills (exit $rc):"
-        grep -E 'FAIL|error' "$tmp/sh-check" | head -10 | sed 's/^/     | /'
+        grep -E 'FAIL|error' "$tmp/sh-check" | head -n 10 | sed 's/^/     | /'
     fi
     # One row per size, fill and kernel its --describe names (every one but a deliberately wrong one).
     kernels=$($sh --describe | awk '$1 == "kernel:" && $4 != "wrong"' | wc -l)

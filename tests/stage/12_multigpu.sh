@@ -21,13 +21,13 @@ mg_rc=$?
 mg_found=1
 if grep -q "stage 12 needs NCCL" "$tmp/mg-build"; then
     mg_found=0
-    skipped "stage 12: $(head -1 "$tmp/mg-build")"
+    skipped "stage 12: $(head -n 1 "$tmp/mg-build")"
 elif [ $mg_rc -eq 0 ] && [ -x $mg ]; then
     ok "stage 12 builds with NCCL, warnings as errors"
 else
     mg_found=0
     bad "make stage-12 (exit $mg_rc):"
-    tail -10 "$tmp/mg-build" | sed 's/^/     | /'
+    tail -n 10 "$tmp/mg-build" | sed 's/^/     | /'
 fi
 
 # The common flags are tested for every program by tests/run.sh; here what is this stage's own.
@@ -41,7 +41,7 @@ if [ $mg_found = 1 ]; then
     expect "12 --rank outside --nranks" 2 "--rank 2: ranks run from 0" -- $mg --rank 2 --nranks 2 --id-file "$tmp/id"
     expect "12 one process per GPU with no GPU exits 3" 3 "no CUDA-capable GPU found" -- \
         env CUDA_VISIBLE_DEVICES= $mg --rank 1 --nranks 2 --id-file "$tmp/id" --id-timeout 1
-    expect "12 MODE=processes with no GPU visible: make fails and says why" 2 "no CUDA-capable GPU found" -- \
+    expect "12 MODE=processes with no GPU visible: make fails and says why" 2 "stage-12 run MODE=processes runs kernels on an NVIDIA GPU" -- \
         env CUDA_VISIBLE_DEVICES= "${mg_make[@]}" stage-12 run MODE=processes
     expect "12 unknown MODE" 2 "MODE=bogus: give MODE=threads" -- "${mg_make[@]}" stage-12 run MODE=bogus
     for tool in profile sanitize; do
@@ -88,7 +88,7 @@ mg_gpu_case() {
         ok "12 $name: the sum and the all-reduce (f32, bf16; 4 KiB to 4 MiB) pass"
     else
         bad "12 $name (exit $rc):"
-        tail -15 "$tmp/mg-run" | sed 's/^/     | /'
+        tail -n 15 "$tmp/mg-run" | sed 's/^/     | /'
     fi
 }
 
