@@ -101,5 +101,5 @@ if command -v gnuplot >/dev/null; then
 else
     echo "gnuplot not found: no charts drawn (make plot CSV=$dir/results.csv draws them where gnuplot is installed)"
 fi
-echo "results in $dir (make reference copies them to plots/reference/$slug and updates README.md)"
+echo "results in $dir (make reference copies them to plots/reference/$slug and updates the READMEs)"
 echo "make bench: built in $(clock "${BUILD_SECONDS:-0}"), ran in $(clock $((SECONDS - start)))"

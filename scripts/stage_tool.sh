@@ -151,7 +151,8 @@ profile)
     echo "  instruction (32 = no divergence); ld/st wf: shared-memory wavefronts per shared load/store"
     echo "  instruction (1 = no bank conflict for 4-byte accesses, n = an n-way conflict; - = none executed);"
     echo "  sect/req: 32-byte sectors per global load request (4 = a warp's 4-byte loads fully coalesced);"
-    echo "  atomics: global atomic and reduction requests (ATOM + RED; with long_sb high, an atomic hot spot);"
+    echo "  atomics: global atomic and reduction requests (ATOM + RED; a RED sets no scoreboard,"
+    echo "  so an atomic hot spot shows in the time, not in long_sb);"
     echo "  stalls: warps stalled per issued instruction, on memory (long_sb), barriers, shared memory/"
     echo "  shuffles (short_sb), memory barriers"
     awk -F'","' '

@@ -1,6 +1,8 @@
 /* Exercise 01: the interleaved tree without the modulo.
- * reduce_interleaved (reduce.cu) picks its working threads with tid % (2*s) == 0: the modulo is slow,
- * and the working threads are spread over every warp, so every warp stays busy at every level.
+ * reduce_interleaved (reduce.cu) picks its working threads with tid % (2*s) == 0 (an AND: nvcc unrolls
+ * the loop, so 2*s is a constant power of two). The working threads are spread over the block: up to
+ * s = 16 every warp has working lanes (half of them at s = 1, one at s = 16) and runs the level; from
+ * s = 32 only 256/(2*s) threads work (4 at s = 32, in warps 0, 2, 4, 6) and the other warps have none.
  * Write reduce_interleaved_strided: at distance s, thread tid works on index = 2 * s * tid, adding
  * s_x[index + s] into s_x[index] when index < BLOCK. The working threads are now the first ones,
  * contiguous, and whole warps retire early. (Then look at its shared-memory bank conflicts with

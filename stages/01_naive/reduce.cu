@@ -48,8 +48,8 @@ static void run_global_inplace(Run *r)
 }
 
 /* Course chapter v1: the block's slice in shared memory, pairs combined at distance s = 1, 2, 4, ...
- * by the threads with tid % (2*s) == 0. Only 1/2, 1/4, ... of the lanes of a warp are active:
- * divergence, and the modulo is slow. */
+ * by the threads with tid % (2*s) == 0 (an AND: nvcc unrolls the loop, so 2*s is a constant power of
+ * two). Only 1/2, 1/4, ... of a warp's lanes work: divergence, each warp running every level to s = 16. */
 __global__ void reduce_interleaved(const float *x, float *partials, uint64_t n)
 {
     __shared__ TRACED(float) s_x[BLOCK];

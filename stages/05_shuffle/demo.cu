@@ -34,8 +34,9 @@ __global__ void shuffle_demo(int *out)
     out[10 * 32 + lane] = __shfl_xor_sync(FULL_MASK, v, 8, 8);
 }
 
-/* xor with width < 32 (warp shuffle article §3): a lane may read a lane of its own group or of an
- * earlier group; a source in a later group gives the lane back its own value. */
+/* xor with width < 32, the programming guide's rule (the warp shuffle article's §3 words it wrongly:
+ * see the README): a lane may read a lane of its own group or of an earlier group; a source in a later
+ * group gives the lane back its own value. */
 static int xor_in_groups(int lane, int mask, int width)
 {
     int source = lane ^ mask;

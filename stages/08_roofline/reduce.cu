@@ -14,9 +14,9 @@
 #define WARPS (BLOCK / 32)
 #define FULL_MASK 0xffffffffu
 /* 16-byte loads each thread has in flight per step. Little's law: bytes in flight = bandwidth x
- * latency. Stage 06's reduce_gridstride_x8 keeps one 4-byte load per thread in flight (8 KiB per SM at
- * 2048 threads) and reaches about half the DRAM peak, which puts the latency under load near
- * 8 KiB x SMs / that bandwidth; the peak then needs about 16 KiB per SM in flight. 4 loads of
+ * latency. Stage 06's reduce_gridstride_x16 (2048 threads per SM, one 4-byte load each in flight: 8 KiB
+ * per SM) reaches about half the DRAM peak on the H200, two thirds on the H100: latency under load near
+ * 8 KiB x SMs / that bandwidth, so the peak needs at most about 16 KiB per SM in flight. 4 loads of
  * 16 bytes per thread are 128 KiB per SM: eight times that, room for the latency growing under load.
  * A block's UNROLL loads are one contiguous tile (BLOCK x UNROLL x 16 bytes = 32 KiB), read as
  * UNROLL coalesced rows. */
