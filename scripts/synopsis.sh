@@ -35,7 +35,7 @@ fill docs/README.zh-CN.md synopsis "$tmp/synopsis"
 # bench_table LANG: a row per program. A list of sizes is shown by its first and last and its count.
 bench_table() {
     if [ "$1" = zh ]; then
-        echo '| 阶段 | 程序 | kernel 数 | bench 规模 | bench 数据 | 另在 L2 保温时计时 |'
+        echo '| 阶段 | 程序 | kernel 数 | 基准测试规模 | 基准测试数据 | 另在 L2 保温时计时 |'
     else
         echo '| stage | program | kernels | bench sizes | bench fills | also timed with the L2 warm |'
     fi
