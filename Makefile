@@ -129,7 +129,7 @@ define need_stage
 endef
 
 .PHONY: help all run check demo diff sass profile sanitize tree exercise solution tour audit bench accuracy limits programs plot \
-        reference test clean need-nvcc toolkit $(foreach s,$(STAGES),stage-$(call stage_num,$s))
+        reference docs docs-check test clean need-nvcc toolkit $(foreach s,$(STAGES),stage-$(call stage_num,$s))
 
 help: export STAGE_HELP_TEXT = $(STAGE_HELP)
 help:
@@ -171,6 +171,10 @@ help:
 	@echo "                              Compute, into plots/results/<gpu>/limits.csv (needs ncu and a GPU)"
 	@echo "  make reference              copy the last bench (accuracy lab, limits) to plots/reference/<gpu>/"
 	@echo "                              and update the READMEs and docs/"
+	@echo "  make docs                   every generated README block, and the charts where gnuplot is installed,"
+	@echo "                              from the committed reference results"
+	@echo "  make docs-check             whether make docs would change anything, and every stage's claims"
+	@echo "                              about measured results (claims.csv) on every GPU's results"
 	@echo "  make plot [CSV=file]        draw the charts from a CSV (default: the committed reference results)"
 	@echo "  make test                   the test suite (GPU half skipped when no GPU is present)"
 	@echo "  make clean                  remove build/ and plots/results/"
@@ -316,11 +320,11 @@ tree: $(foreach s,$(filter $(HARNESS_STAGES),$(if $(PROGRAM),$(filter $(EXERCISE
 
 exercise: $(foreach s,$(filter $(EXERCISES),$(SELECTED)),$(BUILD)/$s/exercise)
 	$(call need_stage,exercise)
-	@for s in $(SELECTED); do scripts/exercise.sh exercise $$s || exit $$?; done
+	@for s in $(SELECTED); do scripts/stage_tool.sh exercise $$s || exit $$?; done
 
 solution: $(foreach s,$(filter $(EXERCISES),$(SELECTED)),$(BUILD)/$s/solution)
 	$(call need_stage,solution)
-	@for s in $(SELECTED); do scripts/exercise.sh solution $$s || exit $$?; done
+	@for s in $(SELECTED); do scripts/stage_tool.sh solution $$s || exit $$?; done
 
 tour: $(ALL_BINS)
 	@scripts/tour.sh
@@ -343,10 +347,16 @@ limits: $(BENCH_BINS)
 	@scripts/limits.sh
 
 reference:
-	@scripts/reference.sh
+	@scripts/docs.sh reference
+
+docs:
+	@scripts/docs.sh docs
+
+docs-check:
+	@scripts/docs.sh check
 
 plot:
-	@scripts/plot_all.sh $(CSV)
+	@scripts/docs.sh plot $(CSV)
 
 test:
 	+@tests/run.sh

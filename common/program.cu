@@ -254,7 +254,7 @@ void csv_write(FILE *csv, const char *gpu, const Program *p, const CsvRow *r)
     if (r->speedup > 0) fprintf(csv, "%.3f", r->speedup);
     fprintf(csv, ",");
     if (r->x_cub > 0) fprintf(csv, "%.3f", r->x_cub);
-    fprintf(csv, ",%s,%s,", p->charts, r->fill ? r->fill : "");
+    fprintf(csv, ",%s,", r->fill ? r->fill : "");
     if (r->rel_bound > 0) fprintf(csv, "%.3e", r->rel_bound);
     fprintf(csv, "\n");
     fflush(csv);

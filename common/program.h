@@ -51,7 +51,7 @@ typedef struct {
     const char *accuracy;       /* kernels on the accuracy chart (make accuracy; "": none) */
     const char *limits;         /* kernels make limits profiles (scripts/limits.sh; "": none) */
     const char *trees;          /* kernels whose recorded tree its READMEs show (make stage-NN tree; "": none) */
-    const char *charts;         /* the chart tokens of its rows (the CSV's charts column) */
+    const char *charts;         /* the charts its rows go on (--describe; the reports read it from there) */
     const char *csv;            /* the file `make bench` collects its rows in */
     const char *usage_note;     /* printed under the usage line of --help (NULL: none) */
     void (*list)(void);         /* --list: the kernels, for people */
@@ -79,10 +79,9 @@ int option_sizes(const Options *o, uint64_t *sizes, int max, const char *prog);
 
 /* Every program's CSV columns. bits: "same" when every timed run gave the same bits; bytes_read: the
  * input bytes the kernel must read; speedup: the baseline's time over this row's (same N, same run);
- * x_cub: CUB's time over this row's (same input type and N, same run); charts: the program's chart
- * tokens; fill: the data (--fill); rel_bound: the error bound the check used, relative to the reference
+ * x_cub: CUB's time over this row's (same input type and N, same run); fill: the data (--fill); rel_bound: the error bound the check used, relative to the reference
  * (rel_err is checked against it). A 00_device row leaves the measurement columns after gbps/pct_peak empty. */
-#define CSV_HEADER "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub,charts,fill,rel_bound"
+#define CSV_HEADER "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub,fill,rel_bound"
 
 typedef struct {
     const char *kernel, *dtype;

@@ -12,7 +12,7 @@
 # 3 no usable GPU.
 set -eu
 cd "$(dirname "$0")/.."
-describe() { "$1" --describe | sed -n "s/^$2: *//p"; }
+source scripts/lib.sh
 sizes=2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28
 cond_n=2^24
 conds="1e2 1e4 1e6 1e8 1e10 1e12 1e14"
@@ -42,7 +42,7 @@ run() {
     rm -f "$tmp/$tag.csv"
 }
 
-for p in ${REDUCE_PROGRAMS:-$(make --no-print-directory -s programs)}; do
+for p in $(programs); do
     [ -x "$p" ] || { echo "== $p is not built (make all says why): not in the lab"; continue; }
     [ "$(describe "$p" gpus)" = one ] || continue
     kernels=$(describe "$p" "accuracy kernels")
@@ -59,14 +59,14 @@ for p in ${REDUCE_PROGRAMS:-$(make --no-print-directory -s programs)}; do
 done
 [ -s "$tmp/all.csv" ] || { echo "error: no program has accuracy kernels (--describe: accuracy kernels)" >&2; exit 2; }
 mv "$tmp/all.csv" "$csv"
-slug=$(scripts/gpu_folder.sh "$csv")
+slug=$(gpu_folder "$csv")
 dir=plots/results/$slug
 mkdir -p "$dir"
 mv "$csv" "$dir/accuracy.csv"
 if command -v gnuplot >/dev/null; then
-    scripts/plot_accuracy.sh "$dir/accuracy.csv" "$dir/accuracy.png"
+    python3 scripts/report plot-accuracy "$dir/accuracy.csv" "$dir/accuracy.png"
 else
-    echo "gnuplot not found: no chart drawn (scripts/plot_accuracy.sh draws it where gnuplot is installed)"
+    echo "gnuplot not found: no chart drawn (python3 scripts/report plot-accuracy draws it where gnuplot is installed)"
 fi
 echo "results in $dir/accuracy.csv$([ $status = 0 ] && echo ", every result within its bound" || echo ": some results FAILED their check")"
 exit $status

@@ -25,10 +25,10 @@ for part in $parts; do
     *) echo "error: unknown part '$part' (sanitize offset nonfinite repro edge flush)" >&2; exit 2 ;;
     esac
 done
-describe() { "$1" --describe | sed -n "s/^$2: *//p"; }
+source scripts/lib.sh
 # AUDIT_STAGES="STAGE ..." (stage folder names) audits only those stages.
 programs=
-for p in ${REDUCE_PROGRAMS:-$(make --no-print-directory -s programs)}; do
+for p in $(programs); do
     s=$(basename "$(dirname "$p")")
     [ -z "${AUDIT_STAGES:-}" ] || [[ " $AUDIT_STAGES " == *" $s "* ]] || continue
     if [ ! -x "$p" ]; then echo "$p is not built (make stage-${s%%_*} says why): not audited"; continue; fi

@@ -10,13 +10,13 @@
 # built, and BUILD_SECONDS, how long that took, which the last line prints with the run time)
 set -eu
 cd "$(dirname "$0")/.."
-describe() { "$1" --describe | sed -n "s/^$2: *//p"; }
+source scripts/lib.sh
 mkdir -p plots/results
 csv=plots/results/bench.csv
 log=plots/results/bench.log
 rm -f "$csv" "$log"
 programs=()
-for p in ${REDUCE_PROGRAMS:-$(make --no-print-directory -s programs)}; do
+for p in $(programs); do
     if [[ " ${BENCH_PROGRAMS:-$p} " != *" $p "* ]]; then
         s=$(basename "$(dirname "$p")")
         echo "== $s starts through a launcher of its own (several GPUs): not run by make bench (make stage-${s%%_*} run runs it)"
@@ -75,7 +75,7 @@ for p in "${programs[@]}"; do
 done
 echo "== the programs ran in $(clock $((SECONDS - start))) (their tables: $log)"
 # The stages' demos (make stage-NN demo), their output kept beside the results as demo-<stage>.txt: a
-# README can show a demo's measurement from it (<!-- demo-output:begin/end -->, scripts/update_readmes.sh).
+# README can show a demo's measurement from it (<!-- demo-output:begin/end -->, python3 scripts/report readmes).
 for p in "${programs[@]}"; do
     demo=$(dirname "$p")/demo
     [ -x "$demo" ] || continue
@@ -83,12 +83,17 @@ for p in "${programs[@]}"; do
     echo "== $stage's demo"
     "$demo" >"plots/results/demo-$stage.txt" 2>&1 || { echo "error: $demo exited with $?: see plots/results/demo-$stage.txt" >&2; exit 1; }
 done
-slug=$(scripts/gpu_folder.sh "$csv")
+slug=$(gpu_folder "$csv")
 dir=plots/results/$slug
 mkdir -p "$dir"
 mv "$csv" "$dir/results.csv"
 mv "$log" "$dir/bench.log"
 for f in plots/results/demo-*.txt; do [ -f "$f" ] && mv "$f" "$dir/"; done
+# What each program is, beside its rows: the reports read a stage's charts and kernels from it, with no
+# build and no GPU (describe-<stage>.txt).
+for p in $(programs); do
+    [ -x "$p" ] && "$p" --describe >"$dir/describe-$(describe "$p" stage).txt"
+done
 # The flush, proven with hardware counters (needs Nsight Compute).
 if command -v ncu >/dev/null; then
     echo "== the L2 flush, checked with ncu (dram__bytes_read.sum)"
@@ -97,7 +102,7 @@ else
     echo "ncu not found: the flush check (DRAM bytes of every timed run) is not run and no flush_check.csv is written"
 fi
 if command -v gnuplot >/dev/null; then
-    scripts/plot.sh "$dir/results.csv" "$dir" --dumb
+    python3 scripts/report plot "$dir/results.csv" "$dir" --dumb
 else
     echo "gnuplot not found: no charts drawn (make plot CSV=$dir/results.csv draws them where gnuplot is installed)"
 fi

@@ -19,7 +19,7 @@ set -u
 cd "$(dirname "$0")/.."
 out=${1:-}
 command -v ncu >/dev/null || { echo "ncu not found: the flush check reads DRAM counters with Nsight Compute (it comes with the CUDA toolkit)" >&2; exit 4; }
-describe() { "$1" --describe | sed -n "s/^$2: *//p"; }
+source scripts/lib.sh
 # The bytes of one element of an input type.
 type_bytes() {
     case $1 in
@@ -34,7 +34,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # One line per probe: PROGRAM STAGE:KERNEL REGEX LOADS KERNEL_TO_RUN ELEMENT_BYTES WARM_CONTROL(0|1).
 : >"$tmp/probes"
-for p in ${REDUCE_PROGRAMS:-$(make --no-print-directory -s programs)}; do
+for p in $(programs); do
     if [ ! -x "$p" ]; then
         echo "note: $p is not built: its flush probes, if any, are not run"
         continue
@@ -90,15 +90,7 @@ probe() {
     fi
     rc=$(cat "$tmp/rc.$key")
     local line
-    line=$(awk -v re="$regex" -v last="$last" -f scripts/ncu.awk -f <(printf '%s' '
-        ncu_metric != "dram__bytes_read.sum" || ncu_kernel !~ re { next }
-        { acc += ncu_value; if (ends_run(ncu_kernel)) { runs[++count] = acc; acc = 0 } }
-        END {
-            first = last > 0 && count > last ? count - last + 1 : 1
-            min = -1
-            for (i = first; i <= count; i++) if (min < 0 || runs[i] < min) min = runs[i]
-            printf "%d %.0f", count - first + 1, min
-        }') "$tmp/ncu.$key")
+    line=$(python3 scripts/report ncu --mode flush --re "$regex" --last "$last" "$tmp/ncu.$key")
     local runs=${line%% *} min=${line##* }
     local bytes=$((n * size))
     local ratio pass

@@ -12,14 +12,14 @@
 #   grid       the blocks of the launch (a CUB run: of its longest kernel)
 # Writes plots/results/<gpu>/limits.csv: gpu,stage,kernel,dtype,n,launches,grid,time_us,dram_bytes,
 # dram_pct,occupancy,long_sb,membar. `make reference` copies it beside the bench results; a stage's
-# README shows its table (scripts/limits.awk).
+# README shows its table (python3 scripts/report limits).
 # usage: scripts/limits.sh   (the programs built: make all)
 # Exit codes: 0 done, 2 a program or ncu failed, or no program names limit kernels, 3 no usable GPU,
 # 4 ncu missing.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 command -v ncu >/dev/null || { echo "ncu not found: make limits reads hardware counters with Nsight Compute (it comes with the CUDA toolkit)" >&2; exit 4; }
-describe() { "$1" --describe | sed -n "s/^$2: *//p"; }
+source scripts/lib.sh
 metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
 metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,launch__grid_size
 metrics+=,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
@@ -30,7 +30,7 @@ mkdir -p plots/results
 csv=plots/results/limits.csv
 echo "gpu,stage,kernel,dtype,n,launches,grid,time_us,dram_bytes,dram_pct,occupancy,long_sb,membar" >"$csv"
 found=0
-for p in ${REDUCE_PROGRAMS:-$(make --no-print-directory -s programs)}; do
+for p in $(programs); do
     [ -x "$p" ] || { echo "== $p is not built (make all says why): not profiled"; continue; }
     [ "$(describe "$p" gpus)" = one ] || continue
     kernels=$(describe "$p" "limit kernels")
@@ -57,36 +57,12 @@ for p in ${REDUCE_PROGRAMS:-$(make --no-print-directory -s programs)}; do
             { rc=$?; tail -n 5 "$tmp/err" "$tmp/ncu" >&2; [ "$rc" = 3 ] && exit 3; exit 2; }
         [ -n "$gpu" ] || gpu=$(awk -F, 'NR == 2 { print $1 }' "$tmp/run.csv")
         nn=$(awk -F, 'NR > 1 && $2 != "00_device" { print $5; exit }' "$tmp/run.csv")
-        awk -v gpu="$gpu" -v stage="$stage" -v n="$nn" -v dtype="$dtype" -v names="cub $kernels" -f scripts/ncu.awk -f <(printf '%s' '
-            {
-                if (!(ncu_id in name)) { name[ncu_id] = ncu_kernel; order[++launches] = ncu_id }
-                val[ncu_id, ncu_metric] = ncu_value
-            }
-            END {
-                # Launches into runs (ends_run).
-                for (i = 1; i <= launches; i++) {
-                    id = order[i]; member[runs + 1, ++size[runs + 1]] = id
-                    if (ends_run(name[id])) runs++
-                }
-                count = split(names, want, " ")
-                if (runs != 2 * count) { printf "error: %d runs profiled, expected %d (a checked and a timed run of each of %s)\n", runs, 2 * count, names > "/dev/stderr"; exit 1 }
-                for (r = 2; r <= runs; r += 2) {
-                    t = 0; b = 0; longest = ""
-                    for (j = 1; j <= size[r]; j++) {
-                        id = member[r, j]; t += val[id, "gpu__time_duration.sum"]; b += val[id, "dram__bytes_read.sum"]
-                        if (longest == "" || val[id, "gpu__time_duration.sum"] + 0 > val[longest, "gpu__time_duration.sum"] + 0) longest = id
-                    }
-                    printf "%s,%s,%s,%s,%s,%d,%d,%.3f,%.0f,%.1f,%.1f,%.2f,%.2f\n", gpu, stage, want[r / 2], dtype, n, size[r],
-                        val[longest, "launch__grid_size"], t / 1000, b, val[longest, "dram__throughput.avg.pct_of_peak_sustained_elapsed"],
-                        val[longest, "sm__warps_active.avg.pct_of_peak_sustained_active"],
-                        val[longest, "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"],
-                        val[longest, "smsp__average_warps_issue_stalled_membar_per_issue_active.ratio"]
-                }
-            }') "$tmp/ncu" >>"$csv" || exit 2
+        python3 scripts/report ncu --mode limits --gpu "$gpu" --stage "$stage" --n "$nn" --dtype "$dtype" \
+            --names "cub $kernels" "$tmp/ncu" >>"$csv" || exit 2
     done
 done
 [ "$found" = 1 ] || { echo "error: no built program names limit kernels (--describe: limit kernels)" >&2; exit 2; }
-dir=plots/results/$(scripts/gpu_folder.sh "$csv")
+dir=plots/results/$(gpu_folder "$csv")
 mkdir -p "$dir"
 mv "$csv" "$dir/limits.csv"
 echo "results in $dir/limits.csv"

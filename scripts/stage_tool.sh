@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU engineer's tools, one stage at a time (called by make stage-NN diff|sass|profile|sanitize).
-# usage: scripts/stage_tool.sh diff|sass|profile|sanitize STAGE [NVCC NVCCFLAGS...]
+# usage: scripts/stage_tool.sh diff|sass|profile|sanitize|exercise|solution STAGE [NVCC NVCCFLAGS...]
 # A stage's program is the one make programs names, build/<stage>/<program>, built from
 # stages/<stage>/<program>.cu; profile and sanitize read its --describe.
 #   diff      diff -u of the stage's program against that of the previous stage built from a file of the
@@ -13,16 +13,18 @@
 #             profiles the stage's exercise program instead
 #   sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck on every default kernel at
 #             small N; then each deliberately wrong kernel, to show what catches it
+#   exercise, solution   the check of the stage's exercise or its solution; a failing exercise prints
+#             its hints (exit 1; 2: the stage has no exercise)
 # Exit codes: 0 ok, 1 a finding (sanitize) or a failed step, 2 usage or a program these tools do not
 # drive, 4 a tool is missing.
 set -u
 cd "$(dirname "$0")/.."
+source scripts/lib.sh
 tool=${1:-}
 stage=${2:-}
-[ -n "$tool" ] && [ -n "$stage" ] && [ -d "stages/$stage" ] || { echo "usage: scripts/stage_tool.sh diff|sass|profile|sanitize STAGE" >&2; exit 2; }
+[ -n "$tool" ] && [ -n "$stage" ] && [ -d "stages/$stage" ] || { echo "usage: scripts/stage_tool.sh diff|sass|profile|sanitize|exercise|solution STAGE" >&2; exit 2; }
 shift 2
-# shellcheck disable=SC2086 # one program a word
-programs=$(printf "%s\n" ${REDUCE_PROGRAMS:-$(make --no-print-directory -s programs)})
+programs=$(programs)
 bin=$(echo "$programs" | grep "^build/$stage/" | head -n 1)
 [ -n "$bin" ] || { echo "error: stages/$stage has no program (a reduce.cu, or a stage.mk that adds one)" >&2; exit 2; }
 source_of() { echo "stages/$(basename "$(dirname "$1")")/$(basename "$1").cu"; }
@@ -34,13 +36,12 @@ need() { # need TOOL WHAT
     exit 4
 }
 
-describe() { "$bin" --describe | sed -n "s/^$1: *//p"; }
 
 # profile and sanitize drive a single-GPU program (its --describe says "gpus: one").
 single_gpu_program() {
     [ -x "$bin" ] || { echo "error: $bin is not built (make stage-${stage%%_*} builds it or says why)" >&2; exit 2; }
-    [ "$(describe gpus)" = one ] && return 0
-    echo "$bin is not a single-GPU stage program (its --describe says gpus: $(describe gpus)): make stage-NN $tool drives those; run its tool by hand on this one" >&2
+    [ "$(describe "$bin" gpus)" = one ] && return 0
+    echo "$bin is not a single-GPU stage program (its --describe says gpus: $(describe "$bin" gpus)): make stage-NN $tool drives those; run its tool by hand on this one" >&2
     exit 2
 }
 
@@ -86,31 +87,7 @@ sass)
     cat "$tmp/sass"
     echo
     echo "Summary per kernel (instruction counts in the SASS above; registers and shared memory from ptxas -v):"
-    awk '
-        /Compiling entry function/ { match($0, /_Z[A-Za-z0-9_]+/); fn = substr($0, RSTART, RLENGTH) }
-        /Used [0-9]+ registers/ && fn != "" { match($0, /Used [0-9]+ registers/); regs[fn] = substr($0, RSTART + 5, RLENGTH - 15)
-            smem[fn] = 0; if (match($0, /[0-9]+ bytes smem/)) smem[fn] = substr($0, RSTART, RLENGTH - 11) + 0 }
-        END { for (f in regs) print "R", f, regs[f], smem[f] }' "$tmp/ptxas" >"$tmp/res"
-    awk '
-        FNR == NR { regs[$2] = $3; smem[$2] = $4; next }
-        /Function : / { fn = $3; order[++n] = fn; next }
-        fn == "" { next }
-        / LDG\.E\.128/ { c[fn, "ldg128"]++; next }
-        / LDG\.E\.64/ { c[fn, "ldg64"]++; next }
-        / LDG\.E/ { c[fn, "ldg32"]++; next }
-        / SHFL\.BFLY/ { c[fn, "bfly"]++ }
-        / SHFL\.DOWN/ { c[fn, "down"]++ }
-        / BAR\.SYNC/ { c[fn, "bar"]++ }
-        / WARPSYNC/ { c[fn, "warpsync"]++ }
-        / (RED|REDG|ATOM|ATOMG|ATOMS)\./ { c[fn, "atom"]++ }
-        END {
-            for (i = 1; i <= n; i++) {
-                f = order[i]
-                printf "%s\n    LDG<=32 %d  LDG.64 %d  LDG.128 %d | SHFL.BFLY %d  SHFL.DOWN %d | BAR.SYNC %d  WARPSYNC %d | RED/ATOM %d | %s registers, %s bytes shared\n", \
-                    f, c[f, "ldg32"], c[f, "ldg64"], c[f, "ldg128"], c[f, "bfly"], c[f, "down"], c[f, "bar"], c[f, "warpsync"], c[f, "atom"], \
-                    (f in regs) ? regs[f] : "?", (f in smem) ? smem[f] : "?"
-            }
-        }' "$tmp/res" "$tmp/sass" | $demangle
+    python3 scripts/report sass "$tmp/ptxas" "$tmp/sass" | $demangle
     ;;
 profile)
     # PROGRAM=exercise or solution: the stage's exercise program instead (make stage-NN solution builds it).
@@ -140,7 +117,7 @@ profile)
     # all named common_*) and the baseline the program times for its speed-up column (its --describe's
     # baseline:), unless that is one of the stage's own kernels.
     skip='common_.*'
-    baseline=$(describe baseline)
+    baseline=$(describe "$bin" baseline)
     if [ -n "$baseline" ] && ! "$bin" --describe | awk -v k="$baseline" '$1 == "kernel:" && $2 == k { found = 1 } END { exit !found }'; then
         skip="$skip|$baseline"
     fi
@@ -227,8 +204,44 @@ sanitize)
     [ $findings -eq 0 ] && echo "sanitize: no unexpected findings" || echo "sanitize: $findings unexpected findings"
     [ $findings -eq 0 ]
     ;;
+exercise | solution)
+    # The check of the stage's exercise (or its solution), built by make as build/<stage>/exercise
+    # (solution), at the check sizes and with each check fill its --describe gives: pass or fail; on a
+    # failing exercise, the hints from stages/NN_*/exercise.cu (its " * Hint:" and " * 提示：" lines).
+    src=stages/$stage/exercise.cu
+    [ -f "$src" ] || { echo "error: stage $stage has no exercise (no $src)" >&2; exit 2; }
+    bin=build/$stage/$tool
+    sizes=$(describe "$bin" "check sizes")
+    fills=$(describe "$bin" "check fills")
+    [ -n "$sizes" ] && [ -n "$fills" ] || { echo "error: $bin --describe names no check sizes or no check fills" >&2; exit 2; }
+    log=$(mktemp)
+    trap 'rm -f "$log"' EXIT
+    status=0
+    for fill in $fills; do
+        "$bin" --check --n "$sizes" --fill "$fill" --reps 1 --warmup 0 >>"$log" 2>&1
+        rc=$?
+        # 1: a failed check; anything else is not a verdict on the exercise (no GPU, a usage error).
+        [ $rc -gt 1 ] && { tail -n 3 "$log"; exit $rc; }
+        [ $rc -ne 0 ] && status=1
+    done
+    what="the $tool of stage $stage ($src$( [ "$tool" = solution ] && echo " with solutions/$stage.cu"))"
+    if [ $status -eq 0 ]; then
+        echo "PASS: $what passes its check at N = $sizes, fills: $fills"
+        exit 0
+    fi
+    echo "FAIL: $what does not pass its check yet. Failing rows:"
+    grep -E '(^|[[:space:]])FAIL([@[:space:]]|$)' "$log" | head -n 8 | sed 's/^/  /'
+    if [ "$tool" = exercise ]; then
+        echo "Hints (from $src):"
+        awk '/^ \* (Hint:|提示：)/ { sub(/^ \* (Hint:|提示：) */, "  - "); hint = 1 }
+             hint && /^ \*   / { sub(/^ \* */, "    ") }
+             hint && !/^  - |^    / { hint = 0 }
+             hint { sub(/ *\*\/ *$/, ""); print }' "$src"
+    fi
+    exit 1
+    ;;
 *)
-    echo "usage: scripts/stage_tool.sh diff|sass|profile|sanitize STAGE" >&2
+    echo "usage: scripts/stage_tool.sh diff|sass|profile|sanitize|exercise|solution STAGE" >&2
     exit 2
     ;;
 esac

@@ -7,7 +7,7 @@
 #                           program's default sizes, so a stage with sizes of its own runs at one of them)
 set -u
 cd "$(dirname "$0")/.."
-describe() { "$1" --describe | sed -n "s/^$2: *//p"; }
+source scripts/lib.sh
 kernels_of() { grep -ho '^__global__ void [a-z0-9_]*' "$1" | awk '{ print $3 }'; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -15,7 +15,7 @@ csv=$tmp/tour.csv
 interactive=0
 [ -t 0 ] && [ -t 1 ] && interactive=1
 seen=
-for p in ${REDUCE_PROGRAMS:-$(make --no-print-directory -s programs)}; do
+for p in $(programs); do
     s=$(basename "$(dirname "$p")")
     src=stages/$s/$(basename "$p").cu
     echo
@@ -45,7 +45,7 @@ for p in ${REDUCE_PROGRAMS:-$(make --no-print-directory -s programs)}; do
         if command -v gnuplot >/dev/null; then
             echo
             echo "The chart so far (fp32 kernels, GB/s):"
-            scripts/plot.sh "$csv" "$tmp/charts" --dumb | sed '/^ *$/d'
+            python3 scripts/report plot "$csv" "$tmp/charts" --dumb | sed '/^ *$/d'
         else
             echo "(gnuplot not found: no chart; apt-get install gnuplot-nox)"
         fi

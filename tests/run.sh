@@ -52,21 +52,23 @@ expect() {
     fi
 }
 
-# chart_script_tests LABEL CSV CHART: scripts/plot.sh on a CSV made up to exercise it: without gnuplot
-# (exit 4), on a file of another layout (exit 2), and drawing OUTDIR/CHART.png where gnuplot is installed.
+# chart_script_tests LABEL CSV CHART: the reporting program's plot on a CSV made up to exercise it: without
+# gnuplot (exit 4), on a file of another layout (exit 2), and drawing OUTDIR/CHART.png where gnuplot is
+# installed.
 chart_script_tests() {
     local label=$1 csv=$2 chart=$3 out=$tmp/$3-chart
     mkdir -p "$tmp/nognuplot"
-    for t in bash dirname basename cat sed awk mktemp rm mkdir; do ln -sf "$(command -v $t)" "$tmp/nognuplot/"; done
-    expect "$label: plot.sh without gnuplot says so, exit 4" 4 "gnuplot not found" -- \
-        env PATH="$tmp/nognuplot" bash scripts/plot.sh "$csv" "$out"
-    expect "$label: plot.sh on a CSV of another layout, exit 2" 2 "not a results CSV" -- bash scripts/plot.sh Makefile "$out"
+    ln -sf "$(command -v bash)" "$tmp/nognuplot/"
+    ln -sf "$(python3 -c 'import sys; print(sys.executable)')" "$tmp/nognuplot/python3"
+    expect "$label: plot without gnuplot says so, exit 4" 4 "gnuplot not found" -- \
+        env PATH="$tmp/nognuplot" python3 scripts/report plot "$csv" "$out"
+    expect "$label: plot on a CSV of another layout, exit 2" 2 "not a results CSV" -- python3 scripts/report plot Makefile "$out"
     if ! command -v gnuplot >/dev/null; then
-        skipped "$label: plot.sh draws $chart.png ($(missing gnuplot))"
-    elif bash scripts/plot.sh "$csv" "$out" >"$tmp/chart.log" 2>&1 && [ "$(head -c 4 "$out/$chart.png" | od -An -c | tr -d ' ')" = '211PNG' ]; then
-        ok "$label: plot.sh draws $chart.png"
+        skipped "$label: plot draws $chart.png ($(missing gnuplot))"
+    elif python3 scripts/report plot "$csv" "$out" >"$tmp/chart.log" 2>&1 && [ "$(head -c 4 "$out/$chart.png" | od -An -c | tr -d ' ')" = '211PNG' ]; then
+        ok "$label: plot draws $chart.png"
     else
-        bad "$label: plot.sh, $chart.png:"; tail -n 5 "$tmp/chart.log" | sed 's/^/     | /'
+        bad "$label: plot, $chart.png:"; tail -n 5 "$tmp/chart.log" | sed 's/^/     | /'
     fi
 }
 
@@ -115,7 +117,7 @@ EXERCISES=$(ls stages/*/exercise.cu | xargs -n1 dirname | xargs -n1 basename)
 expect "make without nvcc says the CUDA toolkit is needed" 2 "CUDA toolkit" -- \
     make --no-print-directory -s NVCC= need-nvcc
 expect "make stage-NN run without a stage asks for one" 2 "name a stage" -- make --no-print-directory -s run
-expect "the READMEs' program synopsis is the program's own --help" 0 "" -- bash scripts/synopsis.sh --check
+expect "the reference's program synopsis is the program's own --help" 0 "" -- bash scripts/docs.sh synopsis --check
 # Where no GPU can be used, a verb that runs kernels says so before building anything, in at most four
 # lines: the command typed, the notebook and the committed results to go to instead, what works here.
 # Every stage's run (a program with a launcher of its own too), and the verbs of the first stage with a
@@ -135,11 +137,11 @@ done <<<"$nogpu_goals"
 make --no-print-directory -s help >"$tmp/help" 2>&1
 for t in "stage-NN run" "stage-NN check" "stage-NN demo" "stage-NN diff" "stage-NN sass" "stage-NN profile" \
     "stage-NN sanitize" "stage-NN tree" "stage-NN exercise" "stage-NN solution" "make tour" "make audit" "make bench" \
-    "make programs" "make toolkit" "make reference" "make plot" "make test" "make clean"; do
+    "make programs" "make toolkit" "make reference" "make docs" "make docs-check" "make plot" "make test" "make clean"; do
     if grep -qF -- "$t" "$tmp/help"; then ok "make help lists '$t'"; else bad "make help does not list '$t'"; fi
 done
 # One name per verb: a stage is acted on as make stage-NN VERB, never through a target of its own.
-if grep -E 'make [a-z0-9-]+-(run|check|exercise|solution)' "$tmp/help" >"$tmp/names"; then
+if grep -E 'make [a-z0-9-]+-(run|check|exercise|solution)' "$tmp/help" | grep -v '^  make docs-check ' >"$tmp/names"; then
     bad "make help lists a stage's verb under a name of its own: $(tr '\n' ' ' <"$tmp/names")"
 else
     ok "make help names every verb as make stage-NN VERB"
@@ -324,11 +326,18 @@ done
 
 echo "== charts and README from the committed reference results"
 source tests/charts.sh
+# The reporting program's own tests (made-up CSVs, and the tables of the committed results).
+python3 tests/test_report.py >"$tmp/report-tests" 2>&1
+rc=$?
+while read -r verdict line; do
+    case $verdict in ok) ok "report: $line" ;; FAIL) bad "report: $line" ;; esac
+done <"$tmp/report-tests"
+[ $rc -le 1 ] || { bad "python3 tests/test_report.py (exit $rc)"; tail -n 5 "$tmp/report-tests" | sed 's/^/     | /'; }
 
 echo "== every guide in English and Chinese, kept in step"
 # The structure, not the translation: a README.md and its README.zh-CN.md have the same headings (level
 # by level, in order), the same generated blocks (the same markers, each with as many table rows and
-# charts: their numbers are checked against the CSV by reference.sh --check), and link to each other.
+# charts: their numbers are checked against the CSV by make docs-check), and link to each other.
 for readme in README.md docs/*.md stages/*/README.md; do
     [[ $readme == *.zh-CN.md ]] && continue
     zh=${readme%.md}.zh-CN.md
@@ -443,8 +452,8 @@ if [ "$gpu" = 1 ]; then
         else bad "$s fuzz (exit $rc, $rows rows): $failed"; fi
     done
     for s in $EXERCISES; do
-        expect "$s exercise stub fails its check" 1 "^FAIL: .*Hints" -- bash -c "set -o pipefail; scripts/exercise.sh exercise $s | tr '\n' ' '"
-        expect "$s solution passes its check" 0 "^PASS" -- scripts/exercise.sh solution $s
+        expect "$s exercise stub fails its check" 1 "^FAIL: .*Hints" -- bash -c "set -o pipefail; scripts/stage_tool.sh exercise $s | tr '\n' ' '"
+        expect "$s solution passes its check" 0 "^PASS" -- scripts/stage_tool.sh solution $s
     done
     command -v cuobjdump >/dev/null || skipped "make stage-NN sass on this GPU's build, in the stages' own tests ($(missing cuobjdump))"
     expect "make tour runs through every stage without waiting" 0 "Stage $(stage_of "$(echo "$PROGRAMS" | tail -n 1)")" -- \

@@ -33,7 +33,7 @@ grep -q '^129 additions, 98 of them unused ' "$tmp/out" && ok "tree tells a shuf
 # warp sums and 30 zeros. The zeros come after the __syncthreads: were they taken for the lanes' old
 # sums, warp 0's first-round additions would count as used.
 expect "tree of a made-up shuffle-first block: lanes that read nothing after a barrier bring new values" 0 \
-    "^387 additions, 294 of them unused " -- awk -v mode=ascii -f scripts/tree.awk "$tmp/tree-shuffle_first.csv"
+    "^387 additions, 294 of them unused " -- python3 scripts/report tree --mode ascii "$tmp/tree-shuffle_first.csv"
 if command -v gnuplot >/dev/null; then
     [ "$(head -c 4 "$tmp/tree-shuffle.png" | od -An -c | tr -d ' ')" = '211PNG' ] && ok "tree draws a PNG" || bad "tree drew no PNG"
 else
@@ -44,7 +44,7 @@ fi
 expect "tree draw on a file that is not a record, exit 2" 2 "not a tree record" -- scripts/tree.sh draw Makefile "$tmp/x.png"
 expect "the READMEs' tree blocks are drawn from the committed records" 0 "" -- scripts/tree.sh readme --check
 # draw_record RECORD PNG: draw a record as make stage-NN tree does (without gnuplot, the terminal form).
-draw_record() { if [ "$drawn" = 0 ]; then scripts/tree.sh draw "$1" "$2"; else awk -v mode=ascii -f scripts/tree.awk "$1"; fi; }
+draw_record() { if [ "$drawn" = 0 ]; then scripts/tree.sh draw "$1" "$2"; else python3 scripts/report tree --mode ascii "$1"; fi; }
 [ "$drawn" = 0 ] || skipped "the committed records drawn again as PNG ($(missing gnuplot)): drawn on the terminal instead"
 for png in stages/*/tree/*.png; do
     [ -f "$png" ] || continue
@@ -113,7 +113,7 @@ if [ "$gpu" = 1 ]; then
     while read -r s k; do
         "build/$s/tree" --kernel "$k" --record "$tmp/rec.csv" </dev/null >"$tmp/out" 2>&1
         rc=$?
-        if [ $rc -eq 0 ] && awk -v mode=ascii -f scripts/tree.awk "$tmp/rec.csv" >"$tmp/draw" 2>&1; then ok "$s tree records $k on the GPU ($(sed -n 's/.*recorded \([0-9]*\) events.*/\1/p' "$tmp/out") events)"
+        if [ $rc -eq 0 ] && python3 scripts/report tree --mode ascii "$tmp/rec.csv" >"$tmp/draw" 2>&1; then ok "$s tree records $k on the GPU ($(sed -n 's/.*recorded \([0-9]*\) events.*/\1/p' "$tmp/out") events)"
         else bad "$s tree --kernel $k (exit $rc)"; tail -n 3 "$tmp/out" "$tmp/draw" | sed 's/^/     | /'; fi
     done <"$tmp/recordable"
 else

@@ -1,4 +1,4 @@
-# The accuracy lab (scripts/accuracy.sh, drawn by scripts/plot_accuracy.sh; not a chart of the bench
+# The accuracy lab (scripts/accuracy.sh, drawn by python3 scripts/report plot-accuracy; not a chart of the bench
 # results, so not in plots/*.gp): relative error against N on random and on wide data, and against
 # the condition number on cond data; each kernel's bound dashed in its colour.
 # Variables (gnuplot -e): datafile (3 x series blocks: "title", then lines "x rel_err rel_bound"), series,

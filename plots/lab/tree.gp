@@ -1,6 +1,6 @@
 # The pictures of one tree record (make stage-NN tree, scripts/tree.sh): the reduction tree, the active
 # lanes per step, the bank of every shared-memory access and the shuffles of warp 0, on one PNG.
-# Variables (gnuplot -e, see scripts/tree.sh): dir (the .dat files of scripts/tree.awk mode=data), out
+# Variables (gnuplot -e, see scripts/tree.sh): dir (the .dat files of python3 scripts/report tree --mode data), out
 # (PNG path), name (the title), counts (its shared-memory totals), threads, steps, accesses, conflicts,
 # additions, unused and shuffles (of the record).
 set terminal pngcairo size 1600,1200 font 'sans,10' noenhanced

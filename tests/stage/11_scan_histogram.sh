@@ -38,24 +38,26 @@ else
     bad "11 README lacks the <!-- stage-results:begin/end --> markers"
 fi
 
-# The stage's chart through scripts/plot.sh: a missing gnuplot, another layout, and a small CSV of the
+# The stage's chart through the reporting program's plot: a missing gnuplot, another layout, and a small CSV of the
 # programs' layout (made up here only to exercise the script; committed charts come from measured CSVs).
 {
-    echo 'gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub,charts'
+    echo 'gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub'
     for n in 1048576 16777216; do
         for k in scan_warp scan_block scan_device_wide scan_reduce_then_scan cub_inclusive_sum; do
-            echo "X,11_scan_histogram,$k,i32,$n,10,$((n / 10000)),1,0,1,,flushed,same,$((n * 4)),,,scan_histogram+"
+            echo "X,11_scan_histogram,$k,i32,$n,10,$((n / 10000)),1,0,1,,flushed,same,$((n * 4)),,"
         done
         for dt in uniform skewed; do
             for k in histogram_global_atomics histogram_shared_privatized histogram_warp_aggregated cub_histogram_even; do
-                echo "X,11_scan_histogram,$k,u8_$dt,$n,10,$((n / 20000)),1,0,1,,flushed,same,$n,,,scan_histogram+"
+                echo "X,11_scan_histogram,$k,u8_$dt,$n,10,$((n / 20000)),1,0,1,,flushed,same,$n,,"
             done
             for k in histogram4096_global_atomics histogram4096_shared cub_histogram_even_4096; do
-                echo "X,11_scan_histogram,$k,u16_$dt,$n,10,$((n / 30000)),1,0,1,,flushed,same,$((n * 2)),,,scan_histogram+"
+                echo "X,11_scan_histogram,$k,u16_$dt,$n,10,$((n / 30000)),1,0,1,,flushed,same,$((n * 2)),,"
             done
         done
     done
 } >"$tmp/sh-plot.csv"
+# Its charts, as the program's description saved beside the results names them.
+printf 'stage: 11_scan_histogram\ncharts: scan_histogram+\n' >"$tmp/describe-11_scan_histogram.txt"
 chart_script_tests "11 chart" "$tmp/sh-plot.csv" scan_histogram
 
 # sh_rows CSV: every stage-11 row passes; prints the failing ones. Sets sh_count to the number of rows.

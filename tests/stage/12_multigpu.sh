@@ -54,16 +54,18 @@ else
     done
 fi
 
-# The stage's chart through scripts/plot.sh: a missing gnuplot, another layout, and a small CSV of the
+# The stage's chart through the reporting program's plot: a missing gnuplot, another layout, and a small CSV of the
 # program's layout (made up here only to exercise the script; committed charts come from measured CSVs,
 # which tests/charts.sh draws).
 {
-    echo 'gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub,charts'
-    echo 'X,12_multigpu,sum_g2,f32,1048576,10,800,10,0,1,,flushed,same,4194304,,,multigpu+'
-    echo 'X,12_multigpu,allreduce_g2,f32,262144,10,100,,0,1,,warm,same,1048576,,,multigpu+'
-    echo 'X,12_multigpu,allreduce_g2,f32,1048576,20,200,,0,1,,warm,same,4194304,,,multigpu+'
-    echo 'X,12_multigpu,allreduce_g2,bf16,524288,10,100,,0,1,,warm,same,1048576,,,multigpu+'
+    echo 'gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub'
+    echo 'X,12_multigpu,sum_g2,f32,1048576,10,800,10,0,1,,flushed,same,4194304,,'
+    echo 'X,12_multigpu,allreduce_g2,f32,262144,10,100,,0,1,,warm,same,1048576,,'
+    echo 'X,12_multigpu,allreduce_g2,f32,1048576,20,200,,0,1,,warm,same,4194304,,'
+    echo 'X,12_multigpu,allreduce_g2,bf16,524288,10,100,,0,1,,warm,same,1048576,,'
 } >"$tmp/mg-plot.csv"
+# Its charts, as the program's description saved beside the results names them.
+printf 'stage: 12_multigpu\ncharts: multigpu+\n' >"$tmp/describe-12_multigpu.txt"
 chart_script_tests "12 chart" "$tmp/mg-plot.csv" multigpu
 
 # mg_rows CSV KERNEL: the rows of KERNEL, each reported; ok when there are WANT rows, all passing.

@@ -1,0 +1,234 @@
+"""The committed reference results checked, a line per check (tests/charts.sh runs them).
+Of each plots/reference/<gpu>/:
+  results.csv, multigpu.csv  every row passed verification (stage, pass)
+  results.csv                no flushed row above the DRAM peak, nor faster than the speed of light
+                             (stage, kernel, dtype, n, median_us, gbps, l2, bytes_read)
+  flush_check.csv            every reading as it must be, at least 9 flushed
+                             (l2, input_bytes, dram_bytes_min, ratio_min, pass)
+  multigpu.csv               no row above 100.1% of its GPUs' peak (kernel, n, pct_peak, l2)
+  accuracy.csv               every result within its bound (stage, kernel, n, pass, fill, cond)
+  limits.csv                 a row for each limit kernel of a program and for CUB at each of its bench
+                             sizes (its describe-<stage>.txt: stage, limit kernels, bench sizes), and
+                             every profiled run read its input from DRAM (stage, kernel, dtype, n, dram_bytes)
+usage: python3 scripts/report verify [REFERENCE_DIR...]: "ok   " or "FAIL " and what was checked, a line
+each; exit 1 if one fails."""
+import argparse
+import contextlib
+import glob
+import io
+import os
+import re
+
+from common import num, read_csv
+
+STRNUM = re.compile(r'^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$')
+FLUSHED_READINGS = 9
+
+
+def is_one(field):
+    """awk's FIELD == 1: a numeric comparison where the field looks like a number (1.0 is 1)."""
+    return bool(STRNUM.match(field)) and float(field) == 1
+
+
+def verdict(problems, ok_line, bad_line):
+    """One check's verdict: OK_LINE where there are no PROBLEMS, else BAD_LINE followed by them."""
+    if not problems:
+        return [(True, ok_line)]
+    return [(False, f"{bad_line}{'; '.join(problems)}".rstrip())]
+
+
+def committed(dirs):
+    """Reference results are committed, of at least two GPUs."""
+    refs = [f"{d}/results.csv" for d in dirs if os.path.isfile(f"{d}/results.csv")]
+    lines = [] if refs else [(False, "reference results are committed under plots/reference/<gpu>/results.csv")]
+    if len(refs) >= 2:
+        gpus = "".join(os.path.basename(os.path.dirname(r)) + " " for r in refs)
+        return lines + [(True, f"reference results of more than one GPU are committed ({gpus})")]
+    return lines + [(False, f"reference results of at least two GPUs are committed (found: {' '.join(refs)})")]
+
+
+def rows_passed(csv):
+    failed = [r for r in read_csv(csv, "stage pass") if r["stage"] != "00_device" and not is_one(r["pass"])]
+    if not failed:
+        return [(True, f"every row of {csv} passed verification")]
+    return [(False, f"{len(failed)} rows of {csv} failed verification")]
+
+
+def below_peak(csv):
+    """No flushed row above the theoretical DRAM peak (the dram_peak row, read before the rows, as the
+    CSV has it), 0.1% allowed for the CSV's rounding."""
+    peak, over = "", []
+    for r in read_csv(csv, "stage kernel n gbps l2"):
+        if r["stage"] == "00_device":
+            if r["kernel"] == "dram_peak":
+                peak = r["gbps"]
+        elif r["l2"] != "warm" and num(r["gbps"]) > num(peak) * 1.001:
+            over.append(f"{r['stage']} {r['kernel']} n={r['n']} {r['gbps']} GB/s")
+    return verdict(over, f"no flushed row of {csv} exceeds the theoretical DRAM peak",
+                   f"rows of {csv} above the DRAM peak: ")
+
+
+def within_light(csv):
+    """No flushed row faster than the speed of light of the bytes it reads: the shortest launch floor
+    plus its bytes_read over the fastest read-only bandwidth (read_sol). Bytes written are not counted:
+    a write can sit in L2 until after the timed run. 0.1%: the CSV's rounding."""
+    sol, floor, runs, problems = 0, None, [], []
+    for r in read_csv(csv, "stage kernel dtype n median_us gbps l2 bytes_read"):
+        if r["stage"] == "00_device":
+            if r["kernel"] == "read_sol":
+                sol = max(sol, num(r["gbps"]))
+            if r["kernel"] == "launch_floor" and (floor is None or num(r["median_us"]) < floor):
+                floor = num(r["median_us"])
+        elif r["l2"] == "flushed":
+            if r["bytes_read"] == "":
+                problems.append(f"no bytes_read: {r['stage']} {r['kernel']}")
+                break
+            runs.append(r)
+    if sol <= 0:
+        problems.append("no read_sol row")
+    else:
+        for r in runs:
+            limit = (floor or 0) + num(r["bytes_read"]) / sol / 1e3
+            if num(r["median_us"]) * 1.001 < limit:
+                problems.append(f"{r['stage']} {r['kernel']} {r['dtype']} n={r['n']}: "
+                                f"{num(r['median_us']):.2f} us < {limit:.2f} us")
+    return verdict(problems, f"no flushed row of {csv} beats the speed of light",
+                   f"rows of {csv} faster than the speed of light: ")
+
+
+def as_it_must_be(r):
+    """A flush check reading: a flushed run read >= 99% of its input from DRAM (by the ratio and the
+    bytes), a warm control under 50%; and the check passed."""
+    ratio = num(r["ratio_min"])
+    flushed = r["l2"] == "flushed" and ratio >= 0.99 and num(r["dram_bytes_min"]) >= 0.99 * num(r["input_bytes"])
+    return (flushed or (r["l2"] == "warm" and ratio < 0.5)) and is_one(r["pass"])
+
+
+def flush_readings(flush):
+    if not os.path.isfile(flush):
+        return [(False, f"{flush}: the flush check's readings are committed with the results "
+                        "(make bench on a machine with ncu)")]
+    rows = read_csv(flush, "l2 input_bytes dram_bytes_min ratio_min pass")
+    good = sum(as_it_must_be(r) for r in rows)
+    flushed = sum(r["l2"] == "flushed" for r in rows)
+    if good == len(rows) and flushed >= FLUSHED_READINGS:
+        return [(True, f"{flush}: every timed run read >= 99% of its input from DRAM ({flushed} flushed "
+                       "readings, the warm controls under 50%)")]
+    return [(False, f"{flush}: {good} of {len(rows)} readings as they must be ({flushed} flushed)")]
+
+
+def multigpu_below_peak(csv):
+    over = [f"{r['kernel']} n={r['n']} {r['pct_peak']}%" for r in read_csv(csv, "kernel n pct_peak l2")
+            if r["l2"] != "warm" and r["pct_peak"] != "" and num(r["pct_peak"]) > 100.1]
+    return verdict(over, f"no flushed row of {csv} exceeds the DRAM peak of its GPUs",
+                   f"rows of {csv} above the DRAM peak: ")
+
+
+def within_bound(folder):
+    """The accuracy lab's results (make accuracy): each passed or failed as expected (xfail)."""
+    acc = f"{folder}/accuracy.csv"
+    if not os.path.isfile(acc):
+        return [(False, f"the accuracy lab's results are committed for {os.path.basename(folder)} ({acc})")]
+    outside = [f"{r['stage']} {r['kernel']} {r['fill']} n={r['n']} {r['cond']}"
+               for r in read_csv(acc, "stage kernel n pass fill cond")
+               if r["stage"] != "00_device" and not is_one(r["pass"]) and r["pass"] != "xfail"]
+    return verdict(outside, f"every result of {acc} lies within its bound",
+                   f"results of {acc} outside their bound: ")
+
+
+def describe(path):
+    """A program's --describe saved beside the results (describe-<stage>.txt): {key: value}."""
+    keys = {}
+    for line in open(path, encoding="utf-8").read().split("\n"):
+        key, sep, value = line.partition(":")
+        if sep:
+            keys.setdefault(key, value.strip())
+    return keys
+
+
+def limits_cover(folder, lim, program):
+    """LIM has a row for each limit kernel PROGRAM declares and for CUB, at each of its bench sizes."""
+    stage, kernels = program.get("stage", ""), program["limit kernels"]
+    sizes = len([s for s in program.get("bench sizes", "").split(",") if s])
+    if not os.path.isfile(lim):
+        return [(False, f"make limits' results are committed for {os.path.basename(folder)} ({lim})")]
+    count = {}
+    for r in read_csv(lim, "stage kernel n"):
+        if r["stage"] == stage:
+            count[r["kernel"]] = count.get(r["kernel"], 0) + 1
+    short = [f"{k} ({count.get(k, 0)} of {sizes} sizes)" for k in ["cub"] + kernels.split() if count.get(k, 0) != sizes]
+    if not short:
+        return [(True, f"{lim} has {stage}'s limit kernels and CUB at each of its {sizes} bench sizes")]
+    return [(False, f"{lim} has {stage}'s limit kernels and CUB at each bench size: {' '.join(short)}")]
+
+
+def element_bytes(dtype):
+    return 1 if re.match(r'^fp8|^i8$', dtype) else 2 if dtype.endswith("16") else 4
+
+
+def read_from_dram(lim):
+    """Each profiled run (the counters are of flushed runs) read at least 99% of its input from DRAM."""
+    short = [f"{r['stage']} {r['kernel']} n={r['n']}: {r['dram_bytes']} bytes"
+             for r in read_csv(lim, "stage kernel dtype n dram_bytes")
+             if num(r["dram_bytes"]) < 0.99 * num(r["n"]) * element_bytes(r["dtype"])]
+    return verdict(short, f"every profiled run of {lim} read at least 99% of its input from DRAM",
+                   f"runs of {lim} that read less than their input from DRAM: ")
+
+
+def limits(folder):
+    """What limits each N (make limits): the rows of every program with limit kernels, read from DRAM."""
+    lim = f"{folder}/limits.csv"
+    programs = [describe(p) for p in sorted(glob.glob(f"{folder}/describe-*.txt"))]
+    if not programs:
+        return [(False, f"{folder}: the programs' descriptions are committed with the results (describe-<stage>.txt)")]
+    lines = []
+    for program in programs:
+        if program.get("limit kernels"):
+            lines += checked(limits_cover, folder, lim, program)
+    return lines + (checked(read_from_dram, lim) if os.path.isfile(lim) else [])
+
+
+def checked(check, *args):
+    """CHECK(*ARGS)'s verdicts; where a CSV it reads is not of its layout, one FAIL with read_csv's message."""
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err):
+            return check(*args)
+    except SystemExit:
+        return [(False, err.getvalue().strip().replace("error: ", "", 1))]
+
+
+def verdicts(dirs):
+    """Every check of the reference folders DIRS: [(passed, what was checked)], in tests/charts.sh's order."""
+    dirs = [d.rstrip("/") for d in dirs]
+    refs = [d for d in dirs if os.path.isfile(f"{d}/results.csv")]
+    lines = committed(dirs)
+    for csv in [f"{d}/results.csv" for d in refs] + [f"{d}/multigpu.csv" for d in dirs]:
+        if os.path.isfile(csv):
+            lines += checked(rows_passed, csv)
+    for d in refs:
+        lines += checked(below_peak, f"{d}/results.csv") + checked(within_light, f"{d}/results.csv")
+        lines += checked(flush_readings, f"{d}/flush_check.csv")
+    for d in dirs:
+        if os.path.isfile(f"{d}/multigpu.csv"):
+            lines += checked(multigpu_below_peak, f"{d}/multigpu.csv")
+    for d in refs:
+        lines += checked(within_bound, d)
+    for d in refs:
+        lines += limits(d)
+    return lines
+
+
+def text(lines):
+    return "".join(f"{'ok  ' if passed else 'FAIL'} {what}\n" for passed, what in lines)
+
+
+def cli(argv):
+    parser = argparse.ArgumentParser(prog="python3 scripts/report verify", description=__doc__.split("\n")[0])
+    parser.add_argument("dirs", nargs="*", metavar="REFERENCE_DIR",
+                        help="plots/reference/<gpu> folders (default: every one with a results.csv)")
+    args = parser.parse_args(argv[1:])
+    dirs = args.dirs or sorted(os.path.dirname(p) for p in glob.glob("plots/reference/*/results.csv"))
+    lines = verdicts(dirs)
+    print(text(lines), end="")
+    return 0 if all(passed for passed, _ in lines) else 1

@@ -1,0 +1,138 @@
+"""Unit tests of the reporting program (scripts/report), on made-up CSVs and on the committed results.
+Prints a line per test, "ok   NAME" or "FAIL NAME: why" (tests/run.sh counts them); exits 1 if one failed.
+usage: python3 tests/test_report.py   (from the repository root)"""
+import contextlib
+import glob
+import io
+import os
+import re
+import sys
+import tempfile
+
+sys.path.insert(0, "scripts/report")
+import charts  # noqa: E402
+import claims  # noqa: E402
+import common  # noqa: E402
+import tables  # noqa: E402
+
+HEADER = "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub,fill,rel_bound"
+DEVICE = ["X,00_device,dram_peak,,,,1000,100,,,,,,,,,,", "X,00_device,d2d_copy,,,,900,90,,,,,,,,,,",
+          "X,00_device,read_sol,,,,950,95,,,,,,,,,,", "X,00_device,launch_floor,,,2,,,,,,,,,,,,"]
+results = []
+
+
+def test(name):
+    def wrap(fn):
+        try:
+            fn()
+            results.append(f"ok   {name}")
+        except AssertionError as e:
+            results.append(f"FAIL {name}: {e}")
+        except SystemExit as e:
+            results.append(f"FAIL {name}: exit {e.code}")
+        return fn
+    return wrap
+
+
+def made_up(folder, rows, charts_of):
+    """A results CSV of ROWS (stage,kernel,dtype,n,median_us,fill) in FOLDER, with each stage's
+    description (describe-<stage>.txt: its charts, and stage 01's baseline) beside it."""
+    lines = [HEADER] + DEVICE
+    for stage, kernel, dtype, n, us, fill in rows:
+        gbps = 4 * n / us / 1e3
+        lines.append(f"X,{stage},{kernel},{dtype},{n},{us},{gbps:.1f},{gbps / 10:.1f},1e-08,1,,flushed,same,{4 * n},1,1,{fill},1e-06")
+    path = os.path.join(folder, "results.csv")
+    open(path, "w").write("\n".join(lines) + "\n")
+    for stage, tokens in charts_of.items():
+        open(os.path.join(folder, f"describe-{stage}.txt"), "w").write(
+            f"stage: {stage}\nbaseline: base\ncharts: {tokens}\n")
+    return path
+
+
+def table_rows(text):
+    """(µs, speed-up) of each data row of a Markdown table, by its header's columns ("-": none)."""
+    out, time_col, speed_col = [], None, None
+    for line in text.split("\n"):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if time_col is None:
+            if "time (µs)" in cells:
+                time_col = cells.index("time (µs)")
+                speed_col = next(i for i, c in enumerate(cells) if c.startswith("speed-up"))
+            continue
+        if len(cells) > speed_col and re.match(r"^[0-9.]+$", cells[time_col]):
+            out.append((float(cells[time_col]), cells[speed_col]))
+    return out
+
+
+def consistent(text):
+    """Whether, between any two rows of a table, the faster has the larger speed-up."""
+    rows = [(us, float(s[:-1])) for us, s in table_rows(text) if s != "-"]
+    return all(not (a[0] < b[0] and a[1] < b[1]) for a in rows for b in rows)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    @test("a missing column is an error that names it (exit 2)")
+    def _():
+        path = os.path.join(tmp, "bad.csv")
+        open(path, "w").write("gpu,stage\nX,01\n")
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            try:
+                common.read_csv(path, "gpu stage kernel")
+                raise AssertionError("read without an error")
+            except SystemExit as e:
+                assert e.code == 2, f"exit {e.code}"
+        assert "no column kernel" in err.getvalue(), err.getvalue()
+
+    @test("two fills of one kernel: the tables show the stage's first fill, not the last row")
+    def _():
+        folder = tempfile.mkdtemp(dir=tmp)
+        path = made_up(folder, [("01_a", "base", "f32", 1024, 10.0, "random"), ("01_a", "fast", "f32", 1024, 5.0, "random"),
+                                ("01_a", "base", "f32", 1024, 99.0, "ones"), ("01_a", "fast", "f32", 1024, 98.0, "ones")],
+                       {"01_a": "bandwidth+ scaling"})
+        text = tables.table(path, "all")
+        assert "| 01_a `fast` | 5.0 |" in text and "98.0" not in text, text
+
+    @test("speed-ups are computed from one baseline row: the faster row has the larger one")
+    def _():
+        folder = tempfile.mkdtemp(dir=tmp)
+        path = made_up(folder, [("01_a", "base", "f32", 1024, 10.0, "random"), ("02_b", "base2", "f32", 1024, 20.0, "random"),
+                                ("02_b", "fast", "f32", 1024, 8.0, "random")],
+                       {"01_a": "bandwidth+", "02_b": "bandwidth+"})
+        text = tables.table(path, "all")
+        assert table_rows(text), text
+        assert re.search(r"\| 02_b `fast` \| 8\.0 \|[^|]*\|[^|]*\| 1\.25x \|", text), text
+        assert consistent(text), text
+
+    @test("a kernel moved to another chart: its description, not the CSV, says which")
+    def _():
+        folder = tempfile.mkdtemp(dir=tmp)
+        path = made_up(folder, [("01_a", "base", "f32", 1024, 10.0, "random")], {"01_a": "bandwidth+"})
+        assert charts.chart_names(path) == ["bandwidth"], charts.chart_names(path)
+        open(os.path.join(folder, "describe-01_a.txt"), "w").write("stage: 01_a\nbaseline: base\ncharts: scaling\n")
+        assert charts.chart_names(path) == ["scaling"], charts.chart_names(path)
+
+    @test("a claim that no longer holds fails, naming the claim and the numbers")
+    def _():
+        folder = os.path.join(tmp, "gpu-a")
+        os.makedirs(folder)
+        path = made_up(folder, [("01_a", "base", "f32", 1024, 10.0, "random"), ("01_a", "fast", "f32", 1024, 12.0, "random")],
+                       {"01_a": "bandwidth+"})
+        claim = {"claim": "fast-is-faster", "a": "01_a:fast", "b": "01_a:base", "is": "faster", "n": "all", "by": "1", "gpus": "all"}
+        lines, held = claims.check(claim, claims.times_of(path), "gpu-a")
+        assert not held and lines[0].startswith("FAIL fast-is-faster on the gpu-a, N = 1024: 01_a:fast 12.0 µs"), lines
+        claim["a"], claim["b"] = claim["b"], claim["a"]
+        lines, held = claims.check(claim, claims.times_of(path), "gpu-a")
+        assert held, lines
+
+for csv in sorted(glob.glob("plots/reference/*/results.csv")):
+    stages = [s for s in dict.fromkeys(r["stage"] for r in common.read_csv(csv, "stage")) if s != "00_device"]
+
+    @test(f"every table of {csv}: between two rows, the faster has the larger speed-up")
+    def _():
+        bad = [m for m in ("all", "best") if not consistent(tables.table(csv, m))]
+        bad += [s for s in stages if not consistent(tables.table(csv, "stage", s))]
+        assert not bad, "inconsistent: " + " ".join(bad)
+
+print("\n".join(results))
+sys.exit(1 if any(r.startswith("FAIL") for r in results) else 0)
