@@ -63,7 +63,9 @@ slug=$(gpu_folder "$csv")
 dir=plots/results/$slug
 mkdir -p "$dir"
 mv "$csv" "$dir/accuracy.csv"
-if command -v gnuplot >/dev/null; then
+if ! command -v python3 >/dev/null; then
+    echo "python3 not found: no chart drawn (the reporting program, scripts/report, needs it: apt-get install python3)"
+elif command -v gnuplot >/dev/null; then
     python3 scripts/report plot-accuracy "$dir/accuracy.csv" "$dir/accuracy.png"
 else
     echo "gnuplot not found: no chart drawn (python3 scripts/report plot-accuracy draws it where gnuplot is installed)"

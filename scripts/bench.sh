@@ -101,7 +101,9 @@ if command -v ncu >/dev/null; then
 else
     echo "ncu not found: the flush check (DRAM bytes of every timed run) is not run and no flush_check.csv is written"
 fi
-if command -v gnuplot >/dev/null; then
+if ! command -v python3 >/dev/null; then
+    echo "python3 not found: no charts drawn (the reporting program, scripts/report, needs it: apt-get install python3)"
+elif command -v gnuplot >/dev/null; then
     python3 scripts/report plot "$dir/results.csv" "$dir" --dumb
 else
     echo "gnuplot not found: no charts drawn (make plot CSV=$dir/results.csv draws them where gnuplot is installed)"
