@@ -244,7 +244,7 @@ void csv_write(FILE *csv, const char *gpu, const Program *p, const CsvRow *r)
     else fprintf(csv, ",,");
     if (r->gbps > 0 && r->pct_peak > 0) fprintf(csv, "%.2f", r->pct_peak);
     if (!r->pass) {
-        fprintf(csv, ",,,,,,,,,,,\n");
+        fprintf(csv, ",,,,,,,,,,\n");
         fflush(csv);
         return;
     }

@@ -413,6 +413,9 @@ if [ "$gpu" = 1 ]; then
                 if [ "$pass_" = 1 ] || { [ "$pass_" = xfail ] && [ "$fill" = wide ]; }; then ok "$name"
                 else bad "$name (rel err $rel, pass=$pass_)"; fi
             done < <(tail -n +2 "$csv" 2>/dev/null)
+            # Every row, the device's too, has the columns its header names.
+            if awk -F, 'NR == 1 { n = NF } NF != n { bad = 1 } END { exit bad || NR < 2 }' "$csv"; then ok "$s --check: every CSV row has the header's columns (fill $fill)"
+            else bad "$s --check --fill $fill: a CSV row whose fields differ from its header's"; fi
             if [ "$rc" -eq 0 ] && [ "$rows" -gt 0 ]; then
                 ok "$s --check exits 0 (fill $fill, $rows rows)"
             else
