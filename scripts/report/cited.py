@@ -23,7 +23,7 @@ import argparse
 import re
 import sys
 
-from common import fail, num, read_csv, say
+from common import fail, num, passed, read_csv, say
 
 KINDS = {"step,stage,kernel,ms,gbps": "chain", "s,k,dtype,printed,kernel,sum,ms": "grid",
          "claim,stage,kernel,than_stage,than_kernel,n,times": "claim"}
@@ -34,10 +34,6 @@ def positive(v):
     """Whether the value V of a CSV is a number above 0 ("" is none)."""
     return v != "" and num(v) > 0
 
-
-def passed(v):
-    """Whether a pass value says the check passed (1)."""
-    return v != "" and num(v) == 1
 
 
 def ratio(a, b):

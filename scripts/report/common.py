@@ -1,9 +1,11 @@
 """What every part of the reporting program shares: CSVs read by column name, the two languages,
 and awk's way of turning strings into numbers (the tables were first written in awk, and their
 output is kept to the byte)."""
+import math
 import re
 import sys
 
+STRNUM = re.compile(r'\s*[-+]?(\d+\.?\d*([eE][-+]?\d+)?|\.\d+([eE][-+]?\d+)?)\s*')
 NUMBER = re.compile(r'^\s*[-+]?(\d+\.?\d*([eE][-+]?\d+)?|\.\d+([eE][-+]?\d+)?|inf(inity)?|nan)', re.I)
 
 
@@ -101,3 +103,13 @@ def chart_tokens(csv_path, stages):
     """{stage: its chart tokens (NAME: its best kernel goes on chart NAME; NAME+: every kernel, and it
     owns the chart)}, from each stage's description."""
     return {s: description(csv_path, s).get("charts", [""])[0] for s in stages}
+
+
+def passed(v):
+    """Whether a CSV's pass value says the check passed: awk's v == 1, numeric where it looks like a number."""
+    return STRNUM.fullmatch(v) is not None and float(v) == 1
+
+
+def exponent(n):
+    """'2^k' for the power of two nearest N."""
+    return "2^%d" % (math.log(n) / math.log(2) + 0.5)

@@ -9,15 +9,10 @@ measured it, the same with the floor of a kernel that waits for one DRAM round t
 escapes. Rows with the input left in L2 are not counted.
 usage: python3 scripts/report ratios --stage NN_name [--lang en|zh] CSV"""
 import argparse
-import math
 import sys
 
-from common import num, read_csv, say
+from common import exponent, num, read_csv, say
 
-
-def exponent(n):
-    """'2^k' for the power of two nearest N."""
-    return "2^%d" % (math.log(n) / math.log(2) + 0.5)
 
 
 def cell(v):

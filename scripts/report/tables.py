@@ -21,14 +21,9 @@ import argparse
 import re
 import sys
 
-from common import awk_str, chart_tokens, description, fail, num, number, read_csv, say
-
-STRNUM = re.compile(r'\s*[-+]?(\d+\.?\d*([eE][-+]?\d+)?|\.\d+([eE][-+]?\d+)?)\s*')
+from common import awk_str, chart_tokens, description, fail, num, number, passed, read_csv, say
 
 
-def passed(v):
-    """awk's v == 1 for a value of the CSV: numeric where it looks like a number."""
-    return STRNUM.fullmatch(v) is not None and float(v) == 1
 
 
 def check(p):

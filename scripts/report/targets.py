@@ -6,15 +6,10 @@ in the targets file's header). Rows with the input left in L2 are not counted; a
 not have is not counted either.
 usage: python3 scripts/report targets --stage NN_name --targets stages/NN_name/targets.csv [--lang en|zh] CSV..."""
 import argparse
-import math
 import sys
 
-from common import fail, num, read_csv, say
+from common import exponent, fail, num, read_csv, say
 
-
-def exponent(n):
-    """'2^k' for the power of two nearest N."""
-    return "2^%d" % (math.log(n) / math.log(2) + 0.5)
 
 
 def size(s):

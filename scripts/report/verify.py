@@ -19,15 +19,10 @@ import io
 import os
 import re
 
-from common import num, read_csv
+from common import num, passed, read_csv
 
-STRNUM = re.compile(r'^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$')
 FLUSHED_READINGS = 9
 
-
-def is_one(field):
-    """awk's FIELD == 1: a numeric comparison where the field looks like a number (1.0 is 1)."""
-    return bool(STRNUM.match(field)) and float(field) == 1
 
 
 def verdict(problems, ok_line, bad_line):
@@ -48,7 +43,7 @@ def committed(dirs):
 
 
 def rows_passed(csv):
-    failed = [r for r in read_csv(csv, "stage pass") if r["stage"] != "00_device" and not is_one(r["pass"])]
+    failed = [r for r in read_csv(csv, "stage pass") if r["stage"] != "00_device" and not passed(r["pass"])]
     if not failed:
         return [(True, f"every row of {csv} passed verification")]
     return [(False, f"{len(failed)} rows of {csv} failed verification")]
@@ -101,7 +96,7 @@ def as_it_must_be(r):
     bytes), a warm control under 50%; and the check passed."""
     ratio = num(r["ratio_min"])
     flushed = r["l2"] == "flushed" and ratio >= 0.99 and num(r["dram_bytes_min"]) >= 0.99 * num(r["input_bytes"])
-    return (flushed or (r["l2"] == "warm" and ratio < 0.5)) and is_one(r["pass"])
+    return (flushed or (r["l2"] == "warm" and ratio < 0.5)) and passed(r["pass"])
 
 
 def flush_readings(flush):
@@ -131,7 +126,7 @@ def within_bound(folder):
         return [(False, f"the accuracy lab's results are committed for {os.path.basename(folder)} ({acc})")]
     outside = [f"{r['stage']} {r['kernel']} {r['fill']} n={r['n']} {r['cond']}"
                for r in read_csv(acc, "stage kernel n pass fill cond")
-               if r["stage"] != "00_device" and not is_one(r["pass"]) and r["pass"] != "xfail"]
+               if r["stage"] != "00_device" and not passed(r["pass"]) and r["pass"] != "xfail"]
     return verdict(outside, f"every result of {acc} lies within its bound",
                    f"results of {acc} outside their bound: ")
 
