@@ -2,17 +2,17 @@
 # Charts and README tables from the committed reference results: sourced by tests/run.sh once
 # ok/bad/skipped/expect and $tmp exist.
 refs=$(ls plots/reference/*/results.csv 2>/dev/null)
-# The committed results checked (python3 scripts/report verify): of at least two GPUs; every row
+# The committed results checked (python3 tests/verify_reference.py): of at least two GPUs; every row
 # passed verification; with L2 flushed, none above the DRAM peak or faster than the speed of light; the
 # flush check's readings; the accuracy lab's results within their bounds; make limits' rows, each read
 # from DRAM. A line per check, ok or FAIL; exit 1 if one failed, 2 if it could not run.
-verdicts=$(python3 scripts/report verify)
+verdicts=$(python3 tests/verify_reference.py)
 verify_rc=$?
 while read -r verdict line; do
     [ -n "$verdict" ] || continue
     if [ "$verdict" = ok ]; then ok "$line"; else bad "$line"; fi
 done <<<"$verdicts"
-[ $verify_rc -le 1 ] || bad "python3 scripts/report verify checks the committed reference results (exit $verify_rc)"
+[ $verify_rc -le 1 ] || bad "python3 tests/verify_reference.py checks the committed reference results (exit $verify_rc)"
 is_png() { [ "$(head -c 4 "$1" 2>/dev/null | od -An -c | tr -d ' ')" = '211PNG' ]; }
 for csv in plots/reference/*/results.csv plots/reference/*/multigpu.csv; do
     [ -f "$csv" ] || continue

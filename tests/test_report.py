@@ -84,7 +84,7 @@ with tempfile.TemporaryDirectory() as tmp:
                 assert e.code == 2, f"exit {e.code}"
         assert "no column kernel" in err.getvalue(), err.getvalue()
 
-    @test("two fills of one kernel: the tables show the stage's first fill, not the last row")
+    @test("two fills of one kernel: the tables and the charts show its first fill, not the last row")
     def _():
         folder = tempfile.mkdtemp(dir=tmp)
         path = made_up(folder, [("01_a", "base", "f32", 1024, 10.0, "random"), ("01_a", "fast", "f32", 1024, 5.0, "random"),
@@ -92,6 +92,22 @@ with tempfile.TemporaryDirectory() as tmp:
                        {"01_a": "bandwidth+ scaling"})
         text = tables.table(path, "all")
         assert "| 01_a `fast` | 5.0 |" in text and "98.0" not in text, text
+        drawn = charts.Results(path).plain
+        assert drawn["01_a", "fast", "f32", 1024].us == "5.0" and drawn["01_a", "base", "f32", 1024].us == "10.0", drawn
+
+    @test("a time whose spread stays above its program's noisy spread is marked ~, with the note")
+    def _():
+        folder = tempfile.mkdtemp(dir=tmp)
+        path = made_up(folder, [("01_a", "base", "f32", 1024, 10.0, "random"), ("01_a", "fast", "f32", 1024, 5.0, "random")],
+                       {"01_a": "bandwidth+ scaling"})
+        lines = open(path).read().split("\n")
+        lines = [l + ("" if not l else ",spread" if i == 0 else ",0.500" if ",fast," in l else ",0.020" if ",base," in l
+                      else ",") for i, l in enumerate(lines)]
+        open(path, "w").write("\n".join(lines))
+        with open(os.path.join(folder, "describe-01_a.txt"), "a") as f:
+            f.write("noisy spread: 0.10\n")
+        text = tables.table(path, "all")
+        assert "| 01_a `fast` | 5.0~ |" in text and "| 01_a `base` | 10.0 |" in text and "\n~: " in text, text
 
     @test("speed-ups are computed from one baseline row: the faster row has the larger one")
     def _():

@@ -1,11 +1,11 @@
 # shellcheck shell=bash
 # make stage-NN tree (scripts/tree.sh, build/<stage>/tree): sourced by tests/run.sh once ok/bad/skipped/
-# expect, describe, $tmp, $gpu and $PROGRAMS exist. The host half draws made-up records (tests/tree_record.awk)
+# expect, describe, $tmp, $gpu and $PROGRAMS exist. The host half draws made-up records (tests/tree_record.py)
 # and the committed ones, and checks the bad input; the GPU half records every kernel that can be
 # recorded, and draws the tree kernels.
 echo "== see the tree (make stage-NN tree)"
 for form in interleaved strided sequential shuffle shuffle_first; do
-    awk -v form=$form -v threads=64 -f tests/tree_record.awk >"$tmp/tree-$form.csv"
+    python3 tests/tree_record.py $form 64 >"$tmp/tree-$form.csv"
 done
 # The wavefronts a made-up block of 64 threads implies: the strided tree's accesses 2*s*tid are 2-way
 # conflicts in all but the last steps, the other forms have none.

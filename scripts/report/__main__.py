@@ -26,7 +26,6 @@ COMMANDS = {
     "readmes": ("readmes", "every README's measured blocks from the committed results"),
     "tree-blocks": ("readmes", "every stage README's tree block from the committed records"),
     "fill": ("readmes", "one page's generated block from a file"),
-    "verify": ("verify", "the committed reference results checked, a line per check"),
     "claims": ("claims", "the stages' claims about measured results, checked on every GPU's"),
 }
 

@@ -1,77 +1,116 @@
-"""What every part of the reporting program shares: CSVs read by column name, the two languages,
-and awk's way of turning strings into numbers (the tables were first written in awk, and their
-output is kept to the byte)."""
+"""What every part of the reporting program shares: CSVs read by column name, the texts of the two
+languages (strings.py), and awk's way of turning strings into numbers (the tables were first written in
+awk, and their output is kept to the byte)."""
+import argparse
 import math
 import re
 import sys
 
+import strings
+
 STRNUM = re.compile(r'\s*[-+]?(\d+\.?\d*([eE][-+]?\d+)?|\.\d+([eE][-+]?\d+)?)\s*')
 NUMBER = re.compile(r'^\s*[-+]?(\d+\.?\d*([eE][-+]?\d+)?|\.\d+([eE][-+]?\d+)?|inf(inity)?|nan)', re.I)
-
 
 def fail(why, code=2):
     """An error on stderr, then exit CODE (2: bad input)."""
     print(f"error: {why}", file=sys.stderr)
     sys.exit(code)
 
-
-def read_csv(path, need=""):
-    """The rows of a CSV with a header line, as dicts by column name. A file without one of the
-    columns NEED names (space-separated), or a row whose number of fields differs from its header's,
-    is an error (exit 2), with the message the awk programs gave."""
+def read_lines(path):
+    """The lines of a text file (none for its final newline); a file that cannot be read is an error."""
     try:
         with open(path, encoding="utf-8") as f:
             lines = f.read().split("\n")
     except OSError as e:
         fail(f"{path}: {e.strerror}")
-    if lines and lines[-1] == "":
-        lines.pop()
+    return lines[:-1] if lines[-1] == "" else lines
+
+def read_csv(path, need=""):
+    """The rows of a CSV with a header line, as dicts by column name. A file without one of the
+    columns NEED names (space-separated), or a row whose number of fields differs from its header's,
+    is an error (exit 2), with the message the awk programs gave."""
+    lines = read_lines(path)
     if not lines:
         return []
-    header = lines[0].split(",")
+    header, rows = lines[0].split(","), []
     for name in need.split():
         if name not in header:
             fail(f"{path} is not a results CSV of this layout: it has no column {name} (its first line: {lines[0]})")
-    rows = []
-    for i, line in enumerate(lines[1:], start=2):
-        fields = line.split(",")
+    for i, fields in enumerate((line.split(",") for line in lines[1:]), start=2):
         if len(fields) != len(header):
             fail(f"{path} line {i}: {len(fields)} fields, where its header has {len(header)}")
         rows.append(dict(zip(header, fields)))
     return rows
 
+def flushed(rows):
+    """The rows not timed with the input left in L2 (l2 = warm)."""
+    return [r for r in rows if r["l2"] != "warm"]
+
+def first_fills(rows):
+    """The rows of the first fill of each kernel, input type, N, row length and L2 state: a program run once
+    per bench fill repeats the kernels whose data do not depend on it (stage 11's scans)."""
+    first = {}
+    return [r for r in rows if first.setdefault((r["stage"], r["kernel"], r["dtype"], r["n"], r.get("cols", ""),
+                                                  r.get("l2", "")), r.get("fill", "")) == r.get("fill", "")]
+
+def device(rows):
+    """The device's limits, from the 00_device rows: the DRAM peak and the copy (GB/s, the last row's), the
+    fastest read-only bandwidth (sol, GB/s) and the shortest launch floor and DRAM round trip (µs)."""
+    d = {"peak": 0, "copy": 0, "sol": 0, "floor": None, "trip": None}
+    for r in (r for r in rows if r["stage"] == "00_device"):
+        k, us, gbps = r["kernel"], num(r["median_us"]), num(r.get("gbps", ""))
+        if k in ("dram_peak", "d2d_copy"):
+            d["peak" if k == "dram_peak" else "copy"] = gbps
+        if k == "read_sol" and gbps > d["sol"]:
+            d["sol"] = gbps
+        for key, name in (("floor", "launch_floor"), ("trip", "round_trip_floor")):
+            if k == name and (d[key] is None or us < d[key]):
+                d[key] = us
+    return d
 
 def num(s):
     """A string as awk reads it as a number: its longest numeric prefix, 0 where there is none."""
     if isinstance(s, (int, float)):
         return s
     m = NUMBER.match(s)
-    if not m:
-        return 0
-    t = m.group(0).strip().lower()
-    if t.lstrip("+-") in ("inf", "infinity", "nan"):
+    if not m or m.group(0).strip().lower().lstrip("+-") in ("inf", "infinity", "nan"):
         return 0  # POSIX awk: no special values from strings
-    return float(t)
-
+    return float(m.group(0))
 
 def awk_str(x):
     """A number as awk prints it without a format (OFMT/CONVFMT %.6g; integers as integers)."""
     if isinstance(x, str):
         return x
-    if x == int(x) and abs(x) < 1e16:
-        return str(int(x))
-    return "%.6g" % x
+    return str(int(x)) if x == int(x) and abs(x) < 1e16 else "%.6g" % x
 
+def text(lang, key):
+    """The text KEY of strings.py in the language LANG ('en' or 'zh')."""
+    return (strings.ZH if lang == "zh" else strings.EN)[key]
 
-def say(lang, en, zh):
-    """The text of the language LANG ('en' or 'zh')."""
-    return zh if lang == "zh" else en
+def bilingual(line, lang):
+    """The part of a data file's "EN | ZH" text in LANG; English where it has no Chinese."""
+    en, _, zh = line.partition(" | ")
+    return zh if lang == "zh" and zh else en
 
+def rule(align):
+    """A Markdown table's rule line, a column per letter of ALIGN: l left-aligned, r right-aligned."""
+    return "|" + "".join("---|" if a == "l" else "---:|" for a in align) + "\n"
+
+def n_head(label, ns, left=1):
+    """The header of a table with a column per N (LABEL: its LEFT first columns'), and its rule."""
+    return label + "".join(f" {exponent(num(n))} |" for n in ns) + "\n" + rule("l" * left + "r" * len(ns))
 
 def number(stage):
     """A stage's number: the part of its folder name before the first '_'."""
     return stage.split("_", 1)[0] if "_" in stage else ""
 
+def parse_description(lines):
+    """A program's --describe ("key: value" lines) as {key: [values]}."""
+    keys = {}
+    for key, sep, value in (line.partition(":") for line in lines):
+        if sep:
+            keys.setdefault(key, []).append(value.strip())
+    return keys
 
 def description(csv_path, stage):
     """What STAGE's program is ({key: [values]} of its --describe), for the rows of the results CSV:
@@ -82,34 +121,34 @@ def description(csv_path, stage):
     import subprocess
     saved = os.path.join(os.path.dirname(csv_path) or ".", f"describe-{stage}.txt")
     if os.path.exists(saved):
-        text = open(saved, encoding="utf-8").read()
-    else:
-        programs = [p for p in glob.glob(f"build/{stage}/*")
-                    if os.path.exists(f"stages/{stage}/{os.path.basename(p)}.cu")
-                    and os.path.basename(p) not in ("exercise", "demo") and os.access(p, os.X_OK)]
-        if not programs:
-            fail(f"no description of stage {stage} beside {csv_path} ({saved}) and no built program to ask: "
-                 "make bench saves them, make all builds the programs")
-        text = subprocess.run([programs[0], "--describe"], capture_output=True, text=True, check=True).stdout
-    keys = {}
-    for line in text.split("\n"):
-        key, sep, value = line.partition(":")
-        if sep:
-            keys.setdefault(key, []).append(value.strip())
-    return keys
-
+        return parse_description(read_lines(saved))
+    programs = [p for p in glob.glob(f"build/{stage}/*")
+                if os.path.exists(f"stages/{stage}/{os.path.basename(p)}.cu")
+                and os.path.basename(p) not in ("exercise", "demo") and os.access(p, os.X_OK)]
+    if not programs:
+        fail(f"no description of stage {stage} beside {csv_path} ({saved}) and no built program to ask: "
+             "make bench saves them, make all builds the programs")
+    out = subprocess.run([programs[0], "--describe"], capture_output=True, text=True, check=True).stdout
+    return parse_description(out.split("\n"))
 
 def chart_tokens(csv_path, stages):
     """{stage: its chart tokens (NAME: its best kernel goes on chart NAME; NAME+: every kernel, and it
     owns the chart)}, from each stage's description."""
     return {s: description(csv_path, s).get("charts", [""])[0] for s in stages}
 
-
 def passed(v):
     """Whether a CSV's pass value says the check passed: awk's v == 1, numeric where it looks like a number."""
     return STRNUM.fullmatch(v) is not None and float(v) == 1
 
-
 def exponent(n):
     """'2^k' for the power of two nearest N."""
     return "2^%d" % (math.log(n) / math.log(2) + 0.5)
+
+def command(argv, doc, run, *options):
+    """A command's text on stdout: ARGV parsed by OPTIONS ((name, argparse keywords) pairs, then --lang),
+    and RUN called with them by name. The exit code: 0."""
+    parser = argparse.ArgumentParser(prog=f"python3 scripts/report {argv[0]}", description=doc.split("\n")[0])
+    for name, kwargs in options + (("--lang", {"choices": ("en", "zh"), "default": "en"}),):
+        parser.add_argument(name, **kwargs)
+    sys.stdout.write(run(**vars(parser.parse_args(argv[1:]))))
+    return 0

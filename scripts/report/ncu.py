@@ -4,11 +4,10 @@ columns ID, Kernel Name, Metric Name and Metric Value), for the scripts that pro
     (CUB first), as the rows of limits.csv, one per timed run: GPU,STAGE,kernel,DTYPE,N,launches,grid,
     time_us,dram_bytes,dram_pct,occupancy,long_sb,membar (a CUB run: its kernels' time and bytes
     together, the other counters of its longest kernel). Exit 1 where the runs are not two of each.
-  --mode flush (scripts/flush_check.sh): the DRAM bytes read by the runs of the kernels matching RE, as
-    "RUNS LEAST": how many runs are judged (the LAST ones, 0: all) and the least bytes any of them read
-    (-1: none), with no newline.
-  --mode shared (scripts/tree.sh agree): the shared-memory instructions and wavefronts of a one-launch
-    profile, of loads and of stores, as the lines "ld I W" and "st I W". Exit 1 where there is no reading.
+  --mode flush (scripts/flush_check.sh): "RUNS LEAST", no newline: how many runs of the kernels matching RE
+    are judged (the LAST ones, 0: all) and the least DRAM bytes any of them read (-1: none).
+  --mode shared (scripts/tree.sh agree): the lines "ld I W" and "st I W", the shared-memory instructions and
+    wavefronts of loads and of stores in a one-launch profile. Exit 1 where there is no reading.
 A run is one launch, or for CUB its kernels up to its single-tile one.
 usage: python3 scripts/report ncu --mode limits --gpu GPU --stage STAGE --n N --dtype DTYPE --names NAMES NCU_CSV
        python3 scripts/report ncu --mode flush --re RE [--last LAST] NCU_CSV
@@ -19,78 +18,58 @@ import sys
 
 from common import fail, num
 
-QUOTED = re.compile(r'"[^"]*"')
 TIME, BYTES = "gpu__time_duration.sum", "dram__bytes_read.sum"
+# limits.csv's columns from grid on, after time_us and dram_bytes: the counters of a run's longest launch.
+LONGEST = ("launch__grid_size", "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+           "sm__warps_active.avg.pct_of_peak_sustained_active",
+           "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
+           "smsp__average_warps_issue_stalled_membar_per_issue_active.ratio")
 
 
 def metric_rows(path):
-    """The metric rows of an ncu output, as (launch ID, kernel, metric, value with its commas removed).
-    Every field is quoted (a value may hold commas); the lines that are not a metric row (the program's own
-    output, the header) are left out."""
+    """(launch ID, kernel, metric, value without its commas) of each metric row. Every field is quoted (a
+    value may hold commas); the other lines (the program's own output, the header) are left out."""
     try:
         with open(path, encoding="utf-8", errors="surrogateescape", newline="") as f:
             lines = f.read().split("\n")
     except OSError as e:
         fail(f"{path}: {e.strerror}")
-    if lines and lines[-1] == "":
-        lines.pop()
     col = {}
     for line in lines:
-        fields = [q[1:-1] for q in QUOTED.findall(line)]
+        fields = re.findall(r'"([^"]*)"', line)
         if line.startswith('"ID"'):
             col.update((name, i) for i, name in enumerate(fields))
-            continue
-        if "Metric Value" not in col or len(fields) <= col["Metric Value"]:
-            continue
-
-        def field(name):
-            return fields[col[name]] if col.get(name, len(fields)) < len(fields) else ""
-        yield field("ID"), field("Kernel Name"), field("Metric Name"), field("Metric Value").replace(",", "")
+        elif col.get("Metric Value", len(fields)) < len(fields):
+            got = [fields[col[name]] if col.get(name, len(fields)) < len(fields) else ""
+                   for name in ("ID", "Kernel Name", "Metric Name", "Metric Value")]
+            yield got[0], got[1], got[2], got[3].replace(",", "")
 
 
 def ends_run(kernel):
-    """Whether a launch of KERNEL ends a run of the harness: a CUB run ends with its single-tile kernel,
-    any other launch is a run by itself."""
+    """Whether a launch of KERNEL ends a run: CUB's single-tile kernel, or any launch not CUB's."""
     return "DeviceReduce" not in kernel or "SingleTile" in kernel
-
-
-def runs_of(launches):
-    """The launches (ID, kernel), in order, grouped into runs (lists of IDs); a last run left unended is not one."""
-    runs, run = [], []
-    for launch, kernel in launches:
-        run.append(launch)
-        if ends_run(kernel):
-            runs.append(run)
-            run = []
-    return runs
 
 
 def limits_rows(path, gpu, stage, n, dtype, names):
     """limits.csv's rows of the timed runs (every second run) of NAMES (space-separated, in the order run)."""
-    kernel_of, value = {}, {}
+    kernel_of, value, runs, run = {}, {}, [], []
     for launch, kernel, metric, v in metric_rows(path):
         kernel_of.setdefault(launch, kernel)
-        value[launch, metric] = v
-    runs, want = runs_of(kernel_of.items()), names.split()
+        value[launch, metric] = num(v)
+    for launch, kernel in kernel_of.items():
+        run.append(launch)
+        if ends_run(kernel):
+            runs, run = runs + [run], []
+    want = names.split()
     if len(runs) != 2 * len(want):
         fail(f"{len(runs)} runs profiled, expected {2 * len(want)} (a checked and a timed run of each of {names})", 1)
-
-    def reading(launch, metric):
-        return num(value.get((launch, metric), ""))
     out = ""
     for name, run in zip(want, runs[1::2]):
-        t, b, longest = 0, 0, ""
-        for launch in run:
-            t += reading(launch, TIME)
-            b += reading(launch, BYTES)
-            if longest == "" or reading(launch, TIME) > reading(longest, TIME):
-                longest = launch
+        reading = [[value.get((launch, metric), 0) for launch in run] for metric in (TIME, BYTES)]
+        longest = run[reading[0].index(max(reading[0]))]
         out += "%s,%s,%s,%s,%s,%d,%d,%.3f,%.0f,%.1f,%.1f,%.2f,%.2f\n" % (
-            gpu, stage, name, dtype, n, len(run), reading(longest, "launch__grid_size"), t / 1000, b,
-            reading(longest, "dram__throughput.avg.pct_of_peak_sustained_elapsed"),
-            reading(longest, "sm__warps_active.avg.pct_of_peak_sustained_active"),
-            reading(longest, "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"),
-            reading(longest, "smsp__average_warps_issue_stalled_membar_per_issue_active.ratio"))
+            gpu, stage, name, dtype, n, len(run), value.get((longest, LONGEST[0]), 0), sum(reading[0]) / 1000,
+            sum(reading[1]), *(value.get((longest, metric), 0) for metric in LONGEST[1:]))
     return out
 
 
@@ -101,32 +80,23 @@ def flush_reading(path, regex, last=0):
         kernels = re.compile(regex)
     except re.error as e:
         fail(f"--re {regex}: {e}")
-    bytes_of, acc = [], 0
+    runs, acc = [], 0
     for _, kernel, metric, v in metric_rows(path):
-        if metric != BYTES or not kernels.search(kernel):
-            continue
-        acc += num(v)
-        if ends_run(kernel):
-            bytes_of.append(acc)
-            acc = 0
-    judged = bytes_of[-last:] if 0 < last < len(bytes_of) else bytes_of
-    least = -1
-    for b in judged:
-        if least < 0 or b < least:
-            least = b
-    return "%d %.0f" % (len(judged), least)
-
-
-SHARED = {"ld": ("smsp__sass_inst_executed_op_shared_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"),
-          "st": ("smsp__sass_inst_executed_op_shared_st.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum")}
+        if metric == BYTES and kernels.search(kernel):
+            acc += num(v)
+            if ends_run(kernel):
+                runs, acc = runs + [acc], 0
+    judged = runs[-last:] if 0 < last < len(runs) else runs
+    return "%d %.0f" % (len(judged), min(judged, default=-1))
 
 
 def shared_counts(path):
-    """"ld I W" and "st I W": the shared-memory instructions and wavefronts of loads and stores."""
+    """"ld I W" and "st I W": the shared-memory instructions and wavefronts of loads and stores; None
+    where the profile has no reading."""
     value = {metric: v for _, _, metric, v in metric_rows(path)}
-    if not value:
-        return None
-    return "".join("%s %d %d\n" % (op, num(value.get(i, "0")), num(value.get(w, "0"))) for op, (i, w) in SHARED.items())
+    return "".join("%s %d %d\n" % (op, num(value.get(f"smsp__sass_inst_executed_op_shared_{op}.sum", "0")),
+                                   num(value.get(f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum", "0")))
+                   for op in ("ld", "st")) if value else None
 
 
 def cli(argv):
@@ -145,11 +115,10 @@ def cli(argv):
     a = p.parse_args(argv[1:])
     if a.mode == "limits":
         sys.stdout.write(limits_rows(a.ncu_csv, a.gpu, a.stage, a.n, a.dtype, a.names))
-    elif a.mode == "shared":
-        counts = shared_counts(a.ncu_csv)
-        if counts is None:
-            return 1
-        sys.stdout.write(counts)
-    else:
+    elif a.mode == "flush":
         sys.stdout.write(flush_reading(a.ncu_csv, a.re, a.last))
+    else:
+        counts = shared_counts(a.ncu_csv)
+        sys.stdout.write(counts or "")
+        return 0 if counts else 1
     return 0

@@ -13,41 +13,33 @@ OTHERS = (("bfly", r" SHFL\.BFLY"), ("down", r" SHFL\.DOWN"), ("bar", r" BAR\.SY
           ("atom", r" (RED|REDG|ATOM|ATOMG|ATOMS)\."))
 
 
-def resources(report):
-    """{mangled kernel: (registers, bytes of shared memory)} from the assembler's report."""
-    out, kernel = {}, ""
+def summary(report, sass):
+    """A line per kernel, in the order of the SASS."""
+    resources, counts, order, kernel = {}, {}, [], ""
     for line in report.split("\n"):
         m = re.search(r"Compiling entry function.*?(_Z[A-Za-z0-9_]+)", line)
-        if m:
-            kernel = m.group(1)
+        kernel = m.group(1) if m else kernel
         m = re.search(r"Used ([0-9]+) registers", line)
         if m and kernel:
             smem = re.search(r"([0-9]+) bytes smem", line)
-            out[kernel] = (m.group(1), smem.group(1) if smem else "0")
-    return out
-
-
-def summary(report, sass):
-    """A line per kernel, in the order of the SASS."""
-    res, counts, order, kernel = resources(report), {}, [], ""
+            resources[kernel] = (m.group(1), smem.group(1) if smem else "0")
+    kernel = ""
     for line in sass.split("\n"):
         m = re.search(r"Function : (\S+)", line)
         if m:
             kernel = m.group(1)
             order.append(kernel)
             counts[kernel] = dict.fromkeys([c for c, _ in LOADS + OTHERS], 0)
-            continue
-        if not kernel:
-            continue
-        load = next((c for c, pattern in LOADS if re.search(pattern, line)), None)
-        if load:
-            counts[kernel][load] += 1
-            continue
-        for c, pattern in OTHERS:
-            counts[kernel][c] += bool(re.search(pattern, line))
+        elif kernel:
+            load = next((c for c, pattern in LOADS if re.search(pattern, line)), None)
+            if load:
+                counts[kernel][load] += 1
+            else:
+                for c, pattern in OTHERS:
+                    counts[kernel][c] += bool(re.search(pattern, line))
     out = ""
     for k in order:
-        c, (regs, smem) = counts[k], res.get(k, ("?", "?"))
+        c, (regs, smem) = counts[k], resources.get(k, ("?", "?"))
         out += (f"{k}\n    LDG<=32 {c['ldg32']}  LDG.64 {c['ldg64']}  LDG.128 {c['ldg128']} | SHFL.BFLY {c['bfly']}  "
                 f"SHFL.DOWN {c['down']} | BAR.SYNC {c['bar']}  WARPSYNC {c['warpsync']} | RED/ATOM {c['atom']} | "
                 f"{regs} registers, {smem} bytes shared\n")

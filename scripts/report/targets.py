@@ -5,46 +5,24 @@ per target (what it measures, its sizes, the least ratio that meets it), one col
 in the targets file's header). Rows with the input left in L2 are not counted; a size the run does
 not have is not counted either.
 usage: python3 scripts/report targets --stage NN_name --targets stages/NN_name/targets.csv [--lang en|zh] CSV..."""
-import argparse
-import sys
-
-from common import exponent, fail, num, read_csv, say
-
-
+from common import bilingual, command, device, exponent, flushed, num, read_csv, read_lines, rule, text
 
 def size(s):
     """A size of the targets file: 2^K or a number."""
     parts = s.split("^")
     return 2 ** num(parts[1]) if len(parts) == 2 else num(s)
 
-
-def read_targets(path, lang):
-    """The targets of the file PATH: (what, n_min, n_max, at_least, label in LANG), in its order."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            lines = f.read().split("\n")
-    except OSError as e:
-        fail(f"{path}: {e.strerror}")
-    found = []
-    for line in lines:
-        if line.startswith("#") or line.startswith("what,") or line == "":
-            continue
-        f = line.split(",") + [""] * 4
-        label = f[4].split(" | ") + [""]
-        found.append((f[0], size(f[1]), size(f[2]), num(f[3]), say(lang, label[0], label[1])))
-    return found
-
-
 class Run:
-    """One GPU's rows: its device limits, the times of the stage's kernels and the fastest of the
-    other stages' by N, the sizes in the order of its rows. CUB's rows and row stages' are not counted;
-    a repeated row: the last one wins."""
+    """One GPU's rows: the times of the stage's kernels and the fastest of the other stages' by N, the
+    sizes in the order of its rows. CUB's rows and row stages' are not counted; a repeated row: the last
+    one wins."""
 
-    def __init__(self):
-        self.sol, self.floor = 0, None
-        self.ns = {}  # a dict for its order
-        self.other, self.time, self.xcub, self.bytes = {}, {}, {}, {}
+    def __init__(self, rows, stage):
+        self.dev, self.ns, self.other, self.time, self.xcub, self.bytes = device(rows), {}, {}, {}, {}, {}
         self.best, self.typebest, self.det = {}, {}, set()
+        for r in rows:
+            if r["stage"] != "00_device" and r["cols"] == "" and r["kernel"] != "cub" and r["median_us"] != "":
+                self.add(r, stage)
 
     def add(self, r, stage):
         """Row R of this GPU's results."""
@@ -68,19 +46,18 @@ class Run:
         """The ratio WHAT at size N; None where the run lacks what it needs."""
         if n not in self.best:
             return None
-        b = self.best[n]
+        b, sol = self.best[n], self.dev["sol"]
         if what == "sol":
-            return ((self.floor or 0) + num(self.bytes[b, n]) / self.sol / 1e3) / self.time[b, n] if self.sol > 0 else None
+            return ((self.dev["floor"] or 0) + num(self.bytes[b, n]) / sol / 1e3) / self.time[b, n] if sol > 0 else None
         if what == "cub":
             return num(self.xcub[b, n]) if self.xcub[b, n] != "" else None
         if what == "repository":
             return self.other[n] / self.time[b, n] if n in self.other else None
+        found = []
         if what == "cub_types":
             found = [num(self.xcub[k, m]) for (t, m), k in self.typebest.items() if m == n and self.xcub[k, m] != ""]
         elif what == "deterministic":
             found = [self.time[b, n] / self.time[k, n] for k in self.det if (k, n) in self.time]
-        else:
-            found = []
         return min(found, default=None)
 
     def verdict(self, target, lang):
@@ -94,49 +71,27 @@ class Run:
                 worst, at = r, n
         if worst is None:
             return " - |"
-        met = say(lang, "met", "达成") if worst >= least else say(lang, "**not met**", "**未达成**")
-        return " %s (%.3f %s %s) |" % (met, worst, say(lang, "at", "于"), exponent(at))
+        met = text(lang, "met" if worst >= least else "not met")
+        return " %s (%.3f %s %s) |" % (met, worst, text(lang, "at"), exponent(at))
 
-
-def read_runs(csv_paths, stage):
-    """Each GPU's Run, in the order of the GPUs' first rows."""
-    runs = {}
-    for path in csv_paths:
-        for r in read_csv(path, "gpu stage kernel dtype n median_us l2 bytes_read x_cub cols"):
-            if r["l2"] == "warm":
-                continue
-            run = runs.setdefault(r["gpu"], Run())
-            if r["stage"] == "00_device":
-                us = num(r["median_us"])
-                # gbps is not a required column (the awk program did not ask for it): no gbps, no speed of light.
-                if r["kernel"] == "read_sol" and num(r.get("gbps", "")) > run.sol:
-                    run.sol = num(r["gbps"])
-                if r["kernel"] == "launch_floor" and (run.floor is None or us < run.floor):
-                    run.floor = us
-            elif r["cols"] == "" and r["kernel"] != "cub" and r["median_us"] != "":
-                run.add(r, stage)
-    return runs
-
-
-def targets(csv_paths, stage, targets_path, lang="en"):
-    """The table of STAGE's targets (the file TARGETS_PATH) on the results CSVs CSV_PATHS."""
-    found = read_targets(targets_path, lang)
-    runs = read_runs(csv_paths, stage)
-    out = say(lang, "| target | N | needs |", "| 目标 | N | 要求 |") + "".join(f" {g} |" for g in runs) + "\n"
-    out += "|---|---|---:|" + "---|" * len(runs) + "\n"
-    for target in found:
-        _, lo, hi, least, label = target
-        sizes = exponent(lo) + ("–" + exponent(hi) if hi > lo else "")
-        out += f"| {label} | {sizes}" + " | ≥ %.3f |" % least + "".join(run.verdict(target, lang) for run in runs.values()) + "\n"
+def targets(csv, stage, targets, lang="en"):
+    """The table of STAGE's targets (the file TARGETS) on the results CSVs CSV (a list), a column per GPU
+    in the order of their first rows."""
+    lines, need = read_lines(targets), "gpu stage kernel dtype n median_us l2 bytes_read x_cub cols"
+    rows = [r for path in csv for r in flushed(read_csv(path, need))]
+    runs = {gpu: Run([r for r in rows if r["gpu"] == gpu], stage) for gpu in dict.fromkeys(r["gpu"] for r in rows)}
+    out = text(lang, "targets head") + "".join(f" {g} |" for g in runs) + "\n" + rule("llr" + "l" * len(runs))
+    for line in lines:
+        if line.startswith("#") or line.startswith("what,") or line == "":
+            continue
+        f = line.split(",") + [""] * 4
+        target = (f[0], size(f[1]), size(f[2]), num(f[3]), bilingual(f[4], lang))
+        sizes = exponent(target[1]) + ("–" + exponent(target[2]) if target[2] > target[1] else "")
+        out += f"| {target[4]} | {sizes} | ≥ %.3f |" % target[3]
+        out += "".join(run.verdict(target, lang) for run in runs.values()) + "\n"
     return out
 
-
 def cli(argv):
-    parser = argparse.ArgumentParser(prog="python3 scripts/report targets", description=__doc__.split("\n")[0])
-    parser.add_argument("--stage", required=True, help="the stage, NN_name")
-    parser.add_argument("--targets", required=True, help="its targets file, stages/NN_name/targets.csv")
-    parser.add_argument("--lang", choices=("en", "zh"), default="en")
-    parser.add_argument("csv", nargs="+", help="every GPU's results CSV")
-    args = parser.parse_args(argv[1:])
-    sys.stdout.write(targets(args.csv, args.stage, args.targets, args.lang))
-    return 0
+    return command(argv, __doc__, targets, ("--stage", {"required": True, "help": "the stage, NN_name"}),
+                   ("--targets", {"required": True, "help": "its targets file, stages/NN_name/targets.csv"}),
+                   ("csv", {"nargs": "+", "help": "every GPU's results CSV"}))

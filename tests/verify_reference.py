@@ -1,4 +1,4 @@
-"""The committed reference results checked, a line per check (tests/charts.sh runs them).
+"""The committed reference results checked, a line per check (tests/charts.sh runs it).
 Of each plots/reference/<gpu>/:
   results.csv, multigpu.csv  every row passed verification (stage, pass)
   results.csv                no flushed row above the DRAM peak, nor faster than the speed of light
@@ -10,7 +10,7 @@ Of each plots/reference/<gpu>/:
   limits.csv                 a row for each limit kernel of a program and for CUB at each of its bench
                              sizes (its describe-<stage>.txt: stage, limit kernels, bench sizes), and
                              every profiled run read its input from DRAM (stage, kernel, dtype, n, dram_bytes)
-usage: python3 scripts/report verify [REFERENCE_DIR...]: "ok   " or "FAIL " and what was checked, a line
+usage: python3 tests/verify_reference.py [REFERENCE_DIR...]: "ok   " or "FAIL " and what was checked, a line
 each; exit 1 if one fails."""
 import argparse
 import contextlib
@@ -18,10 +18,14 @@ import glob
 import io
 import os
 import re
+import sys
 
-from common import num, passed, read_csv
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts", "report"))
+from common import num, passed, read_csv  # noqa: E402
 
 FLUSHED_READINGS = 9
+FALL = 0.75       # within one kernel's series, a time may not fall below this fraction of the N before
+RATIO_FACTOR = 2  # a kernel's time ratio between two GPUs at one N within this factor of its neighbours'
 
 
 
@@ -183,6 +187,58 @@ def limits(folder):
     return lines + (checked(read_from_dram, lim) if os.path.isfile(lim) else [])
 
 
+def series(csv):
+    """{(stage, kernel, dtype, l2, fill, cols): {n: the shortest time at n}} of a results CSV's timed rows."""
+    out = {}
+    for r in read_csv(csv, "stage kernel dtype n median_us l2"):
+        if r["stage"] != "00_device" and num(r["median_us"]) > 0:
+            key = (r["stage"], r["kernel"], r["dtype"], r["l2"], r.get("fill", ""), r.get("cols", ""))
+            times = out.setdefault(key, {})
+            n = int(num(r["n"]))
+            times[n] = min(times.get(n, float("inf")), num(r["median_us"]))
+    return out
+
+
+def no_fall(csv):
+    """Within one kernel's series a time does not fall by more than 25% from one N to the next: a batch
+    measured slow as a whole (an idle GPU's clocks, another load) shows as such a fall."""
+    falls = []
+    for key, times in series(csv).items():
+        ns = sorted(times)
+        for a, b in zip(ns, ns[1:]):
+            if times[b] < FALL * times[a]:
+                falls.append(f"{key[0]} {key[1]} {key[2]} {key[3]}: {times[a]:g} us at n={a}, {times[b]:g} us at n={b}")
+    return verdict(falls, f"within every kernel's series of {csv}, no time falls by more than 25% as N grows",
+                   f"times of {csv} that fall as N grows: ")
+
+
+def on_gpu(d, stage, kernel):
+    """Whether KERNEL of STAGE runs on the GPU, by the description saved beside the results."""
+    path = f"{d}/describe-{stage}.txt"
+    if not os.path.isfile(path):
+        return True
+    return not any(re.fullmatch(rf"kernel: {re.escape(kernel)} \S+ cpu", line)
+                   for line in open(path, encoding="utf-8").read().split("\n"))
+
+
+def ratios_in_step(a, b):
+    """A kernel's time ratio between the GPUs of folders A and B at one N is within a factor of 2 of its
+    ratios at the neighbouring N (GPU rows only): a batch measured slow on one GPU stands out."""
+    sa, sb, odd = series(f"{a}/results.csv"), series(f"{b}/results.csv"), []
+    for key in sorted(set(sa) & set(sb)):
+        if not on_gpu(a, key[0], key[1]):
+            continue
+        ns = sorted(set(sa[key]) & set(sb[key]))
+        ratio = {n: sa[key][n] / sb[key][n] for n in ns}
+        for i, n in enumerate(ns):
+            near = [ratio[m] for m in ns[max(i - 1, 0):i + 2] if m != n]
+            if near and not min(near) / RATIO_FACTOR <= ratio[n] <= max(near) * RATIO_FACTOR:
+                odd.append(f"{key[0]} {key[1]} {key[2]} {key[3]} n={n}: {ratio[n]:.2f}, "
+                           f"beside {' '.join('%.2f' % x for x in near)}")
+    return verdict(odd, f"every kernel's time ratio between {os.path.basename(a)} and {os.path.basename(b)} "
+                        "is in step with its neighbours'", f"time ratios out of step between {a} and {b}: ")
+
+
 def checked(check, *args):
     """CHECK(*ARGS)'s verdicts; where a CSV it reads is not of its layout, one FAIL with read_csv's message."""
     err = io.StringIO()
@@ -211,6 +267,11 @@ def verdicts(dirs):
         lines += checked(within_bound, d)
     for d in refs:
         lines += limits(d)
+    for d in refs:
+        lines += checked(no_fall, f"{d}/results.csv")
+    for i, a in enumerate(refs):
+        for b in refs[i + 1:]:
+            lines += checked(ratios_in_step, a, b)
     return lines
 
 
@@ -219,7 +280,7 @@ def text(lines):
 
 
 def cli(argv):
-    parser = argparse.ArgumentParser(prog="python3 scripts/report verify", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python3 tests/verify_reference.py", description=__doc__.split("\n")[0])
     parser.add_argument("dirs", nargs="*", metavar="REFERENCE_DIR",
                         help="plots/reference/<gpu> folders (default: every one with a results.csv)")
     args = parser.parse_args(argv[1:])
@@ -227,3 +288,7 @@ def cli(argv):
     lines = verdicts(dirs)
     print(text(lines), end="")
     return 0 if all(passed for passed, _ in lines) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(cli(sys.argv))
