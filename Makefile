@@ -48,9 +48,10 @@ BASELINE_STAGE := $(firstword $(HARNESS_STAGES))
 EXERCISES := $(patsubst stages/%/exercise.cu,%,$(sort $(wildcard stages/*/exercise.cu)))
 DEMOS := $(patsubst stages/%/demo.cu,%,$(sort $(wildcard stages/*/demo.cu)))
 
-# The common objects: program.o (the option table, CSV writer and timing loop), check.o and host.o under
-# every program; harness.o too under a stage built on the harness.
-PROGRAM_OBJS := $(BUILD)/program.o $(BUILD)/check.o $(BUILD)/host.o
+# The common objects: program.o (the option table, CSV writer and timing loop), speed_of_light.o, gpu.o
+# (the GPU, allocation, the flush) and host.o under every program; harness.o too under a stage built on
+# the harness.
+PROGRAM_OBJS := $(BUILD)/program.o $(BUILD)/speed_of_light.o $(BUILD)/gpu.o $(BUILD)/host.o
 HARNESS_OBJS := $(BUILD)/harness.o $(PROGRAM_OBJS)
 
 # What a stage.mk adds (it is included below, after these):
@@ -260,7 +261,7 @@ $(BUILD)/$1/tree-solution: stages/$1/exercise.cu solutions/$1.cu $(TREE_OBJS)
 endef
 $(foreach s,$(filter $(HARNESS_STAGES),$(EXERCISES)),$(eval $(call tree_solution_rules,$s)))
 
-$(BUILD)/%/demo: stages/%/demo.cu $(BUILD)/check.o $(BUILD)/host.o
+$(BUILD)/%/demo: stages/%/demo.cu $(BUILD)/gpu.o $(BUILD)/host.o
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $^ -o $@
 

@@ -42,7 +42,7 @@ void describe_gpu(int device, GpuInfo *d);
 void *device_alloc(size_t bytes, const char *what);
 
 /* The L2 flush, run before every timed run of every program: ordinary loads over twice the L2 size,
- * so that the timed run reads its input from DRAM (check.cu says why the loads must not be __ldcs).
+ * so that the timed run reads its input from DRAM (gpu.cu says why the loads must not be __ldcs).
  * `make audit` and the tests prove it with the DRAM bytes Nsight Compute counts (scripts/flush_check.sh). */
 typedef struct {
     const uint4 *buf;
@@ -53,8 +53,10 @@ typedef struct {
 void l2_flush_init(L2Flush *f, const GpuInfo *d);
 void l2_flush(const L2Flush *f, cudaStream_t stream);
 void l2_flush_free(L2Flush *f);
-/* Runs before the start event where no flush does (--l2 warm): see check.cu. */
+/* Runs before the start event where no flush does (--l2 warm): see gpu.cu. */
 void keep_gpu_busy(double us, cudaStream_t stream);
+/* Every SM busy for ms milliseconds, then synchronized: the GPU at its working clocks. */
+void warm_gpu_clocks(double ms);
 
 /* One reduction of in[0..n): the harness fills the first block, a launcher the second. */
 typedef struct {
@@ -124,30 +126,63 @@ typedef struct {
     const char *no_tree; /* why make stage-NN tree cannot record it (NULL: it can; a CPU row never can) */
 } Kernel;
 
+/* A program's own option: its flag, what follows it in --help (NULL: a flag without a value), the help
+ * text (later lines indented by the caller), and what takes it (value NULL for a flag); take reports a
+ * bad value with usage_error. */
 typedef struct {
-    const char *name;          /* the stage folder, e.g. "05_shuffle" */
+    const char *flag;
+    const char *value;
+    const char *help;
+    void (*take)(const char *prog, const char *value);
+} ProgramOption;
+
+/* What a program is, for the command line and for scripts (--describe prints it; scripts/ read it). A
+ * stage declares its own in STAGE(...) below; NULL fields take their defaults (program_defaults). */
+typedef struct {
+    const char *stage;          /* its stage folder, e.g. "11_scan_histogram" */
+    const char *program;        /* the binary's name in build/<stage>/ */
+    int several_gpus;           /* 1: drives several GPUs (not a single-GPU program for the tools) */
+    const char *fills;          /* --fill values, space-separated; the first is the default */
+    const char *check_fills;    /* what `make stage-NN check` and the tests verify with */
+    const char *bench_fills;    /* what `make bench` runs */
+    const char *default_sizes;  /* --n when none is given (a stage: also the sizes of `make bench`) */
+    const char *bench_sizes;    /* the sizes of `make bench` */
+    const char *check_sizes;    /* the sizes `make check` and the tests verify */
+    const char *edge_sizes;     /* 64-bit index sizes the audit runs */
+    int rows;                   /* 1: a row stage (sizes ROWSxCOLS) */
+    const char *baseline;       /* the kernel timed for the speed-up column ("": none) */
+    const char *warm_l2;        /* kernels `make bench` also runs with --l2 warm ("": none) */
+    const char *flush_probes;   /* TABLE_KERNEL@GPU_FUNCTION@LOADS for the flush check ("": none) */
+    const char *charts;         /* the charts its rows go on (--describe; the reports read it from there) */
+    const char *accuracy;       /* kernels on the accuracy chart (make accuracy; "": none) */
+    const char *limits;         /* kernels make limits profiles (scripts/limits.sh; "": none) */
+    const char *trees;          /* kernels whose recorded tree its READMEs show (make stage-NN tree; "": none);
+                                   a stage may write NAME@N: recorded at --n N when no --n is given (default 1024) */
+    const char *csv;            /* the file `make bench` collects its rows in */
+    const char *usage_note;     /* printed under the usage line of --help (NULL: none) */
+    void (*list)(void);         /* --list: the kernels, for people */
+    void (*describe_kernels)(void); /* the "kernel: NAME DTYPE default|wrong|library" lines */
+    int (*kernel_exists)(const char *name);
+    const ProgramOption *own;   /* the program's own options */
+    int own_count;
+} Program;
+
+/* A stage: its table of kernels and what its program is. */
+typedef struct {
     const Kernel *kernels;
     int count;
-    const char *sizes;         /* --n when none is given, and `make bench`'s sizes (NULL: 2^26, and 2^16..2^28) */
-    const char *check_sizes;   /* the sizes `make check` and the tests verify (NULL: DEFAULT_CHECK_SIZES) */
-    int rows;                  /* 1: the kernels sum each row of a matrix (sizes ROWSxCOLS), not one vector */
-    const char *warm_l2;       /* kernels `make bench` also times with the input left in L2 (the L2 chart) */
-    const char *flush_probes;  /* KERNEL@GPU_FUNCTION@LOADS: what the flush check measures (scripts/flush_check.sh) */
-    const char *charts;        /* the charts its rows go on: NAME (its best kernel), NAME+ (every kernel);
-                                  NULL: the progression, "bandwidth+ scaling" */
-    const char *accuracy;      /* kernels on the accuracy chart: their relative error against N and against
-                                  the condition number (make accuracy) */
-    const char *limits;        /* kernels of one input type whose hardware counters `make limits` reads at
-                                  the bench sizes, beside CUB's (scripts/limits.sh) */
-    const char *trees;         /* kernels whose recorded tree its READMEs show (make stage-NN tree): NAME,
-                                  or NAME@N, recorded at --n N when no --n is given (default: 1024) */
+    Program program;
 } Stage;
 
+/* The data every stage program can sum (--fill; the harness makes them). */
+#define HARNESS_FILLS "random ones seq mod100 large nan inf wide cond"
 /* Odd sizes around a block of 256 and a warp, one not a multiple of anything, one past 2^24. */
 #define DEFAULT_CHECK_SIZES "1,2,31,32,33,255,256,257,1000003,2^24+1"
 
-/* Each stage file ends with STAGE("NN_name", table), and after the table any of the fields above that
- * differ from the defaults, named and in that order: STAGE("09_rows", kernels, .sizes = "...", .rows = 1).
+/* Each stage file ends with STAGE("NN_name", table), and after the table any of Program's fields that
+ * differ from the defaults, named and in Program's order: STAGE("09_rows", kernels, .default_sizes = "...",
+ * .rows = 1). Every stage has the harness's fills; a stage without default sizes runs 2^26, and 2^16..2^28
+ * in `make bench`, and its rows go on the progression's charts ("bandwidth+ scaling").
  * The first stage is also built as the baseline that every other stage times for its speed-up column
  * (AS_BASELINE). */
 #ifdef AS_BASELINE
@@ -158,6 +193,7 @@ typedef struct {
 #define STAGE(stage_name, table, ...) \
     TREE_BIND \
     extern const Stage STAGE_SYMBOL; \
-    const Stage STAGE_SYMBOL = {.name = stage_name, .kernels = table, .count = (int)(sizeof(table) / sizeof(table[0])), __VA_ARGS__}
+    const Stage STAGE_SYMBOL = {table, (int)(sizeof(table) / sizeof(table[0])), \
+                                {.stage = stage_name, .fills = HARNESS_FILLS, .check_fills = "random ones wide", __VA_ARGS__}}
 
 #endif

@@ -1,5 +1,5 @@
-/* What every program of the project shares (stage programs, the stage 11 and 12 programs, demos,
- * exercises): error checks, the GPU's description, allocation and the L2 flush. */
+/* Opening the GPU, allocation and the L2 flush, with the error checks every program of the project
+ * shares (stage programs, the stage 11 and 12 programs, demos, exercises). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,4 +164,14 @@ void keep_gpu_busy(double us, cudaStream_t stream)
 {
     common_spin<<<1, 1, 0, stream>>>((uint64_t)(us * 1e3));
     LAUNCH_CHECK("common_spin");
+}
+
+void warm_gpu_clocks(double ms)
+{
+    int sms = 0, device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    common_spin<<<4 * sms, 256>>>((uint64_t)(ms * 1e6));
+    LAUNCH_CHECK("common_spin");
+    CUDA_CHECK(cudaDeviceSynchronize());
 }

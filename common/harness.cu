@@ -41,14 +41,14 @@ static void take_offset(const char *prog, const char *v)
 
 static void take_rows(const char *prog, const char *v)
 {
-    if (!reduce_stage.rows) usage_error(prog, "%s: this stage sums one vector; --rows and --cols are for a row stage", "--rows");
+    if (!reduce_stage.program.rows) usage_error(prog, "%s: this stage sums one vector; --rows and --cols are for a row stage", "--rows");
     if (parse_size(v, &stage_options.rows)) usage_error(prog, "--rows '%s': give a size >= 1 such as 4096 or 2^12", v);
 }
 
 static void take_cols(const char *prog, const char *v)
 {
     uint64_t cols[MAX_SIZES];
-    if (!reduce_stage.rows) usage_error(prog, "%s: this stage sums one vector; --rows and --cols are for a row stage", "--cols");
+    if (!reduce_stage.program.rows) usage_error(prog, "%s: this stage sums one vector; --rows and --cols are for a row stage", "--cols");
     if (parse_size_list(v, cols, MAX_SIZES) < 0) usage_error(prog, "--cols '%s': give sizes >= 1 such as 1024 or 2^10", v);
     stage_options.cols = v;
 }
@@ -82,8 +82,8 @@ static const char *declared_tree_size(const char *kernel)
 {
     static char size[64];
     size_t len = strlen(kernel);
-    for (const char *c = reduce_stage.trees; c && (c = strstr(c, kernel)); c += len)
-        if ((c == reduce_stage.trees || c[-1] == ' ') && c[len] == '@') {
+    for (const char *c = reduce_stage.program.trees; c && (c = strstr(c, kernel)); c += len)
+        if ((c == reduce_stage.program.trees || c[-1] == ' ') && c[len] == '@') {
             snprintf(size, sizeof size, "%.*s", (int)strcspn(c + len + 1, " "), c + len + 1);
             return size;
         }
@@ -124,15 +124,15 @@ static const char *dtype_names[DT_COUNT] = {"f32", "f16", "bf16", "fp8_e4m3", "f
 
 static void list_kernels(void)
 {
-    printf("stage %s kernels:\n", reduce_stage.name);
+    printf("stage %s kernels:\n", reduce_stage.program.stage);
     for (int i = 0; i < reduce_stage.count; i++)
         printf("  %-34s %s%s\n", reduce_stage.kernels[i].name, reduce_stage.kernels[i].source,
                reduce_stage.kernels[i].flags & NOT_DEFAULT ? " [not run by default: deliberately wrong]" : "");
-    printf("  %-34s %s\n", "cub", reduce_stage.rows ? "cub::DeviceSegmentedReduce::Sum on the same rows"
+    printf("  %-34s %s\n", "cub", reduce_stage.program.rows ? "cub::DeviceSegmentedReduce::Sum on the same rows"
                                                       : "cub::DeviceReduce on the same data (fp32 or int32 accumulator), after each input type");
-    printf("default sizes: %s\n", reduce_stage.sizes ? reduce_stage.sizes : DEFAULT_SIZES);
-    printf("check sizes: %s\n", reduce_stage.check_sizes ? reduce_stage.check_sizes : DEFAULT_CHECK_SIZES);
-    if (reduce_stage.warm_l2) printf("warm-L2 kernels: %s\n", reduce_stage.warm_l2);
+    printf("default sizes: %s\n", reduce_stage.program.default_sizes ? reduce_stage.program.default_sizes : DEFAULT_SIZES);
+    printf("check sizes: %s\n", reduce_stage.program.check_sizes ? reduce_stage.program.check_sizes : DEFAULT_CHECK_SIZES);
+    if (reduce_stage.program.warm_l2) printf("warm-L2 kernels: %s\n", reduce_stage.program.warm_l2);
 }
 
 static void describe_kernels(void)
@@ -155,7 +155,7 @@ static void describe_kernels(void)
 /* The speed-up column's kernel: the first stage's first GPU kernel (a row stage has none). */
 static const Kernel *baseline_kernel(void)
 {
-    if (reduce_stage.rows) return NULL;
+    if (reduce_stage.program.rows) return NULL;
     const Stage *first = &baseline_stage ? &baseline_stage : &reduce_stage;
     for (int i = 0; i < first->count; i++)
         if (!(first->kernels[i].flags & ON_CPU)) return &first->kernels[i];
@@ -164,32 +164,28 @@ static const Kernel *baseline_kernel(void)
 
 static Program describe_stage(const char *argv0)
 {
-    Program p;
-    program_init(&p, reduce_stage.name, argv0, list_kernels, describe_kernels, kernel_exists);
-    p.fills = "random ones seq mod100 large nan inf wide cond";
-    p.check_fills = "random ones wide";
-    p.default_sizes = reduce_stage.sizes ? reduce_stage.sizes : DEFAULT_SIZES;
-    p.bench_sizes = reduce_stage.sizes ? reduce_stage.sizes : DEFAULT_BENCH_SIZES;
-    p.check_sizes = reduce_stage.check_sizes ? reduce_stage.check_sizes : DEFAULT_CHECK_SIZES;
-    p.edge_sizes = reduce_stage.rows ? "2^31+17,2^16x32769" : "2^31+17";
-    p.rows = reduce_stage.rows;
+    Program p = reduce_stage.program;
+    if (!p.default_sizes) {
+        p.default_sizes = DEFAULT_SIZES;
+        p.bench_sizes = DEFAULT_BENCH_SIZES;
+    }
+    if (!p.bench_sizes) p.bench_sizes = p.default_sizes;
+    if (!p.check_sizes) p.check_sizes = DEFAULT_CHECK_SIZES;
+    p.edge_sizes = p.rows ? "2^31+17,2^16x32769" : "2^31+17";
     if (baseline_kernel()) p.baseline = baseline_kernel()->name;
-    if (reduce_stage.warm_l2) p.warm_l2 = reduce_stage.warm_l2;
-    if (reduce_stage.flush_probes) p.flush_probes = reduce_stage.flush_probes;
-    if (reduce_stage.accuracy) p.accuracy = reduce_stage.accuracy;
-    if (reduce_stage.limits) p.limits = reduce_stage.limits;
-    if (reduce_stage.trees) p.trees = tree_kernel_names(reduce_stage.trees);
-    p.charts = reduce_stage.charts ? reduce_stage.charts : "bandwidth+ scaling";
+    if (!p.charts) p.charts = "bandwidth+ scaling";
+    if (p.trees) p.trees = tree_kernel_names(p.trees);
     p.usage_note = "fills: random in [-1, 1); ones; seq (i mod 16); mod100 (i mod 100); large (near the input type's largest value, to\n"
                    "show accumulators overflowing); nan, inf (random with one NaN/+Inf at element 777); wide (half near 1e6,\n"
                    "three in four positive, half near 1e-6); cond (sum|x| / |sum x| = --cond, one size a run)";
 #ifdef RECORD_TREE
-    p.default_sizes = reduce_stage.rows ? "1x1024" : "1024"; /* one block is recorded: a small input will do */
+    p.default_sizes = p.rows ? "1x1024" : "1024"; /* one block is recorded: a small input will do */
     p.usage_note = "the record build: block 0 of the one --kernel named, its shared memory and shuffles recorded;\n"
                    "exit code 5: the kernel cannot be recorded (the reason is printed)";
 #endif
     p.own = own_options;
     p.own_count = (int)(sizeof own_options / sizeof own_options[0]);
+    program_defaults(&p, argv0, list_kernels, describe_kernels, kernel_exists);
     return p;
 }
 
@@ -257,7 +253,7 @@ static void measure_ceilings(Device *d, const L2Flush *flush)
     CUDA_CHECK(cudaMemset(a, 0, 2 * COPY_TEST_BYTES));
     Copy copy = {a, a + COPY_TEST_BYTES};
     TimedRun t = {NULL, run_copy, NULL, &copy, flush};
-    d->copy_gbps = 2.0 * COPY_TEST_BYTES / (time_runs(&t, 2, 10) * 1e-6) / 1e9;
+    d->copy_gbps = 2.0 * COPY_TEST_BYTES / (time_runs(&t, 2, 10, NULL) * 1e-6) / 1e9;
     /* After the copies: its untimed runs write back what the copies left dirty in L2. */
     measure_speed_of_light(&d->sol, &d->gpu, flush, a, 2 * COPY_TEST_BYTES);
     CUDA_CHECK(cudaFree(a));
@@ -537,6 +533,7 @@ typedef struct {
     int unexpected_vary;  /* not reproducible although nothing in it depends on timing: a FAIL */
     double rel_err;       /* |result - reference| / |reference| (a row stage: of the worst row) */
     double rel_bound;     /* the tolerance, relative to the reference (a row stage: of that row) */
+    double spread;        /* the timed runs' interquartile range over their median */
 } Measure;
 
 /* What the runs of one kernel share with the timing loop's callbacks. */
@@ -585,7 +582,7 @@ static void check_run(void *ctx)
     if (r->refuse) return; /* nothing was launched */
     /* An integer accumulator (the table's .acc) is exact: its bound, and its overflow check, say so. */
     if (kr->k->acc == ACC_I32) r->shape.acc_bits = ACC_EXACT;
-    if (reduce_stage.rows) {
+    if (reduce_stage.program.rows) {
         double err = 0.0, bound = 0.0;
         kr->pass &= rows_pass(r, kr->values, kr->k->op, kr->runs == 0, &err, &bound, &kr->result);
         if (kr->runs == 0) kr->rel_err = err, kr->rel_bound = bound;
@@ -627,8 +624,8 @@ static Measure measure(const Kernel *k, const Reference *ref, const float *value
     /* The first run, checked with the partials poisoned with NaN, so a partial that no block wrote shows. */
     CUDA_CHECK(cudaMemset(r->partials, 0xff, PARTIALS_CAPACITY(r->n) * sizeof(float)));
     CUDA_CHECK(cudaMemset(r->out, 0xff, sizeof(float)));
-    if (reduce_stage.rows) CUDA_CHECK(cudaMemset(r->row_sums, 0xff, r->rows * sizeof(float)));
-    double first_us = time_runs(&t, 0, 1);
+    if (reduce_stage.program.rows) CUDA_CHECK(cudaMemset(r->row_sums, 0xff, r->rows * sizeof(float)));
+    double first_us = time_runs(&t, 0, 1, NULL);
     if (r->refuse) {
         m.status = ST_SKIP;
         m.refused = r->refuse;
@@ -638,11 +635,11 @@ static Measure measure(const Kernel *k, const Reference *ref, const float *value
     /* A run of tens of milliseconds (a CPU loop, an atomic per element at large N) varies by far less
      * than its length: the checked run has warmed it up, and the median of a few runs is enough. */
     int slow = first_us > SLOW_RUN_US;
-    m.median_us = time_runs(&t, slow ? 0 : o->warmup, slow && o->reps > SLOW_REPS ? SLOW_REPS : o->reps);
+    m.median_us = time_runs(&t, slow ? 0 : o->warmup, slow && o->reps > SLOW_REPS ? SLOW_REPS : o->reps, &m.spread);
     m.result = kr.first;
     m.tol = kr.tol;
     m.reproducible = kr.reproducible;
-    if (reduce_stage.rows) {
+    if (reduce_stage.program.rows) {
         m.rel_err = kr.rel_err;
         m.rel_bound = kr.rel_bound;
     } else {
@@ -652,7 +649,7 @@ static Measure measure(const Kernel *k, const Reference *ref, const float *value
     if (k->flags & IN_PLACE) /* leave the input as the next kernel expects it */
         CUDA_CHECK(cudaMemcpy(r->in, bench.pristine, r->n * sizeof(float), cudaMemcpyDeviceToDevice));
     m.status = kr.pass ? ST_OK
-             : !reduce_stage.rows && k->op == OP_SUM && overflow_possible(k, &shape, ref, values, r->n) ? ST_XFAIL : ST_FAIL;
+             : !reduce_stage.program.rows && k->op == OP_SUM && overflow_possible(k, &shape, ref, values, r->n) ? ST_XFAIL : ST_FAIL;
     /* Without float atomics the order of the additions is fixed, so every run must give the same bits;
      * a result that moves between runs is a race (or reads memory nothing wrote). */
     m.unexpected_vary = !m.reproducible && !(shape.atomic > 0 && k->acc != ACC_I32);
@@ -665,7 +662,7 @@ static Measure measure(const Kernel *k, const Reference *ref, const float *value
 static void print_header(const Device *d)
 {
     const GpuInfo *g = &d->gpu;
-    printf("stage %s on %s (sm_%d%d, %d SMs, L2 %.1f MiB)\n", reduce_stage.name, g->name, g->cc_major, g->cc_minor,
+    printf("stage %s on %s (sm_%d%d, %d SMs, L2 %.1f MiB)\n", reduce_stage.program.stage, g->name, g->cc_major, g->cc_minor,
            g->sm_count, g->l2_bytes / 1048576.0);
     printf("DRAM theoretical peak %.1f GB/s (%d MHz x %d-bit bus x 2); device-to-device copy %.1f GB/s "
            "(bytes read + written, %llu MiB)\n",
@@ -681,7 +678,7 @@ static void print_table_head(uint64_t n, const char *text, const Options *o)
 {
     printf("\nN = %llu", (unsigned long long)n);
     if (strcmp(text, "") && strspn(text, "0123456789") != strlen(text)) printf(" (%s)", text);
-    if (reduce_stage.rows)
+    if (reduce_stage.program.rows)
         printf(": %llu rows of %llu", (unsigned long long)bench.run.rows, (unsigned long long)bench.run.cols);
     printf(", fill %s", o->fill);
     if (stage_options.offset) printf(", input %d elements past an aligned address", stage_options.offset);
@@ -698,7 +695,7 @@ static void print_table_head(uint64_t n, const char *text, const Options *o)
 /* Bytes the algorithm must move: its input (and a row stage's row sums, written). */
 static double bytes_of(uint64_t n, Dtype t)
 {
-    return n * (double)dtype_bytes[t] + (reduce_stage.rows ? bench.run.rows * 4.0 : 0.0);
+    return n * (double)dtype_bytes[t] + (reduce_stage.program.rows ? bench.run.rows * 4.0 : 0.0);
 }
 
 static void print_group_head(Dtype t, uint64_t n, const Reference *ref, const Device *d)
@@ -740,11 +737,14 @@ static void report(const Kernel *k, const Measure *m, const Device *d, uint64_t 
     static const char *pass[] = {"1", "0", "xfail"};
     double gbps = gbps_of(m, n, k->dtype), peak = d->gpu.peak_gbps;
     char result[32], speedup[16], x_cub[16];
-    if (reduce_stage.rows) snprintf(result, sizeof result, "%u rows", (unsigned)bench.run.rows); /* the worst row's errors */
+    if (reduce_stage.program.rows) snprintf(result, sizeof result, "%u rows", (unsigned)bench.run.rows); /* the worst row's errors */
     else snprintf(result, sizeof result, "%.9g", m->result);
     printf("%-34s %16s %9.2e %9.2e %5s %10.1f %8.1f %6.1f %8s %7s %5s\n", k->name, result, m->rel_err, m->rel_bound,
            status[m->status], m->median_us, gbps, 100.0 * gbps / peak, times_text(speedup, sizeof speedup, baseline_us, m->median_us),
            times_text(x_cub, sizeof x_cub, cub_us, m->median_us), m->reproducible ? "same" : "vary");
+    if (m->spread > NOISY_SPREAD)
+        printf("%-34s   noisy: the runs' interquartile range is %.0f%% of their median, measured three times\n", "",
+               100.0 * m->spread);
     if (m->status == ST_XFAIL)
         printf("%-34s   expected: the %s accumulator cannot hold these sums (overflow)\n", "", acc_names[k->acc]);
     if (m->unexpected_vary)
@@ -758,9 +758,9 @@ static void report(const Kernel *k, const Measure *m, const Device *d, uint64_t 
         printf("%-34s   note: faster than the speed of light of its input (%.2f us): the read-only stream is not "
                "yet the limit here\n", "", speed_of_light_us(&d->sol, input));
     CsvRow row = {k->name, dtype_names[k->dtype], n, m->median_us, gbps, 100.0 * gbps / peak, pass[m->status],
-                  m->rel_err, reduce_stage.rows ? bench.run.cols : 0, bench.warm, m->reproducible, input,
+                  m->rel_err, reduce_stage.program.rows ? bench.run.cols : 0, bench.warm, m->reproducible, input,
                   baseline_us > 0 ? baseline_us / m->median_us : 0.0, cub_us > 0 ? cub_us / m->median_us : 0.0,
-                  fill_name(bench.fill), m->rel_bound};
+                  fill_name(bench.fill), m->rel_bound, m->spread};
     csv_write(csv, d->gpu.name, p, &row);
 }
 
@@ -821,7 +821,7 @@ static void allocate(const Sizes *s, const Options *o, const Device *d)
         if (bytes > bench.cub_temp_bytes) bench.cub_temp_bytes = bytes;
     }
     size_t rows_bytes = 0;
-    if (reduce_stage.rows) {
+    if (reduce_stage.program.rows) {
         size_t bytes = 0;
         CUDA_CHECK(cub::DeviceSegmentedReduce::Sum(NULL, bytes, (const float *)NULL, (float *)NULL, (int64_t)max_rows,
                                                    (const int64_t *)NULL, (const int64_t *)NULL));
@@ -846,7 +846,7 @@ static void allocate(const Sizes *s, const Options *o, const Device *d)
     }
     CUDA_CHECK(cudaMallocHost((void **)&bench.h_partials, bench.capacity * sizeof(float)));
     bench.cub_temp = device_alloc(bench.cub_temp_bytes, "CUB's temporary storage");
-    if (reduce_stage.rows) {
+    if (reduce_stage.program.rows) {
         r->row_sums = (float *)device_alloc(max_rows * sizeof(float), "the row sums");
         bench.row_offsets = (int64_t *)device_alloc((max_rows + 1) * sizeof(int64_t), "CUB's row offsets");
         CUDA_CHECK(cudaMallocHost((void **)&bench.h_row_sums, max_rows * sizeof(float)));
@@ -886,11 +886,11 @@ static int run_size(uint64_t n, const Options *o, const Device *d, FILE *csv, co
      * the run leaves L2 warm (its rows are in no table with a speed-up column). */
     const Kernel *baseline = baseline_kernel();
     double baseline_us = -1.0;
-    if (reduce_stage.rows) prepare_rows(f32->values);
+    if (reduce_stage.program.rows) prepare_rows(f32->values);
     else if (!bench.warm && (&baseline_stage || !selected(baseline, o) || baseline != first_selected(o))) {
         Measure b = measure(baseline, &ref, f32->values, o);
         baseline_us = b.median_us;
-        printf("(speed-up against %s %s on fp32: %.1f us%s)\n", &baseline_stage ? baseline_stage.name : reduce_stage.name,
+        printf("(speed-up against %s %s on fp32: %.1f us%s)\n", &baseline_stage ? baseline_stage.program.stage : reduce_stage.program.stage,
                baseline->name, baseline_us, b.status == ST_OK ? "" : ", which did not pass its check here");
     }
     int failures = 0;
@@ -906,9 +906,9 @@ static int run_size(uint64_t n, const Options *o, const Device *d, FILE *csv, co
         }
         const HostData *h = use_dtype(t);
         ref = reference_sum(h->values, n);
-        if (!reduce_stage.rows) print_group_head(t, n, &ref, d);
+        if (!reduce_stage.program.rows) print_group_head(t, n, &ref, d);
         bench.cub_dtype = t;
-        Kernel cub = {"cub", "cub::DeviceReduce", reduce_stage.rows ? launch_cub_rows : launch_cub, 0, 0, t,
+        Kernel cub = {"cub", "cub::DeviceReduce", reduce_stage.program.rows ? launch_cub_rows : launch_cub, 0, 0, t,
                       t == DT_I8 || t == DT_I32 ? ACC_I32 : ACC_F32};
         Measure c = measure(&cub, &ref, h->values, o);
         double cub_us = c.status == ST_SKIP ? -1.0 : c.median_us;

@@ -22,48 +22,13 @@ typedef struct {
     int warm;              /* --l2 warm: no flush before the timed runs (default flushed) */
 } Options;
 
-/* A program's own option: its flag, what follows it in --help (NULL: a flag without a value), the help
- * text (later lines indented by the caller), and what takes it (value NULL for a flag); take reports a
- * bad value with usage_error. */
-typedef struct {
-    const char *flag;
-    const char *value;
-    const char *help;
-    void (*take)(const char *prog, const char *value);
-} ProgramOption;
-
-/* What a program is, for the command line and for scripts (--describe prints it; scripts/ read it). */
-typedef struct {
-    const char *stage;          /* its stage folder, e.g. "11_scan_histogram" */
-    const char *program;        /* the binary's name in build/<stage>/ */
-    int several_gpus;           /* 1: drives several GPUs (not a single-GPU program for the tools) */
-    const char *fills;          /* --fill values, space-separated; the first is the default */
-    const char *check_fills;    /* what `make stage-NN check` and the tests verify with */
-    const char *bench_fills;    /* what `make bench` runs */
-    const char *default_sizes;  /* --n when none is given */
-    const char *bench_sizes;    /* the sizes of `make bench` */
-    const char *check_sizes;    /* the sizes `make check` and the tests verify */
-    const char *edge_sizes;     /* 64-bit index sizes the audit runs */
-    int rows;                   /* 1: a row stage (sizes ROWSxCOLS) */
-    const char *baseline;       /* the kernel timed for the speed-up column ("": none) */
-    const char *warm_l2;        /* kernels `make bench` also runs with --l2 warm ("": none) */
-    const char *flush_probes;   /* TABLE_KERNEL@GPU_FUNCTION@LOADS for the flush check ("": none) */
-    const char *accuracy;       /* kernels on the accuracy chart (make accuracy; "": none) */
-    const char *limits;         /* kernels make limits profiles (scripts/limits.sh; "": none) */
-    const char *trees;          /* kernels whose recorded tree its READMEs show (make stage-NN tree; "": none) */
-    const char *charts;         /* the charts its rows go on (--describe; the reports read it from there) */
-    const char *csv;            /* the file `make bench` collects its rows in */
-    const char *usage_note;     /* printed under the usage line of --help (NULL: none) */
-    void (*list)(void);         /* --list: the kernels, for people */
-    void (*describe_kernels)(void); /* the "kernel: NAME DTYPE default|wrong|library" lines */
-    int (*kernel_exists)(const char *name);
-    const ProgramOption *own;   /* the program's own options */
-    int own_count;
-} Program;
-
-/* A Program with the defaults: its stage, its name from argv0 (NULL: the stage's), the callbacks, one GPU,
- * the fill "random" for everything, empty baseline, warm-L2 kernels, flush probes and edge sizes, rows in
- * results.csv. The caller sets the sizes, the charts and what differs. */
+/* The defaults of the fields P leaves NULL: the fill "random" for everything, empty baseline, warm-L2
+ * kernels, flush probes, edge sizes, charts and limits, rows in results.csv; its name from argv0 (NULL:
+ * the stage's) and the callbacks. */
+void program_defaults(Program *p, const char *argv0, void (*list)(void), void (*describe_kernels)(void),
+                      int (*kernel_exists)(const char *name));
+/* A Program with only its stage and the defaults, one GPU; the caller sets the sizes, the charts and what
+ * differs. */
 void program_init(Program *p, const char *stage, const char *argv0, void (*list)(void),
                   void (*describe_kernels)(void), int (*kernel_exists)(const char *name));
 
@@ -79,9 +44,10 @@ int option_sizes(const Options *o, uint64_t *sizes, int max, const char *prog);
 
 /* Every program's CSV columns. bits: "same" when every timed run gave the same bits; bytes_read: the
  * input bytes the kernel must read; speedup: the baseline's time over this row's (same N, same run);
- * x_cub: CUB's time over this row's (same input type and N, same run); fill: the data (--fill); rel_bound: the error bound the check used, relative to the reference
- * (rel_err is checked against it). A 00_device row leaves the measurement columns after gbps/pct_peak empty. */
-#define CSV_HEADER "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub,fill,rel_bound"
+ * x_cub: CUB's time over this row's (same input type and N, same run); fill: the data (--fill); rel_bound:
+ * the error bound the check used, relative to the reference (rel_err is checked against it); spread: the
+ * timed runs' interquartile range over their median (time_runs). A 00_device row leaves the measurement columns after gbps/pct_peak empty. */
+#define CSV_HEADER "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub,fill,rel_bound,spread"
 
 typedef struct {
     const char *kernel, *dtype;
@@ -97,6 +63,7 @@ typedef struct {
     double speedup, x_cub; /* <= 0: empty */
     const char *fill;      /* the data's --fill (NULL: empty) */
     double rel_bound;      /* the check's tolerance relative to the reference (<= 0: empty) */
+    double spread;         /* the timed runs' interquartile range over their median (< 0: empty) */
 } CsvRow;
 
 /* Opens FILE for appending (exit EXIT_USAGE if it cannot be written); NULL path: no CSV. */
@@ -118,8 +85,15 @@ typedef struct {
     const L2Flush *flush;  /* NULL: no flush, the input left in L2 (--l2 warm) */
 } TimedRun;
 
-/* warmup untimed runs, then reps timed ones; the median in microseconds. */
-double time_runs(const TimedRun *t, int warmup, int reps);
+/* The one timing loop: warmup untimed runs, then reps timed ones; the median in microseconds, and in
+ * *spread (NULL: not wanted) the runs' interquartile range over their median. Before it, a GPU idle for
+ * IDLE_S seconds (or never timed) is brought to its working clocks: WARM_CLOCKS_MS of work on every SM.
+ * A batch whose spread is above NOISY_SPREAD is measured again, twice at most, and the batch with the
+ * smallest spread is kept; the tables mark a row whose spread stays above it. */
+#define NOISY_SPREAD 0.10
+#define IDLE_S 0.05
+#define WARM_CLOCKS_MS 100.0
+double time_runs(const TimedRun *t, int warmup, int reps, double *spread);
 
 /* A hash of the bits of the 4-byte words in [p, p + bytes) on the current GPU, for an untimed check
  * that every run wrote the same output (not a checksum of its values: only equal bits hash equal). */

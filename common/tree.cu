@@ -35,7 +35,7 @@ int record_tree(const Stage *stage, const Options *o, const char *path, const ch
     if (k->flags & ON_CPU) no_record(prog, k->name, "it is a loop on the CPU: no block runs on the GPU");
     if (k->no_tree) no_record(prog, k->name, k->no_tree);
     uint64_t rows = 1, cols = 0, n;
-    if (stage->rows ? parse_matrix(o->sizes, &rows, &cols) : parse_size(o->sizes, &cols))
+    if (stage->program.rows ? parse_matrix(o->sizes, &rows, &cols) : parse_size(o->sizes, &cols))
         usage_error(prog, "--n '%s': give one size (a row stage: ROWSxCOLS)", o->sizes);
     n = rows * cols;
     if (n > (1u << 26)) usage_error(prog, "--n '%s': one block is recorded; give at most 2^26 elements", o->sizes);
@@ -89,7 +89,7 @@ int record_tree(const Stage *stage, const Options *o, const char *path, const ch
     qsort(ev, log.count, sizeof *ev, by_step);
 
     fprintf(out, "# tree record: stage %s, kernel %s, block 0 of %llu elements, %u threads, %s (sm_%d%d)\n",
-            stage->name, k->name, (unsigned long long)n, log.threads, g.name, g.cc_major, g.cc_minor);
+            stage->program.stage, k->name, (unsigned long long)n, log.threads, g.name, g.cc_major, g.cc_minor);
     fprintf(out, "step,thread,seq,op,bytes,addr,src\n");
     for (unsigned i = 0; i < log.count; i++)
         fprintf(out, "%u,%u,%u,%s,%u,%u,%d\n", ev[i].step, ev[i].thread, ev[i].seq, op_names[ev[i].op], ev[i].bytes,

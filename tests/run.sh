@@ -180,7 +180,7 @@ expect "without a GPU, CUDA 12.5 builds sm_75 ... sm_90 and PTX of sm_90 (no sm_
 
 echo "== every program: the common flags, the same meaning everywhere (no GPU needed)"
 common_flags="--n --kernel --list --describe --fill --seed --reps --warmup --csv --check --l2 --help"
-describe_keys="stage|program|gpus|kernel|input types|fills|check fills|bench fills|default sizes|bench sizes|check sizes|edge sizes|row stage|baseline|warm-L2 kernels|flush probes|accuracy kernels|limit kernels|tree kernels|charts|csv|"
+describe_keys="stage|program|gpus|kernel|input types|fills|check fills|bench fills|default sizes|bench sizes|check sizes|edge sizes|row stage|baseline|warm-L2 kernels|flush probes|accuracy kernels|limit kernels|tree kernels|charts|csv|noisy spread|"
 for p in $PROGRAMS; do
     s=$(stage_of "$p")
     if [ ! -x "$p" ]; then

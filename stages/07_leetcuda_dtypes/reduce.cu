@@ -187,6 +187,6 @@ static const Kernel kernels[] = {
 /* Default sizes: the article's benchmark grid, S, K in {1024, 2048, 4096}, N = S * K, in its order.
  * Checked at sizes around the packs of 2, 8 and 16 elements. */
 STAGE("07_leetcuda_dtypes", kernels,
-      .sizes = "1024x1024,1024x2048,1024x4096,2048x1024,2048x2048,2048x4096,4096x1024,4096x2048,4096x4096",
+      .default_sizes = "1024x1024,1024x2048,1024x4096,2048x1024,2048x2048,2048x4096,4096x1024,4096x2048,4096x4096",
       .check_sizes = "1,7,8,9,15,16,17,1000003,2^24+3", .charts = "bandwidth+ scaling roofline dtypes+",
       .accuracy = "f16_f16 bf16_bf16", .trees = "f32x4_f32");

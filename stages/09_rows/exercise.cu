@@ -66,5 +66,5 @@ static const Kernel kernels[] = {
     {"rows_warp_per_row_packed", "exercise: one warp per row, Packed<float, 4> loads, any cols", run_warp_packed},
 };
 
-STAGE("09_rows", kernels, .sizes = "2^16x1000", .check_sizes = "1x1,1x31,3x33,5x4,7x1000,1000x7,33x4097,2^16x33", .rows = 1,
+STAGE("09_rows", kernels, .default_sizes = "2^16x1000", .check_sizes = "1x1,1x31,3x33,5x4,7x1000,1000x7,33x4097,2^16x33", .rows = 1,
       .charts = "rows+");

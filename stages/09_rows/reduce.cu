@@ -345,7 +345,7 @@ static const Kernel kernels[] = {
 /* Default: 2^26 floats (256 MiB) as rows of 32 ... 65536 columns; check: odd shapes, and every width of
  * rows_subwarp_per_row (cols 4 and 7: 1 lane, 16, 17 and 31: 2, 33: 4, 100: 8, 200: 16, 300 and 1000: 32). */
 STAGE("09_rows", kernels,
-      .sizes = "2^21x32,2^20x64,2^19x128,2^18x256,2^17x512,2^16x1024,2^15x2048,2^14x4096,2^13x8192,2^12x16384,"
+      .default_sizes = "2^21x32,2^20x64,2^19x128,2^18x256,2^17x512,2^16x1024,2^15x2048,2^14x4096,2^13x8192,2^12x16384,"
                "2^11x32768,2^10x65536",
       .check_sizes = "1x1,1x31,3x33,5x4,7x1000,1000x7,33x4097,2^16x33,1000003x1,2x1000003,129x16,65x17,37x100,19x200,"
                      "11x300", .rows = 1,

@@ -506,7 +506,7 @@ static void compare_output(void *ctx)
 
 typedef struct {
     const Entry *e;
-    double us, gbps;
+    double us, gbps, spread; /* spread: the runs' interquartile range over their median */
     uint64_t wrong, first, of;   /* wrong elements (or bins) of `of`, and the first of them */
     int same_bits;
     double bytes_read;
@@ -519,7 +519,7 @@ static void time_entry(Result *r, const Entry *e, uint64_t n, const void *output
     EntryRuns er = {e, n, output, output_bytes, 0, 0, 1};
     TimedRun t = {NULL, run_entry, compare_output, &er, o->warm ? NULL : flush};
     r->e = e;
-    r->us = time_runs(&t, o->warmup, o->reps);
+    r->us = time_runs(&t, o->warmup, o->reps, &r->spread);
     r->same_bits = er.same_bits;
 }
 
@@ -544,13 +544,13 @@ static void print_group(const Result *res, int count, const GpuInfo *d, const ch
 }
 
 static void csv_rows(FILE *csv, const GpuInfo *d, const Program *p, const Result *res, int count, const char *dtype,
-                     uint64_t n, int warm)
+                     uint64_t n, const Options *o)
 {
     double cub_us = cub_us_of(res, count);
     for (int i = 0; i < count; i++) {
         CsvRow row = {res[i].e->name, dtype, n, res[i].us, res[i].gbps, 100.0 * res[i].gbps / d->peak_gbps,
-                      res[i].wrong == 0 ? "1" : "0", (double)res[i].wrong / (double)res[i].of, 0, warm,
-                      res[i].same_bits, res[i].bytes_read, 0.0, cub_us > 0 ? cub_us / res[i].us : 0.0};
+                      res[i].wrong == 0 ? "1" : "0", (double)res[i].wrong / (double)res[i].of, 0, o->warm,
+                      res[i].same_bits, res[i].bytes_read, 0.0, cub_us > 0 ? cub_us / res[i].us : 0.0, o->fill, 0.0, res[i].spread};
         csv_write(csv, d->name, p, &row);
     }
 }
@@ -640,7 +640,7 @@ static int run_scans(uint64_t n, const Options *o, const GpuInfo *d, const L2Flu
            "against an exact int64 CPU scan (scan_warp: per 32, scan_block: per %d)\n",
            n * 4.0 / 1048576, n * 4.0 / 1048576, SCAN_TILE);
     print_group(res, count, d, "index");
-    csv_rows(csv, d, p, res, count, "i32", n, o->warm);
+    csv_rows(csv, d, p, res, count, "i32", n, o);
     int failures = 0;
     for (int i = 0; i < count; i++) failures += res[i].wrong != 0;
     return failures;
@@ -686,7 +686,7 @@ static int run_histograms(uint64_t n, Data data, const Options *o, const GpuInfo
         print_group(res, count, d, "bin");
         char dtype[32];
         snprintf(dtype, sizeof dtype, "%s_%s", bits == 8 ? "u8" : "u16", data_names[data]);
-        csv_rows(csv, d, p, res, count, dtype, n, o->warm);
+        csv_rows(csv, d, p, res, count, dtype, n, o);
         for (int i = 0; i < count; i++) failures += res[i].wrong != 0;
     }
     return failures;

@@ -266,7 +266,7 @@ static const Kernel *stage08_kernel(const char *name)
 {
     for (int i = 0; i < reduce_stage.count; i++)
         if (!strcmp(reduce_stage.kernels[i].name, name)) return &reduce_stage.kernels[i];
-    fprintf(stderr, "error: stage %s has no kernel '%s' (build/12_multigpu/roofline.o is stale?)\n", reduce_stage.name, name);
+    fprintf(stderr, "error: stage %s has no kernel '%s' (build/12_multigpu/roofline.o is stale?)\n", reduce_stage.program.stage, name);
     exit(EXIT_GPU);
 }
 
@@ -489,7 +489,8 @@ static int report_sum(const Options *o, const Kernel *k, uint64_t n, const SumRe
     char name[64];
     snprintf(name, sizeof name, "sum_g%d%s", G, world.processes ? "_procs" : "");
     CsvRow row = {name, "f32", n, total_us, gbps, 100.0 * gbps / (G * world.gpu[0].info.peak_gbps),
-                  total_ok && !failures ? "1" : "0", rel, 0, o->warm, same && every_run, 4.0 * (double)n};
+                  total_ok && !failures ? "1" : "0", rel, 0, o->warm, same && every_run, 4.0 * (double)n,
+                  0.0, 0.0, NULL, 0.0, -1.0};
     csv_write(csv, gpu_name, p, &row);
     return failures;
 }
@@ -677,7 +678,7 @@ static int run_arrays(const Options *o, int bf16, int leader, FILE *csv, const c
             snprintf(name, sizeof name, "allreduce_g%d%s", world.nranks, world.processes ? "_procs" : "");
             /* gbps: busbw, or algbw for G = 1, where busbw is 0 by definition; no flush, as in nccl-tests: warm */
             CsvRow row = {name, dtype, count, comm_us, world.nranks > 1 ? busbw : algbw, 0.0, ok ? "1" : "0", err,
-                          0, 1, same, (double)bytes};
+                          0, 1, same, (double)bytes, 0.0, 0.0, NULL, 0.0, -1.0};
             csv_write(csv, gpu_name, p, &row);
         }
     }

@@ -41,7 +41,7 @@ struct KahanSum {
 CU
     nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
     if "$nvcc" -O3 -std=c++17 -arch=native -Icommon -Xcompiler -fopenmp -DSOLUTION_FILE="\"$tmp/plain_sum.cu\"" \
-        stages/10_library/exercise.cu build/harness.o build/program.o build/check.o build/host.o build/baseline.o \
+        stages/10_library/exercise.cu build/harness.o build/program.o build/speed_of_light.o build/gpu.o build/host.o build/baseline.o \
         -o "$tmp/plain_sum" >"$tmp/plain_sum.log" 2>&1; then
         expect "10 exercise with a plain fp32 sum fails its check on the wide data (the CPU loop)" 1 \
             "cpu_kahan_f32 .* FAIL" -- "$tmp/plain_sum" --check --n 1000003 --fill wide --reps 1 --warmup 0
