@@ -33,9 +33,12 @@ def times(v):
         return "-"
     return fixed("%.3f" if num(v) < 0.1 else "%.2f", num(v)) + "x"
 
-def check(p, xfail=False):
-    """A row's check: ok, FAIL, or (XFAIL: a stage's table) xfail for an expected overflow."""
-    return "ok" if passed(p) else "xfail" if xfail and p == "xfail" else "FAIL"
+def check(r, xfail=False):
+    """Row R's check: ok, FAIL, or (XFAIL: a stage's table) xfail for an expected overflow; with the bound
+    it was held to, relative to the reference, where the CSV has it (rel_bound)."""
+    verdict = "ok" if passed(r["pass"]) else "xfail" if xfail and r["pass"] == "xfail" else "FAIL"
+    bound = r.get("rel_bound", "")
+    return verdict if bound == "" else "%s (≤ %.1e)" % (verdict, num(bound)) if num(bound) > 0 else verdict + " (exact)"
 
 def median(values):
     """The median of the non-empty values; "" for none."""
@@ -144,22 +147,23 @@ def table(csv, mode, stage="", lang="en"):
         s, k = key[:2]
         if mode == "stage":
             out += run.row(f"`{run.label(key)}`", r["median_us"], r["gbps"], *run.ratios(r, own_cub=True),
-                           check(r["pass"], xfail=True), r["rel_err"] or "-", run.noisy(r))
+                           check(r, xfail=True), r["rel_err"] or "-", run.noisy(r))
         elif k == "cub":
             cub.append(r)
         elif mode == "all":
-            out += run.row(f"{s} `{k}`", r["median_us"], r["gbps"], *run.ratios(r), check(r["pass"]), None, run.noisy(r))
+            out += run.row(f"{s} `{k}`", r["median_us"], r["gbps"], *run.ratios(r), check(r), None, run.noisy(r))
         elif s not in best or num(r["gbps"]) > num(best[s][1]["gbps"]):
             best[s] = (k, r)
     if mode == "stage":
         return out + (text(lang, "noisy note") if run.noisy_rows else "")
     for s, (k, r) in best.items():
-        out += run.row(f"{s} | `{k}`", r["median_us"], r["gbps"], *run.ratios(r), check(r["pass"]), None, run.noisy(r))
+        out += run.row(f"{s} | `{k}`", r["median_us"], r["gbps"], *run.ratios(r), check(r), None, run.noisy(r))
     cub_us = median(r["median_us"] for r in cub)
     if cub_us != "":
         label = text(lang, "library") if mode == "best" else "`cub::DeviceReduce::Sum`"
         out += run.row(label, cub_us, median(r["gbps"] for r in cub), *run.ratios({"n": run.maxn, "median_us": cub_us,
-                       "dtype": "f32"}), "ok" if all(passed(r["pass"]) for r in cub) else "FAIL")
+                       "dtype": "f32"}), check({"pass": "1" if all(passed(r["pass"]) for r in cub) else "0",
+                       "rel_bound": max((r.get("rel_bound", "") for r in cub), key=lambda b: (b != "", num(b)))}))
     sol_bytes = at_maxn[0][1]["bytes_read"] if at_maxn else ""
     if run.dev["sol"] > 0 and sol_bytes != "":
         sol_bytes, base_us = num(sol_bytes), run.base.get(run.maxn, "")
