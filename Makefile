@@ -224,20 +224,17 @@ $(BUILD)/harness_tree.o: common/harness.cu common/common.h common/host.h common/
 $(BUILD)/baseline.o: stages/$(BASELINE_STAGE)/reduce.cu common/common.h common/host.h $(BUILD)/flags.txt
 	$(NVCC) $(NVCCFLAGS) -DAS_BASELINE -c $< -o $@
 
-# A stage whose exercise is a part of its own kernels compiles that part from its solution (it includes
-# solutions/NN_*.cu), so the solution is a prerequisite, not a file to link.
 define harness_rules
-$(BUILD)/$1/reduce: stages/$1/reduce.cu $(HARNESS_OBJS) $(if $(filter $(BASELINE_STAGE),$1),,$(BUILD)/baseline.o) \
-                    $(wildcard solutions/$1.cu)
+$(BUILD)/$1/reduce: stages/$1/reduce.cu $(HARNESS_OBJS) $(if $(filter $(BASELINE_STAGE),$1),,$(BUILD)/baseline.o)
 	@mkdir -p $$(@D)
-	$(NVCC) $(NVCCFLAGS) $$(filter-out solutions/%,$$^) -o $$@
+	$(NVCC) $(NVCCFLAGS) $$^ -o $$@
 endef
 $(foreach s,$(HARNESS_STAGES),$(eval $(call harness_rules,$s)))
 
 define tree_rules
-$(BUILD)/$1/tree: stages/$1/reduce.cu $(TREE_OBJS) $(wildcard solutions/$1.cu)
+$(BUILD)/$1/tree: stages/$1/reduce.cu $(TREE_OBJS)
 	@mkdir -p $$(@D)
-	$(NVCC) $(NVCCFLAGS) -DRECORD_TREE $$(filter-out solutions/%,$$^) -o $$@
+	$(NVCC) $(NVCCFLAGS) -DRECORD_TREE $$^ -o $$@
 endef
 $(foreach s,$(HARNESS_STAGES),$(eval $(call tree_rules,$s)))
 

@@ -1,17 +1,30 @@
-/* Solution of stages/09_rows/exercise.cu (compiled in place of its stub), and the packed_share of the
- * stage's own kernels (stages/09_rows/reduce.cu includes it). */
-__device__ __forceinline__ float packed_share(const float *p, uint64_t cols, unsigned lane, unsigned width)
+/* Solution of stages/09_rows/exercise.cu (compiled in place of its stub): a row cut into `splits`
+ * slices, a block's sum of each, then a warp per row adding the row's slice sums. */
+
+/* Block b: slice b % splits of row b / splits, [start, end) of chunk = ceil(cols / splits) elements
+ * (the last slice shorter; in general a slice may even be empty, and then its sum is 0). */
+__global__ void rows_split_partials(const float *x, float *partials, uint64_t cols, unsigned splits)
 {
-    uint64_t head = ((16 - (uintptr_t)p % 16) % 16) / sizeof(float);
-    if (head > cols) head = cols;
-    const Packed<float, PACK> *packs = reinterpret_cast<const Packed<float, PACK> *>(p + head);
-    uint64_t count = (cols - head) / PACK, tail = head + count * PACK;
-    float s = 0.0f;
-    for (uint64_t i = lane; i < head; i += width) s += p[i]; /* a loop: a group of fewer than 3 lanes too */
-    for (uint64_t i = lane; i < count; i += width) {
-        Packed<float, PACK> v = packs[i];
-        s += (v.elem[0] + v.elem[1]) + (v.elem[2] + v.elem[3]);
-    }
-    for (uint64_t i = tail + lane; i < cols; i += width) s += p[i];
-    return s;
+    uint64_t row = blockIdx.x / splits, split = blockIdx.x % splits;
+    uint64_t chunk = (cols + splits - 1) / splits, start = split * chunk;
+    uint64_t end = start + chunk < cols ? start + chunk : cols;
+    const float *p = x + row * cols;
+    float v = 0.0f;
+    for (uint64_t i = start + threadIdx.x; i < end; i += BLOCK) v += p[i];
+    v = block_reduce_sum(v);
+    if (threadIdx.x == 0) partials[blockIdx.x] = v;
+}
+
+/* One warp per row: each lane adds every 32nd slice sum, then the warp's butterfly. A whole warp leaves
+ * together when its row does not exist, so the shuffles' full mask holds. */
+__global__ void rows_split_finish(const float *partials, float *out, uint64_t rows, unsigned splits)
+{
+    uint64_t row = (uint64_t)blockIdx.x * WARPS + threadIdx.x / 32;
+    unsigned lane = threadIdx.x % 32;
+    if (row >= rows) return;
+    const float *p = partials + row * splits;
+    float v = 0.0f;
+    for (unsigned i = lane; i < splits; i += 32) v += p[i];
+    v = warp_reduce_sum(v);
+    if (lane == 0) out[row] = v;
 }

@@ -1,15 +1,15 @@
-/* Solution of stages/10_library/exercise.cu (compiled in place of its stub), and the KahanSum of the
- * stage's own kernel (stages/10_library/reduce.cu includes it). */
-struct KahanSum {
-    static constexpr int BITS = 0;
-    static constexpr bool COMPENSATED = true;
-    float s = 0.0f, c = 0.0f;
-    __host__ __device__ void add(float x)
-    {
-        float y = x - c;                      /* take off what the last addition gained */
-        float t = s + y;
-        c = isfinite(t) ? (t - s) - y : 0.0f; /* what this one gained beyond y (0 once t is Inf or NaN) */
-        s = t;
+/* Solution of stages/10_library/exercise.cu (compiled in place of its stub): the fp32 sum in the
+ * GPU's order on the CPU. A range of at most LEAF values is added in a plain loop (its first addition,
+ * to 0, is exact: at most LEAF - 1 roundings); a longer one is the sum of its two halves. The larger
+ * half has ceil(n / 2) values, so a value meets one more addition per halving: LEAF - 1 +
+ * ceil(log2(n / LEAF)) in all, where the plain loop has up to n - 1. */
+static float pairwise_sum(const float *x, uint64_t n)
+{
+    if (n <= LEAF) {
+        float s = 0.0f;
+        for (uint64_t i = 0; i < n; i++) s += x[i];
+        return s;
     }
-    __host__ __device__ float value() const { return s - c; }
-};
+    uint64_t half = n / 2;
+    return pairwise_sum(x, half) + pairwise_sum(x + half, n - half);
+}

@@ -300,8 +300,11 @@ for s in $EXERCISES; do
 done
 expect "make stage-NN exercise without a stage asks for one" 2 "name a stage" -- make --no-print-directory -s exercise
 # The stage must not give the exercise away: what the stub leaves to write (the functions and structs
-# of its "#ifdef SOLUTION_FILE ... #else" branch) is defined nowhere in the stage's own program, which
-# includes the solution where its kernels need that part.
+# of its "#ifdef SOLUTION_FILE ... #else" branch) is defined nowhere in the stage's own program, and no
+# stage's own file includes a solution: a stage's file holds every kernel its README teaches.
+if grep -ln 'include.*solutions/' stages/*/*.cu | grep -v '/exercise\.cu$' >"$tmp/includes"; then
+    bad "stage files include a solution: $(tr '\n' ' ' <"$tmp/includes")"
+else ok "no stage's own file includes a solution"; fi
 for s in $EXERCISES; do
     stub=stages/$s/exercise.cu
     program=$(source_of "$(echo "$PROGRAMS" | grep "^build/$s/")")

@@ -1,64 +1,71 @@
-/* Exercise 04: the course chapter's v4.
- * The chapter's v4 is its v3 (stage 02's reduce_shared_two_loads: two elements per thread added while
- * loading, half the blocks) with the last warp unrolled. Write reduce_chapter_v4: load and add x[i]
- * and x[i + BLOCK] (i = blockIdx.x * 2 * BLOCK + tid, both checked against n), halve in shared memory
- * down to 64 values, then let warp 0 finish with warp_reduce_unrolled (given below: the last warp done
- * right for Volta and later), and write the block's sum to partials[blockIdx.x]: the CPU adds them.
- * Hint: start from reduce_shared_two_loads in stages/02_shared/reduce.cu and stop its loop at 64.
- * Hint: the stub below loads one element per thread, so half of the input is never added.
- * 提示：从 stages/02_shared/reduce.cu 中的 reduce_shared_two_loads 出发，让它的循环停在 64。
- * 提示：下面的桩每个线程只加载一个元素，所以一半的输入从未被加上。 */
+/* Exercise 04: every warp sums its own slice first.
+ * The stage's kernels drop the block-wide barrier only for the last 32 values: until then the tree
+ * halves all BLOCK values with a __syncthreads per level (reduce_chapter_v4 has three). Turn the
+ * order around. Each warp owns the 32 values its lanes stored, s_x[32 * warp .. 32 * warp + 31]; no
+ * other warp reads or writes them, so __syncwarp is all the warp needs to halve them into the
+ * slice's first element. Then one __syncthreads, and warp 0 sums the WARPS slice sums the same way.
+ * Write warp_sum_slice (one warp's 32 values s[0..31] into s[0], warp barriers only) and
+ * reduce_warps_first: v4's loads (x[i] and x[i + BLOCK], both checked against n, half the blocks),
+ * every warp's slice, then warp 0 over the slices' sums, and the block's sum in partials[blockIdx.x]
+ * for the CPU. One __syncthreads in all; stage 05 builds the same order from shuffles.
+ * Hint: a slice of 32 has no s[lane + 16] for lanes 16..31 (that is the next warp's slice, which it is
+ *   writing): keep if (lane < offset) as reduce_syncwarp does, with a __syncwarp() after every step,
+ *   and one between the lanes' stores and the first step.
+ * Hint: after the __syncthreads, lane k < WARPS of warp 0 reads slice k's sum, s_x[32 * k], the other
+ *   lanes take 0, and each lane stores its value in warp 0's own slice, s_x[lane]; a __syncwarp, then
+ *   warp_sum_slice once more.
+ * Hint: the stub below sums no slice and writes thread 0's two elements as the block's sum. A missing
+ *   __syncwarp may still pass the check; compute-sanitizer --tool racecheck build/04_syncwarp/exercise
+ *   --n 1000 reports it.
+ * 提示：一个 32 元素的切片里，lane 16..31 没有 s[lane + 16]（那是下一个 warp 的切片，它正在写）：像 reduce_syncwarp 那样保留 if (lane < offset)，每一步之后 __syncwarp()，在各 lane 写入和第一步之间也要一次。
+ * 提示：__syncthreads 之后，warp 0 的 lane k < WARPS 读切片 k 的和 s_x[32 * k]，其余 lane 取 0；各 lane 把自己的值存进 warp 0 自己的切片 s_x[lane]；然后 __syncwarp，再调用一次 warp_sum_slice。
+ * 提示：下面的桩没有对任何切片求和，把线程 0 的两个元素当成了线程块的和。漏掉一个必需的 __syncwarp 时校验可能照样通过；compute-sanitizer --tool racecheck build/04_syncwarp/exercise --n 1000 会把它报出来。 */
 #include "common.h"
 
 #define BLOCK 256
-#define LOG2_BLOCK 8
+#define WARPS (BLOCK / 32)
 
-/* The unrolled last warp's first step reads s[tid + 32]: a block of fewer than 64 threads would read
- * past the values the tree leaves (the course chapter's §7.9 pitfall, and the check it recommends). */
-static_assert(BLOCK >= 64, "the unrolled last warp needs a block of at least 64 threads");
-
-/* The last warp, unrolled, for Volta and later: each step reads, waits for the warp, then writes. */
-__device__ void warp_reduce_unrolled(volatile TRACED(float) *s, unsigned tid)
-{
-    float v = s[tid];
-    for (unsigned offset = 32; offset > 0; offset /= 2) {
-        v += s[tid + offset];
-        __syncwarp();
-        s[tid] = v;
-        __syncwarp();
-    }
-}
+/* Warp 0 holds one sum per warp: at most 32 warps, whole ones. */
+static_assert(BLOCK % 32 == 0 && WARPS <= 32, "a block of whole warps, at most 32 of them");
 
 #ifdef SOLUTION_FILE
 #include SOLUTION_FILE
 #else
-__global__ void reduce_chapter_v4(const float *x, float *partials, uint64_t n)
+__device__ void warp_sum_slice(TRACED(float) *s, unsigned lane)
+{
+    (void)s;
+    (void)lane; /* TODO: halve s[0..31] into s[0], a __syncwarp() after every step */
+}
+
+__global__ void reduce_warps_first(const float *x, float *partials, uint64_t n)
 {
     __shared__ TRACED(float) s_x[BLOCK];
     unsigned tid = threadIdx.x;
     uint64_t i = (uint64_t)blockIdx.x * (2 * BLOCK) + tid;
-    s_x[tid] = i < n ? x[i] : 0.0f; /* TODO: add x[i + BLOCK] too */
-    __syncthreads();
-    for (unsigned offset = BLOCK / 2; offset > 0; offset /= 2) { /* TODO: stop at 64 and unroll the last warp */
-        if (tid < offset) s_x[tid] += s_x[tid + offset];
-        __syncthreads();
-    }
+    float v = i < n ? x[i] : 0.0f;
+    if (i + BLOCK < n) v += x[i + BLOCK];
+    s_x[tid] = v;
+    warp_sum_slice(s_x + tid / 32 * 32, tid % 32);
+    /* TODO: one __syncthreads, then warp 0 sums the WARPS slice sums */
     if (tid == 0) partials[blockIdx.x] = s_x[0];
 }
 #endif
 
-static void run_chapter_v4(Run *r)
+/* Each block's sum to the CPU, as reduce_chapter_v4. On an element's path: the add while loading, the
+ * 5 levels of its slice, the 5 of warp 0's (its lanes past WARPS add zeros, which round nothing). */
+static void run_warps_first(Run *r)
 {
-    unsigned blocks = grid_for(r->n, 2 * BLOCK, "reduce_chapter_v4");
-    reduce_chapter_v4<<<blocks, BLOCK>>>(r->in, r->partials, r->n);
-    LAUNCH_CHECK("reduce_chapter_v4");
+    unsigned blocks = grid_for(r->n, 2 * BLOCK, "reduce_warps_first");
+    reduce_warps_first<<<blocks, BLOCK>>>(r->in, r->partials, r->n);
+    LAUNCH_CHECK("reduce_warps_first");
     r->host_partials = blocks;
     r->shape.serial = 1;
-    r->shape.tree = LOG2_BLOCK;
+    r->shape.tree = 5 + 5;
 }
 
 static const Kernel kernels[] = {
-    {"reduce_chapter_v4", "exercise: course chapter v4, v3's two loads and the unrolled last warp", run_chapter_v4},
+    {"reduce_warps_first", "exercise: v4's loads, each warp's slice with __syncwarp, one __syncthreads",
+     run_warps_first},
 };
 
 STAGE("04_syncwarp", kernels);

@@ -114,11 +114,23 @@ __device__ __forceinline__ T block_all_reduce(T v)
 /* This thread's share of one row p[0..cols), as thread `lane` of `width`: 16-byte packs where the row
  * allows them. A row starts on a 16-byte boundary only when cols is a multiple of 4 (and the matrix
  * is aligned), so a scalar head runs up to the first boundary and a scalar tail finishes; the article
- * asserts cols % 4 == 0 instead and assumes the alignment. */
-__device__ __forceinline__ float packed_share(const float *p, uint64_t cols, unsigned lane, unsigned width);
-/* It is this stage's exercise (make stage-09 exercise): its code is the solution, compiled in here, so
- * that this file does not give the answer away. */
-#include "../../solutions/09_rows.cu"
+ * asserts cols % 4 == 0 instead and assumes the alignment. The head and the tail are loops over the
+ * lanes, not one element per lane, so that a group of one or two lanes reads all of theirs too. */
+__device__ __forceinline__ float packed_share(const float *p, uint64_t cols, unsigned lane, unsigned width)
+{
+    uint64_t head = ((16 - (uintptr_t)p % 16) % 16) / sizeof(float);
+    if (head > cols) head = cols;
+    const Packed<float, PACK> *packs = reinterpret_cast<const Packed<float, PACK> *>(p + head);
+    uint64_t count = (cols - head) / PACK, tail = head + count * PACK;
+    float s = 0.0f;
+    for (uint64_t i = lane; i < head; i += width) s += p[i];
+    for (uint64_t i = lane; i < count; i += width) {
+        Packed<float, PACK> v = packs[i];
+        s += (v.elem[0] + v.elem[1]) + (v.elem[2] + v.elem[3]);
+    }
+    for (uint64_t i = tail + lane; i < cols; i += width) s += p[i];
+    return s;
+}
 
 /* One warp per row, WARPS rows per block. The article has no row check: with rows not a multiple of
  * WARPS, the last block's extra warps read and write past the matrix. Here a whole warp leaves

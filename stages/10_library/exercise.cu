@@ -1,101 +1,49 @@
-/* Exercise 10: the Kahan-compensated accumulator.
- * accumulate<Sum> (as in reduce.cu) runs one loop and one finish for any accumulator Sum; F32Sum is
- * the plain fp32 one. Write KahanSum::add: keep a compensation c of what each addition lost, take it
- * off the next value, and let value() fold it into the sum. Its bound counts each compensated loop
- * as 2 additions, however long. The check runs it twice: in the GPU kernel, where each thread's loop
- * is short and a plain s += x would pass too, and in one long loop on the CPU (cpu_kahan_f32), where
- * a plain sum misses the bound on the wide fill (values near 1e6 and 1e-6) by far. Compare the rel.err
- * column of the rows on --fill wide, and the time: four additions per value instead of one.
- * Hint: add y = x - c (the value less what the last addition gained); with t = s + y, (t - s) is
- *   what was really added, so (t - s) - y is the new c; then s = t, and value() is s - c.
- * Hint: with an Inf in the input, (t - s) - y is Inf - Inf = NaN and the sum turns NaN: once t is not
- *   finite, keep c at 0 (try --fill inf). The stub below adds nothing.
- * 提示：加上 y = x - c（该值减去上一次加法多得的部分）；令 t = s + y，则 (t - s) 是真正加上的量，所以 (t - s) - y 是新的 c；然后 s = t，value() 返回 s - c。
- * 提示：输入中有 Inf 时，(t - s) - y 是 Inf - Inf = NaN，和会变成 NaN：一旦 t 不再是有限值，就让 c 保持为 0（试试 --fill inf）。下面的桩什么也没加。 */
-#include <cub/cub.cuh>
-
+/* Exercise 10: the long loop in the GPU's order.
+ * One fp32 loop over N values is one chain of N additions. On the wide fill (values near 1e6 and near
+ * 1e-6, the chapter's example) its sum reaches 2e11 at N = 1000003, where a unit in its last place is
+ * 2^14, so each value near 1e6 it adds is rounded by up to 2^13: the error grows with N. cpu_kahan_f32
+ * (reduce.cu's KahanSum) keeps it near one rounding with a compensation, four additions per value. The
+ * stage's GPU kernels come close without one: every value passes through a short loop and a few tree
+ * levels. Write pairwise_sum, the CPU loop in that order: a range of at most LEAF values is added in a
+ * plain loop; a longer one is cut in two halves, each summed the same way, and the two sums added. No
+ * value then passes through more than LEAF - 1 + ceil(log2(N / LEAF)) additions (24 at N = 1000003,
+ * where the plain loop has a million), and that is the bound cpu_pairwise_f32 is held to. Then run
+ * both rows on --fill cond --n 1000003 (halves that cancel): the shorter chains do not bring back what
+ * the cancellation exposes, the compensation does.
+ * Hint: half = n / 2; the sum is pairwise_sum(x, half) + pairwise_sum(x + half, n - half), and a plain
+ *   loop once n <= LEAF. The larger half has ceil(n / 2) values, so N = 2^24 + 1 is halved 22 times
+ *   before its ranges hold LEAF values or fewer.
+ * Hint: the stub below is the plain loop: right, and within the bound on the random and ones data, but
+ *   on the wide data at N = 1000003 and 2^24 + 1 its error is several times the bound (the FAIL rows).
+ * 提示：half = n / 2；和为 pairwise_sum(x, half) + pairwise_sum(x + half, n - half)，当 n <= LEAF 时改用普通循环。较大的一半有 ceil(n / 2) 个值，所以 N = 2^24 + 1 要对半切 22 次，每段才不超过 LEAF 个值。
+ * 提示：下面的桩就是普通循环：结果是对的，在 random 和 ones 数据上也在界内；但在 wide 数据上，N = 1000003 和 2^24 + 1 时它的误差是界的好几倍（就是那几行 FAIL）。 */
 #include "common.h"
 
-#define BLOCK 256
-#define PER_THREAD 8
-#define TREE_CUB_BLOCK (5 + BLOCK / 32 - 1)
-
-struct F32Sum {
-    static constexpr bool COMPENSATED = false;
-    float s = 0.0f;
-    __device__ void add(float x) { s += x; }
-    __device__ float value() const { return s; }
-};
+#define LEAF 8 /* values a leaf of the pairwise sum adds in a plain loop */
 
 #ifdef SOLUTION_FILE
 #include SOLUTION_FILE
 #else
-struct KahanSum {
-    static constexpr bool COMPENSATED = true;
-    float s = 0.0f, c = 0.0f;
-    __host__ __device__ void add(float x) { (void)x; /* TODO: the compensated addition */ }
-    __host__ __device__ float value() const { return s; }
-};
+static float pairwise_sum(const float *x, uint64_t n)
+{
+    float s = 0.0f; /* TODO: the pairwise order; this is one chain of n additions */
+    for (uint64_t i = 0; i < n; i++) s += x[i];
+    return s;
+}
 #endif
 
-/* Stage 06's grid-stride loop, PER_THREAD loads in flight per step. */
-template <typename Sum>
-__device__ __forceinline__ Sum thread_sum(const float *x, uint64_t n)
-{
-    Sum acc;
-    uint64_t step = (uint64_t)gridDim.x * BLOCK * PER_THREAD;
-    for (uint64_t i = (uint64_t)blockIdx.x * BLOCK * PER_THREAD + threadIdx.x; i < n; i += step) {
-        float v[PER_THREAD];
-#pragma unroll
-        for (int k = 0; k < PER_THREAD; k++) v[k] = i + (uint64_t)k * BLOCK < n ? x[i + (uint64_t)k * BLOCK] : 0.0f;
-#pragma unroll
-        for (int k = 0; k < PER_THREAD; k++) acc.add(v[k]);
+/* reduce.cu's Kahan-compensated accumulator, for the row beside the exercise's. */
+struct KahanSum {
+    float s = 0.0f, c = 0.0f;
+    void add(float x)
+    {
+        float y = x - c;
+        float t = s + y;
+        c = isfinite(t) ? (t - s) - y : 0.0f;
+        s = t;
     }
-    return acc;
-}
-
-/* Each block's sum to partials; the last block adds them in index order with Sum and writes the result. */
-template <typename Sum>
-__global__ void __launch_bounds__(BLOCK) accumulate(const float *x, uint64_t n, float *out, float *sums,
-                                                    unsigned *done)
-{
-    __shared__ cub::BlockReduce<float, BLOCK>::TempStorage temp;
-    __shared__ bool last;
-    float block = cub::BlockReduce<float, BLOCK>(temp).Sum(thread_sum<Sum>(x, n).value());
-    if (threadIdx.x == 0) {
-        sums[blockIdx.x] = block;
-        __threadfence();
-        last = atomicAdd(done, 1u) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
-    Sum all;
-    for (unsigned b = threadIdx.x; b < gridDim.x; b += BLOCK) all.add(__ldcg(&sums[b]));
-    float total = cub::BlockReduce<float, BLOCK>(temp).Sum(all.value());
-    if (threadIdx.x == 0) {
-        *out = total;
-        *done = 0;
-    }
-}
-
-template <typename Sum>
-static void run_accumulate(Run *r)
-{
-    int per_sm = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, accumulate<Sum>, BLOCK, 0));
-    uint64_t blocks = (uint64_t)r->sm_count * per_sm, needed = (r->n + BLOCK * PER_THREAD - 1) / (BLOCK * PER_THREAD);
-    if (blocks > needed) blocks = needed;
-    unsigned *done = (unsigned *)(r->partials + blocks);
-    CUDA_CHECK(cudaMemsetAsync(done, 0, sizeof(unsigned)));
-    accumulate<Sum><<<(unsigned)blocks, BLOCK>>>(r->in, r->n, r->out, r->partials, done);
-    LAUNCH_CHECK("accumulate");
-    uint64_t step = blocks * BLOCK * PER_THREAD;
-    double loop = (double)PER_THREAD * (double)((r->n + step - 1) / step);
-    double finish = (double)((blocks + BLOCK - 1) / BLOCK);
-    r->shape.serial = Sum::COMPENSATED ? 3 + 3 : loop + finish; /* compensated loop: 2, folding c in: 1 */
-    r->shape.tree = 2 * TREE_CUB_BLOCK;
-}
+    float value() const { return s - c; }
+};
 
 /* The chapter's listing: one Kahan loop on the CPU (its bound: 3 additions however long the loop). */
 static void run_cpu_kahan(Run *r)
@@ -108,11 +56,23 @@ static void run_cpu_kahan(Run *r)
     r->shape.serial = 3;
 }
 
+/* The exercise, timed the same way. Its bound: LEAF - 1 additions in a leaf, one per level above it;
+ * after L levels of halving the largest range holds ceil(n / 2^L) values. */
+static void run_cpu_pairwise(Run *r)
+{
+    CUDA_CHECK(cudaStreamSynchronize(0));
+    r->host_result = pairwise_sum(r->host_in, r->n);
+    r->has_host_result = 1;
+    int levels = 0;
+    while (((r->n + (1ull << levels) - 1) >> levels) > LEAF) levels++;
+    r->shape.serial = (LEAF - 1) + levels;
+}
+
 static const Kernel kernels[] = {
-    {"accumulate_f32", "§7.7.4: fp32 accumulator, last block finishes in index order", run_accumulate<F32Sum>},
-    {"accumulate_kahan_f32", "exercise: §7.7.4 method 2, the Kahan-compensated fp32 accumulator",
-     run_accumulate<KahanSum>, .acc = ACC_KAHAN},
-    {"cpu_kahan_f32", "exercise: the same accumulator in one loop on the CPU", run_cpu_kahan, .flags = ON_CPU, .acc = ACC_KAHAN},
+    {"cpu_kahan_f32", "§7.7.4 method 2 (reduce.cu): one Kahan-compensated fp32 loop, on the CPU", run_cpu_kahan,
+     .flags = ON_CPU, .acc = ACC_KAHAN},
+    {"cpu_pairwise_f32", "exercise: the same values in fp32, added in halves of halves (pairwise), on the CPU",
+     run_cpu_pairwise, .flags = ON_CPU},
 };
 
 STAGE("10_library", kernels, .charts = "library+");

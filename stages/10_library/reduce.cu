@@ -43,10 +43,20 @@ struct F64Sum {
 /* Kahan: c holds what the last addition lost (with the opposite sign) and is taken off the next
  * input, so the error stays about 2u sum|x| however many values are added. The compiler must not
  * reassociate (t - s) - y to 0, and nvcc does not. Once the sum is Inf or NaN, (t - s) - y would
- * turn an Inf into NaN: the compensation stops there. */
-/* KahanSum is this stage's exercise (make stage-10 exercise): its code is the solution, compiled in here,
- * so that this file does not give the answer away. */
-#include "../../solutions/10_library.cu"
+ * turn an Inf into NaN: the compensation stops there. Host and device: cpu_kahan_f32 runs it too. */
+struct KahanSum {
+    static constexpr int BITS = 0;
+    static constexpr bool COMPENSATED = true;
+    float s = 0.0f, c = 0.0f;
+    __host__ __device__ void add(float x)
+    {
+        float y = x - c;                      /* take off what the last addition gained */
+        float t = s + y;
+        c = isfinite(t) ? (t - s) - y : 0.0f; /* what this one gained beyond y (0 once t is Inf or NaN) */
+        s = t;
+    }
+    __host__ __device__ float value() const { return s - c; }
+};
 
 /* Stage 06's grid-stride loop over fp32 (or int32) elements: PER_THREAD loads per step, BLOCK apart
  * (coalesced), all issued before they are added; elements past n count as zero. */

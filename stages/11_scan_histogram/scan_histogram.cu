@@ -138,9 +138,21 @@ __global__ void __launch_bounds__(SCAN_THREADS) tile_sums(const int *in, uint64_
     }
 }
 
-/* The exercise's cross-block part (defined below; in the exercise build, by the stub or by
- * solutions/11_scan_histogram.cu): scan the `tiles` block totals in place, then add to every element
- * of tile t > 0 the inclusive total of tiles 0 .. t-1. scratch: room for the totals' own levels. */
+/* Scan-then-propagate's last pass: tile t > 0 adds the inclusive sum of the tiles before it, the
+ * scanned totals[t - 1]; tile 0 has nothing to add, so the grid starts at tile 1. */
+__global__ void __launch_bounds__(SCAN_THREADS) add_tile_offsets(int *out, uint64_t n, const int *scanned_totals)
+{
+    uint64_t tile = (uint64_t)blockIdx.x + 1;
+    int x[SCAN_ITEMS];
+    load_items(out, n, tile, x);
+    int before = scanned_totals[tile - 1];
+    for (int k = 0; k < SCAN_ITEMS; k++) x[k] += before;
+    store_items(out, n, tile, x);
+}
+
+/* The cross-block part of scan_device_wide_levels (below, and it calls that function in turn): scan
+ * the `tiles` block totals in place, then add to every element of tile t > 0 the inclusive total of
+ * tiles 0 .. t-1. scratch: room for the totals' own levels. */
 static void scan_block_totals_and_add_back(int *out, uint64_t n, int *totals, uint64_t tiles, int *scratch);
 
 /* Each level's totals start at a 128-byte boundary: the next level reads them 16 bytes at a
@@ -165,6 +177,15 @@ static void scan_device_wide_levels(const int *in, int *out, uint64_t n, int *sc
     scan_tiles<<<grid, SCAN_THREADS>>>(in, out, n, NULL, tiles > 1 ? scratch : NULL);
     LAUNCH_CHECK("scan_tiles");
     if (tiles > 1) scan_block_totals_and_add_back(out, n, scratch, tiles, scratch + LEVEL_INTS(tiles));
+}
+
+/* The totals are an array like any other: the same device-wide scan scans them, one level up (the
+ * recursion ends where they fit in one tile); then they are added back. */
+static void scan_block_totals_and_add_back(int *out, uint64_t n, int *totals, uint64_t tiles, int *scratch)
+{
+    scan_device_wide_levels(totals, totals, tiles, scratch);
+    add_tile_offsets<<<(unsigned)(tiles - 1), SCAN_THREADS>>>(out, n, totals);
+    LAUNCH_CHECK("add_tile_offsets");
 }
 
 /* Reduce-then-scan: the tiles' sums first (reads N), those sums scanned (tiny), then each tile scanned
@@ -250,20 +271,17 @@ __global__ void histogram4096_global_atomics(const uint16_t *in, uint64_t n, uns
     count_samples<uint16_t, 0>(in, n, hist);
 }
 
-/* The exercise's 4096-bin histogram with per-block bins in shared memory (defined below; in the
- * exercise build, by the stub or by solutions/11_scan_histogram.cu). */
-__global__ void histogram4096_shared(const uint16_t *in, uint64_t n, unsigned *hist);
-
-/* The device-wide scan's add-back and the 4096-bin shared-memory histogram are this stage's exercise
- * (make stage-11 exercise): their code is the solution, compiled in here (the exercise build compiles
- * the stub or the solution instead), so that this file does not give the answer away. */
-#ifndef SCAN_HISTOGRAM_EXERCISE
-#include "../../solutions/11_scan_histogram.cu"
-#endif
+/* 4096 counters of 4 bytes are 16 KiB of shared memory: they fit (48 KiB without opting in, up to
+ * 227 KiB on Hopper), at the price of fewer blocks per SM than the 1 KiB of 256 bins allows. */
+__global__ void histogram4096_shared(const uint16_t *in, uint64_t n, unsigned *hist)
+{
+    histogram_privatized<4096, uint16_t, 0>(in, n, hist);
+}
 
 /* ---- the kernels' table ------------------------------------------------------------------------- */
 
-typedef enum { T_SCAN_WARP, T_SCAN_BLOCK, T_SCAN, T_HIST256, T_HIST4096 } Task;
+/* T_SCAN_EXCLUSIVE: element i is the sum of the elements before it (the exercise's scan). */
+typedef enum { T_SCAN_WARP, T_SCAN_BLOCK, T_SCAN, T_SCAN_EXCLUSIVE, T_HIST256, T_HIST4096 } Task;
 
 /* The device buffers every launcher uses. */
 static struct {
@@ -300,6 +318,15 @@ static void run_scan_block(uint64_t n)
 
 static void run_scan_device_wide(uint64_t n) { scan_device_wide_levels(buffers.in, buffers.out, n, buffers.scratch); }
 static void run_scan_reduce_then_scan(uint64_t n) { scan_reduce_then_scan_levels(buffers.in, buffers.out, n, buffers.scratch); }
+
+#ifdef SCAN_HISTOGRAM_EXERCISE
+/* The exercise's exclusive scan of any N (exercise.cu: its stub, or the solution compiled in its place). */
+static void scan_exclusive_levels(const int *in, int *out, uint64_t n, int *scratch);
+static void run_scan_exclusive(uint64_t n)
+{
+    scan_exclusive_levels(buffers.in, buffers.out, n, buffers.scratch);
+}
+#endif
 
 static void run_cub_scan(uint64_t n)
 {
@@ -348,6 +375,9 @@ static const Entry entries[] = {
     {"scan_block", T_SCAN_BLOCK, "each block scans its tile of 1024 (warp scans + warp totals in shared)", run_scan_block, 0},
     {"scan_device_wide", T_SCAN, "any N: block scans, scan of block totals, add-back (chapter exercise)", run_scan_device_wide, 0},
     {"scan_reduce_then_scan", T_SCAN, "any N: tile sums, their scan, tiles scanned from their offsets", run_scan_reduce_then_scan, 0},
+#ifdef SCAN_HISTOGRAM_EXERCISE
+    {"scan_exclusive", T_SCAN_EXCLUSIVE, "exercise: any N, exclusive (each element the sum of those before it)", run_scan_exclusive, 0},
+#endif
     {"cub_inclusive_sum", T_SCAN, "cub::DeviceScan::InclusiveSum", run_cub_scan, 1},
     {"histogram_global_atomics", T_HIST256, "256 bins: one global atomicAdd per sample", run_hist_global, 0},
     {"histogram_shared_privatized", T_HIST256, "256 bins: per-block bins in shared memory, merged", run_hist_shared, 0},
@@ -359,18 +389,21 @@ static const Entry entries[] = {
 };
 #define ENTRY_COUNT (int)(sizeof entries / sizeof entries[0])
 
-/* The kernels run when --kernel is not given: all of them, or in the exercise build its two kernels. */
+/* The kernels run when --kernel is not given: all of them, or in the exercise build its own; and what
+ * the scan's check says of it. */
 #ifdef SCAN_HISTOGRAM_EXERCISE
-#define DEFAULT_KERNELS "scan_device_wide,histogram4096_shared"
+#define DEFAULT_KERNELS "scan_exclusive"
+#define EXCLUSIVE_NOTE ", scan_exclusive: exclusive"
 #else
 #define DEFAULT_KERNELS NULL
+#define EXCLUSIVE_NOTE ""
 #endif
 
 /* ---- what this program is ------------------------------------------------------------------- */
 
 typedef enum { DATA_UNIFORM, DATA_SKEWED } Data;
 static const char *data_names[] = {"uniform", "skewed"};
-static const char *task_dtypes[] = {"i32", "i32", "i32", "u8", "u16"};
+static const char *task_dtypes[] = {"i32", "i32", "i32", "i32", "u8", "u16"};
 
 static int find_entry(const char *name, size_t len)
 {
@@ -381,7 +414,7 @@ static int find_entry(const char *name, size_t len)
 
 static int kernel_exists(const char *name) { return find_entry(name, strlen(name)) >= 0; }
 
-/* Is kernel i run without --kernel? Every one, or in the exercise build its two (and CUB's). */
+/* Is kernel i run without --kernel? Every one, or in the exercise build its own (and CUB's). */
 static int runs_by_default(int i)
 {
     static const char *defaults = DEFAULT_KERNELS;
@@ -454,16 +487,18 @@ static void fill_samples(void *x, uint64_t n, int bits, Data data, uint64_t seed
     }
 }
 
-/* The GPU's scan against the exact one (int64, restarted every `segment` elements; 0: never), compared
- * modulo 2^32. Returns the number of wrong elements; *first: the first wrong index. */
-static uint64_t check_scan(const int *in, const int *out, uint64_t n, uint64_t segment, uint64_t *first)
+/* The GPU's scan against the exact one (int64, restarted every `segment` elements; 0: never; exclusive:
+ * element i is the sum of those before it), compared modulo 2^32. Returns the number of wrong elements;
+ * *first: the first wrong index. */
+static uint64_t check_scan(const int *in, const int *out, uint64_t n, uint64_t segment, int exclusive, uint64_t *first)
 {
     uint64_t wrong = 0;
     int64_t s = 0;
     for (uint64_t i = 0; i < n; i++) {
         if (segment && i % segment == 0) s = 0;
+        int64_t before = s;
         s += in[i];
-        if ((uint32_t)out[i] != (uint32_t)(uint64_t)s && !wrong++) *first = i;
+        if ((uint32_t)out[i] != (uint32_t)(uint64_t)(exclusive ? before : s) && !wrong++) *first = i;
     }
     return wrong;
 }
@@ -624,7 +659,7 @@ static int run_scans(uint64_t n, const Options *o, const GpuInfo *d, const L2Flu
     CUDA_CHECK(cudaMemcpy(buffers.in, host.in, n * sizeof(int), cudaMemcpyHostToDevice));
     for (int k = 0; k < ENTRY_COUNT; k++) {
         const Entry *e = &entries[k];
-        if (e->task > T_SCAN || !(selected(o, k) || (e->cub && count))) continue;
+        if (e->task > T_SCAN_EXCLUSIVE || !(selected(o, k) || (e->cub && count))) continue;
         CUDA_CHECK(cudaMemset(buffers.out, 0xab, n * sizeof(int)));
         Result *r = &res[count++];
         time_entry(r, e, n, buffers.out, n * sizeof(int), o, flush);
@@ -633,11 +668,11 @@ static int run_scans(uint64_t n, const Options *o, const GpuInfo *d, const L2Flu
         CUDA_CHECK(cudaMemcpy(host.out, buffers.out, n * sizeof(int), cudaMemcpyDeviceToHost));
         uint64_t segment = e->task == T_SCAN_WARP ? 32 : e->task == T_SCAN_BLOCK ? SCAN_TILE : 0;
         r->of = n;
-        r->wrong = check_scan(host.in, host.out, n, segment, &r->first);
+        r->wrong = check_scan(host.in, host.out, n, segment, e->task == T_SCAN_EXCLUSIVE, &r->first);
     }
     if (!count) return 0;
     printf("-- scan: int32 in [-128, 127], %.1f MiB read + %.1f MiB written; checked element by element "
-           "against an exact int64 CPU scan (scan_warp: per 32, scan_block: per %d)\n",
+           "against an exact int64 CPU scan (scan_warp: per 32, scan_block: per %d" EXCLUSIVE_NOTE ")\n",
            n * 4.0 / 1048576, n * 4.0 / 1048576, SCAN_TILE);
     print_group(res, count, d, "index");
     csv_rows(csv, d, p, res, count, "i32", n, o);

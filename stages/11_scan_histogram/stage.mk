@@ -4,7 +4,7 @@
 SCAN_HIST_DIR := $(BUILD)/11_scan_histogram
 SCAN_HIST := $(SCAN_HIST_DIR)/scan_histogram
 SCAN_HIST_DEPS := stages/11_scan_histogram/scan_histogram.cu $(PROGRAM_OBJS) common/common.h common/host.h \
-                  $(BUILD)/flags.txt solutions/11_scan_histogram.cu
+                  $(BUILD)/flags.txt
 
 PROGRAMS += $(SCAN_HIST)
 ALL_BINS += $(SCAN_HIST)
@@ -13,8 +13,9 @@ $(SCAN_HIST): $(SCAN_HIST_DEPS)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $< $(PROGRAM_OBJS) -o $@
 
-# The exercise is the stage's program with two parts stubbed (it includes scan_histogram.cu); the
-# solution compiles solutions/11_scan_histogram.cu in place of the stubs.
+# The exercise is the stage's program with one more kernel, the exercise's (it includes scan_histogram.cu
+# with SCAN_HISTOGRAM_EXERCISE defined); the solution compiles solutions/11_scan_histogram.cu in place of
+# its stub.
 $(SCAN_HIST_DIR)/exercise: stages/11_scan_histogram/exercise.cu $(SCAN_HIST_DEPS)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $< $(PROGRAM_OBJS) -o $@

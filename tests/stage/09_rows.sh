@@ -44,6 +44,14 @@ if [ "$gpu" = 1 ]; then
         --cols "$(seq -s, 1 48),63,64,65,127,128,129,255,256,257,511,512,513,2047,2048,2049"
     expect "09 a matrix of 2^16 x 32769 (past 2^31 elements): every kernel passes" 0 "all kernels passed" -- \
         $rows_program --check --n 2^16x32769 --reps 1 --warmup 0
+    # The exercise's solution (several blocks per row) past its check sizes: few long rows cut into
+    # slices, rows starting past an aligned address; --fill ones makes every row exactly its length, and
+    # three runs must give the same bits (the finish is a second kernel, not atomics).
+    for f in ones random; do
+        expect "09 exercise solution: few long rows in slices, unaligned, --fill $f, the same bits every run" 0 \
+            "all kernels passed" -- build/09_rows/solution --check --n 1x2^22+3,2x777777,3x100003,9x8191,5x4096 \
+            --fill $f --offset 1 --seed 9 --reps 3 --warmup 0
+    done
 else
-    skipped "09 random shapes, --fill ones, nan and inf per row, rows of one element, every sub-warp width, a matrix past 2^31 elements (no GPU: nvidia-smi -L finds none)"
+    skipped "09 random shapes, --fill ones, nan and inf per row, rows of one element, every sub-warp width, a matrix past 2^31 elements, the exercise's solution on few long rows (no GPU: nvidia-smi -L finds none)"
 fi

@@ -23,11 +23,14 @@ if [ -x $sh ]; then
     expect "11 a --kernel list with one unknown name" 2 "unknown kernel 'nope'" -- $sh --kernel scan_warp,nope
     expect "11 the exercise with no GPU exits 3" 3 "no CUDA-capable GPU found" -- \
         env CUDA_VISIBLE_DEVICES= $sh_dir/exercise --n 1000
-    if "$sh_dir/exercise" --describe | awk '$1 == "kernel:" && $2 == "scan_warp" && $4 != "default" { found = 1 } END { exit !found }'; then
-        ok "11 the exercise runs only its two kernels by default (scan_warp is not one)"
+    if "$sh_dir/exercise" --describe | awk '$1 == "kernel:" && $4 == "default" { print $2 }' | grep -qx scan_exclusive; then
+        ok "11 the exercise runs only its own kernel by default (scan_exclusive)"
     else
-        bad "11 the exercise's --describe gives scan_warp as a default kernel"
+        bad "11 the exercise's --describe does not give scan_exclusive as its one default kernel"
     fi
+    if "$sh" --describe | grep -q '^kernel: scan_exclusive '; then
+        bad "11 the stage's program names the exercise's scan_exclusive"
+    else ok "11 the stage's program does not have the exercise's kernel"; fi
     if grep -q '^ \* Hint:' stages/11_scan_histogram/exercise.cu; then ok "11 the exercise has hints"
     else bad "11 the exercise has no ' * Hint:' lines"; fi
 fi
@@ -100,8 +103,10 @@ if [ "$gpu" = 1 ] && [ -x $sh ]; then
     expect "11 the exercise stub fails its check (make exits 2: its recipe failed)" 2 "FAIL: the exercise of stage 11" -- \
         "${sh_make[@]}" stage-11 exercise
     if grep -q "  - " "$tmp/out"; then ok "11 a failing exercise prints its hints"; else bad "11 a failing exercise prints no hints"; fi
-    expect "11 the exercise stub passes where one tile is the whole scan" 0 "all kernels passed" -- \
-        $sh_dir/exercise --check --n 1,257,1024 --kernel scan_device_wide --reps 1 --warmup 0
+    expect "11 the exercise stub (the inclusive scan) is wrong from the first element" 1 "scan_exclusive +FAIL@index 0 " -- \
+        $sh_dir/exercise --check --n 1 --kernel scan_exclusive --reps 1 --warmup 0
+    expect "11 the solution's exclusive scan at the edges of a tile and of a level of tile sums" 0 "all kernels passed" -- \
+        $sh_dir/solution --check --n 1023,1024,1025,2^20,2^20+1 --kernel scan_exclusive --reps 1 --warmup 0
     expect "11 the solution passes" 0 "PASS: the solution of stage 11" -- "${sh_make[@]}" stage-11 solution
 else
     reason=$([ "$gpu" = 1 ] && echo "the program did not build" || echo "no GPU: nvidia-smi -L finds none")
