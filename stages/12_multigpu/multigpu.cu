@@ -3,17 +3,21 @@
  * (linked in through its table), then one ncclAllReduce adds the G partial sums. The data-parallel
  * case: ncclAllReduce of whole fp32/bf16 arrays (gradients), timed and reported like nccl-tests.
  * Two ways to drive the GPUs: one process for all of them (ncclCommInitAll), or one process per GPU
- * (--rank/--nranks/--id-file: rank 0 publishes ncclGetUniqueId through a file). */
+ * started by an MPI launcher (--mpi: rank 0 makes NCCL's unique id and MPI_Bcasts it; each rank takes
+ * the GPU of its local rank; the reports are gathered with MPI_Allgather). The MPI part is compiled
+ * where the Makefile finds an MPI (WITH_MPI); without it, --mpi says how to get it. */
 #include <cuda_bf16.h>
 #include <nccl.h>
+#ifdef WITH_MPI
+#define OMPI_SKIP_MPICXX 1  /* MPI's C interface alone: no C++ bindings (Open MPI, MPICH) */
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+#endif
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "program.h"
 
@@ -26,7 +30,6 @@ extern const Stage reduce_stage; /* stage 08's table: stages/08_roofline/reduce.
 #define MAX_GPUS 64
 #define MAX_SIZES 64
 #define SAMPLES 65536     /* elements of each all-reduce result compared with the fp64 sum */
-#define SLOT 256          /* bytes of one rank's report in a gather */
 #define NCCL_SLACK (768ull << 20) /* GPU memory left for NCCL's own buffers and the CUDA context */
 #define DEFAULT_N "2^28"
 #define CHECK_N "1000003"
@@ -54,22 +57,24 @@ typedef struct {
     float *shard, *partials, *out;
     float *totals;             /* the all-reduced sum of every run of the sum, warm-up included */
     void *send, *recv;
-    unsigned char *scratch;    /* gathers: this rank's slot, then every rank's */
 } Gpu;
 
-/* This process's part of the world: all G GPUs (one process), or one (one process per GPU). */
+/* This process's part of the world: all G GPUs (one process), or one (one process per GPU, under MPI:
+ * rank is its MPI rank, and local_rank its place among the local_size ranks of its host). */
 static struct {
     int nranks, local, processes;
+    int rank, local_rank, local_size;
+    char host[64];
     Gpu gpu[MAX_GPUS];
 } world;
 
 /* What each rank reports, gathered to every rank: the leader prints, every rank decides the exit code. */
 typedef struct {
-    char name[96];
+    char name[96], host[64];
     int device, sm_count;
 } Ident;
 typedef struct {
-    double lo, n, local_us, comm_us, total_us;
+    double gpu, lo, n, local_us, comm_us, total_us;
     double result, ref_sum, ref_abs, tol, ok;   /* this GPU's shard, checked against its fp64 reference */
     double total;                               /* the all-reduced sum as this GPU received it (last run) */
     double same;                                /* every run gave this GPU the same total bits */
@@ -79,7 +84,6 @@ typedef struct {
     double same;                                /* the checked elements had the same bits in two runs */
     uint64_t bits;                              /* a fingerprint of those bits, compared across ranks */
 } ArrayReport;
-static_assert(sizeof(Ident) <= SLOT && sizeof(SumReport) <= SLOT && sizeof(ArrayReport) <= SLOT, "a report fits its slot");
 
 /* ---- the program's options and description ------------------------------------------------- */
 
@@ -88,9 +92,8 @@ static struct {
     uint64_t sizes[MAX_SIZES]; /* all-reduce message sizes in bytes */
     int size_count;
     int f32, bf16;             /* the dtypes to all-reduce */
-    int rank, nranks;          /* one process per GPU when nranks > 0 */
-    const char *id_file;
-    int id_timeout;            /* seconds a rank > 0 waits for rank 0's id */
+    int mpi;                   /* --mpi: one rank of an MPI job, one GPU */
+    int ranks_only;            /* --ranks-only: the ranks meet, and the program stops before the GPUs */
 } stage_options;
 
 static void take_gpus(const char *prog, const char *v)
@@ -117,57 +120,64 @@ static void take_dtype(const char *prog, const char *v)
     else usage_error(prog, "--dtype '%s': give f32 or bf16", v);
 }
 
-static void take_rank(const char *prog, const char *v)
+/* How to get the MPI mode where the program was built without it. */
+#define NO_MPI_HOWTO                                                                                            \
+    "this program was built without MPI (make stage-12 found none): install Open MPI (Debian, Ubuntu: "         \
+    "apt-get install libopenmpi-dev openmpi-bin) or set MPI_HOME=/path, then make stage-12 again"
+
+static void take_mpi(const char *prog, const char *v)
 {
-    long num;
-    if (parse_int(v, 0, MAX_GPUS - 1, &num)) usage_error(prog, "--rank '%s': give a whole number from 0 to 63", v);
-    stage_options.rank = (int)num;
+    (void)v;
+#ifndef WITH_MPI
+    usage_error(prog, "--mpi: %s", NO_MPI_HOWTO);
+#else
+    (void)prog;
+#endif
+    stage_options.mpi = 1;
 }
 
-static void take_nranks(const char *prog, const char *v)
+static void take_ranks_only(const char *prog, const char *v)
 {
-    long num;
-    if (parse_int(v, 1, MAX_GPUS, &num)) usage_error(prog, "--nranks '%s': give a whole number from 1 to 64", v);
-    stage_options.nranks = (int)num;
-}
-
-static void take_id_file(const char *prog, const char *v)
-{
-    if (!*v) usage_error(prog, "--id-file '%s': give a path", v);
-    stage_options.id_file = v;
-}
-
-static void take_id_timeout(const char *prog, const char *v)
-{
-    long num;
-    if (parse_int(v, 1, 3600, &num)) usage_error(prog, "--id-timeout '%s': give seconds from 1 to 3600", v);
-    stage_options.id_timeout = (int)num;
+    (void)prog, (void)v;
+    stage_options.ranks_only = 1;
 }
 
 static const ProgramOption own_options[] = {
     {"--gpus", "G", "GPUs driven by this one process (default: every visible GPU)", take_gpus},
     {"--sizes", "LIST", "all-reduce message sizes in bytes, comma-separated (default 1M,2M,...,1G)", take_sizes},
     {"--dtype", "f32|bf16", "all-reduce only this element type (default both)", take_dtype},
-    {"--rank", "R", "one process per GPU: this copy is rank R of --nranks and uses GPU R", take_rank},
-    {"--nranks", "G", "one process per GPU: the number of copies", take_nranks},
-    {"--id-file", "PATH", "one process per GPU: rank 0 writes NCCL's unique id to PATH, the others wait for it",
-     take_id_file},
-    {"--id-timeout", "S", "seconds a rank waits for the id file (default 60)", take_id_timeout},
+    {"--mpi", NULL, "one process per GPU: this process is one rank of an MPI job (mpirun -np G, srun)\n"
+                    "and drives the GPU of its local rank", take_mpi},
+    {"--ranks-only", NULL, "with --mpi: the ranks meet and stop before any GPU is used; rank 0 lists each\n"
+                           "rank's host, local rank and the NCCL id it received", take_ranks_only},
 };
 
-/* --rank, --nranks and --id-file go together, once every option is read. */
-static void check_process_options(const char *prog)
+/* The number of ranks of the MPI job that started this process, from the launcher's environment (Open
+ * MPI's, or PMI's: MPICH, Slurm), or 0. */
+static int launcher_ranks(void)
 {
-    int multi = stage_options.rank >= 0 || stage_options.nranks > 0 || stage_options.id_file;
-    if (multi && (stage_options.rank < 0 || stage_options.nranks == 0 || !stage_options.id_file))
-        usage_error(prog, "%sone process per GPU needs all three of --rank, --nranks and --id-file", "");
-    if (multi && stage_options.rank >= stage_options.nranks) {
-        char msg[64];
-        snprintf(msg, sizeof msg, "%d", stage_options.rank);
-        usage_error(prog, "--rank %s: ranks run from 0 to --nranks - 1", msg);
+    const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && atoi(v) > 0) return atoi(v);
     }
-    if (multi && stage_options.gpus && stage_options.gpus != stage_options.nranks)
-        usage_error(prog, "%s--gpus and --nranks disagree (one process per GPU: leave out --gpus)", "");
+    return 0;
+}
+
+/* --mpi and --ranks-only, once every option is read. */
+static void check_mpi_options(const char *prog)
+{
+    if (stage_options.ranks_only && !stage_options.mpi) usage_error(prog, "%s--ranks-only goes with --mpi", "");
+    if (stage_options.mpi && stage_options.gpus)
+        usage_error(prog, "%s--gpus and --mpi: under MPI each rank drives one GPU and mpirun -np G sets G "
+                          "(leave out --gpus)", "");
+    /* every rank of an MPI job driving every GPU of its host: a launcher started copies without --mpi */
+    int ranks = launcher_ranks();
+    if (!stage_options.mpi && ranks > 1) {
+        char msg[32];
+        snprintf(msg, sizeof msg, "%d", ranks);
+        usage_error(prog, "an MPI launcher started this program as one of %s ranks: give --mpi, one GPU per rank", msg);
+    }
 }
 
 /* The kernels of --kernel: the two parts of the program, with the dtypes each runs. */
@@ -219,45 +229,12 @@ static Program describe_program(void)
     p.usage_note =
         "the sum of one fp32 vector over G GPUs at each size of --n (kernel sum), and ncclAllReduce of whole arrays\n"
         "at each size of --sizes (kernel allreduce: never flushed, as in nccl-tests, so its rows are labelled warm).\n"
-        "Two ways to drive the GPUs: one process drives all G (--gpus G; ncclCommInitAll), or G copies run, one per\n"
-        "GPU (--rank R --nranks G --id-file PATH; ncclCommInitRank), as make stage-12 run MODE=processes starts\n"
-        "them. An NCCL error exits 3, as a CUDA error does.";
+        "Two ways to drive the GPUs: one process drives all G (--gpus G; ncclCommInitAll), or an MPI launcher starts\n"
+        "G copies, one per GPU (mpirun -np G ... --mpi; ncclCommInitRank), as make stage-12 run MODE=mpi does.\n"
+        "An NCCL error exits 3, as a CUDA error does; under MPI, a rank that fails ends every rank (MPI_Abort).";
     p.own = own_options;
     p.own_count = (int)(sizeof own_options / sizeof own_options[0]);
     return p;
-}
-
-/* ---- the NCCL unique id through a file (one process per GPU) --------------------------------- */
-
-/* Written to a temporary name and renamed: a waiting rank sees no file or the whole id, never half. */
-static void write_id(const char *path, const ncclUniqueId *id)
-{
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f || fwrite(id, sizeof *id, 1, f) != 1 || fflush(f) || fsync(fileno(f)) || fclose(f) || rename(tmp, path)) {
-        fprintf(stderr, "error: rank 0 cannot write the NCCL id file '%s': %s\n", path, strerror(errno));
-        exit(EXIT_USAGE);
-    }
-}
-
-static void read_id(const char *path, ncclUniqueId *id, int rank, int timeout_s)
-{
-    struct timespec pause = {0, 20 * 1000 * 1000};
-    for (long waited_ms = 0;; waited_ms += 20) {
-        FILE *f = fopen(path, "rb");
-        if (f) {
-            size_t got = fread(id, sizeof *id, 1, f);
-            fclose(f);
-            if (got == 1) return;
-        }
-        if (waited_ms >= 1000L * timeout_s) {
-            fprintf(stderr, "error: rank %d waited %d s for rank 0 to write NCCL's unique id to '%s' and gave up "
-                            "(is rank 0 running with the same --id-file, or did it fail?)\n", rank, timeout_s, path);
-            exit(EXIT_GPU);
-        }
-        nanosleep(&pause, NULL);
-    }
 }
 
 /* ---- helpers ------------------------------------------------------------------------------ */
@@ -312,26 +289,148 @@ static uint64_t fingerprint(const void *bytes, size_t len)
     return h;
 }
 
-/* Every rank's `bytes` (<= SLOT) to every rank, in rank order, with ncclAllGather. mine holds this
- * process's local GPUs' entries one after the other; all receives nranks entries. */
+/* Every rank's `bytes` to every rank, in rank order: mine holds this process's local GPUs' entries one
+ * after the other; all receives nranks entries. One process holds them all already; under MPI,
+ * MPI_Allgather brings them. */
 static void gather(const void *mine, size_t bytes, void *all)
 {
-    for (int l = 0; l < world.local; l++) {
-        CUDA_CHECK(cudaSetDevice(world.gpu[l].device));
-        CUDA_CHECK(cudaMemcpy(world.gpu[l].scratch, (const char *)mine + l * bytes, bytes, cudaMemcpyHostToDevice));
+#ifdef WITH_MPI
+    if (world.processes) {
+        MPI_Allgather(mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE, MPI_COMM_WORLD);
+        return;
     }
-    NCCL_CHECK(ncclGroupStart()); /* one thread, several communicators: one group, or it deadlocks */
-    for (int l = 0; l < world.local; l++)
-        NCCL_CHECK(ncclAllGather(world.gpu[l].scratch, world.gpu[l].scratch + SLOT, bytes, ncclUint8, world.gpu[l].comm,
-                                 world.gpu[l].stream));
-    NCCL_CHECK(ncclGroupEnd());
-    for (int l = 0; l < world.local; l++) {
-        CUDA_CHECK(cudaSetDevice(world.gpu[l].device));
-        CUDA_CHECK(cudaStreamSynchronize(world.gpu[l].stream));
-    }
-    CUDA_CHECK(cudaSetDevice(world.gpu[0].device));
-    CUDA_CHECK(cudaMemcpy(all, world.gpu[0].scratch + SLOT, world.nranks * bytes, cudaMemcpyDeviceToHost));
+#endif
+    memcpy(all, mine, world.nranks * bytes);
 }
+
+/* Before an exit that every rank takes alike, from the same options and the same gathered reports: under
+ * MPI, each rank then says why and meets the others in MPI_Finalize on its way out (end_every_rank),
+ * rather than the first one out aborting the others before they have spoken. */
+#ifdef WITH_MPI
+static int exit_together;
+#endif
+static void before_shared_exit(void)
+{
+#ifdef WITH_MPI
+    exit_together = 1;
+#endif
+}
+
+/* ---- one process per GPU, under MPI ----------------------------------------------------------- */
+
+#ifdef WITH_MPI
+/* Where a rank runs, and the NCCL id it holds: gathered once the ranks have met. */
+typedef struct {
+    char host[64];
+    int local_rank, local_size;
+    uint64_t id_bits; /* fingerprint of the NCCL unique id this rank received */
+} Place;
+
+/* At exit, under MPI: a rank that fails on its own (a CUDA or NCCL error, a usage error that only it
+ * sees) ends every rank with MPI_Abort, so that none is left waiting for it in NCCL's setup or a
+ * collective; an exit that every rank takes (the end of the run, before_shared_exit) goes through
+ * MPI_Finalize, which every rank reaches once it has said what it had to say. */
+static void end_every_rank(int status, void *unused)
+{
+    (void)unused;
+    int started = 0, finished = 0;
+    MPI_Initialized(&started);
+    MPI_Finalized(&finished);
+    if (!started || finished) return;
+    if (status == EXIT_OK || exit_together) MPI_Finalize();
+    else MPI_Abort(MPI_COMM_WORLD, status);
+}
+
+/* MPI_Init, and this rank's place: its rank among the G, its host, and its local rank there (its rank
+ * among the ranks that share its host's memory, MPI_COMM_TYPE_SHARED, in rank order). */
+static void mpi_start(const char *prog)
+{
+    MPI_Init(NULL, NULL);
+    on_exit(end_every_rank, NULL);
+    setvbuf(stdout, NULL, _IOLBF, 0); /* the launcher forwards each line as it comes */
+    MPI_Comm_rank(MPI_COMM_WORLD, &world.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &world.nranks);
+    if (world.nranks > MAX_GPUS) {
+        char msg[64];
+        snprintf(msg, sizeof msg, "%d ranks: at most %d", world.nranks, MAX_GPUS);
+        before_shared_exit(); /* every rank sees the same size */
+        usage_error(prog, "--mpi with %s", msg);
+    }
+    MPI_Comm host;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world.rank, MPI_INFO_NULL, &host);
+    MPI_Comm_rank(host, &world.local_rank);
+    MPI_Comm_size(host, &world.local_size);
+    MPI_Comm_free(&host);
+    char name[MPI_MAX_PROCESSOR_NAME];
+    int len = 0;
+    MPI_Get_processor_name(name, &len);
+    snprintf(world.host, sizeof world.host, "%.63s", name);
+}
+
+/* NCCL's unique id: rank 0 makes it (ncclGetUniqueId needs no GPU) and MPI_Bcasts it. Then every rank's
+ * place and a fingerprint of the id it holds go to every rank, which checks that all hold rank 0's. */
+static void share_nccl_id(ncclUniqueId *id, Place *places)
+{
+    if (world.rank == 0) NCCL_CHECK(ncclGetUniqueId(id));
+    MPI_Bcast(id, (int)sizeof *id, MPI_BYTE, 0, MPI_COMM_WORLD);
+    Place mine;
+    memset(&mine, 0, sizeof mine);
+    snprintf(mine.host, sizeof mine.host, "%s", world.host);
+    mine.local_rank = world.local_rank;
+    mine.local_size = world.local_size;
+    mine.id_bits = fingerprint(id, sizeof *id);
+    gather(&mine, sizeof mine, places);
+    int differ = 0;
+    for (int r = 1; r < world.nranks; r++) differ += places[r].id_bits != places[0].id_bits;
+    if (differ) {
+        before_shared_exit(); /* every rank compares the same gathered fingerprints */
+        fprintf(stderr, "error: rank %d: %d rank%s hold%s another NCCL unique id than rank 0's after MPI_Bcast\n",
+                world.rank, differ, differ == 1 ? "" : "s", differ == 1 ? "s" : "");
+        exit(EXIT_GPU);
+    }
+}
+
+/* --ranks-only: rank 0 lists the ranks as they met. */
+static void print_ranks(const Place *places)
+{
+    if (world.rank != 0) return;
+    int hosts = 0;
+    for (int r = 0; r < world.nranks; r++) hosts += places[r].local_rank == 0;
+    printf("%d rank%s under MPI on %d host%s; NCCL's unique id made by rank 0 and sent by MPI_Bcast\n", world.nranks,
+           world.nranks == 1 ? "" : "s", hosts, hosts == 1 ? "" : "s");
+    for (int r = 0; r < world.nranks; r++)
+        printf("rank %d: host %s, local rank %d of %d, NCCL id %016llx\n", r, places[r].host, places[r].local_rank,
+               places[r].local_size, (unsigned long long)places[r].id_bits);
+    printf("every rank holds rank 0's NCCL id\n");
+}
+
+/* Every rank looks for a GPU, and they agree: where any rank has none, every rank says so and exits
+ * EXIT_GPU, all together (before_shared_exit). */
+static void require_gpu_every_rank(void)
+{
+    int count = 0, none = cudaGetDeviceCount(&count) != cudaSuccess || count == 0, ranks_without = 0;
+    MPI_Allreduce(&none, &ranks_without, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (!ranks_without) return;
+    before_shared_exit();
+    if (none) require_gpu(); /* says why, and exits EXIT_GPU */
+    fprintf(stderr, "error: rank %d (%s) stops: %d of the %d ranks found no usable GPU\n", world.rank, world.host,
+            ranks_without, world.nranks);
+    exit(EXIT_GPU);
+}
+
+/* This rank's GPU: the one of its local rank, where its host shows a GPU for each of its ranks; GPU 0
+ * where the launcher shows each rank a single GPU of its own (CUDA_VISIBLE_DEVICES set per rank). */
+static int rank_gpu(const char *prog, int visible)
+{
+    if (world.local_rank < visible) return world.local_rank;
+    if (visible == 1) return 0;
+    char msg[200];
+    snprintf(msg, sizeof msg, "%d is local rank %d of the %d ranks on host %s, which shows %d GPUs", world.rank,
+             world.local_rank, world.local_size, world.host, visible);
+    usage_error(prog, "rank %s: start at most one rank per GPU of a host", msg);
+    return 0;
+}
+#endif
 
 /* A Run for stage 08's launcher on the current device. */
 static Run make_run(const Gpu *gp, const void *data, uint64_t n)
@@ -377,6 +476,7 @@ static void run_sum(const Options *o, const Kernel *k, uint64_t n, SumReport *al
         CUDA_CHECK(cudaSetDevice(gp->device));
         CUDA_CHECK(cudaMemcpy(gp->shard, host, (hi - lo) * sizeof(float), cudaMemcpyHostToDevice));
         memset(&mine[l], 0, sizeof mine[l]);
+        mine[l].gpu = gp->device;
         mine[l].lo = (double)lo;
         mine[l].n = (double)(hi - lo);
         runs[l] = make_run(gp, gp->shard, hi - lo);
@@ -476,7 +576,7 @@ static int report_sum(const Options *o, const Kernel *k, uint64_t n, const SumRe
     printf("%-6s %-5s %12s %10s %16s %16s %10s  %s\n", "shard", "gpu", "elements", "local µs", "result",
            "fp64 reference", "tolerance", "check");
     for (int r = 0; r < G; r++)
-        printf("%-6d %-5d %12.0f %10.1f %16.6f %16.6f %10.2e  %s\n", r, r, all[r].n, all[r].local_us, all[r].result,
+        printf("%-6d %-5.0f %12.0f %10.1f %16.6f %16.6f %10.2e  %s\n", r, all[r].gpu, all[r].n, all[r].local_us, all[r].result,
                all[r].ref_sum, all[r].tol, all[r].ok != 0.0 ? "ok" : "FAIL");
     double rel = relative_error(all[0].total, ref.sum);
     double gbps = 4.0 * (double)n / (total_us * 1e3);
@@ -730,7 +830,6 @@ static void alloc_gpus(const Options *o, uint64_t shard_cap, uint64_t max_bytes,
         gp->totals = (float *)device_alloc((size_t)(o->warmup + o->reps) * sizeof(float), "the all-reduced sums");
         gp->send = device_alloc(max_bytes, "the all-reduce input");
         gp->recv = device_alloc(max_bytes, "the all-reduce output");
-        gp->scratch = (unsigned char *)device_alloc(SLOT * (MAX_GPUS + 1), "the gather buffer");
         l2_flush_init(&gp->flush, &gp->info);
     }
 }
@@ -744,7 +843,7 @@ static void free_gpus(const Options *o)
         for (int e = 0; e < 3 * o->reps; e++) CUDA_CHECK(cudaEventDestroy(gp->ev[e]));
         free(gp->ev);
         CUDA_CHECK(cudaStreamDestroy(gp->stream));
-        void *bufs[] = {gp->shard, gp->partials, gp->out, gp->totals, gp->send, gp->recv, gp->scratch};
+        void *bufs[] = {gp->shard, gp->partials, gp->out, gp->totals, gp->send, gp->recv};
         for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++) CUDA_CHECK(cudaFree(bufs[b]));
         l2_flush_free(&gp->flush);
     }
@@ -756,31 +855,45 @@ int main(int argc, char **argv)
     Program p = describe_program();
     stage_options.size_count = parse_size_list(DEFAULT_SIZES, stage_options.sizes, MAX_SIZES);
     stage_options.f32 = stage_options.bf16 = 1;
-    stage_options.rank = -1;
-    stage_options.id_timeout = 60;
     Options o = parse_command_line(argc, argv, &p);
-    check_process_options(prog);
+    check_mpi_options(prog);
     uint64_t ns[MAX_SIZES];
     int n_count = option_sizes(&o, ns, MAX_SIZES, prog);
     int do_sum = kernel_selected(&o, "sum", 1), do_arrays = kernel_selected(&o, "allreduce", 1);
-    world.processes = stage_options.nranks > 0;
-    int leader = !world.processes || stage_options.rank == 0;
-    FILE *csv = leader ? open_csv(o.csv_path, prog) : NULL;
+    world.processes = stage_options.mpi;
 
-    require_gpu();
+    /* Under MPI the ranks meet before anything else: rank 0's NCCL id reaches every rank, and every rank
+     * looks for a GPU, so that a rank that cannot go on stops every rank (no rank left waiting). */
+    ncclUniqueId id;
+    memset(&id, 0, sizeof id);
+    char msg[200];
     int visible = 0;
-    CUDA_CHECK(cudaGetDeviceCount(&visible));
-    char msg[160];
+#ifdef WITH_MPI
     if (world.processes) {
-        if (stage_options.rank >= visible) {
-            snprintf(msg, sizeof msg, "%d uses GPU %d, but %d GPU%s visible", stage_options.rank, stage_options.rank,
-                     visible, visible == 1 ? " is" : "s are");
-            usage_error(prog, "--rank %s (one process per GPU)", msg);
+        Place places[MAX_GPUS];
+        mpi_start(prog);
+        share_nccl_id(&id, places);
+        if (stage_options.ranks_only) {
+            print_ranks(places);
+            MPI_Finalize();
+            return EXIT_OK;
         }
-        world.nranks = stage_options.nranks;
+    }
+#endif
+    int leader = world.rank == 0;
+    FILE *csv = leader ? open_csv(o.csv_path, prog) : NULL; /* under MPI, a rank 0 that cannot ends every rank */
+#ifdef WITH_MPI
+    if (world.processes) {
+        require_gpu_every_rank();
+        CUDA_CHECK(cudaGetDeviceCount(&visible));
         world.local = 1;
-        world.gpu[0].device = world.gpu[0].rank = stage_options.rank;
-    } else {
+        world.gpu[0].device = rank_gpu(prog, visible);
+        world.gpu[0].rank = world.rank;
+    }
+#endif
+    if (!world.processes) {
+        require_gpu();
+        CUDA_CHECK(cudaGetDeviceCount(&visible));
         if (stage_options.gpus > visible) {
             snprintf(msg, sizeof msg, "%d: only %d GPU%s visible", stage_options.gpus, visible,
                      visible == 1 ? " is" : "s are");
@@ -795,6 +908,7 @@ int main(int argc, char **argv)
         if (ns[i] < (uint64_t)world.nranks) {
             snprintf(msg, sizeof msg, "%llu: the vector needs at least one element per GPU (%d)", (unsigned long long)ns[i],
                      world.nranks);
+            before_shared_exit(); /* every rank has the same --n and G */
             usage_error(prog, "--n %s", msg);
         }
         if (ns[i] > max_n) max_n = ns[i];
@@ -805,18 +919,10 @@ int main(int argc, char **argv)
     uint64_t shard_cap = do_sum ? max_n / (uint64_t)world.nranks + 1 : 0;
     open_gpus(&o, max_n, shard_cap, max_bytes, max_count);
 
-    /* Communicators: one call for every GPU of this process, or one rank per process met through the id. */
+    /* Communicators: one call for every GPU of this process, or one rank per process, met through the id. */
     if (world.processes) {
-        ncclUniqueId id;
-        if (stage_options.rank == 0) {
-            NCCL_CHECK(ncclGetUniqueId(&id));
-            write_id(stage_options.id_file, &id);
-        } else {
-            read_id(stage_options.id_file, &id, stage_options.rank, stage_options.id_timeout);
-        }
         CUDA_CHECK(cudaSetDevice(world.gpu[0].device));
-        NCCL_CHECK(ncclCommInitRank(&world.gpu[0].comm, world.nranks, id, stage_options.rank));
-        if (stage_options.rank == 0) unlink(stage_options.id_file); /* every rank has joined, so every rank has read it */
+        NCCL_CHECK(ncclCommInitRank(&world.gpu[0].comm, world.nranks, id, world.rank));
     } else {
         ncclComm_t comms[MAX_GPUS];
         int devs[MAX_GPUS];
@@ -830,6 +936,7 @@ int main(int argc, char **argv)
     for (int l = 0; l < world.local; l++) {
         memset(&ids[l], 0, sizeof ids[l]);
         snprintf(ids[l].name, sizeof ids[l].name, "%.95s", world.gpu[l].info.name); /* GPU names are far shorter */
+        snprintf(ids[l].host, sizeof ids[l].host, "%s", world.host);
         ids[l].device = world.gpu[l].device;
         ids[l].sm_count = world.gpu[l].info.sm_count;
     }
@@ -841,12 +948,14 @@ int main(int argc, char **argv)
         printf("NCCL %d.%d.%d (built with headers %d.%d.%d); G = %d\n", version / 10000, version / 100 % 100,
                version % 100, NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH, world.nranks);
         if (world.processes)
-            printf("mode: %d processes, one GPU each (ncclCommInitRank; unique id through %s)\n", world.nranks,
-                   stage_options.id_file);
+            printf("mode: %d processes under MPI, one GPU each (ncclCommInitRank; unique id from rank 0 by MPI_Bcast)\n",
+                   world.nranks);
         else
             printf("mode: one process driving %d GPU%s (ncclCommInitAll)\n", world.nranks, world.nranks > 1 ? "s" : "");
         for (int r = 0; r < world.nranks; r++)
-            printf("rank %d: GPU %d, %s, %d SMs\n", r, all_ids[r].device, all_ids[r].name, all_ids[r].sm_count);
+            printf("rank %d: %s%s%sGPU %d, %s, %d SMs\n", r, world.processes ? "host " : "",
+                   world.processes ? all_ids[r].host : "", world.processes ? ", " : "", all_ids[r].device,
+                   all_ids[r].name, all_ids[r].sm_count);
     }
 
     int failures = 0;
@@ -862,5 +971,6 @@ int main(int argc, char **argv)
     free_gpus(&o);
     if (csv) fclose(csv);
     if (leader) printf("\n%s\n", failures ? "some checks FAILED" : "all checks passed");
+    before_shared_exit(); /* every rank counted the same failures from the same gathered reports */
     return failures && o.check ? EXIT_VERIFY : EXIT_OK;
 }
