@@ -1,25 +1,17 @@
 #!/usr/bin/env bash
 # make bench (make help), which passes BENCH_PROGRAMS (those it built) and BUILD_SECONDS (how long that took).
-set -eu
-cd "$(dirname "$0")/.."
-source scripts/lib.sh
+set -e
+cd "$(dirname "$0")/.." && source scripts/lib.sh || exit 2
+csv=plots/results/bench.csv log=plots/results/bench.log programs=()
 mkdir -p plots/results
-csv=plots/results/bench.csv
-log=plots/results/bench.log
 rm -f "$csv" "$log"
-programs=()
 for p in $(programs); do
-    s=$(basename "$(dirname "$p")")
-    if [[ " ${BENCH_PROGRAMS:-$p} " != *" $p "* ]]; then
-        echo "== $s starts through a launcher of its own (several GPUs): not run by make bench (make stage-${s%%_*} run runs it)"
-    elif single "$p" "== $p is not built: not in this bench"; then
-        programs+=("$p")
-    elif [ -x "$p" ]; then
-        echo "== $s runs on several GPUs: not run by make bench (make stage-${s%%_*} run runs it)"
-    fi
+    s=$(stage_of "$p") not="not run by make bench (make stage-${s%%_*} run runs it)" built=" ${BENCH_PROGRAMS:-$p} "
+    if [[ $built != *" $p "* ]]; then echo "== $s starts through a launcher of its own (several GPUs): $not"
+    elif single "$p" "== $p is not built: not in this bench"; then programs+=("$p")
+    elif [ -x "$p" ]; then echo "== $s runs on several GPUs: $not"; fi
 done
-# Progress: stage k of n, the size, the time so far and an estimate of what is left (as if every stage
-# took as long as the ones before). On a terminal one line that redraws itself; otherwise a line per size.
+# Progress: stage k of n, size, time so far and left (were each stage as long as those before); redrawn on a terminal.
 start=$SECONDS
 clock() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
 progress() { # K WHAT SIZE I
@@ -31,25 +23,21 @@ progress() { # K WHAT SIZE I
     if [ -t 1 ]; then printf '\r\033[K%s' "$line"; else echo "$line"; fi
 }
 run() { # K WHAT ARGS...: a run of the stage's program, its tables into the log, its failures printed
-    local k=$1 what=$2 i=0 rc
-    shift 2
+    local k=$1 what=$2 i=0 rc; shift 2
     echo "== $stage, $what" >>"$log"
     "$p" "$@" --csv "$csv" 2>&1 | tee -a "$log" | while IFS= read -r line; do
         case $line in "N = "*) i=$((i + 1)); n=${line#N = }; progress "$k" "$what" "${n%%[ ,:]*}" "$i" ;; esac
     done
     rc=${PIPESTATUS[0]}
     [ -t 1 ] && printf '\r\033[K'
-    [ "$rc" = 0 ] || { echo "error: $stage ($what) exited with $rc: see $log" >&2; exit "$rc"; }
+    [ "$rc" = 0 ] || die "$stage ($what) exited with $rc: see $log" "$rc"
     awk -v s="== $stage, $what" '$0 == s { on = 1; next } /^== / { on = 0 } on && / FAIL( |$)/' "$log" | sed "s/^/$stage FAILED: /"
 }
 k=0
 for p in "${programs[@]}"; do
-    k=$((k + 1))
-    stage=$(describe "$p" stage)
-    sizes=$(describe "$p" "bench sizes")
-    fills=$(describe "$p" "bench fills")
-    warm=$(describe "$p" "warm-L2 kernels")
-    [[ -n $sizes && -n $fills ]] || { echo "error: $p --describe names no bench sizes or no bench fills" >&2; exit 2; }
+    k=$((k + 1)) stage=$(describe "$p" stage)
+    sizes=$(describe "$p" "bench sizes") fills=$(describe "$p" "bench fills") warm=$(describe "$p" "warm-L2 kernels")
+    [[ -n $sizes && -n $fills ]] || die "$p --describe names no bench sizes or no bench fills"
     count=$(tr ',' '\n' <<<"$sizes" | grep -c .)
     for fill in $fills; do
         run $k "fill $fill" --n "$sizes" --fill "$fill"
@@ -59,25 +47,20 @@ done
 echo "== the programs ran in $(clock $((SECONDS - start))) (their tables: $log)"
 # The stages' demos, their output kept beside the results as demo-<stage>.txt (a README can show it).
 for p in "${programs[@]}"; do
-    demo=$(dirname "$p")/demo
-    [ -x "$demo" ] || continue
-    stage=$(describe "$p" stage)
+    [ -x "${p%/*}/demo" ] || continue
+    stage=$(describe "$p" stage) out=plots/results/demo-$stage.txt
     echo "== $stage's demo"
-    "$demo" >"plots/results/demo-$stage.txt" 2>&1 || { echo "error: $demo exited with $?: see plots/results/demo-$stage.txt" >&2; exit 1; }
+    "${p%/*}/demo" >"$out" 2>&1 || die "${p%/*}/demo exited with $?: see $out" 1
 done
 dir=$(keep "$csv" results.csv)
 mv "$log" "$dir/bench.log"
 for f in plots/results/demo-*.txt; do [ -f "$f" ] && mv "$f" "$dir/"; done
 # What each program is, beside its rows: the reports read a stage's charts and kernels from it.
-for p in $(programs); do
-    [ -x "$p" ] && "$p" --describe >"$dir/describe-$(describe "$p" stage).txt"
-done
+for p in $(programs); do [ -x "$p" ] && "$p" --describe >"$dir/describe-$(describe "$p" stage).txt"; done
 if command -v ncu >/dev/null; then
     echo "== the L2 flush, checked with ncu (dram__bytes_read.sum)"
     scripts/flush_check.sh "$dir/flush_check.csv" || echo "the flush check FAILED: see above"
-else
-    echo "ncu not found: the flush check (DRAM bytes of every timed run) is not run and no flush_check.csv is written"
-fi
+else echo "ncu not found: the flush check (DRAM bytes of every timed run) is not run and no flush_check.csv is written"; fi
 chart charts "make plot CSV=$dir/results.csv draws them" plot "$dir/results.csv" "$dir" --dumb
 echo "results in $dir (make reference copies them to plots/reference/${dir#plots/results/} and updates the READMEs)"
 echo "make bench: built in $(clock "${BUILD_SECONDS:-0}"), ran in $(clock $((SECONDS - start)))"

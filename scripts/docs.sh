@@ -2,86 +2,63 @@
 # make reference, docs, docs-check and plot (make help says what each does), through the reporting program.
 # usage: scripts/docs.sh reference [GPU] | docs | check | plot [CSV...] | synopsis [--check]
 # Exit codes: 0 ok, 1 a difference or a failed claim, 2 usage or missing results, 4 python3 (gnuplot) missing.
-set -u
-cd "$(dirname "$0")/.." || exit 2
-source scripts/lib.sh
+cd "$(dirname "$0")/.." && source scripts/lib.sh || exit 2
 need python3 "python3 not found: the tables, charts and README blocks are made by scripts/report (apt-get install python3)"
-report() { python3 scripts/report "$@"; }
-
 synopsis() { # [--check]: the --help of the first single-GPU program, in the reference's synopsis block
-    local first status=0
+    local first page status=0
     first=$(for p in $(programs); do single "$p" "" >/dev/null && echo "$p" && break; done)
     [ -n "$first" ] || { echo "error: no single-GPU stage program is built (make all)" >&2; return 2; }
     { echo '```'; echo "\$ $first --help"; "$first" --help; echo '```'; } >"$tmp/synopsis"
-    for page in docs/README.md docs/README.zh-CN.md; do
-        report fill "$@" "$page" synopsis "$tmp/synopsis" "make docs" || status=1
-    done
+    for page in docs/README{,.zh-CN}.md; do report fill "$@" "$page" synopsis "$tmp/synopsis" "make docs" || status=1; done
     return $status
 }
-
 charts() { # DIR: the charts of a reference folder, drawn in it (gnuplot)
-    [ ! -f "$1/results.csv" ] || report plot "$1/results.csv" "$1" || return $?
-    [ ! -f "$1/multigpu.csv" ] || report plot "$1/multigpu.csv" "$1" || return $?
+    for csv in results multigpu; do [ ! -f "$1/$csv.csv" ] || report plot "$1/$csv.csv" "$1" || return $?; done
     [ ! -f "$1/accuracy.csv" ] || report plot-accuracy "$1/accuracy.csv" "$1/accuracy.png"
 }
-
 blocks() { # [--check]: every generated block from the committed results of the primary GPU
     local gpu status=0
-    gpu=$(cat plots/reference/primary 2>/dev/null) ||
-        { echo "error: no plots/reference/primary: run make bench and make reference" >&2; exit 2; }
+    gpu=$(cat plots/reference/primary 2>/dev/null) || die "no plots/reference/primary: run make bench and make reference"
     report readmes "$@" "plots/reference/$gpu/results.csv" "plots/reference/$gpu" || status=1
     scripts/tree.sh readme "$@" || status=1
     if ls build/*/* >/dev/null 2>&1; then synopsis "$@" || status=1
     else echo "the program synopsis is not checked: no program is built (make all)"; fi
     return $status
 }
-
 cmd=${1:-}
-shift || true
+shift
 case $cmd in
 reference)
     gpu=${1:-$(for d in plots/results/*/; do [ -d "$d" ] && basename "$d"; done)}
     [ "$(echo "$gpu" | grep -c .)" -eq 1 ] ||
-        { echo "error: name the GPU folder of plots/results to use (found: ${gpu:-none}; run make bench first)" >&2; exit 2; }
-    src=plots/results/$gpu
-    [ -f "$src/results.csv" ] || { echo "error: $src/results.csv not found: run make bench first" >&2; exit 2; }
-    mkdir -p "plots/reference/$gpu"
+        die "name the GPU folder of plots/results to use (found: ${gpu:-none}; run make bench first)"
+    src=plots/results/$gpu dst=plots/reference/$gpu
+    [ -f "$src/results.csv" ] || die "$src/results.csv not found: run make bench first"
+    mkdir -p "$dst"
     for f in "$src"/{results,multigpu,flush_check,accuracy,limits}.csv "$src"/{demo,describe}-*.txt; do
-        [ -f "$f" ] && cp "$f" "plots/reference/$gpu/"
+        [ -f "$f" ] && cp "$f" "$dst/"
     done
     echo "$gpu" >plots/reference/primary
-    charts "plots/reference/$gpu" || exit $?
+    charts "$dst" || exit $?
     blocks
-    echo "plots/reference/$gpu updated; the READMEs and docs/ regenerated from it"
-    ;;
+    echo "$dst updated; the READMEs and docs/ regenerated from it" ;;
 docs)
-    if command -v gnuplot >/dev/null 2>&1; then
-        for dir in plots/reference/*/; do charts "${dir%/}" || exit $?; done
-    else
+    if ! command -v gnuplot >/dev/null 2>&1; then
         echo "gnuplot not found: the committed charts are left as they are (apt-get install gnuplot-nox draws them)"
-    fi
-    blocks
-    ;;
+    else for dir in plots/reference/*/; do charts "${dir%/}" || exit $?; done; fi
+    blocks ;;
 check)
-    status=0
-    blocks --check || status=1
+    blocks --check; status=$? # 0 or 1 (no primary GPU: exit 2)
     report claims || status=1
-    exit $status
-    ;;
+    exit $status ;;
 plot)
-    csvs=${*:-$(ls plots/reference/*/results.csv plots/reference/*/multigpu.csv 2>/dev/null || true)}
-    [ -n "$csvs" ] || { echo "error: no CSV given and no plots/reference/*/results.csv committed" >&2; exit 2; }
+    csvs=${*:-$(ls plots/reference/*/results.csv plots/reference/*/multigpu.csv 2>/dev/null)}
+    [ -n "$csvs" ] || die "no CSV given and no plots/reference/*/results.csv committed"
     for csv in $csvs; do
         out=plots/results/$(gpu_folder "$csv")
         report plot "$csv" "$out" || exit $?
         echo "drew the charts of $csv in $out"
-    done
-    ;;
-synopsis)
-    synopsis "$@"
-    ;;
-*)
-    sed -n 3p "$0" | sed 's/^# //' >&2
-    exit 2
-    ;;
+    done ;;
+synopsis) synopsis "$@" ;;
+*) usage ;;
 esac

@@ -2,66 +2,52 @@
 # The L2 flush proven with DRAM counters (docs/results.md): every flush probe (--describe) at L2/4, L2/2 and
 # 2 x L2 must read >= 99% of its input from DRAM; with the L2 warm at L2/4, < 50%. CSV: a row per reading.
 # usage: scripts/flush_check.sh [CSV]   Exit codes: 0 ok, 1 a reading is not, 2 no probe, 3 no L2 size, 4 no ncu.
-set -u
-cd "$(dirname "$0")/.." || exit 2
-out=${1:-}
-source scripts/lib.sh
+cd "$(dirname "$0")/.." && source scripts/lib.sh || exit 2
+out=${1:-} failed=0
 need ncu "ncu not found: the flush check reads DRAM counters with Nsight Compute (it comes with the CUDA toolkit)"
 type_bytes() { # TYPE: the bytes of one element of an input type
-    case $1 in
-    f32 | i32 | u32) echo 4 ;;
-    f16 | bf16 | i16 | u16) echo 2 ;;
-    fp8_* | i8 | u8) echo 1 ;;
-    *) echo "error: unknown input type '$1'" >&2; exit 2 ;;
-    esac
+    case $1 in f32 | i32 | u32) echo 4 ;; f16 | bf16 | i16 | u16) echo 2 ;; fp8_* | i8 | u8) echo 1 ;;
+    *) die "unknown input type '$1'" ;; esac
 }
-
 # One line per probe: PROGRAM STAGE:KERNEL REGEX LOADS KERNEL_TO_RUN ELEMENT_BYTES WARM_CONTROL(0|1).
-: >"$tmp/probes"
 for p in $(programs); do
     single "$p" "note: $p is not built: its flush probes, if any, are not run" || continue
-    warm=0
-    [ -n "$(describe "$p" "warm-L2 kernels")" ] && warm=1
+    warm=$([ -n "$(describe "$p" "warm-L2 kernels")" ] && echo 1 || echo 0)
     describe "$p" kernel >"$tmp/kernels"
     for probe in $(describe "$p" "flush probes"); do
         IFS=@ read -r kernel regex loads <<<"$probe"
         [[ -n $kernel && -n $regex && -n $loads ]] ||
-            { echo "error: $p: flush probe '$probe' is not TABLE_KERNEL@GPU_FUNCTION_REGEX@LOADS" >&2; exit 2; }
+            die "$p: flush probe '$probe' is not TABLE_KERNEL@GPU_FUNCTION_REGEX@LOADS"
         read -r dtype kind < <(awk -v k="$kernel" '$1 == k { print $2, $3; exit }' "$tmp/kernels")
-        [ -n "${dtype:-}" ] || { echo "error: $p: flush probe '$probe' names no kernel of its --describe" >&2; exit 2; }
+        [ -n "${dtype:-}" ] || die "$p: flush probe '$probe' names no kernel of its --describe"
         run=$kernel
         [ "$kind" = library ] && run=$(awk -v t="$dtype" '$2 == t && $3 == "default" { print $1; exit }' "$tmp/kernels")
-        [ -n "$run" ] || { echo "error: $p: no default $dtype kernel to run the library probe '$probe' with" >&2; exit 2; }
+        [ -n "$run" ] || die "$p: no default $dtype kernel to run the library probe '$probe' with"
         echo "$p $(describe "$p" stage):$kernel $regex $loads $run $(type_bytes "$dtype") $warm" >>"$tmp/probes"
     done
 done
-[ -s "$tmp/probes" ] || { echo "error: no built program declares flush probes (make all builds them)" >&2; exit 2; }
-
+[ -s "$tmp/probes" ] || die "no built program declares flush probes (make all builds them)"
 # The GPU and its L2 size, from the 00_device rows of a run of the first probe's program.
 read -r p _ _ _ run _ _ <"$tmp/probes"
 "$p" --n 1 --kernel "$run" --reps 1 --warmup 0 --csv "$tmp/dev.csv" >"$tmp/dev.log" 2>&1 || { cat "$tmp/dev.log" >&2; exit 3; }
 gpu=$(awk -F, 'NR == 2 { print $1 }' "$tmp/dev.csv")
 l2_floats=$(awk -F, '$2 == "00_device" && $3 == "l2_size" { print $5 }' "$tmp/dev.csv")
-[ -n "$l2_floats" ] || { echo "error: the program reported no L2 size" >&2; exit 3; }
+[ -n "$l2_floats" ] || die "the program reported no L2 size" 3
 l2_bytes=$((l2_floats * 4))
 [ -n "$out" ] && echo "gpu,probe,loads,n,input_bytes,l2,runs,dram_bytes_min,ratio_min,pass" >"$out"
-failed=0
-
-# all_regex PROGRAM KERNEL: the GPU functions of every probe that runs the same: they read one profile of it.
-all_regex() { awk -v p="$1" -v r="$2" '$1 == p && $5 == r { printf "%s%s", (n++ ? "|" : ""), $3 }' "$tmp/probes"; }
-# probe NAME LOADS REGEX L2 N LAST ELEMENT_BYTES PROGRAM ARGS...: the DRAM bytes of the runs of the GPU
-# functions matching REGEX (LAST: judge only the last LAST runs, the warm ones; 0: all).
+# probe L2 N LAST REPS WARMUP: the DRAM bytes of the runs of the probe just read ($p $name $regex $loads $run $size), of
+# the last LAST (the warm ones; 0: all). Probes that run the same program and kernel read one profile of it.
 probe() {
-    local name=$1 loads=$2 regex=$3 l2=$4 n=$5 last=$6 bytes=$(($5 * $7)) key rc line runs min ratio pass what
-    shift 7
+    local l2=$1 n=$2 last=$3 bytes=$(($2 * size)) key rc line runs min ratio pass what regexes
+    set -- "$p" --kernel "$run" --reps "$4" --warmup "$5"
     key=$(printf '%s ' "$@" "$n" "$l2" | cksum | cut -d' ' -f1)
     if [ ! -f "$tmp/ncu.$key" ]; then
+        regexes=$(awk -v p="$p" -v r="$run" '$1 == p && $5 == r { printf "%s%s", (n++ ? "|" : ""), $3 }' "$tmp/probes")
         ncu --cache-control none --clock-control none --metrics dram__bytes_read.sum --print-units base --csv \
-            --kernel-name regex:"$(all_regex "$1" "$3")" "$@" --n "$n" --l2 "$l2" </dev/null >"$tmp/ncu.$key" 2>"$tmp/err.$key"
+            --kernel-name regex:"$regexes" "$@" --n "$n" --l2 "$l2" </dev/null >"$tmp/ncu.$key" 2>"$tmp/err.$key"
         echo $? >"$tmp/rc.$key"
     fi
-    rc=$(cat "$tmp/rc.$key")
-    line=$(python3 scripts/report ncu --mode flush --re "$regex" --last "$last" "$tmp/ncu.$key")
+    rc=$(cat "$tmp/rc.$key") line=$(report ncu --mode flush --re "$regex" --last "$last" "$tmp/ncu.$key")
     runs=${line%% *} min=${line##* }
     if [ "$rc" -ne 0 ] || [ "${runs:-0}" -eq 0 ] || [ "$min" -lt 0 ] 2>/dev/null; then
         echo "FAIL $name ($loads loads), l2 $l2, N = $n: no reading (ncu exit $rc): $(tail -n 2 "$tmp/err.$key" "$tmp/ncu.$key" | tr '\n' ' ')"
@@ -77,16 +63,13 @@ probe() {
         "least $min bytes (ratio $ratio)"
     [ -n "$out" ] && echo "$gpu,$name,$loads,$n,$bytes,$l2,$runs,$min,$ratio,$pass" >>"$out"
 }
-
 # L2/4, L2/2 and 2 x L2; then the warm control at L2/4.
 for divisor in 4 2 0.5; do
     while read -r p name regex loads run size _; do
-        n=$(awk -v b="$l2_bytes" -v d="$divisor" -v s="$size" 'BEGIN { printf "%.0f", b / d / s }')
-        probe "$name" "$loads" "$regex" flushed "$n" 0 "$size" "$p" --kernel "$run" --reps 3 --warmup 0
+        probe flushed "$(awk -v b="$l2_bytes" -v d="$divisor" -v s="$size" 'BEGIN { printf "%.0f", b / d / s }')" 0 3 0
     done <"$tmp/probes"
 done
 while read -r p name regex loads run size warm; do
-    [ "$warm" = 1 ] || continue
-    probe "$name" "$loads" "$regex" warm $((l2_bytes / 4 / size)) 2 "$size" "$p" --kernel "$run" --reps 2 --warmup 2
+    [ "$warm" = 1 ] && probe warm $((l2_bytes / 4 / size)) 2 2 2
 done <"$tmp/probes"
 [ "$failed" -eq 0 ]

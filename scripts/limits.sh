@@ -1,41 +1,34 @@
 #!/usr/bin/env bash
 # make limits (make help): each limit kernel and CUB at each bench size under ncu, its cache control off.
 # Exit codes: 0 done, 2 a program or ncu failed, or no program names limit kernels, 3 no usable GPU, 4 no ncu.
-set -u
-cd "$(dirname "$0")/.." || exit 2
-source scripts/lib.sh
+cd "$(dirname "$0")/.." && source scripts/lib.sh || exit 2
 need ncu "ncu not found: make limits reads hardware counters with Nsight Compute (it comes with the CUDA toolkit)"
 metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
 metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,launch__grid_size
 metrics+=,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
 metrics+=,smsp__average_warps_issue_stalled_membar_per_issue_active.ratio
+csv=plots/results/limits.csv found=0
 mkdir -p plots/results
-csv=plots/results/limits.csv
 echo "gpu,stage,kernel,dtype,n,launches,grid,time_us,dram_bytes,dram_pct,occupancy,long_sb,membar" >"$csv"
-found=0
 for p in $(programs); do
     single "$p" "== $p is not built (make all says why): not profiled" || continue
     kernels=$(describe "$p" "limit kernels")
     [ -n "$kernels" ] || continue
-    found=1
-    stage=$(describe "$p" stage)
+    found=1 stage=$(describe "$p" stage) skip=$(ncu_skip "$p") gpu=
     dtype=$(describe "$p" kernel | awk -v k="${kernels%% *}" '$1 == k { print $2; exit }')
-    skip=$(ncu_skip "$p")
-    gpu=
     for n in $(describe "$p" "bench sizes" | tr ',' ' '); do
         echo "== $stage, N = $n: cub $kernels"
         rm -f "$tmp/run.csv"
-        # One checked run and one timed run of each: CUB first (the harness runs it before the kernels of
-        # its input type), then the kernels in table order.
+        # A checked and a timed run of each: CUB first (run before its input type's kernels), then table order.
         ncu --cache-control none --clock-control none --kernel-name-base function --kernel-name regex:"^(?!($skip)\$)" \
             --metrics "$metrics" --print-units base --csv "$p" --n "$n" --kernel "${kernels// /,}" --reps 1 --warmup 0 \
             --csv "$tmp/run.csv" </dev/null >"$tmp/ncu" 2>"$tmp/err" ||
-            { rc=$?; tail -n 5 "$tmp/err" "$tmp/ncu" >&2; [ "$rc" = 3 ] && exit 3; exit 2; }
+            { rc=$?; tail -n 5 "$tmp/err" "$tmp/ncu" >&2; exit $((rc == 3 ? 3 : 2)); }
         [ -n "$gpu" ] || gpu=$(awk -F, 'NR == 2 { print $1 }' "$tmp/run.csv")
         nn=$(awk -F, 'NR > 1 && $2 != "00_device" { print $5; exit }' "$tmp/run.csv")
-        python3 scripts/report ncu --mode limits --gpu "$gpu" --stage "$stage" --n "$nn" --dtype "$dtype" \
-            --names "cub $kernels" "$tmp/ncu" >>"$csv" || exit 2
+        report ncu --mode limits --gpu "$gpu" --stage "$stage" --n "$nn" --dtype "$dtype" --names "cub $kernels" \
+            "$tmp/ncu" >>"$csv" || exit 2
     done
 done
-[ "$found" = 1 ] || { echo "error: no built program names limit kernels (--describe: limit kernels)" >&2; exit 2; }
+[ "$found" = 1 ] || die "no built program names limit kernels (--describe: limit kernels)"
 echo "results in $(keep "$csv" limits.csv)/limits.csv"

@@ -1,12 +1,9 @@
 #!/usr/bin/env bash
-# The Colab notebook's shell cells (docs/README.md, "The Colab notebook"; extract writes DIR/cells.tsv, NN.md,
-# NN.sh, NN.py and pngs.txt). Exit codes: 0 ok; 1 a cell failed or a chart is missing; 2 not a notebook, usage.
-# usage: scripts/notebook.sh list|extract DIR|run [NOTEBOOK]   (NOTEBOOK: default notebooks/colab.ipynb)
-set -u
-cd "$(dirname "$0")/.." || exit 2
-source scripts/lib.sh
-usage="usage: scripts/notebook.sh list|extract DIR|run [NOTEBOOK]"
-
+# The Colab notebook's cells (docs/README.md): listed, run, or extracted (DIR/cells.tsv, NN.md, NN.sh, NN.py, pngs.txt).
+# usage: scripts/notebook.sh list|extract DIR|run [NOTEBOOK]
+# NOTEBOOK: default notebooks/colab.ipynb. Exit codes: 0 ok, 1 a failed cell or a missing chart, 2 not a notebook or usage.
+cd "$(dirname "$0")/.." && source scripts/lib.sh || exit 2
+cmd=${1:-} ran=0
 extract() { # DIR NOTEBOOK
     need python3 "error: python3 not found: it reads the notebook's JSON"
     python3 - "$1" "$2" <<'EOF'
@@ -16,11 +13,9 @@ def fail(why):
     print("error: %s: %s" % (path, why), file=sys.stderr)
     sys.exit(2)
 def write(name, text):
-    with open(os.path.join(out, name), "w", encoding="utf-8") as f:
-        f.write(text)
+    open(os.path.join(out, name), "w", encoding="utf-8").write(text)
 try:
-    with open(path, encoding="utf-8") as f:
-        nb = json.load(f)
+    nb = json.load(open(path, encoding="utf-8"))
 except (OSError, ValueError) as e:
     fail("not a JSON notebook (%s)" % e)
 if not isinstance(nb, dict) or nb.get("nbformat") != 4 or not isinstance(nb.get("cells"), list):
@@ -45,26 +40,23 @@ for i, cell in enumerate(nb["cells"], 1):
     shell = [l.strip()[1:] for l in body if l.strip().startswith("!")]
     kind = "network" if first.startswith("# network:") else "bash" if bash else "shell" if shell else "python"
     if kind in ("bash", "shell"):
-        script = "\n".join(body) + "\n" if bash else "".join("%s\nrc=$?; [ $rc -eq 0 ] || exit $rc\n" % l for l in shell)
-        write("%02d.sh" % i, script)
+        write("%02d.sh" % i, "\n".join(body) + "\n" if bash else
+              "".join("%s\nrc=$?; [ $rc -eq 0 ] || exit $rc\n" % l for l in shell))
     if not bash:
-        python = [l for l in body if not l.strip().startswith(("!", "%"))]
-        write("%02d.py" % i, "\n".join(python) + "\n")
-        pngs += re.findall(r"""["']([^"'\s]+\.png)["']""", "\n".join(python))
+        python = "\n".join(l for l in body if not l.strip().startswith(("!", "%")))
+        write("%02d.py" % i, python + "\n")
+        pngs += re.findall(r"""["']([^"'\s]+\.png)["']""", python)
     rows.append((i, kind, outputs, first if not bash else "%%bash: " + first))
 write("cells.tsv", "".join("%d\t%s\t%d\t%s\n" % r for r in rows))
 write("pngs.txt", "".join(p + "\n" for p in pngs))
 EOF
 }
-
-cmd=${1:-}
 case $cmd in
 list | run) nb=${2:-notebooks/colab.ipynb} ;;
-extract) extract "${2:?$usage}" "${3:-notebooks/colab.ipynb}"; exit $? ;;
-*) echo "$usage" >&2; exit 2 ;;
+extract) extract "${2:?usage: scripts/notebook.sh list|extract DIR|run [NOTEBOOK]}" "${3:-notebooks/colab.ipynb}"; exit ;;
+*) usage ;;
 esac
 extract "$tmp" "$nb" || exit $?
-ran=0
 while IFS=$'\t' read -r i kind _ first; do
     case $cmd:$kind in
     *:markdown | *:raw | run:python) ;;
@@ -73,16 +65,14 @@ while IFS=$'\t' read -r i kind _ first; do
     list:*)
         echo "cell $i: runs ($kind): $first"
         # shellcheck disable=SC2016 # the line the ! lines are followed by, as written
-        grep -v '^rc=\$?; \[ \$rc -eq 0 \]' "$tmp/$(printf %02d "$i").sh" | sed '/^ *$/d; s/^/    /'
-        ;;
+        grep -v '^rc=\$?; \[ \$rc -eq 0 \]' "$tmp/$(printf %02d "$i").sh" | sed '/^ *$/d; s/^/    /' ;;
     run:network) echo "== cell $i: skipped, it needs the network: $first" ;;
     *) # run: each cell as Colab would, in the repository root; the first that fails stops the run.
         echo "== cell $i: $first"
         start=$SECONDS
         bash "$tmp/$(printf %02d "$i").sh" </dev/null || { echo "FAIL: cell $i exited $? ($first)"; exit 1; }
         echo "== cell $i: ok ($((SECONDS - start)) s)"
-        ran=$((ran + 1))
-        ;;
+        ran=$((ran + 1)) ;;
     esac
 done <"$tmp/cells.tsv"
 [ "$cmd" = run ] || exit 0

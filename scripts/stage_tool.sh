@@ -1,70 +1,52 @@
 #!/usr/bin/env bash
-# make stage-NN diff|sass|profile|sanitize|exercise|solution (make help says what each does).
-# Exit codes: 0 ok, 1 a finding (sanitize) or a failed step, 2 usage or a program they do not drive, 4 no tool.
-set -u
-cd "$(dirname "$0")/.." || exit 2
-source scripts/lib.sh
-tool=${1:-}
-stage=${2:-}
-usage="usage: scripts/stage_tool.sh diff|sass|profile|sanitize|exercise|solution STAGE"
-[[ -n $tool && -n $stage && -d stages/$stage ]] || { echo "$usage" >&2; exit 2; }
+# make stage-NN VERB (make help). Exit codes: 0 ok, 1 a finding or a failed step, 2 usage or an undriven program, 4 no tool.
+# usage: scripts/stage_tool.sh diff|sass|profile|sanitize|exercise|solution STAGE
+cd "$(dirname "$0")/.." && source scripts/lib.sh || exit 2
+tool=${1:-} stage=${2:-}
+[[ -n $tool && -n $stage && -d stages/$stage ]] || usage
 shift 2
 bin=$(program_of "$stage")
-[ -n "$bin" ] || { echo "error: stages/$stage has no program (a reduce.cu, or a stage.mk that adds one)" >&2; exit 2; }
+[ -n "$bin" ] || die "stages/$stage has no program (a reduce.cu, or a stage.mk that adds one)"
 src=$(source_of "$bin")
 nosass="$src compiles no kernel of its own (its GPU work is other stages' kernels and library calls): no SASS to show"
 single_gpu_program() { # exit 2 unless $bin is a built single-GPU program (profile and sanitize drive those)
-    [ -x "$bin" ] || { echo "error: $bin is not built (make stage-${stage%%_*} builds it or says why)" >&2; exit 2; }
-    [ "$(describe "$bin" gpus)" = one ] && return 0
-    echo "$bin is not a single-GPU stage program (its --describe says gpus: $(describe "$bin" gpus)):" \
-        "make stage-NN $tool drives those; run its tool by hand on this one" >&2
-    exit 2
+    [ -x "$bin" ] || die "$bin is not built (make stage-${stage%%_*} builds it or says why)"
+    [ "$(describe "$bin" gpus)" = one ] || { echo "$bin is not a single-GPU stage program (its --describe says gpus:" \
+        "$(describe "$bin" gpus)): make stage-NN $tool drives those; run its tool by hand on this one" >&2; exit 2; }
 }
-
 case $tool in
 diff)
     [ -n "$(earlier "$bin")" ] || { echo "stage $stage is the first: there is nothing before it to compare with"; exit 0; }
     prev=$(previous "$bin")
-    if [ -z "$prev" ]; then
-        echo "stage $stage is a program of its own ($src): no earlier stage is built from a $(basename "$src") to diff against" >&2
-        exit 2
-    fi
-    echo "What changed from $(basename "$(dirname "$prev")") to $stage (diff -u $(source_of "$prev") $src):"
+    [ -n "$prev" ] || { echo "stage $stage is a program of its own ($src): no earlier stage is built from a" \
+        "$(basename "$src") to diff against" >&2; exit 2; }
+    echo "What changed from $(stage_of "$prev") to $stage (diff -u $(source_of "$prev") $src):"
     diff -u --color=auto "$(source_of "$prev")" "$src"
-    [ $? -le 1 ] # diff exits 1 when the files differ: that is the point here
-    ;;
+    [ $? -le 1 ] ;; # diff exits 1 when the files differ: that is the point here
 sass)
     grep -q '__global__' "$src" || { echo "$nosass" >&2; exit 2; }
-    need cuobjdump \
-        "error: cuobjdump not found: it comes with the CUDA toolkit (cuda-cuobjdump); make stage-NN sass needs it"
+    need cuobjdump "error: cuobjdump not found: it comes with the CUDA toolkit (cuda-cuobjdump); make stage-NN sass needs it"
     nvcc=${1:?the Makefile passes NVCC and its flags}
-    shift
-    # Registers and shared memory per kernel, from the assembler's report.
-    "$nvcc" "$@" -Xptxas -v -c "$src" -o "$tmp/reduce.o" 2>"$tmp/ptxas" || { cat "$tmp/ptxas"; exit 1; }
+    "$nvcc" "${@:2}" -Xptxas -v -c "$src" -o "$tmp/reduce.o" 2>"$tmp/ptxas" || { cat "$tmp/ptxas"; exit 1; }
     cuobjdump --dump-sass "$tmp/reduce.o" >"$tmp/sass" || exit 1
     grep -q 'Function : ' "$tmp/sass" || { echo "$nosass" >&2; exit 2; }
     cat "$tmp/sass"
-    echo
-    echo "Summary per kernel (instruction counts in the SASS above; registers and shared memory from ptxas -v):"
-    python3 scripts/report sass "$tmp/ptxas" "$tmp/sass" | "$(command -v cu++filt || command -v c++filt || echo cat)"
-    ;;
+    printf '\n%s\n' "Summary per kernel (instruction counts in the SASS above; registers and shared memory from ptxas -v):"
+    report sass "$tmp/ptxas" "$tmp/sass" | "$(command -v cu++filt || command -v c++filt || echo cat)" ;;
 profile)
-    # PROGRAM=exercise or solution: the stage's exercise program instead (make stage-NN solution builds it).
-    if [ -n "${PROGRAM:-}" ]; then
-        [[ $PROGRAM == exercise || $PROGRAM == solution ]] ||
-            { echo "error: PROGRAM=$PROGRAM: give exercise or solution" >&2; exit 2; }
+    if [ -n "${PROGRAM:-}" ]; then # exercise or solution: the stage's exercise program (make stage-NN solution builds it)
+        [[ $PROGRAM == exercise || $PROGRAM == solution ]] || die "PROGRAM=$PROGRAM: give exercise or solution"
         bin=build/$stage/$PROGRAM
-        [ -x "$bin" ] || { echo "error: $bin is not built (make stage-${stage%%_*} $PROGRAM builds it)" >&2; exit 2; }
+        [ -x "$bin" ] || die "$bin is not built (make stage-${stage%%_*} $PROGRAM builds it)"
     fi
     single_gpu_program
     need ncu "error: ncu not found: Nsight Compute (ncu) comes with the CUDA toolkit; make stage-NN profile needs it and a GPU"
-    # The table's columns are these metrics, in this order.
+    # The table's columns, in this order; ncu reads one checked and one timed run per kernel, CUB's included.
     metrics=$(printf '%s,' dram__throughput.avg.pct_of_peak_sustained_elapsed \
         sm__warps_active.avg.pct_of_peak_sustained_active smsp__thread_inst_executed_per_inst_executed.ratio "$shared_metrics" \
         l1tex__t_{requests,sectors}_pipe_lsu_mem_global_op_ld.sum l1tex__t_requests_pipe_lsu_mem_global_op_{atom,red}.sum \
         smsp__average_warps_issue_stalled_{long_scoreboard,barrier,short_scoreboard,membar}_per_issue_active.ratio \
         gpu__time_duration.sum)
-    # One checked run and one timed run per kernel, CUB's included.
     ncu --clock-control none --kernel-name-base function --kernel-name regex:"^(?!($(ncu_skip "$bin"))\$)" \
         --metrics "${metrics%,}" --csv "$bin" --n 16M --reps 1 --warmup 0 "$@" >"$tmp/ncu" 2>"$tmp/err" ||
         { cat "$tmp/err" "$tmp/ncu" | tail -n 20; exit 1; }
@@ -79,87 +61,65 @@ profile)
     echo "  shuffles (short_sb), memory barriers"
     printf '%-50s %7s %6s %8s %6s %6s %8s %10s %8s %8s %8s %7s %9s\n' kernel 'dram%' 'occ%' thr/inst 'ld wf' 'st wf' \
         sect/req atomics long_sb barrier short_sb membar 'time(us)'
-    # A line per kernel, in the order first launched: its name, then each metric's value at its last launch.
-    awk -F'","' -v m="${metrics%,}" '/^"ID"/ { for (i = 1; i <= NF; i++) { gsub(/"/, "", $i); col[$i] = i } }
+    # A line per kernel, in the order first launched: its name, then each metric (x) at its last launch.
+    awk -F'","' -v m="${metrics%,}" 'function per(a, b) { return b + 0 > 0 ? sprintf("%.2f", a / b) : "-" }
+        /^"ID"/ { for (i = 1; i <= NF; i++) { gsub(/"/, "", $i); col[$i] = i } }
         ("Metric Name" in col) && /^"[0-9]/ { k = $col["Kernel Name"]; sub(/\(.*/, "", k); sub(/^void /, "", k)
             if (!seen[k]++) order[++n] = k; v = $col["Metric Value"]; gsub(/[",]/, "", v); val[k, $col["Metric Name"]] = v }
-        END { c = split(m, name, ","); for (i = 1; i <= n; i++) { printf "%s", order[i]
-            for (j = 1; j <= c; j++) printf "\t%s", val[order[i], name[j]]; print "" } }' "$tmp/ncu" |
-        awk -F'\t' 'function per(a, b) { return b + 0 > 0 ? sprintf("%.2f", a / b) : "-" }
-            { printf "%-50s %7.1f %6.1f %8.1f %6s %6s %8s %10d %8.2f %8.2f %8.2f %7.2f %9.1f\n", substr($1, 1, 50),
-                $2, $3, $4, per($6, $5), per($8, $7), per($10, $9), $11 + $12, $13, $14, $15, $16, $17 / 1000 }'
-    ;;
+        END { c = split(m, name, ","); for (i = 1; i <= n; i++) { for (j = 1; j <= c; j++) x[j] = val[order[i], name[j]]
+            printf "%-50s %7.1f %6.1f %8.1f %6s %6s %8s %10d %8.2f %8.2f %8.2f %7.2f %9.1f\n", substr(order[i], 1, 50),
+                x[1], x[2], x[3], per(x[5], x[4]), per(x[7], x[6]), per(x[9], x[8]), x[10] + x[11], x[12], x[13], x[14],
+                x[15], x[16] / 1000 } }' "$tmp/ncu" ;;
 sanitize)
     single_gpu_program
     need compute-sanitizer "error: compute-sanitizer not found: it comes with the CUDA toolkit; make stage-NN sanitize needs it and a GPU"
-    sizes=1000,100003
-    findings=0
+    sizes=1000,100003 findings=0
     for t in memcheck "racecheck --racecheck-report hazard" synccheck initcheck; do
         # shellcheck disable=SC2086 # the tool and its options
-        compute-sanitizer --tool $t --error-exitcode 9 "$bin" --n $sizes --reps 1 --warmup 0 --check >"$tmp/out" 2>&1
-        rc=$?
+        compute-sanitizer --tool $t --error-exitcode 9 "$bin" --n $sizes --reps 1 --warmup 0 --check >"$tmp/out" 2>&1; rc=$?
         summary=$(grep -E "(ERROR|RACECHECK) SUMMARY" "$tmp/out" | tail -n 1 | sed 's/=* *//')
-        if [ $rc -eq 0 ]; then
-            printf "%-10s every default kernel clean (N = %s): %s\n" "${t%% *}" $sizes "$summary"
-        else
-            printf "%-10s FINDING (exit %d): %s\n" "${t%% *}" $rc "$summary"
-            grep -E "^=+ +(Invalid|Error|Race|Barrier|Uninitialized|.*hazard)" "$tmp/out" | head -n 8
-            findings=$((findings + 1))
-        fi
+        [ $rc -eq 0 ] && { printf "%-10s every default kernel clean (N = %s): %s\n" "${t%% *}" $sizes "$summary"; continue; }
+        printf "%-10s FINDING (exit %d): %s\n" "${t%% *}" $rc "$summary"
+        grep -E "^=+ +(Invalid|Error|Race|Barrier|Uninitialized|.*hazard)" "$tmp/out" | head -n 8
+        findings=$((findings + 1))
     done
     # The deliberately wrong kernels (run only when named): caught by racecheck, synccheck or the check.
     for k in $(describe "$bin" kernel | awk '$3 == "wrong" { print $1 }'); do
         printf '\n%s\n' "Deliberately wrong kernel $k (run on its own):"
         compute-sanitizer --tool racecheck --racecheck-report hazard "$bin" --kernel "$k" --n 1000 --reps 1 --warmup 0 >"$tmp/race" 2>&1
         compute-sanitizer --tool synccheck "$bin" --kernel "$k" --n 1000 --reps 1 --warmup 0 >"$tmp/sync" 2>&1
-        "$bin" --kernel "$k" --n $sizes --reps 1 --warmup 0 --check >"$tmp/check" 2>&1
-        check_rc=$?
+        "$bin" --kernel "$k" --n $sizes --reps 1 --warmup 0 --check >"$tmp/check" 2>&1; check_rc=$?
         echo "  racecheck: $(grep -E 'RACECHECK SUMMARY' "$tmp/race" | sed 's/=* *//')"
         grep -m2 -E "hazard" "$tmp/race" | sed 's/^=* */    /'
         echo "  synccheck: $(grep -E 'ERROR SUMMARY' "$tmp/sync" | sed 's/=* *//')"
         echo "  verification: $( [ $check_rc -eq 1 ] && echo "its sum FAILS the check (exit 1)" || echo "its sum passed the check this time (exit $check_rc)")"
-        if grep -qE "RACECHECK SUMMARY: [1-9]" "$tmp/race" || grep -qE "ERROR SUMMARY: [1-9]" "$tmp/sync" || [ $check_rc -eq 1 ]; then
-            echo "  caught, as expected: see the stage README for why this code is wrong"
-        else
-            echo "  NOT caught on this GPU by any of the three: undefined behaviour may still look right"
-            findings=$((findings + 1))
-        fi
+        grep -qE "RACECHECK SUMMARY: [1-9]" "$tmp/race" || grep -qE "ERROR SUMMARY: [1-9]" "$tmp/sync" || [ $check_rc -eq 1 ] &&
+            { echo "  caught, as expected: see the stage README for why this code is wrong"; continue; }
+        echo "  NOT caught on this GPU by any of the three: undefined behaviour may still look right"
+        findings=$((findings + 1))
     done
-    echo
-    [ $findings -eq 0 ] && echo "sanitize: no unexpected findings" || echo "sanitize: $findings unexpected findings"
-    [ $findings -eq 0 ]
-    ;;
+    [ $findings -eq 0 ] || { printf '\nsanitize: %s unexpected findings\n' $findings; exit 1; }
+    printf '\nsanitize: no unexpected findings\n' ;;
 exercise | solution)
     # At the check sizes with each check fill; a failing exercise prints the hints of its exercise.cu.
-    src=stages/$stage/exercise.cu
-    [ -f "$src" ] || { echo "error: stage $stage has no exercise (no $src)" >&2; exit 2; }
-    bin=build/$stage/$tool
-    sizes=$(describe "$bin" "check sizes")
-    fills=$(describe "$bin" "check fills")
-    [[ -n $sizes && -n $fills ]] || { echo "error: $bin --describe names no check sizes or no check fills" >&2; exit 2; }
-    status=0
-    for fill in $fills; do
-        "$bin" --check --n "$sizes" --fill "$fill" --reps 1 --warmup 0 >>"$tmp/log" 2>&1
-        rc=$?
-        # 1: a failed check; anything else is not a verdict on the exercise (no GPU, a usage error).
-        [ $rc -gt 1 ] && { tail -n 3 "$tmp/log"; exit $rc; }
-        [ $rc -ne 0 ] && status=1
+    src=stages/$stage/exercise.cu bin=build/$stage/$tool
+    [ -f "$src" ] || die "stage $stage has no exercise (no $src)"
+    sizes=$(describe "$bin" "check sizes") fills=$(describe "$bin" "check fills") status=0
+    [[ -n $sizes && -n $fills ]] || die "$bin --describe names no check sizes or no check fills"
+    for fill in $fills; do # exit 1: a failed check; anything else is no verdict on the exercise (no GPU, usage)
+        "$bin" --check --n "$sizes" --fill "$fill" --reps 1 --warmup 0 >>"$tmp/log" 2>&1 || status=$?
+        [ $status -gt 1 ] && { tail -n 3 "$tmp/log"; exit $status; }
     done
     what="the $tool of stage $stage ($src$( [ "$tool" = solution ] && echo " with solutions/$stage.cu"))"
     [ $status -eq 0 ] && { echo "PASS: $what passes its check at N = $sizes, fills: $fills"; exit 0; }
     echo "FAIL: $what does not pass its check yet. Failing rows:"
     grep -E '(^|[[:space:]])FAIL([@[:space:]]|$)' "$tmp/log" | head -n 8 | sed 's/^/  /'
-    if [ "$tool" = exercise ]; then
-        echo "Hints (from $src):"
-        awk '/^ \* (Hint:|提示：)/ { sub(/^ \* (Hint:|提示：) */, "  - "); hint = 1 }
-            hint && /^ \*   / { sub(/^ \* */, "    ") }
-            hint && !/^  - |^    / { hint = 0 }
-            hint { sub(/ *\*\/ *$/, ""); print }' "$src"
-    fi
-    exit 1
-    ;;
-*)
-    echo "$usage" >&2
-    exit 2
-    ;;
+    [ "$tool" = solution ] && exit 1
+    echo "Hints (from $src):"
+    awk '/^ \* (Hint:|提示：)/ { sub(/^ \* (Hint:|提示：) */, "  - "); hint = 1 }
+        hint && /^ \*   / { sub(/^ \* */, "    ") }
+        hint && !/^  - |^    / { hint = 0 }
+        hint { sub(/ *\*\/ *$/, ""); print }' "$src"
+    exit 1 ;;
+*) usage ;;
 esac

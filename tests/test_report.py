@@ -92,8 +92,9 @@ with tempfile.TemporaryDirectory() as tmp:
                        {"01_a": "bandwidth+ scaling"})
         text = tables.table(path, "all")
         assert "| 01_a `fast` | 5.0 |" in text and "98.0" not in text, text
-        drawn = charts.Results(path).plain
-        assert drawn["01_a", "fast", "f32", 1024].us == "5.0" and drawn["01_a", "base", "f32", 1024].us == "10.0", drawn
+        drawn = charts.Results(path)
+        assert drawn.at("01_a", "fast", "f32", 1024)["median_us"] == "5.0" and \
+            drawn.at("01_a", "base", "f32", 1024)["median_us"] == "10.0", drawn.rows
 
     @test("a time whose spread stays above its program's noisy spread is marked ~, with the note")
     def _():
@@ -140,6 +141,7 @@ with tempfile.TemporaryDirectory() as tmp:
         claim["a"], claim["b"] = claim["b"], claim["a"]
         lines, held = claims.check(claim, claims.times_of(path), "gpu-a")
         assert held, lines
+
 
 for csv in sorted(glob.glob("plots/reference/*/results.csv")):
     stages = [s for s in dict.fromkeys(r["stage"] for r in common.read_csv(csv, "stage")) if s != "00_device"]

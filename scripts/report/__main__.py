@@ -29,7 +29,6 @@ COMMANDS = {
     "claims": ("claims", "the stages' claims about measured results, checked on every GPU's"),
 }
 
-
 def main(argv):
     if len(argv) < 1 or argv[0] in ("help", "-h", "--help"):
         print(__doc__.strip())
@@ -42,7 +41,6 @@ def main(argv):
         return 2
     module = importlib.import_module(COMMANDS[name][0])
     return getattr(module, f"{name.replace('-', '_')}_cli", module.cli)([name] + argv[1:])
-
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

@@ -1,13 +1,7 @@
-"""The accuracy lab (scripts/accuracy.sh): its Markdown tables and its chart, from its CSV, columns
-stage, kernel, n, rel_err, pass, fill, rel_bound and cond (the chart also gpu).
-Tables: each kernel's relative error on the random and the wide data at every fourth power of two of N,
-then on the cond data against the condition number; each cell "error (bound)", the bound being the one
-its check used, relative to the reference; a result outside it is marked FAIL (xfail: expected).
-Chart (plots/lab/accuracy.gp): three panels, random and wide against N, cond against the condition
-number at one N; a line per kernel ("NN kernel") and its bound, dashed.
-usage: python3 scripts/report accuracy [--lang en|zh] CSV
-       python3 scripts/report plot-accuracy CSV PNG
-  plot-accuracy exit codes: 2 bad CSV, 4 gnuplot missing, other: gnuplot failed."""
+"""The accuracy lab (scripts/accuracy.sh): its tables and its chart (plots/lab/accuracy.gp), from its CSV.
+Tables: each kernel's "error (bound)" on the random and wide data at every fourth power of two of N, then on the
+cond data by condition number; FAIL outside the bound (xfail: expected). plot-accuracy exits 2 on a bad CSV,
+4 without gnuplot, else as gnuplot."""
 import argparse
 import math
 import os

@@ -1,6 +1,5 @@
-"""What every part of the reporting program shares: CSVs read by column name, the texts of the two
-languages (strings.py), and awk's way of turning strings into numbers (the tables were first written in
-awk, and their output is kept to the byte)."""
+"""What the reporting program's parts share: CSVs read by column name, the two languages' texts (strings.py),
+and awk's way of turning strings into numbers (the tables were first written in awk; their output is kept)."""
 import argparse
 import math
 import re
@@ -26,9 +25,8 @@ def read_lines(path):
     return lines[:-1] if lines[-1] == "" else lines
 
 def read_csv(path, need=""):
-    """The rows of a CSV with a header line, as dicts by column name. A file without one of the
-    columns NEED names (space-separated), or a row whose number of fields differs from its header's,
-    is an error (exit 2), with the message the awk programs gave."""
+    """A CSV's rows as dicts by column name; a missing column of NEED (space-separated) or a row whose
+    number of fields differs from its header's is an error (exit 2)."""
     lines = read_lines(path)
     if not lines:
         return []
@@ -47,15 +45,15 @@ def flushed(rows):
     return [r for r in rows if r["l2"] != "warm"]
 
 def first_fills(rows):
-    """The rows of the first fill of each kernel, input type, N, row length and L2 state: a program run once
-    per bench fill repeats the kernels whose data do not depend on it (stage 11's scans)."""
+    """The rows of the first fill of each kernel, type, N, row length and L2 state (a program run once per
+    bench fill repeats the kernels whose data do not depend on it: stage 11's scans)."""
     first = {}
     return [r for r in rows if first.setdefault((r["stage"], r["kernel"], r["dtype"], r["n"], r.get("cols", ""),
                                                   r.get("l2", "")), r.get("fill", "")) == r.get("fill", "")]
 
 def device(rows):
-    """The device's limits, from the 00_device rows: the DRAM peak and the copy (GB/s, the last row's), the
-    fastest read-only bandwidth (sol, GB/s) and the shortest launch floor and DRAM round trip (µs)."""
+    """The 00_device rows' limits: DRAM peak and copy (GB/s, the last row's), the fastest read-only
+    bandwidth (sol), and the shortest launch floor and DRAM round trip (µs)."""
     d = {"peak": 0, "copy": 0, "sol": 0, "floor": None, "trip": None}
     for r in (r for r in rows if r["stage"] == "00_device"):
         k, us, gbps = r["kernel"], num(r["median_us"]), num(r.get("gbps", ""))
@@ -113,9 +111,8 @@ def parse_description(lines):
     return keys
 
 def description(csv_path, stage):
-    """What STAGE's program is ({key: [values]} of its --describe), for the rows of the results CSV:
-    saved beside it (describe-<stage>.txt, as make bench keeps them), or else asked of the stage's
-    built program (build/<stage>/NAME, built from stages/<stage>/NAME.cu)."""
+    """STAGE's --describe ({key: [values]}): saved beside the CSV (describe-<stage>.txt, as make bench
+    keeps it), or else asked of its built program (build/<stage>/NAME from stages/<stage>/NAME.cu)."""
     import glob
     import os
     import subprocess
@@ -132,8 +129,7 @@ def description(csv_path, stage):
     return parse_description(out.split("\n"))
 
 def chart_tokens(csv_path, stages):
-    """{stage: its chart tokens (NAME: its best kernel goes on chart NAME; NAME+: every kernel, and it
-    owns the chart)}, from each stage's description."""
+    """{stage: its chart tokens} (NAME: its best kernel on chart NAME; NAME+: every kernel, owning it)."""
     return {s: description(csv_path, s).get("charts", [""])[0] for s in stages}
 
 def passed(v):
@@ -145,8 +141,7 @@ def exponent(n):
     return "2^%d" % (math.log(n) / math.log(2) + 0.5)
 
 def command(argv, doc, run, *options):
-    """A command's text on stdout: ARGV parsed by OPTIONS ((name, argparse keywords) pairs, then --lang),
-    and RUN called with them by name. The exit code: 0."""
+    """Parse ARGV by OPTIONS ((name, argparse keywords) pairs, then --lang), print RUN(**them); exit code 0."""
     parser = argparse.ArgumentParser(prog=f"python3 scripts/report {argv[0]}", description=doc.split("\n")[0])
     for name, kwargs in options + (("--lang", {"choices": ("en", "zh"), "default": "en"}),):
         parser.add_argument(name, **kwargs)

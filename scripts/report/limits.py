@@ -1,13 +1,10 @@
-"""A stage's limits table (make limits), in Markdown.
-From a limits.csv (scripts/limits.sh; columns stage, kernel, n, dram_pct, long_sb, membar, grid): a row per
-counter and kernel (CUB last), a column per N: DRAM throughput as % of peak, the warps waiting on a global
-load and on a memory fence per instruction issued, and the blocks of the launch.
-usage: python3 scripts/report limits --stage STAGE [--lang en|zh] CSV"""
+"""A stage's limits table (make limits) from a limits.csv (scripts/limits.sh): a row per counter and
+kernel (CUB last), a column per N: DRAM throughput (% of peak), warps waiting on a global load and on a memory
+fence per issue, and the launch's blocks."""
 from common import command, n_head, num, read_csv, text
 
 # (column, format), in the table's order; each column's label is its text "limits COLUMN".
 COUNTERS = (("dram_pct", "%.1f"), ("long_sb", "%.2f"), ("membar", "%.2f"), ("grid", "%d"))
-
 
 def limits_table(csv, stage, lang="en"):
     """STAGE's table in LANG; empty where the stage has no kernel but CUB in the CSV."""
@@ -24,7 +21,6 @@ def limits_table(csv, stage, lang="en"):
             out += "| %s | `%s` |" % (text(lang, "limits " + column) if i == 0 else "", k)
             out += "".join(" %s |" % (fmt % num(value[k, n][column]) if (k, n) in value else "-") for n in ns) + "\n"
     return out
-
 
 def cli(argv):
     return command(argv, __doc__, limits_table, ("--stage", {"required": True, "help": "the stage, NN_name"}),

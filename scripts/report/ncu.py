@@ -1,17 +1,11 @@
-"""The readings of Nsight Compute's CSV (ncu --csv --print-units base: its header line starts with "ID";
-columns ID, Kernel Name, Metric Name and Metric Value), for the scripts that profile under ncu:
-  --mode limits (scripts/limits.sh): the profile of a program's checked and timed run of each of NAMES
-    (CUB first), as the rows of limits.csv, one per timed run: GPU,STAGE,kernel,DTYPE,N,launches,grid,
-    time_us,dram_bytes,dram_pct,occupancy,long_sb,membar (a CUB run: its kernels' time and bytes
-    together, the other counters of its longest kernel). Exit 1 where the runs are not two of each.
-  --mode flush (scripts/flush_check.sh): "RUNS LEAST", no newline: how many runs of the kernels matching RE
-    are judged (the LAST ones, 0: all) and the least DRAM bytes any of them read (-1: none).
-  --mode shared (scripts/tree.sh agree): the lines "ld I W" and "st I W", the shared-memory instructions and
-    wavefronts of loads and of stores in a one-launch profile. Exit 1 where there is no reading.
-A run is one launch, or for CUB its kernels up to its single-tile one.
-usage: python3 scripts/report ncu --mode limits --gpu GPU --stage STAGE --n N --dtype DTYPE --names NAMES NCU_CSV
-       python3 scripts/report ncu --mode flush --re RE [--last LAST] NCU_CSV
-       python3 scripts/report ncu --mode shared NCU_CSV"""
+"""Nsight Compute's CSV (ncu --csv --print-units base) read for the scripts that profile. A run is one launch,
+or for CUB its kernels up to its single-tile one.
+  --mode limits (limits.sh): limits.csv's rows of the timed runs (every second run) of --names, in order: a CUB
+    run's kernels' time and bytes together, the other counters of its longest launch. Exit 1 unless 2 runs each.
+  --mode flush (flush_check.sh): "RUNS LEAST": how many runs of the kernels matching --re are judged (the --last
+    ones, 0: all) and the least DRAM bytes one of them read (-1: none).
+  --mode shared (tree.sh agree): "ld I W" and "st I W", the shared-memory instructions and wavefronts of loads
+    and stores. Exit 1 where the profile has no reading."""
 import argparse
 import re
 import sys
@@ -25,10 +19,8 @@ LONGEST = ("launch__grid_size", "dram__throughput.avg.pct_of_peak_sustained_elap
            "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
            "smsp__average_warps_issue_stalled_membar_per_issue_active.ratio")
 
-
 def metric_rows(path):
-    """(launch ID, kernel, metric, value without its commas) of each metric row. Every field is quoted (a
-    value may hold commas); the other lines (the program's own output, the header) are left out."""
+    """(launch ID, kernel, metric, value without its commas) of each metric row; every field is quoted."""
     try:
         with open(path, encoding="utf-8", errors="surrogateescape", newline="") as f:
             lines = f.read().split("\n")
@@ -44,14 +36,11 @@ def metric_rows(path):
                    for name in ("ID", "Kernel Name", "Metric Name", "Metric Value")]
             yield got[0], got[1], got[2], got[3].replace(",", "")
 
-
 def ends_run(kernel):
     """Whether a launch of KERNEL ends a run: CUB's single-tile kernel, or any launch not CUB's."""
     return "DeviceReduce" not in kernel or "SingleTile" in kernel
 
-
 def limits_rows(path, gpu, stage, n, dtype, names):
-    """limits.csv's rows of the timed runs (every second run) of NAMES (space-separated, in the order run)."""
     kernel_of, value, runs, run = {}, {}, [], []
     for launch, kernel, metric, v in metric_rows(path):
         kernel_of.setdefault(launch, kernel)
@@ -70,12 +59,9 @@ def limits_rows(path, gpu, stage, n, dtype, names):
         out += "%s,%s,%s,%s,%s,%d,%d,%.3f,%.0f,%.1f,%.1f,%.2f,%.2f\n" % (
             gpu, stage, name, dtype, n, len(run), value.get((longest, LONGEST[0]), 0), sum(reading[0]) / 1000,
             sum(reading[1]), *(value.get((longest, metric), 0) for metric in LONGEST[1:]))
-    return out
-
+    return out, 0
 
 def flush_reading(path, regex, last=0):
-    """"RUNS LEAST" of the runs of the kernels matching REGEX: the last LAST runs (0: all), and the least
-    DRAM bytes one of them read (-1 where there is none)."""
     try:
         kernels = re.compile(regex)
     except re.error as e:
@@ -87,38 +73,25 @@ def flush_reading(path, regex, last=0):
             if ends_run(kernel):
                 runs, acc = runs + [acc], 0
     judged = runs[-last:] if 0 < last < len(runs) else runs
-    return "%d %.0f" % (len(judged), min(judged, default=-1))
-
+    return "%d %.0f" % (len(judged), min(judged, default=-1)), 0
 
 def shared_counts(path):
-    """"ld I W" and "st I W": the shared-memory instructions and wavefronts of loads and stores; None
-    where the profile has no reading."""
     value = {metric: v for _, _, metric, v in metric_rows(path)}
     return "".join("%s %d %d\n" % (op, num(value.get(f"smsp__sass_inst_executed_op_shared_{op}.sum", "0")),
                                    num(value.get(f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum", "0")))
-                   for op in ("ld", "st")) if value else None
-
+                   for op in ("ld", "st")) if value else "", 0 if value else 1
 
 def cli(argv):
-    p = argparse.ArgumentParser(prog="report ncu", description="The readings of an Nsight Compute CSV (ncu --csv).")
-    p.add_argument("--mode", choices=("limits", "flush", "shared"), required=True,
-                   help="limits: limits.csv rows (scripts/limits.sh); flush: RUNS LEAST (scripts/flush_check.sh); "
-                        "shared: ld/st instructions and wavefronts (scripts/tree.sh agree)")
-    p.add_argument("--gpu", default="", help="limits: the GPU column")
-    p.add_argument("--stage", default="", help="limits: the stage column")
-    p.add_argument("--n", default="", help="limits: the n column")
-    p.add_argument("--dtype", default="", help="limits: the dtype column")
+    p = argparse.ArgumentParser(prog="report ncu", description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--mode", choices=("limits", "flush", "shared"), required=True)
+    for column in ("gpu", "stage", "n", "dtype"):
+        p.add_argument(f"--{column}", default="", help=f"limits: the {column} column")
     p.add_argument("--names", default="", help="limits: the kernels of the runs, in order, e.g. 'cub roofline_f32'")
     p.add_argument("--re", default="", help="flush: the GPU functions to read (a regex)")
     p.add_argument("--last", type=int, default=0, help="flush: judge only the last LAST runs (0: all)")
     p.add_argument("ncu_csv", help="the output of ncu --csv --print-units base")
     a = p.parse_args(argv[1:])
-    if a.mode == "limits":
-        sys.stdout.write(limits_rows(a.ncu_csv, a.gpu, a.stage, a.n, a.dtype, a.names))
-    elif a.mode == "flush":
-        sys.stdout.write(flush_reading(a.ncu_csv, a.re, a.last))
-    else:
-        counts = shared_counts(a.ncu_csv)
-        sys.stdout.write(counts or "")
-        return 0 if counts else 1
-    return 0
+    out, status = (limits_rows(a.ncu_csv, a.gpu, a.stage, a.n, a.dtype, a.names) if a.mode == "limits" else
+                   flush_reading(a.ncu_csv, a.re, a.last) if a.mode == "flush" else shared_counts(a.ncu_csv))
+    sys.stdout.write(out)
+    return status

@@ -1,11 +1,7 @@
-"""A stage's targets at every N of a results CSV: x CUB, deterministic against fast, the speed of light.
-Columns read: stage, kernel, dtype, n, median_us, gbps, l2, bytes_read, x_cub. Each kernel's x_cub (CUB's
-time over the kernel's), X_deterministic against X (X's time over X_deterministic's), and the speed of light
-(the shortest launch floor plus the bytes read over the fastest read-only bandwidth of the run) over the time
-of the stage's fastest fp32 kernel at its largest N: 1 is the limit; and, where the run measured it, the same
-with the floor of one DRAM round trip (round_trip_floor: a warp's first load after the flush), which no kernel
-that reads its input escapes. Rows with l2 = warm are not counted; a repeated row: the last one wins.
-usage: python3 scripts/report ratios --stage NN_name [--lang en|zh] CSV"""
+"""A stage's ratios at every N of a results CSV (L2 flushed; a repeated row: the last wins): each kernel's
+x CUB; X_deterministic against X (X's time over its own); and the speed of light (the shortest launch floor plus
+the bytes read at the run's fastest read-only bandwidth), then the same with the floor of one DRAM round trip
+(round_trip_floor, where measured), each over the time of the stage's fastest fp32 kernel at its largest N."""
 from common import command, device, flushed, n_head, num, read_csv, text
 
 def cell(v):

@@ -12,7 +12,6 @@ LOADS = (("ldg128", r" LDG\.E\.128"), ("ldg64", r" LDG\.E\.64"), ("ldg32", r" LD
 OTHERS = (("bfly", r" SHFL\.BFLY"), ("down", r" SHFL\.DOWN"), ("bar", r" BAR\.SYNC"), ("warpsync", r" WARPSYNC"),
           ("atom", r" (RED|REDG|ATOM|ATOMG|ATOMS)\."))
 
-
 def summary(report, sass):
     """A line per kernel, in the order of the SASS."""
     resources, counts, order, kernel = {}, {}, [], ""
@@ -44,7 +43,6 @@ def summary(report, sass):
                 f"SHFL.DOWN {c['down']} | BAR.SYNC {c['bar']}  WARPSYNC {c['warpsync']} | RED/ATOM {c['atom']} | "
                 f"{regs} registers, {smem} bytes shared\n")
     return out
-
 
 def cli(argv):
     parser = argparse.ArgumentParser(prog="python3 scripts/report sass", description=__doc__.split("\n")[0])

@@ -1,10 +1,6 @@
-"""A stage's targets (stages/NN_*/targets.csv) against the results CSVs of every GPU given.
-Columns read: gpu, stage, kernel, dtype, n, median_us, gbps, l2, bytes_read, x_cub, cols. One row
-per target (what it measures, its sizes, the least ratio that meets it), one column per GPU: "met" or
-"not met", with the worst ratio over the target's sizes and the N where it is (the ratios are defined
-in the targets file's header). Rows with the input left in L2 are not counted; a size the run does
-not have is not counted either.
-usage: python3 scripts/report targets --stage NN_name --targets stages/NN_name/targets.csv [--lang en|zh] CSV..."""
+"""A stage's targets (stages/NN_*/targets.csv, whose header defines the ratios) on every GPU's results
+CSV: a row per target, a column per GPU, "met" or "not met" with the worst ratio over its sizes and the N where it
+is. Rows with L2 warm, and sizes a run lacks, are not counted."""
 from common import bilingual, command, device, exponent, flushed, num, read_csv, read_lines, rule, text
 
 def size(s):

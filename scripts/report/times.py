@@ -1,9 +1,5 @@
-"""The times of chosen kernels of a stage at every N of a results CSV, side by side.
-Columns read: stage, kernel, dtype, n, median_us, l2. One row per kernel, in the order given: its
-median time in µs at each N of the run (fp32 input, L2 flushed); "-" where the run has none. The
-caption gives the shortest launch floor of the run (an empty kernel between the timing events), the
-time below which no launch goes.
-usage: python3 scripts/report times --stage NN_name --kernels "NAME NAME..." [--lang en|zh] CSV"""
+"""The times (µs, fp32, L2 flushed) of chosen kernels of a stage at every N of a results CSV, "-" where
+the run has none; the caption gives the run's shortest launch floor, below which no launch goes."""
 from common import command, device, fail, flushed, n_head, num, read_csv, text
 
 def times(csv, stage, kernels, lang="en"):

@@ -1,22 +1,17 @@
-"""One tree record (build/<stage>/tree's CSV: a "# " title line naming the GPU, then the columns
-step,thread,seq,op,bytes,addr,src, sorted by step, thread and seq) for scripts/tree.sh, by --mode:
-  ascii   the compact form for a terminal: the tree, the active lanes, the banks, the shuffles
-  data    DIR/{nodes,edges,lanes,banks,conflicts,shuffles}.dat for plots/lab/tree.gp, and "key value" lines
-  counts  "ld INSTRUCTIONS WAVEFRONTS" and "st INSTRUCTIONS WAVEFRONTS": the shared-memory instructions the
-          record implies (one per warp, step and access of each lane in that step) and their wavefronts
-          (for 4-byte words: the most distinct words any one bank is asked for)
-The tree is inferred from the accesses: a value a thread writes to a slot is the sum of the slots it
-read since its last write (and of the value it holds, where that is still in the slot it last wrote,
-or where it read nothing; but not once it has passed a __syncthreads, "bar": a value it holds after
-a barrier without reading it is a new one); a shuffle down, up or by xor adds the lane's value and the
-one it read, __shfl_sync copies it. Leaves are the values written or shuffled from registers only (the
-loads from global memory, a zero).
-The block's results are the values that no later addition takes, except those whose elements another
-such value holds too, and more (lane 1's sum after a shuffle down, which lane 0's contains; an
-all-reduce leaves a result in every lane); an addition is used where a result depends on it, and
-unused otherwise: no result needs its sum.
-usage: python3 scripts/report tree --mode ascii|data|counts [--dir DIR] RECORD"""
+"""One tree record (build/<stage>/tree's CSV: a "# " title line naming the GPU, then step,thread,seq,op,
+bytes,addr,src sorted by step, thread and seq) for scripts/tree.sh, by --mode: ascii, the compact form for a
+terminal (the tree, the active lanes, the banks, the shuffles); data, DIR/{nodes,edges,lanes,banks,conflicts,
+shuffles}.dat for plots/lab/tree.gp and "key value" lines; counts, "ld|st INSTRUCTIONS WAVEFRONTS": the
+shared-memory instructions the record implies (one per warp, step and access of each lane in it) and their
+wavefronts (the most distinct 4-byte words any one bank is asked for).
+The tree is inferred from the accesses: a value a thread writes is the sum of the slots it read since its last
+write (and of the value it holds, where that is still in the slot it last wrote or it read nothing, but not
+past a __syncthreads, "bar"); a shuffle down, up or by xor adds the lane's value and the one it read,
+__shfl_sync copies it. Leaves: the values from registers only (global loads, zeros). The results: the values
+no later addition takes, but those whose elements a fuller one holds (lane 1's sum after a shuffle down); an
+addition is used where a result depends on it, unused where none needs its sum."""
 import argparse
+import math
 import os
 import sys
 from collections import Counter, namedtuple
@@ -27,77 +22,74 @@ from common import awk_str, fail, num, read_lines
 # from kids (none: a leaf, at the step its value first appears).
 Node = namedtuple("Node", "x of_slot y warp kids", defaults=((),))
 
-
 def value(field):
     """A field as a number (awk's reading of it), an int where it is whole."""
     v = num(field)
     return int(v) if float(v).is_integer() else v
 
-
-def rem(a, b):
-    """awk's a % b: the remainder of a division truncated toward zero."""
-    return a - b * int(a / b)
-
-
 def plural(n, what):
     return f"{awk_str(n)} {what}{'' if n == 1 else 's'}"
 
-
 class Tree:
-    """What a record implies, its events read in order: the nodes of the tree (by index), the active lanes,
-    the shared-memory accesses ({(step, op, warp, k): (words, {lane: bank})}, each warp's k-th access of
-    its lanes in a step, in the order they first appear) and the shuffles."""
+    """What the record at PATH implies (a line that is not a record line is an error, exit 2): the tree's
+    nodes (by index), the active lanes, the shared-memory accesses ({(step, op, warp, k): (words, {lane:
+    bank})}, k: the warp's k-th access in the step, in the order they first appear) and the shuffles."""
 
-    def __init__(self):
-        self.title, self.threads, self.last, self.base, self.nodes = "", 0, -1, None, []
+    def __init__(self, path):
+        self.title, self.threads, self.last, self.base, self.nodes, self.pending = "", 0, -1, math.inf, [], []
         self.slot, self.reads, self.held, self.held_slot, self.fresh = {}, {}, {}, {}, set()
-        self.active, self.accesses, self.order = set(), {}, {}
-        self.pending, self.shuffle_arg, self.read_lane = [], {}, {}
+        self.active, self.accesses, self.order, self.shuffle_arg, self.read_lane = set(), {}, {}, {}, {}
+        for line in read_lines(path):
+            fields = line.split(",")
+            if line.startswith("#"):
+                self.title = line[2:]
+            elif fields[0] != "step":
+                if len(fields) != 7:
+                    fail(f"not a tree record line: {line}")
+                self.event(value(fields[0]), value(fields[1]), fields[3], *map(value, fields[4:]))
+        self.finish()
 
     def event(self, step, t, op, nbytes, addr, src):
         if step != self.last:
             self.end_step()
             self.last = step
-        warp, lane = int(t / 32), rem(t, 32)
-        self.threads = max(self.threads, t + 1)
+        (warp, lane), self.threads = divmod(t, 32), max(self.threads, t + 1)
         if op == "bar":
             self.fresh.add(t)
             return
         self.active.add((step, warp, lane))
-        if op in ("ld", "st"):
-            word = int(addr / 4)
-            k = self.order[t, op] = self.order.get((t, op), 0) + 1
-            self.base = word if self.base is None else min(self.base, word)
-            words, banks = self.accesses.setdefault((step, op, warp, k), (set(), {}))
-            words.update(range(word, word + (int(nbytes / 4) if nbytes > 4 else 1)))
-            banks[lane] = rem(word, 32)
-            if op == "ld":
-                if word not in self.slot:
-                    self.slot[word] = self.new_node(word, True, 0, -1)
-                self.reads.setdefault(t, []).append(self.slot[word])
-            else:
-                self.slot[word] = self.held[t] = self.combine(t, word, True, step)
-                self.held_slot[t] = word
-        else:
+        if op not in ("ld", "st"):  # a shuffle, added up when the step ends
             self.pending.append((t, -1 if src < 0 else warp * 32 + src, op))
             self.shuffle_arg[step, warp] = f"{op} {awk_str(addr)}"
             self.read_lane[step, warp, lane] = "." if src < 0 else src
+            return
+        word, k = int(addr / 4), self.order.get((t, op), 0) + 1
+        self.order[t, op], self.base = k, min(self.base, word)
+        words, banks = self.accesses.setdefault((step, op, warp, k), (set(), {}))
+        words.update(range(word, word + max(int(nbytes / 4), 1)))
+        banks[lane] = word % 32
+        if op == "st":
+            self.slot[word] = self.held[t] = self.combine(t, word, True, step)
+            self.held_slot[t] = word
+            return
+        if word not in self.slot:
+            self.slot[word] = self.new_node(word, True, 0, -1)
+        self.reads.setdefault(t, []).append(self.slot[word])
 
     def new_node(self, *fields):
         self.nodes.append(Node(*fields))
         return len(self.nodes) - 1
 
     def combine(self, t, x, of_slot, step):
-        """The value thread t holds now: what it read since its last write, and its own value where that counts."""
-        kids = list(dict.fromkeys(self.reads.pop(t, [])))
-        held = self.held.get(t)
+        """The value thread t holds now: what it read since its last write, and its own where that counts."""
+        kids, held = list(dict.fromkeys(self.reads.pop(t, []))), self.held.get(t)
         if held is not None and t not in self.fresh and held not in kids and \
                 (not kids or self.slot.get(self.held_slot[t]) == held):
             kids.append(held)
         self.fresh.discard(t)
         if len(kids) == 1:
             return kids[0]
-        return self.new_node(x, of_slot, step + 1 if kids else step, int(t / 32), tuple(kids))
+        return self.new_node(x, of_slot, step + 1 if kids else step, t // 32, tuple(kids))
 
     def end_step(self):
         """The shuffles of the step that ends: each lane's value first, then what it read of them."""
@@ -107,21 +99,20 @@ class Tree:
         for t, s, op in self.pending:
             if s in old:
                 self.held[t] = old[s] if op == "shfl_idx" else \
-                    self.new_node(t, False, self.last + 1, int(t / 32), (old[t], old[s]))
+                    self.new_node(t, False, self.last + 1, t // 32, (old[t], old[s]))
         self.pending = []
         self.order.clear()
 
     def finish(self):
-        """After the last event: the nodes' positions, the highest step, each access's wavefronts (the most
-        distinct words any one bank is asked for), and the used nodes: the results and those a result needs."""
+        """After the last event: the nodes' positions (a slot's index from the lowest word, or a lane), each
+        access's wavefronts, and the used nodes: the results and those a result needs."""
         self.end_step()
-        # Each node's position: a slot's index in the shared memory the kernel uses (from its lowest word), or a lane.
-        self.px = [node.x - (self.base or 0) if node.of_slot else node.x for node in self.nodes]
+        self.px = [node.x - self.base if node.of_slot else node.x for node in self.nodes]
         self.top = max((node.y for node in self.nodes), default=0)
-        self.waves = {key: max(Counter(rem(w, 32) for w in words).values())
+        self.waves = {key: max(Counter(w % 32 for w in words).values())
                       for key, (words, _) in self.accesses.items()}
-        self.steps = range(int(self.last) + 1)
-        self.nwarps = len({w for _, w, _ in self.active})
+        self.steps, self.nwarps = range(int(self.last) + 1), len({w for _, w, _ in self.active})
+        self.shuffled = [s for s in self.steps if (s, 0) in self.shuffle_arg]  # the steps warp 0 shuffles
         below, leaves, holders = [], [], {}  # of each node: its subtree, and the leaves in it
         for i, node in enumerate(self.nodes):
             below.append({i}.union(*(below[k] for k in node.kids)))
@@ -130,8 +121,7 @@ class Tree:
         for r in roots:
             for leaf in leaves[r]:
                 holders.setdefault(leaf, []).append(r)
-        # A root is no result where a fuller one holds every element it holds (such a one holds any one of
-        # them: the holders of one are the candidates).
+        # A root is no result where a fuller one holds its elements (one that holds any one of them).
         self.used = set().union(*(below[r] for r in roots if not any(
             leaves[r] < leaves[q] for q in holders[min(leaves[r])])))
 
@@ -142,43 +132,25 @@ class Tree:
 
     def totals(self):
         """{op: [instructions, wavefronts]} of the shared-memory loads and stores."""
-        tot = {"ld": [0, 0], "st": [0, 0]}
-        for (_, op, _, _), waves in self.waves.items():
-            tot[op][0] += 1
-            tot[op][1] += waves
-        return tot
+        return {op: [sum(1 for key in self.waves if key[1] == op),
+                     sum(w for key, w in self.waves.items() if key[1] == op)] for op in ("ld", "st")}
 
     def totals_text(self):
         (ld, ldw), (st, stw) = self.totals().values()
         return (f"shared loads: {plural(ld, 'instruction')}, {plural(ldw, 'wavefront')}; "
                 f"stores: {plural(st, 'instruction')}, {plural(stw, 'wavefront')}")
 
-
-def read_tree(path):
-    """The Tree of the record at PATH; a line that is not a record line is an error (exit 2)."""
-    tree = Tree()
-    for line in read_lines(path):
-        fields = line.split(",") if line else []
-        if line.startswith("#"):
-            tree.title = line[2:]
-        elif fields[:1] != ["step"]:
-            if len(fields) != 7:
-                fail(f"not a tree record line: {line}")
-            tree.event(value(fields[0]), value(fields[1]), fields[3], *(value(f) for f in fields[4:]))
-    tree.finish()
-    return tree
-
+read_tree = Tree  # the Tree of the record at PATH
 
 def drawing(tree, width=64):
     """The terminal form: the tree's positions 0..WIDTH-1, the active lanes, the banks, the shuffles."""
-    out = [tree.title, "", "The tree (one row per step that adds, the root on top; o a value from registers, + an "
-           "addition a", "result needs, - one no result needs; positions 0-%d of %d):" % (width - 1, tree.threads)]
+    out = [tree.title, "", "The tree (one row per step that adds, the root on top; o a value from registers, "
+           "+ an addition a", "result needs, - one no result needs; positions 0-%d of %d):"
+           % (width - 1, tree.threads)]
     at = {(node.y, tree.px[i]): "o" if not node.kids else "+" if i in tree.used else "-"
           for i, node in enumerate(tree.nodes)}
-    for y in range(tree.top, -1, -1):
+    for y in (y for y in range(tree.top, -1, -1) if not y or tree.additions(y)):
         count, unused = tree.additions(y), tree.additions(y, True)
-        if y and not count:
-            continue
         # With no node above step 0 that row is drawn blank, as this program's first (awk) form drew it.
         row = "".join(at.get((y, x), " ") if tree.top else " " for x in range(width))
         out.append("%4d | %s | %s%s" % (y, row, plural(count, "addition") if y else "elements",
@@ -187,11 +159,13 @@ def drawing(tree, width=64):
     out += ["", "Active lanes per step (# a lane that accessed shared memory or shuffled; warps 0-%d of %d):"
             % (min(nwarps, 4) - 1, nwarps)]
     for s in (s for s in tree.steps if s in busy_steps):
-        masks = ["".join("#" if (s, w, lane) in tree.active else "." for lane in range(32)) for w in range(nwarps)]
+        masks = ["".join("#" if (s, w, lane) in tree.active else "." for lane in range(32))
+                 for w in range(nwarps)]
         busy = sum("#" in m for m in masks)
-        out.append("%4d |%s | %d warp%s" % (s, "".join(" " + m for m in masks[:4]), busy, "" if busy == 1 else "s"))
-    out += ["", "Shared-memory wavefronts per access (each warp's instruction; 1 = no bank conflict, n = an n-way "
-            "conflict):", "step op  k | wavefronts of warps 0-%d | banks of warp 0's lanes" % (nwarps - 1)]
+        out.append("%4d |%s | %s" % (s, "".join(" " + m for m in masks[:4]), plural(busy, "warp")))
+    out += ["", "Shared-memory wavefronts per access (each warp's instruction; 1 = no bank conflict, n = an "
+            "n-way conflict):", "step op  k | wavefronts of warps 0-%d | banks of warp 0's lanes"
+            % (nwarps - 1)]
     for (step, op, warp, k), (_, banks) in tree.accesses.items():
         if warp == 0:
             waves = "".join(" %s" % tree.waves.get((step, op, w, k), "-") for w in range(min(nwarps, 16)))
@@ -199,10 +173,9 @@ def drawing(tree, width=64):
                 " " + ("%2d" % banks[lane] if lane in banks else " .") for lane in range(32))))
     out.append("warp instructions with a bank conflict: %d of %d" % (
         sum(w > 1 for w in tree.waves.values()), len(tree.accesses)))
-    shuffled = [s for s in tree.steps if (s, 0) in tree.shuffle_arg]
-    if shuffled:
+    if tree.shuffled:
         out += ["", "Shuffles of warp 0 (the lane each lane read; . its own value, nothing read):"]
-    for s in shuffled:
+    for s in tree.shuffled:
         lanes = "".join(" %2s" % awk_str(tree.read_lane.get((s, 0, lane), "-")) for lane in range(32))
         out.append("%4d %-14s |%s" % (s, tree.shuffle_arg[s, 0], lanes))
     out += ["", "%s, %d of them unused (no result needs their sums)" % (
@@ -210,25 +183,25 @@ def drawing(tree, width=64):
         "%s (as make stage-NN profile counts them)" % tree.totals_text()]
     return "\n".join(out) + "\n"
 
-
 def write_data(tree, folder):
     """The .dat files plots/lab/tree.gp reads into FOLDER (nodes and edges only where they have a line); the
     "key value" lines for scripts/tree.sh."""
-    lines, rows = {name: [] for name in ("nodes", "edges", "lanes", "banks", "conflicts", "shuffles")}, {}
-    for i, node in enumerate(tree.nodes):
-        lines["nodes"].append("%d %d %d %d %d" % (tree.px[i], node.y, node.warp, not node.kids, i in tree.used))
-        lines["edges"] += ["%d %d %d %d %d %d" % (tree.px[c], tree.nodes[c].y, tree.px[i] - tree.px[c],
-                                                  node.y - tree.nodes[c].y, node.warp, i in tree.used)
-                           for c in node.kids]
-    lines["lanes"] = ["%d %d %d" % (w * 32 + lane, s, w) for s in tree.steps for w in range(tree.nwarps)
-                      for lane in range(32) if (s, w, lane) in tree.active]
+    nodes, used, px = tree.nodes, tree.used, tree.px
+    lines = {"nodes": ["%d %d %d %d %d" % (px[i], node.y, node.warp, not node.kids, i in used)
+                       for i, node in enumerate(nodes)],
+             "edges": ["%d %d %d %d %d %d" % (px[c], nodes[c].y, px[i] - px[c], node.y - nodes[c].y,
+                                              node.warp, i in used) for i, node in enumerate(nodes)
+                       for c in node.kids],
+             "lanes": ["%d %d %d" % (w * 32 + lane, s, w) for s in tree.steps for w in range(tree.nwarps)
+                       for lane in range(32) if (s, w, lane) in tree.active], "banks": [], "conflicts": [],
+             "shuffles": ["%d %d %d" % (tree.read_lane[s, 0, lane], s, lane) for s in tree.steps
+                          for lane in range(32) if tree.read_lane.get((s, 0, lane), ".") != "."]}
+    rows = {}  # (step, op, k): the row of the banks' chart
     for (step, op, warp, k), (_, banks) in tree.accesses.items():
-        row = rows.setdefault((step, op, k), len(rows) + 1)
-        lines["banks"] += ["%d %d %d" % (warp * 32 + lane, row, banks[lane]) for lane in range(32) if lane in banks]
-        if tree.waves[step, op, warp, k] > 1:
-            lines["conflicts"].append("%d %d %d" % (warp * 32 + 16, row, tree.waves[step, op, warp, k]))
-    lines["shuffles"] = ["%d %d %d" % (tree.read_lane[s, 0, lane], s, lane) for s in tree.steps
-                         for lane in range(32) if tree.read_lane.get((s, 0, lane), ".") != "."]
+        row, waves = rows.setdefault((step, op, k), len(rows) + 1), tree.waves[step, op, warp, k]
+        lines["banks"] += ["%d %d %d" % (warp * 32 + lane, row, banks[lane])
+                           for lane in range(32) if lane in banks]
+        lines["conflicts"] += ["%d %d %d" % (warp * 32 + 16, row, waves)] if waves > 1 else []
     for name, body in lines.items():
         if body or name not in ("nodes", "edges"):
             path = os.path.join(folder, name + ".dat")
@@ -238,24 +211,21 @@ def write_data(tree, folder):
             except OSError as e:
                 fail(f"{path}: {e.strerror}")
     keys = {"title": tree.title, "threads": "%d" % tree.threads, "steps": "%d" % (tree.last + 1),
-            "nodes": len(tree.nodes), "accesses": len(rows), "conflicts": len(lines["conflicts"]),
-            "shuffles": sum(1 for s in tree.steps if (s, 0) in tree.shuffle_arg),
-            "additions": tree.additions(), "unused": tree.additions(-1, True), "counts": tree.totals_text()}
+            "nodes": len(nodes), "accesses": len(rows), "conflicts": len(lines["conflicts"]),
+            "shuffles": len(tree.shuffled), "additions": tree.additions(), "unused": tree.additions(-1, True),
+            "counts": tree.totals_text()}
     return "".join(f"{key} {v}\n" for key, v in keys.items())
-
 
 def cli(argv):
     p = argparse.ArgumentParser(prog=argv[0], description="A tree record drawn, as gnuplot data, or counted.")
-    p.add_argument("--mode", choices=("ascii", "data", "counts"), default="ascii",
-                   help="ascii: the terminal form; data: DIR's .dat files and key lines; counts: ld and st lines")
+    p.add_argument("--mode", choices=("ascii", "data", "counts"), default="ascii", help="ascii: the terminal "
+                   "form; data: DIR's .dat files and key lines; counts: ld and st lines")
     p.add_argument("--dir", help="the folder of the .dat files (data mode)")
     p.add_argument("record", help="a tree record (build/<stage>/tree's CSV)")
     a = p.parse_args(argv[1:])
     if a.mode == "data" and a.dir is None:
         p.error("data mode needs --dir")
     tree = read_tree(a.record)
-    if a.mode == "counts":
-        sys.stdout.write("".join("%s %d %d\n" % (op, *tot) for op, tot in tree.totals().items()))
-    else:
-        sys.stdout.write(write_data(tree, a.dir) if a.mode == "data" else drawing(tree))
+    sys.stdout.write(write_data(tree, a.dir) if a.mode == "data" else drawing(tree) if a.mode == "ascii" else
+                     "".join("%s %d %d\n" % (op, *tot) for op, tot in tree.totals().items()))
     return 0
