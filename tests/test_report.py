@@ -142,6 +142,21 @@ with tempfile.TemporaryDirectory() as tmp:
         lines, held = claims.check(claim, claims.times_of(path), "gpu-a")
         assert held, lines
 
+    @test("a claim at row lengths (cols) and on another input type reads those rows alone")
+    def _():
+        path = os.path.join(tmp, "cols.csv")
+        rows = [("rows", "a", "f32", 64, 2.0), ("rows", "b", "f32", 64, 1.0), ("rows", "a", "f32", 4096, 1.0),
+                ("rows", "b", "f32", 4096, 3.0), ("", "a", "i32", "", 1.0), ("", "a", "f32", "", 5.0)]
+        open(path, "w").write("stage,kernel,dtype,n,median_us,l2,fill,cols\n" + "".join(
+            f"09_{s or 'x'},{k},{t},1024,{us},flushed,random,{c}\n" for s, k, t, c, us in rows))
+        claim = {"claim": "a-long", "a": "09_rows:a", "b": "09_rows:b", "is": "faster", "n": "1024", "cols": "4096",
+                 "by": "2", "gpus": "all"}
+        assert claims.check(claim, claims.times_of(path), "g")[1]
+        claim["cols"] = "64 4096"
+        lines, held = claims.check(claim, claims.times_of(path), "g")
+        assert not held and "N = 1024 (64 columns)" in lines[0], lines
+        claim.update(a="09_x:a:i32", b="09_x:a", n="1024", cols="", by="5")
+        assert claims.check(claim, claims.times_of(path), "g")[1]
 
 for csv in sorted(glob.glob("plots/reference/*/results.csv")):
     stages = [s for s in dict.fromkeys(r["stage"] for r in common.read_csv(csv, "stage")) if s != "00_device"]
