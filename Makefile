@@ -37,6 +37,8 @@ endif
 # OpenMP only speeds up the host's data fill and fp64 reference (results do not depend on it).
 NVCCFLAGS := -O3 -std=c++17 -lineinfo $(ARCH_FLAGS) -Werror all-warnings \
              -Xcompiler -Wall,-Wextra,-Werror,-Wno-missing-field-initializers,-fopenmp -Icommon
+# A student's file (make stage-NN grade) is built with warnings allowed.
+GRADE_FLAGS = $(filter-out -Werror all-warnings,$(subst $(comma)-Werror,,$(NVCCFLAGS)))
 CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror -fopenmp -Icommon
 
 # Stages are the folders stages/NN_name/. A stage's program is build/<stage>/<program>: its reduce.cu
@@ -46,6 +48,8 @@ HARNESS_STAGES := $(patsubst stages/%/reduce.cu,%,$(sort $(wildcard stages/*/red
 # The speed-up column's baseline: the first kernel of the first stage's reduce.cu (in sort order).
 BASELINE_STAGE := $(firstword $(HARNESS_STAGES))
 EXERCISES := $(patsubst stages/%/exercise.cu,%,$(sort $(wildcard stages/*/exercise.cu)))
+# The exercises whose answer is here (a handout, make handout, has none).
+SOLVED := $(filter $(patsubst solutions/%.cu,%,$(wildcard solutions/*.cu)),$(EXERCISES))
 DEMOS := $(patsubst stages/%/demo.cu,%,$(sort $(wildcard stages/*/demo.cu)))
 
 # The common objects: program.o (the option table, CSV writer and timing loop), speed_of_light.o, gpu.o
@@ -66,7 +70,7 @@ HARNESS_OBJS := $(BUILD)/harness.o $(PROGRAM_OBJS)
 #   STAGE_HELP += lines for `make help` (its make variables)
 PROGRAMS := $(foreach s,$(HARNESS_STAGES),$(BUILD)/$s/reduce)
 ALL_BINS := $(PROGRAMS) $(foreach s,$(HARNESS_STAGES),$(BUILD)/$s/tree) $(foreach s,$(DEMOS),$(BUILD)/$s/demo) \
-            $(foreach s,$(EXERCISES),$(BUILD)/$s/exercise $(BUILD)/$s/solution)
+            $(foreach s,$(EXERCISES),$(BUILD)/$s/exercise) $(foreach s,$(SOLVED),$(BUILD)/$s/solution)
 STAGE_HELP :=
 -include $(sort $(wildcard stages/*/stage.mk))
 
@@ -83,7 +87,7 @@ describe = $$($1 --describe | sed -n 's/^$2: *//p')
 start = $(if $(value START_$1),$(call START_$1,$2),$(call program_of,$1) $2)
 
 # `make stage-NN VERB`: the stage-NN goals name the stages the verbs act on.
-SELECTED := $(foreach g,$(filter stage-%,$(MAKECMDGOALS)),$(filter $(patsubst stage-%,%,$g)_%,$(STAGES)))
+SELECTED := $(foreach g,$(filter stage-%,$(MAKECMDGOALS)) $(if $(STAGE),stage-$(STAGE)),$(filter $(patsubst stage-%,%,$g)_%,$(STAGES)))
 SELECTED_PROGRAMS := $(foreach s,$(SELECTED),$(call program_of,$s))
 
 # The verbs that run kernels stop before building anything where no GPU can be used (no driver,
@@ -98,7 +102,8 @@ GPU_GOAL := $(firstword $(filter tour audit bench accuracy limits,$(MAKECMDGOALS
     $(filter run check,$(MAKECMDGOALS)) \
     $(if $(strip $(foreach s,$(SELECTED),$(value START_$s))),,$(filter profile sanitize tree,$(MAKECMDGOALS))) \
     $(if $(filter $(DEMOS),$(SELECTED)),$(filter demo,$(MAKECMDGOALS))) \
-    $(if $(filter $(EXERCISES),$(SELECTED)),$(filter exercise solution,$(MAKECMDGOALS))))))
+    $(if $(filter $(EXERCISES),$(SELECTED)),$(filter exercise,$(MAKECMDGOALS))) \
+    $(if $(filter $(SOLVED),$(SELECTED)),$(filter solution,$(MAKECMDGOALS))))))
 # A usage error that a stage.mk finds in its own variables (USAGE_ERROR_<stage>, e.g. an unknown MODE)
 # is said before anything else.
 USAGE_ERRORS := $(strip $(foreach s,$(SELECTED),$(USAGE_ERROR_$s)))
@@ -129,7 +134,7 @@ define need_stage
 	  exit 2; fi
 endef
 
-.PHONY: help all run check demo diff sass profile sanitize tree exercise solution tour audit bench accuracy limits programs plot \
+.PHONY: help all run check demo diff sass profile sanitize tree exercise solution grade handout tour audit bench accuracy limits programs plot \
         reference docs docs-check test clean need-nvcc toolkit $(foreach s,$(STAGES),stage-$(call stage_num,$s))
 
 help: export STAGE_HELP_TEXT = $(STAGE_HELP)
@@ -153,6 +158,10 @@ help:
 	@echo "                              tree/ (needs a GPU; PROGRAM=solution: the exercise's)"
 	@echo "  make stage-NN exercise      build and check the stage's exercise (stages/NN_*/exercise.cu)"
 	@echo "  make stage-NN solution      the same with its solution (solutions/NN_*.cu)"
+	@echo "  make stage-NN grade FILE=f  grade a student's file in place of the exercise's stubs: hidden sizes"
+	@echo "                              from SEED, sanitizers, time against the solution's (RATIO, TIMEOUT,"
+	@echo "                              CLASS=sheet.csv; also make grade STAGE=NN; docs/classroom.md)"
+	@echo "  make handout OUT=DIR        a copy for students: no solutions/, no tests/grade/"
 	@printf '%s\n' "$$STAGE_HELP_TEXT" | sed '/^ *$$/d'
 	@echo "  make tour                   every stage in order: its idea, its diff, a run, the chart so far"
 	@echo "  make audit [PARTS=...]      sanitizers, unaligned and non-finite inputs, run-to-run bits, each"
@@ -250,13 +259,16 @@ $(BUILD)/$1/solution: stages/$1/exercise.cu solutions/$1.cu $(HARNESS_OBJS) $(BU
 	$(NVCC) $(NVCCFLAGS) -DSOLUTION_FILE='"../../solutions/$1.cu"' $$(filter-out solutions/%,$$^) -o $$@
 endef
 $(foreach s,$(filter $(HARNESS_STAGES),$(EXERCISES)),$(eval $(call exercise_rules,$s)))
+# make stage-NN grade compiles a student's file the same way, warnings allowed (GRADE_BUILD_<stage>: a stage
+# whose exercise is built in its stage.mk).
+grade_build = $(or $(GRADE_BUILD_$1),$(NVCC) $(GRADE_FLAGS) stages/$1/exercise.cu $(HARNESS_OBJS) $(BUILD)/baseline.o)
 
 define tree_solution_rules
 $(BUILD)/$1/tree-solution: stages/$1/exercise.cu solutions/$1.cu $(TREE_OBJS)
 	@mkdir -p $$(@D)
 	$(NVCC) $(NVCCFLAGS) -DRECORD_TREE -DSOLUTION_FILE='"../../solutions/$1.cu"' $$(filter-out solutions/%,$$^) -o $$@
 endef
-$(foreach s,$(filter $(HARNESS_STAGES),$(EXERCISES)),$(eval $(call tree_solution_rules,$s)))
+$(foreach s,$(filter $(HARNESS_STAGES),$(SOLVED)),$(eval $(call tree_solution_rules,$s)))
 
 $(BUILD)/%/demo: stages/%/demo.cu $(BUILD)/gpu.o $(BUILD)/host.o
 	@mkdir -p $(@D)
@@ -264,7 +276,7 @@ $(BUILD)/%/demo: stages/%/demo.cu $(BUILD)/gpu.o $(BUILD)/host.o
 
 # make stage-NN builds the stage's program (and demo); with a verb it only selects the stage, and the
 # verb builds what it needs.
-VERBS := run check demo diff sass profile sanitize tree exercise solution
+VERBS := run check demo diff sass profile sanitize tree exercise solution grade
 $(foreach s,$(STAGES),$(eval stage-$(call stage_num,$s): \
     $(if $(filter $(VERBS),$(MAKECMDGOALS)),,$(call program_of,$s) $(if $(filter $s,$(DEMOS)),$(BUILD)/$s/demo)) ; @:))
 
@@ -312,7 +324,7 @@ sanitize: $(SELECTED_PROGRAMS)
 
 # A stage on the harness has a record build; PROGRAM=solution records its exercise's solution instead.
 TREE_PROGRAM := $(if $(filter solution,$(PROGRAM)),tree-solution,tree)
-tree: $(foreach s,$(filter $(HARNESS_STAGES),$(if $(PROGRAM),$(filter $(EXERCISES),$(SELECTED)),$(SELECTED))),$(BUILD)/$s/$(TREE_PROGRAM))
+tree: $(foreach s,$(filter $(HARNESS_STAGES),$(if $(PROGRAM),$(filter $(if $(filter solution,$(PROGRAM)),$(SOLVED),$(EXERCISES)),$(SELECTED)),$(SELECTED))),$(BUILD)/$s/$(TREE_PROGRAM))
 	$(call need_stage,tree)
 	@for s in $(SELECTED); do scripts/tree.sh record $$s $(ARGS) || exit $$?; done
 
@@ -320,9 +332,18 @@ exercise: $(foreach s,$(filter $(EXERCISES),$(SELECTED)),$(BUILD)/$s/exercise)
 	$(call need_stage,exercise)
 	@for s in $(SELECTED); do scripts/stage_tool.sh exercise $$s || exit $$?; done
 
-solution: $(foreach s,$(filter $(EXERCISES),$(SELECTED)),$(BUILD)/$s/solution)
+solution: $(foreach s,$(filter $(SOLVED),$(SELECTED)),$(BUILD)/$s/solution)
 	$(call need_stage,solution)
 	@for s in $(SELECTED); do scripts/stage_tool.sh solution $$s || exit $$?; done
+
+grade: need-nvcc $(if $(filter $(EXERCISES),$(SELECTED)),$(HARNESS_OBJS) $(BUILD)/baseline.o) \
+       $(foreach s,$(filter $(SOLVED),$(SELECTED)),$(BUILD)/$s/solution)
+	$(call need_stage,grade FILE=student.cu)
+	$(foreach s,$(SELECTED),@GRADE_BUILD='$(call grade_build,$s)' GRADE_DIR=$(BUILD)/grade/$s GPU_USABLE=$(GPU_USABLE) \
+	  scripts/stage_tool.sh grade $s "$(FILE)" || exit $$?$(newline))
+
+handout:
+	@scripts/stage_tool.sh handout "$(OUT)"
 
 tour: $(ALL_BINS)
 	@scripts/tour.sh

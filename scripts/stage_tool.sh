@@ -1,7 +1,20 @@
 #!/usr/bin/env bash
 # make stage-NN VERB (make help). Exit codes: 0 ok, 1 a finding or a failed step, 2 usage or an undriven program, 4 no tool.
-# usage: scripts/stage_tool.sh diff|sass|profile|sanitize|exercise|solution STAGE
+# usage: scripts/stage_tool.sh diff|sass|profile|sanitize|exercise|solution STAGE | grade STAGE FILE | handout DIR
 cd "$(dirname "$0")/.." && source scripts/lib.sh || exit 2
+if [ "${1:-}" = handout ]; then # DIR: the repository without the answers (solutions/, tests/grade/'s cheat files)
+    out=${2:-}
+    [ -n "$out" ] || die "give the folder to write: make handout OUT=DIR"
+    [ ! -e "$out" ] || [ -z "$(ls -A "$out" 2>/dev/null)" ] || die "OUT=$out exists and is not empty"
+    if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then git ls-files --cached --others --exclude-standard >"$tmp/files"
+    else find . -type f ! -path './.git/*' ! -path './build/*' ! -path './plots/results/*' | sed 's|^\./||' >"$tmp/files"; fi
+    grep -vE '^(solutions|tests/grade)/' "$tmp/files" | while read -r f; do [ -f "$f" ] && echo "$f"; done >"$tmp/kept"
+    mkdir -p "$out" || die "could not make $out" 1
+    tar -cf - -T "$tmp/kept" | tar -xf - -C "$out" || die "could not write $out" 1
+    echo "$out: a handout of $(wc -l <"$tmp/kept") files, without solutions/ (the answers) and tests/grade/ (the" \
+        "graders' cheat files); make stage-NN exercise checks a student's work there (docs/classroom.md)"
+    exit 0
+fi
 tool=${1:-} stage=${2:-}
 [[ -n $tool && -n $stage && -d stages/$stage ]] || usage
 shift 2
@@ -104,6 +117,8 @@ exercise | solution)
     # At the check sizes with each check fill; a failing exercise prints the hints of its exercise.cu.
     src=stages/$stage/exercise.cu bin=build/$stage/$tool
     [ -f "$src" ] || die "stage $stage has no exercise (no $src)"
+    [ "$tool" = exercise ] || [ -f "solutions/$stage.cu" ] || die "this copy has no solutions/$stage.cu (a handout):" \
+        "make stage-${stage%%_*} exercise checks your own work"
     sizes=$(describe "$bin" "check sizes") fills=$(describe "$bin" "check fills") status=0
     [[ -n $sizes && -n $fills ]] || die "$bin --describe names no check sizes or no check fills"
     for fill in $fills; do # exit 1: a failed check; anything else is no verdict on the exercise (no GPU, usage)
@@ -121,5 +136,80 @@ exercise | solution)
         hint && !/^  - |^    / { hint = 0 }
         hint { sub(/ *\*\/ *$/, ""); print }' "$src"
     exit 1 ;;
+grade)
+    # The student's FILE in place of the exercise's stubs (the Makefile's GRADE_BUILD compiles it), per task:
+    # correct at sizes from SEED, sanitizers clean, time against the solution's within RATIO (docs/classroom.md).
+    file=${1:-} src=stages/$stage/exercise.cu
+    [ -f "$src" ] || die "stage $stage has no exercise (no $src)"
+    [ -n "$file" ] || die "give the student's file: make stage-${stage%%_*} grade FILE=student.cu"
+    [ -f "$file" ] || die "FILE=$file: no such file"
+    seed=${SEED:-$(date +%s)} ratio=${RATIO:-1.5} limit=${TIMEOUT:-60} class=${CLASS:-plots/results/grades.csv}
+    [[ $seed =~ ^[0-9]{1,15}$ ]] || die "SEED=$seed: give a whole number"
+    [[ $ratio =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "RATIO=$ratio: give a number such as 1.5"
+    [[ $limit =~ ^[1-9][0-9]{0,4}$ ]] || die "TIMEOUT=$limit: give whole seconds"
+    bin=${GRADE_DIR:?the Makefile passes GRADE_DIR}/$(basename "$file" .cu) ref=build/$stage/solution
+    echo "Grading $file as stage $stage's exercise: SEED=$seed RATIO=$ratio TIMEOUT=$limit (s)"
+    sheet() { # TASK CORRECT MEMCHECK RACECHECK RATIO VERDICT: a line of the class sheet
+        [ -s "$class" ] || { mkdir -p "$(dirname "$class")" && echo "file,stage,task,seed,correct,memcheck,racecheck,time_ratio,verdict" >"$class"; }
+        echo "$file,$stage,$1,$seed,$2,$3,$4,$5,$6" >>"$class"
+    }
+    mkdir -p "$GRADE_DIR"
+    # shellcheck disable=SC2086 # the compile command, word by word
+    if ! timeout 600 ${GRADE_BUILD:?the Makefile passes GRADE_BUILD} -DSOLUTION_FILE="\"$(realpath "$file")\"" -o "$bin" >"$tmp/cc" 2>&1; then
+        echo "compile: FAIL: $file does not compile in place of the stubs of $src; the compiler's first errors:"
+        grep -m 5 'error' "$tmp/cc" | sed 's/^/  /'
+        sheet all "does not compile" - - - FAIL
+        echo "FAIL: $file (stage $stage)"; exit 1
+    fi
+    [ "${GPU_USABLE:-}" = yes ] || { echo "compile: ok. The rest of the grade runs kernels, and CUDA can use no GPU here" \
+        "(nvidia-smi -L lists none, or CUDA_VISIBLE_DEVICES hides them)" >&2; exit 3; }
+    # The sizes: 1, 31, 33, a prime above 2^20, and four from the seed up to 2^22 (an LCG, the same on every machine).
+    sizes=1,31,33,1048583 x=$seed
+    for _ in 1 2 3 4; do x=$((x * 6364136223846793005 + 1442695040888963407)); sizes+=,$(((x >> 33 & 0x3fffffff) % 4194303 + 2)); done
+    fills=$(describe "$bin" "check fills") verdict=PASS offset=offset
+    "$bin" --help | grep -q -- --offset || { offset="" && echo "an unaligned start: $bin has no --offset: not run"; }
+    [ -x "$ref" ] || echo "time: no reference (no solutions/$stage.cu here): not timed"
+    printf '%-28s %-10s %-9s %-9s %-14s %s\n' task correct memcheck racecheck "time (x ref)" verdict
+    for task in $(describe "$bin" kernel | awk '$3 == "default" { print $1 }'); do
+        correct=ok mem=skipped race=skipped time=- detail=""
+        for run in $fills $offset; do # a wrong sum, a crash or a hang: the first one is the task's detail line
+            args=(--fill "$run") && [ "$run" = offset ] && args=(--fill random --offset 1)
+            timeout "$limit" "$bin" --check --kernel "$task" --n "$sizes" --seed "$seed" "${args[@]}" --reps 1 --warmup 0 >"$tmp/run" 2>&1
+            rc=$?
+            case $rc in
+            0) continue ;;
+            1) correct=wrong && detail=$(grep -m 1 -E '(^|[[:space:]])FAIL([@[:space:]]|$)' "$tmp/run") ;;
+            124) correct=hangs && detail="over $limit s (TIMEOUT) with ${args[*]}" ;;
+            *) correct=crashes && detail="exit $rc with ${args[*]}: $(tail -n 1 "$tmp/run")" ;;
+            esac
+            break
+        done
+        if [ "$correct" = ok ] && command -v compute-sanitizer >/dev/null; then
+            mem=clean race=clean
+            for n in 33 1000; do # one size a run: the input ends where its allocation does
+                timeout $((limit * 5)) compute-sanitizer --tool memcheck --padding 1024 --error-exitcode 9 "$bin" --kernel "$task" --n $n --reps 1 --warmup 0 >"$tmp/mem" 2>&1 ||
+                    { mem=FINDING && detail=$(grep -m 1 -E '^=+ +(Invalid|Error|Program hit)' "$tmp/mem") && break; }
+            done
+            timeout $((limit * 5)) compute-sanitizer --tool racecheck --racecheck-report hazard --error-exitcode 9 "$bin" --kernel "$task" \
+                --n 1000 --reps 1 --warmup 0 >"$tmp/race" 2>&1 || { race=FINDING && detail=$(grep -m 1 -E 'hazard|RACECHECK SUMMARY' "$tmp/race"); }
+        fi
+        if [ "$correct" = ok ] && [ -x "$ref" ]; then # median of 20 runs at 2^24, the student's and the solution's
+            for b in "$bin" "$ref"; do
+                rm -f "$tmp/t.csv" && timeout "$limit" "$b" --kernel "$task" --n 2^24 --reps 20 --warmup 3 --csv "$tmp/t.csv" >/dev/null 2>&1
+                awk -F, -v k="$task" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR > 1 && $c["kernel"] == k { print $c["median_us"]; exit }' "$tmp/t.csv" 2>/dev/null
+            done >"$tmp/times"
+            time=$(awk 'NR == 1 { s = $1 } NR == 2 && $1 > 0 { printf "%.2f", s / $1 }' "$tmp/times")
+        fi
+        ok=PASS # a time that could not be measured fails too
+        [ "$correct" = ok ] && [ "$mem" != FINDING ] && [ "$race" != FINDING ] || ok=FAIL
+        if [ "$ok" = PASS ] && [ -x "$ref" ]; then awk -v t="${time:-0}" -v r="$ratio" 'BEGIN { exit !(t > 0 && t <= r) }' || ok=FAIL; fi
+        [ "$ok" = PASS ] || verdict=FAIL
+        printf '%-28s %-10s %-9s %-9s %-14s %s\n' "$task" "$correct" "$mem" "$race" "${time:--}$([ -x "$ref" ] && echo " (<= $ratio)")" "$ok"
+        [ -z "$detail" ] || echo "  $detail"
+        sheet "$task" "$correct" "$mem" "$race" "${time:--}" "$ok"
+    done
+    command -v compute-sanitizer >/dev/null || echo "memcheck, racecheck: compute-sanitizer is not installed (it comes with the CUDA toolkit): not run"
+    echo "$verdict: $file (stage $stage, SEED=$seed); a line per task in $class"
+    [ "$verdict" = PASS ] ;;
 *) usage ;;
 esac

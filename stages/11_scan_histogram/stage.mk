@@ -24,3 +24,6 @@ $(SCAN_HIST_DIR)/solution: stages/11_scan_histogram/exercise.cu solutions/11_sca
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -DSOLUTION_FILE='"../../solutions/11_scan_histogram.cu"' \
 	    $< $(PROGRAM_OBJS) -o $@
+
+# make stage-11 grade builds a student's file as the solution is built.
+GRADE_BUILD_11_scan_histogram = $(NVCC) $(GRADE_FLAGS) stages/11_scan_histogram/exercise.cu $(PROGRAM_OBJS)
