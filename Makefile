@@ -336,7 +336,7 @@ solution: $(foreach s,$(filter $(SOLVED),$(SELECTED)),$(BUILD)/$s/solution)
 	$(call need_stage,solution)
 	@for s in $(SELECTED); do scripts/stage_tool.sh solution $$s || exit $$?; done
 
-grade: need-nvcc $(if $(filter $(EXERCISES),$(SELECTED)),$(HARNESS_OBJS) $(BUILD)/baseline.o) \
+grade: need-nvcc $(foreach s,$(filter $(EXERCISES),$(SELECTED)),$(call program_of,$s) $(HARNESS_OBJS) $(BUILD)/baseline.o) \
        $(foreach s,$(filter $(SOLVED),$(SELECTED)),$(BUILD)/$s/solution)
 	$(call need_stage,grade FILE=student.cu)
 	$(foreach s,$(SELECTED),@GRADE_BUILD='$(call grade_build,$s)' GRADE_DIR=$(BUILD)/grade/$s GPU_USABLE=$(GPU_USABLE) \

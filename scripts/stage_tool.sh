@@ -143,11 +143,11 @@ grade)
     [ -f "$src" ] || die "stage $stage has no exercise (no $src)"
     [ -n "$file" ] || die "give the student's file: make stage-${stage%%_*} grade FILE=student.cu"
     [ -f "$file" ] || die "FILE=$file: no such file"
-    seed=${SEED:-$(date +%s)} ratio=${RATIO:-1.5} limit=${TIMEOUT:-60} class=${CLASS:-plots/results/grades.csv}
-    [[ $seed =~ ^[0-9]{1,15}$ ]] || die "SEED=$seed: give a whole number"
+    seed=${SEED:-$(($(date +%s) % 1000000000))} ratio=${RATIO:-1.5} limit=${TIMEOUT:-60} class=${CLASS:-plots/results/grades.csv}
+    [[ $seed =~ ^[0-9]{1,9}$ ]] || die "SEED=$seed: give a whole number below 10^9 (the programs' --seed)"
     [[ $ratio =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "RATIO=$ratio: give a number such as 1.5"
     [[ $limit =~ ^[1-9][0-9]{0,4}$ ]] || die "TIMEOUT=$limit: give whole seconds"
-    bin=${GRADE_DIR:?the Makefile passes GRADE_DIR}/$(basename "$file" .cu) ref=build/$stage/solution
+    program=$bin bin=${GRADE_DIR:?the Makefile passes GRADE_DIR}/$(basename "$file" .cu) ref=build/$stage/solution
     echo "Grading $file as stage $stage's exercise: SEED=$seed RATIO=$ratio TIMEOUT=$limit (s)"
     sheet() { # TASK CORRECT MEMCHECK RACECHECK RATIO VERDICT: a line of the class sheet
         [ -s "$class" ] || { mkdir -p "$(dirname "$class")" && echo "file,stage,task,seed,correct,memcheck,racecheck,time_ratio,verdict" >"$class"; }
@@ -170,7 +170,9 @@ grade)
     "$bin" --help | grep -q -- --offset || { offset="" && echo "an unaligned start: $bin has no --offset: not run"; }
     [ -x "$ref" ] || echo "time: no reference (no solutions/$stage.cu here): not timed"
     printf '%-28s %-10s %-9s %-9s %-14s %s\n' task correct memcheck racecheck "time (x ref)" verdict
-    for task in $(describe "$bin" kernel | awk '$3 == "default" { print $1 }'); do
+    # The tasks: the exercise's kernels that neither the stage's program nor the library has.
+    tasks=$(describe "$bin" kernel | awk '$3 != "library" { print $1 }' | grep -vxF -f <(describe "$program" kernel | awk '{ print $1 }'))
+    for task in $tasks; do
         correct=ok mem=skipped race=skipped time=- detail=""
         for run in $fills $offset; do # a wrong sum, a crash or a hang: the first one is the task's detail line
             args=(--fill "$run") && [ "$run" = offset ] && args=(--fill random --offset 1)
