@@ -158,6 +158,13 @@ with tempfile.TemporaryDirectory() as tmp:
         claim.update(a="09_x:a:i32", b="09_x:a", n="1024", cols="", by="5")
         assert claims.check(claim, claims.times_of(path), "g")[1]
 
+    @test("a claim no README cites in both languages fails")
+    def _():
+        pages = {"stages/01_a/README.md": "as `a-long` says", "stages/01_a/README.zh-CN.md": "见 `a-long`"}
+        assert claims.uncited("a-long", pages) is None
+        pages["stages/01_a/README.zh-CN.md"] = "见 a-long"
+        assert claims.uncited("a-long", pages).startswith("FAIL a-long: no stage README cites it")
+
 for csv in sorted(glob.glob("plots/reference/*/results.csv")):
     stages = [s for s in dict.fromkeys(r["stage"] for r in common.read_csv(csv, "stage")) if s != "00_device"]
 

@@ -2,7 +2,8 @@
 stages/NN_name/claims.csv (claim: its name, cited by the README; a, b: STAGE:KERNEL, or STAGE:KERNEL:DTYPE for an
 input type other than f32; is: faster, tb/ta >= by, or level, max/min <= by; n: all or sizes like 2^24 2^24+1;
 cols, where the file has that column: the row lengths of a rows stage, at each n; gpus: all or GPU folders), held
-to every committed plots/reference/<gpu>/results.csv (L2 flushed, random data). Exit 1 if one fails."""
+to every committed plots/reference/<gpu>/results.csv (L2 flushed, random data) and cited by name in a stage
+README of each language. Exit 1 if one fails or is not cited."""
 import argparse
 import glob
 import os
@@ -43,14 +44,27 @@ def check(claim, times, gpu):
                          f"{b} {tb:.1f} µs (b/a = {tb / ta:.3f}; claimed: {claim['is']}, by {by:g})")
     return lines or [f"ok   {claim['claim']} on the {gpu} at {len(sizes)} N"], not lines
 
+def uncited(name, pages):
+    """Where a claim is not cited: None if some stage README and its Chinese page both name it in `...`."""
+    cite = f"`{name}`"
+    if any(cite in text and cite in pages.get(page.replace(".md", ".zh-CN.md"), "") for page, text in pages.items()):
+        return None
+    return f"FAIL {name}: no stage README cites it as {cite} in both languages (a claim is for a sentence that makes it)"
+
 def claims(results):
-    """Every stage's claims against every GPU's results; the report's lines and the exit status."""
+    """Every stage's claims against every GPU's results, and each cited by a README in both languages; the
+    report's lines and the exit status."""
     by_gpu = {os.path.basename(os.path.dirname(csv)): times_of(csv) for csv in results}
+    pages = {page: open(page, encoding="utf-8").read() for page in glob.glob("stages/*/README*.md")}
     lines, status = [], 0
     for path in sorted(glob.glob("stages/*/claims.csv")):
         for claim in read_csv(path, "claim a b is n by gpus"):
             if claim["is"] not in ("faster", "level"):
                 fail(f"{path}: claim {claim['claim']}: is '{claim['is']}' (faster or level)")
+            missing = uncited(claim["claim"], pages)
+            if missing:
+                lines.append(missing)
+                status = 1
             for gpu in sorted(by_gpu) if claim["gpus"] == "all" else claim["gpus"].split():
                 got, held = check(claim, by_gpu[gpu], gpu) if gpu in by_gpu else (
                     [f"FAIL {claim['claim']}: no results of {gpu} (plots/reference/{gpu}/results.csv)"], False)
