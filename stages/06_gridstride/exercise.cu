@@ -45,6 +45,10 @@ __global__ void reduce_gridstride_float4(const float *x, float *out, uint64_t n)
 
 static void run_gridstride_float4(Run *r)
 {
+    if ((uintptr_t)r->in % sizeof(float4)) { /* --offset: a float4 load needs 16-byte alignment */
+        r->refuse = "the input is not 16-byte aligned, as its float4 loads need";
+        return;
+    }
     unsigned blocks = (unsigned)r->sm_count * 8;
     uint64_t needed = (r->n / 4 + BLOCK - 1) / BLOCK;
     if (blocks > needed) blocks = needed ? (unsigned)needed : 1;

@@ -43,6 +43,10 @@ __global__ void f16x8_pack_f32_gridstride(const __half *x, float *y, uint64_t n)
 
 static void run_f16x8_pack_f32_gridstride(Run *r)
 {
+    if ((uintptr_t)r->data % 16) { /* --offset: a pack of 8 halves is one 16-byte load */
+        r->refuse = "the input is not 16-byte aligned, as its packed loads need";
+        return;
+    }
     unsigned blocks = (unsigned)r->sm_count * 8;
     uint64_t needed = (r->n / 8 + NUM_THREADS - 1) / NUM_THREADS;
     if (blocks > needed) blocks = needed ? (unsigned)needed : 1;
