@@ -161,7 +161,7 @@ typedef struct {
     const char *csv;            /* the file `make bench` collects its rows in */
     const char *usage_note;     /* printed under the usage line of --help (NULL: none) */
     void (*list)(void);         /* --list: the kernels, for people */
-    void (*describe_kernels)(void); /* the "kernel: NAME DTYPE default|wrong|library" lines */
+    void (*describe_kernels)(void); /* the "kernel: NAME DTYPE default|wrong|cpu|library ACC" lines */
     int (*kernel_exists)(const char *name);
     const ProgramOption *own;   /* the program's own options */
     int own_count;
@@ -175,7 +175,8 @@ typedef struct {
 } Stage;
 
 /* The data every stage program can sum (--fill; the harness makes them). */
-#define HARNESS_FILLS "random ones seq mod100 large nan inf wide cond"
+/* shifted first: the default and the bench's, data whose sum a check can hold to account (host.h). */
+#define HARNESS_FILLS "shifted random ones seq mod100 large nan inf wide cond"
 /* Odd sizes around a block of 256 and a warp, one not a multiple of anything, one past 2^24. */
 #define DEFAULT_CHECK_SIZES "1,2,31,32,33,255,256,257,1000003,2^24+1"
 
@@ -194,6 +195,6 @@ typedef struct {
     TREE_BIND \
     extern const Stage STAGE_SYMBOL; \
     const Stage STAGE_SYMBOL = {table, (int)(sizeof(table) / sizeof(table[0])), \
-                                {.stage = stage_name, .fills = HARNESS_FILLS, .check_fills = "random ones wide", __VA_ARGS__}}
+                                {.stage = stage_name, .fills = HARNESS_FILLS, .check_fills = "shifted ones wide", __VA_ARGS__}}
 
 #endif

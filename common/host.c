@@ -145,13 +145,14 @@ int parse_fill(const char *s, Fill *out)
     else if (!strcmp(s, "inf")) *out = FILL_INF;
     else if (!strcmp(s, "wide")) *out = FILL_WIDE;
     else if (!strcmp(s, "cond")) *out = FILL_COND;
+    else if (!strcmp(s, "shifted")) *out = FILL_SHIFTED;
     else return -1;
     return 0;
 }
 
 const char *fill_name(Fill f)
 {
-    static const char *names[] = {"random", "ones", "seq", "large", "nan", "inf", "mod100", "wide", "cond"};
+    static const char *names[] = {"random", "ones", "seq", "large", "nan", "inf", "mod100", "wide", "cond", "shifted"};
     return names[f];
 }
 
@@ -181,7 +182,7 @@ float fill_value(Fill f, uint64_t seed, uint64_t i)
     case FILL_NAN:
     case FILL_INF:
         if (i == NONFINITE_INDEX) return f == FILL_NAN ? NAN : INFINITY;
-        return fill_value(FILL_RANDOM, seed, i);
+        return fill_value(FILL_SHIFTED, seed, i);
     case FILL_WIDE: {
         uint64_t z = mix64(seed * 0x9e3779b97f4a7c15ull + i);
         int large = (int)(z & 1), negative = large ? ((z >> 1) & 3) == 0 : (int)((z >> 1) & 1);
@@ -189,6 +190,7 @@ float fill_value(Fill f, uint64_t seed, uint64_t i)
         return negative ? -v : v;
     }
     case FILL_COND: return cond_value(seed, i);
+    case FILL_SHIFTED: return fill_value(FILL_RANDOM, seed, i) + 0.5f; /* (m - 2^22) / 2^23: exact */
     default: {
         /* 24 random bits m, value (m - 2^23) / 2^23: exactly representable in fp32. */
         int64_t m = (int64_t)(mix64(seed * 0x9e3779b97f4a7c15ull + i) >> 40);
@@ -243,12 +245,12 @@ static void neumaier_add(double *s, double *c, double v)
 
 Reference reference_sum(const float *x, uint64_t n)
 {
-    Reference r = {0.0, 0.0, 1, 0, -INFINITY, 0.0};
+    Reference r = {0.0, 0.0, 1, 0, -INFINITY, 0.0, 0.0};
     int64_t chunks = (int64_t)((n + CHUNK - 1) / CHUNK);
     double s = 0.0, c = 0.0;
     int nonint = 0, nonfin = 0;
-    double abs_sum = 0.0, max = -INFINITY;
-#pragma omp parallel for ordered schedule(static, 1) reduction(|| : nonint, nonfin) reduction(max : max) if (chunks > 1)
+    double abs_sum = 0.0, max = -INFINITY, max_abs = 0.0;
+#pragma omp parallel for ordered schedule(static, 1) reduction(|| : nonint, nonfin) reduction(max : max, max_abs) if (chunks > 1)
     for (int64_t k = 0; k < chunks; k++) {
         double ks = 0.0, kc = 0.0, ka = 0.0;
         uint64_t end = (uint64_t)(k + 1) * CHUNK < n ? (uint64_t)(k + 1) * CHUNK : n;
@@ -259,6 +261,7 @@ Reference reference_sum(const float *x, uint64_t n)
             neumaier_add(&ks, &kc, v);
             ka += fabs(v);
             if (v > max) max = v;
+            if (fabs(v) > max_abs) max_abs = fabs(v);
         }
 #pragma omp ordered
         {
@@ -271,13 +274,14 @@ Reference reference_sum(const float *x, uint64_t n)
     r.all_integers = !nonint;
     r.abs_sum = abs_sum;
     r.max = max;
+    r.max_abs = max_abs;
     r.sum = r.non_finite ? s : s + c;
     return r;
 }
 
 Reference reference_logsumexp(const float *x, uint64_t n)
 {
-    Reference r = {0.0, 1.0, 0, 0, -INFINITY, 0.0};
+    Reference r = {0.0, 1.0, 0, 0, -INFINITY, 0.0, 0.0};
     int nan = 0, nonfin = 0;
     double max = -INFINITY;
 #pragma omp parallel for schedule(static) reduction(|| : nan, nonfin) reduction(max : max) if (n > CHUNK)
@@ -327,6 +331,26 @@ Shape shape_unknown(uint64_t n)
     return s;
 }
 
+/* CUB's DeviceReduce (CCCL 3.x, cub/device/dispatch/dispatch_reduce.cuh and tuning/tuning_reduce.cuh:
+ * the policy for sm_60 and later, which sm_90 takes): blocks of 256 threads, each loading 16 items per
+ * tile (a 4-byte accumulator: every sum here is fp32 or int32); a grid of G blocks splits the tiles
+ * evenly (GridEvenShare), so a thread adds 16 values in each of at most ceil(tiles / G) tiles into its
+ * running sum; the block then reduces its 256 sums (warp shuffles, 5 levels, then the 8 warps' sums in
+ * a row, 7); a second kernel of one block sums the G partials the same way (16 per thread per tile of
+ * 4096). G = min(tiles, occupancy x SMs x 5) with occupancy between 1 and 8 blocks of 256 per SM: the
+ * first pass takes the smallest G, the second the largest, so the path is never shorter than CUB's.
+ * Assumed: a thread's 16 values of a tile reach its sum through at most 16 additions, in any order
+ * (ThreadReduce). A segment of DeviceSegmentedReduce is one block's share: sm_count 0. */
+Shape shape_cub_reduce(uint64_t n, int sm_count)
+{
+    double tiles = ceil((double)n / 4096.0);
+    double g_min = sm_count ? fmin(tiles, 5.0 * sm_count) : 1.0, g_max = sm_count ? fmin(tiles, 40.0 * sm_count) : 1.0;
+    Shape s = {0.0, 0.0, 0.0, 0, 0.0, 0.0, 0.0};
+    s.serial = ceil(tiles / fmax(g_min, 1.0)) * 16.0 + (g_max > 1.0 ? ceil(g_max / 4096.0) * 16.0 : 0.0);
+    s.tree = (g_max > 1.0 ? 2.0 : 1.0) * (5.0 + 7.0);
+    return s;
+}
+
 double unit_roundoff(int significand_bits)
 {
     return ldexp(1.0, -significand_bits);
@@ -342,11 +366,19 @@ double unit_roundoff(int significand_bits)
  *                   Comput. 41(5), 2019, Theorem 3.1).
  * lambda = 9 keeps that probability below 1e-6 for n up to 2^32. Long chains (an atomicAdd per
  * element, a long serial loop) take the probabilistic bound, short trees the worst case.
- * The mean-zero assumption fails where an addend is smaller than a unit in the last place of the
+ * The mean-zero assumption fails where an input is smaller than a unit in the last place of the
  * partial sum it joins (below 2u |partial|): it is then lost whole, or rounded up to that unit, the
- * same way every time, and a long loop of such additions stagnates (an fp32 loop over 2^26 values near
- * 1e6 stops growing near 1e13). No partial sum exceeds sum|x_i|, so the probabilistic bound adds the
- * inputs below 2u sum|x_i| at their full size: each of those additions errs by less than its addend.
+ * same way every time, and a long loop of such additions stagnates (an fp32 loop over 2^28 values of
+ * mean 1/2 stops growing near 2^25). So the probabilistic bound adds, at their full size, the inputs
+ * below 2u P, P the largest partial sum an input can join (each of those additions errs by less than
+ * its addend). Where an input joins depends on the shape: a thread's loop of `serial` additions holds at
+ * most (serial + 1) max|x_i|; a tree's first level (no loop) pairs it with one other input, at most
+ * 2 max|x_i|; an atomicAdd per element (no loop, no tree) joins the running total, up to sum|x_i|.
+ * The partial sums that later levels and atomics add are sums of a warp's or a block's inputs, taken
+ * not to stagnate: larger than half a unit in the last place of what they join. That holds for the
+ * shifted data at the bench's sizes (32 inputs sum to about 16; a total below 2^27 has half-units of at
+ * most 8) and for the check fills; data made of whole blocks of tiny values among huge ones would break
+ * it, which is what the worst-case bound and the accuracy lab are for.
  * A path through d1 additions in one precision (u1) and d2 in another (u2: a half-precision pack or
  * tree, then fp32 additions and fp32 atomics, d2 = wide + atomic) uses d u -> d1 u1 + d2 u2 and
  * d u^2 -> d1 u1^2 + d2 u2^2 in both formulas (the same first-order argument, term by term); the
@@ -376,7 +408,8 @@ double sum_tolerance(Shape s, const Reference *ref, const float *x, uint64_t n)
     double du = d1 * u1 + d2 * u2, du2 = d1 * u1 * u1 + d2 * u2 * u2;
     double worst = du < 1.0 ? du / (1.0 - du) * ref->abs_sum : INFINITY;
     double prob = expm1(LAMBDA * sqrt(du2) + du2 / (1.0 - fmax(u1, u2))) * ref->abs_sum;
-    if (prob < worst && x) prob += small_abs_sum(x, n, 2.0 * fmax(u1, u2) * ref->abs_sum);
+    double joined = s.serial >= 1.0 ? (s.serial + 1.0) * ref->max_abs : s.tree >= 1.0 ? 2.0 * ref->max_abs : ref->abs_sum;
+    if (prob < worst && x) prob += small_abs_sum(x, n, 2.0 * fmax(u1, u2) * fmin(joined, ref->abs_sum));
     double u64 = unit_roundoff(53);
     double reference_error = 2.0 * u64 * fabs(ref->sum) + 2.0 * (double)n * u64 * u64 * ref->abs_sum;
     return fmin(worst, prob) + reference_error;

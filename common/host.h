@@ -35,15 +35,18 @@ int parse_int(const char *s, long lo, long hi, long *out);
 /* Median of n values (sorts v in place). n >= 1. */
 double median(double *v, int n);
 
-typedef enum { FILL_RANDOM, FILL_ONES, FILL_SEQ, FILL_LARGE, FILL_NAN, FILL_INF, FILL_MOD100, FILL_WIDE, FILL_COND } Fill;
-/* "random" | "ones" | "seq" | "mod100" | "large" | "nan" | "inf" | "wide" | "cond" -> 0 and *out, else -1. */
+typedef enum { FILL_RANDOM, FILL_ONES, FILL_SEQ, FILL_LARGE, FILL_NAN, FILL_INF, FILL_MOD100, FILL_WIDE, FILL_COND, FILL_SHIFTED } Fill;
+/* "random" | "ones" | "seq" | "mod100" | "large" | "nan" | "inf" | "wide" | "cond" | "shifted" -> 0 and *out, else -1. */
 int parse_fill(const char *s, Fill *out);
 const char *fill_name(Fill f);
 
 /* The value of element i: a pure function of (fill, seed, i), so any prefix or any machine gives the
- * same data. random: uniform in [-1, 1) with 24 significant bits (exact in fp32); ones: 1;
+ * same data. random: uniform in [-1, 1) with 24 significant bits (exact in fp32), mean 0; shifted: the
+ * same plus 1/2, uniform in [-1/2, 3/2), mean 1/2, so that the sum grows like N/2 and its condition
+ * number sum|x_i| / |sum x_i| stays near 5/4 (the bench's data: a result of 0, or one missing an element,
+ * is far from it; random's sum is a random walk of size sqrt(N), tiny beside sum|x_i|); ones: 1;
  * seq: i mod 16 (0, 1, ..., 15, 0, 1, ...); mod100: i mod 100 (the warp shuffle article's data); large: uniform in [0.5, 1), which the harness scales
- * to the largest value of the input type (to show accumulators overflowing); nan, inf: random, but
+ * to the largest value of the input type (to show accumulators overflowing); nan, inf: shifted, but
  * element NONFINITE_INDEX is a NaN (+Inf), which the result must show. */
 #define NONFINITE_INDEX 777
 float fill_value(Fill f, uint64_t seed, uint64_t i);
@@ -72,6 +75,7 @@ typedef struct {
     int non_finite;       /* a NaN or an Inf among the inputs */
     double max;           /* the largest value, for max reductions (exact: no rounding) */
     double arg_error;     /* a log-sum-exp's: sum of exp(t_i) expm1(u |t_i|), t_i = x_i - max, u = 2^-24 */
+    double max_abs;       /* the largest |x_i| (a sum's: what one input can add to a partial sum) */
 } Reference;
 Reference reference_sum(const float *x, uint64_t n);
 
@@ -83,9 +87,11 @@ Reference reference_logsumexp(const float *x, uint64_t n);
 
 /* How a kernel's additions are arranged: the longest path of floating-point additions any input
  * takes to the result is serial + tree (in the kernel's accumulator) + wide (fp32, where a narrow
- * accumulator is widened before the block's sum is done) + atomic (fp32 atomicAdds).
- * A kernel whose order is unknown (a library) uses shape_unknown(n): any order of n terms needs at
- * most n - 1 additions on one path. */
+ * accumulator is widened before the block's sum is done) + atomic (fp32 atomicAdds). An input first
+ * meets the first of them that is not 0: a thread's loop, a tree, or (an atomicAdd per element) the
+ * atomic chain itself.
+ * A kernel whose order is unknown uses shape_unknown(n): any order of n terms needs at most n - 1
+ * additions on one path. CUB's device-wide sum has a documented shape: shape_cub_reduce. */
 typedef struct {
     double serial;   /* adds in a thread's own loop (elements per thread) */
     double tree;     /* levels of the pairwise tree in shared memory / shuffles */
@@ -99,6 +105,9 @@ typedef struct {
 } Shape;
 #define ACC_EXACT (-1)
 Shape shape_unknown(uint64_t n);
+/* cub::DeviceReduce's sum of n items with a 4-byte accumulator on a GPU of sm_count SMs, or with
+ * sm_count 0 one segment of n items of DeviceSegmentedReduce (host.c gives CUB's source for it). */
+Shape shape_cub_reduce(uint64_t n, int sm_count);
 
 /* Unit roundoff of an accumulator with p significand bits: 2^-p (fp32: 2^-24, fp64: 2^-53). */
 double unit_roundoff(int significand_bits);

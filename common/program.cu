@@ -111,9 +111,9 @@ void program_defaults(Program *p, const char *argv0, void (*list)(void), void (*
 {
     const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
     p->program = slash ? slash + 1 : argv0 ? argv0 : p->stage;
-    const char **unset_random[] = {&p->fills, &p->check_fills, &p->bench_fills};
+    const char **unset_shifted[] = {&p->fills, &p->check_fills, &p->bench_fills};
     for (int i = 0; i < 3; i++)
-        if (!*unset_random[i]) *unset_random[i] = "random";
+        if (!*unset_shifted[i]) *unset_shifted[i] = "shifted";
     const char **unset_empty[] = {&p->edge_sizes, &p->baseline, &p->warm_l2, &p->flush_probes, &p->charts,
                                   &p->accuracy, &p->limits, &p->trees};
     for (int i = 0; i < 8; i++)
@@ -258,7 +258,7 @@ void csv_write(FILE *csv, const char *gpu, const Program *p, const CsvRow *r)
     else fprintf(csv, ",,");
     if (r->gbps > 0 && r->pct_peak > 0) fprintf(csv, "%.2f", r->pct_peak);
     if (!r->pass) {
-        fprintf(csv, ",,,,,,,,,,,\n");
+        fprintf(csv, ",,,,,,,,,,,,\n");
         fflush(csv);
         return;
     }
@@ -272,6 +272,8 @@ void csv_write(FILE *csv, const char *gpu, const Program *p, const CsvRow *r)
     if (r->rel_bound > 0) fprintf(csv, "%.3e", r->rel_bound);
     fprintf(csv, ",");
     if (r->spread >= 0) fprintf(csv, "%.3f", r->spread);
+    fprintf(csv, ",");
+    if (r->chain > 0) fprintf(csv, "%.0f", r->chain);
     fprintf(csv, "\n");
     fflush(csv);
 }

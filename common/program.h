@@ -22,7 +22,7 @@ typedef struct {
     int warm;              /* --l2 warm: no flush before the timed runs (default flushed) */
 } Options;
 
-/* The defaults of the fields P leaves NULL: the fill "random" for everything, empty baseline, warm-L2
+/* The defaults of the fields P leaves NULL: the fill "shifted" for everything, empty baseline, warm-L2
  * kernels, flush probes, edge sizes, charts and limits, rows in results.csv; its name from argv0 (NULL:
  * the stage's) and the callbacks. */
 void program_defaults(Program *p, const char *argv0, void (*list)(void), void (*describe_kernels)(void),
@@ -46,15 +46,16 @@ int option_sizes(const Options *o, uint64_t *sizes, int max, const char *prog);
  * input bytes the kernel must read; speedup: the baseline's time over this row's (same N, same run);
  * x_cub: CUB's time over this row's (same input type and N, same run); fill: the data (--fill); rel_bound:
  * the error bound the check used, relative to the reference (rel_err is checked against it); spread: the
- * timed runs' interquartile range over their median (time_runs). A 00_device row leaves the measurement columns after gbps/pct_peak empty. */
-#define CSV_HEADER "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub,fill,rel_bound,spread"
+ * timed runs' interquartile range over their median (time_runs); chain: the most additions on one input's
+ * path to the result (Shape: serial + tree + wide + atomic), the length the bound grows with. A 00_device row leaves the measurement columns after gbps/pct_peak empty. */
+#define CSV_HEADER "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub,fill,rel_bound,spread,chain"
 
 typedef struct {
     const char *kernel, *dtype;
     uint64_t n;
     double median_us;      /* <= 0: empty */
     double gbps, pct_peak; /* gbps <= 0: both empty */
-    const char *pass;      /* "1", "0" or "xfail"; NULL: a 00_device row (no check, no l2, no bits) */
+    const char *pass;      /* "1", "0", "xfail" or "unchecked" (a bound a result of 0 passes); NULL: a 00_device row (no check, no l2, no bits) */
     double rel_err;
     uint64_t cols;         /* a row stage's row length; 0: empty */
     int warm;              /* l2: warm (1) or flushed (0) */
@@ -64,6 +65,7 @@ typedef struct {
     const char *fill;      /* the data's --fill (NULL: empty) */
     double rel_bound;      /* the check's tolerance relative to the reference (<= 0: empty) */
     double spread;         /* the timed runs' interquartile range over their median (< 0: empty) */
+    double chain;          /* the longest path of additions (<= 0: empty) */
 } CsvRow;
 
 /* Opens FILE for appending (exit EXIT_USAGE if it cannot be written); NULL path: no CSV. */

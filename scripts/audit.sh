@@ -2,7 +2,7 @@
 # make audit [PARTS=...] (make help says what it checks), on every single-GPU program. Prints a summary
 # and exits 1 on an unexpected finding; a part that does not apply to a program is listed as skipped.
 cd "$(dirname "$0")/.." && source scripts/lib.sh || exit 2
-all="sanitize offset nonfinite repro edge flush" programs='' unexpected=0 parts=${*:-$all}
+all="sanitize offset nonfinite repro edge flush evidence" programs='' unexpected=0 parts=${*:-$all}
 for part in $parts; do [[ " $all " == *" $part "* ]] || { echo "error: unknown part '$part' ($all)" >&2; exit 2; }; done
 for p in $(programs); do
     single "$p" "$p is not built (make stage-$(stage_of "$p" | cut -d_ -f1) says why): not audited" && programs+=" $p"
@@ -31,9 +31,21 @@ for part in $parts; do
         else note flush all FAIL "$(lines '^FAIL|error' "$tmp/flush.log")"; fi
         continue
     fi
+    if [ "$part" = evidence ]; then # what the READMEs say of SASS and counters, kept beside the results
+        dir=plots/results/$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 | slug)
+        mkdir -p "$dir"
+    fi
     for p in $programs; do
         s=$(stage_of "$p")
         case $part in
+        evidence) # make stage-NN sass (its summary) and profile, as plots/results/<gpu>/{sass,profile}-<stage>.txt
+            for verb in sass profile; do
+                if make --no-print-directory -s "stage-${s%%_*}" "$verb" >"$tmp/$verb-$s.txt" 2>&1; then
+                    if [ $verb = sass ]; then sed -n '/^Summary per kernel/,$p' "$tmp/$verb-$s.txt"; else cat "$tmp/$verb-$s.txt"; fi >"$dir/$verb-$s.txt"
+                    note evidence "$s" ok "$verb: $dir/$verb-$s.txt"
+                elif grep -q "not found" "$tmp/$verb-$s.txt"; then note evidence "$s" skipped "$(head -n 1 "$tmp/$verb-$s.txt")"
+                else note evidence "$s" FAIL "$verb: $(tail -n 1 "$tmp/$verb-$s.txt")"; fi
+            done ;;
         sanitize) # make stage-NN sanitize: the 4 tools clean, the deliberately wrong kernels caught
             if scripts/stage_tool.sh sanitize "$s" >"$tmp/san-$s.log" 2>&1; then
                 note sanitize "$s" ok "4 tools clean$(grep -c '^Deliberately' "$tmp/san-$s.log" | sed 's/^0$//; s/^[1-9].*/; wrong kernels caught/')"

@@ -236,7 +236,7 @@ static void test_tolerance(void)
     check(ones.all_integers && sum_tolerance(tree, &ones, NULL, 5) == 0.0, "integer inputs summing below 2^24 must be exact");
     check(!result_passes(4.0, &ones, 0.0), "ones: N - 1 fails (a lost element)");
     check(result_passes(5.0, &ones, 0.0), "ones: exactly N passes");
-    Reference big = {16777217.0, 16777217.0, 1, 0, 1.0, 0.0};
+    Reference big = {16777217.0, 16777217.0, 1, 0, 1.0, 0.0, 1.0};
     check(sum_tolerance(tree, &big, NULL, 16777217) > 0.0, "integers past 2^24 are no longer exact in fp32");
 
     /* A half-precision tree (11 bits) then fp32 atomics. */
@@ -254,12 +254,42 @@ static void test_tolerance(void)
           "with an fp32 accumulator, wide additions count as tree levels");
     Shape exact = {0, 10, 4, ACC_EXACT, 0, 0, 0};
     check(sum_tolerance(exact, &ref, x, N) == 0.0, "integer accumulators must be exact");
+    /* The bench's data (shifted): a result of 0 and one that lost an element of average size both fail
+     * where the shape lets them; the old mean-zero data let 0 pass a long chain's bound. */
+    enum { M = 4096 };
+    float *shifted = malloc(M * sizeof *shifted);
+    fill_array(shifted, M, FILL_SHIFTED, 1);
+    check(fill_value(FILL_SHIFTED, 1, 9) == fill_value(FILL_RANDOM, 1, 9) + 0.5f, "shifted is random plus 1/2");
+    Reference sref = reference_sum(shifted, M);
+    check(sref.abs_sum / sref.sum > 1.1 && sref.abs_sum / sref.sum < 1.4, "shifted data: condition number near 5/4");
+    Shape block_atomics = {0, 8, M / 256, 0, 0, 0, 0}, per_element = {0, 0, M, 0, 0, 0, 0};
+    double lost = sref.sum / M; /* one element of average size */
+    check(!result_passes(0.0, &sref, sum_tolerance(block_atomics, &sref, shifted, M)) &&
+              !result_passes(sref.sum - lost, &sref, sum_tolerance(block_atomics, &sref, shifted, M)),
+          "shifted data, fp32 tree then atomics: 0 and a lost element both fail");
+    check(!result_passes(0.0, &sref, sum_tolerance(per_element, &sref, shifted, M)),
+          "shifted data, an atomic per element: 0 fails");
+    /* 2^28 inputs, a block of 256 then an atomic per block: mean-zero data's sum is a random walk of
+     * size sqrt(N / 3), which the bound (it scales with sum|x|) exceeds; the shifted data's is N / 2. */
+    double N28 = 268435456.0;
+    Reference walk = {sqrt(N28 / 3.0), N28 / 2.0, 0, 0, 1.0, 0.0, 1.0}, half = {N28 / 2.0, N28 * 0.625, 0, 0, 1.5, 0.0, 1.5};
+    Shape blocks28 = {0, 8, N28 / 256, 0, 0, 0, 0};
+    check(result_passes(0.0, &walk, sum_tolerance(blocks28, &walk, NULL, (uint64_t)N28)) &&
+              !result_passes(0.0, &half, sum_tolerance(blocks28, &half, NULL, (uint64_t)N28)),
+          "at 2^28, a result of 0 passes the bound on mean-zero data and fails it on shifted data");
+    check(sum_tolerance(block_atomics, &sref, shifted, M) < 1e-4 * sref.sum, "a tree's inputs meet partial sums of two: no stagnation term");
+    Reference big_shifted = {0.5 * 1073741824.0, 0.625 * 1073741824.0, 0, 0, 1.5, 0.0, 1.5};
+    Shape cub = shape_cub_reduce(1u << 30, 132);
+    check(cub.serial < 1e4 && cub.tree == 24 && sum_tolerance(cub, &big_shifted, NULL, 1u << 30) < 1e-4 * big_shifted.sum,
+          "CUB's documented shape at 2^30 on 132 SMs: a short path, a bound far below 1e-3");
+    check(shape_cub_reduce(1000, 132).tree == 12 && shape_cub_reduce(1000, 132).serial == 16, "CUB under one tile: one block, no second pass");
+    free(shifted);
     float chunk[6] = {1, -2, 3, -4, 5, -6};
     check(max_chunk_abs_sum(chunk, 6, 2) == 11.0 && max_chunk_abs_sum(chunk, 6, 0) == 21.0,
           "max_chunk_abs_sum over chunks and over the whole array");
     check(fill_value(FILL_LARGE, 3, 5) >= 0.5f && fill_value(FILL_LARGE, 3, 5) < 1.0f, "large fill lies in [0.5, 1)");
 
-    Reference nan_ref = {NAN, NAN, 0, 1, NAN, 0.0}, inf_ref = {INFINITY, INFINITY, 0, 1, INFINITY, 0.0};
+    Reference nan_ref = {NAN, NAN, 0, 1, NAN, 0.0, NAN}, inf_ref = {INFINITY, INFINITY, 0, 1, INFINITY, 0.0, INFINITY};
     check(result_passes(NAN, &nan_ref, 0) && !result_passes(1.0, &nan_ref, 1e30), "NaN reference: only NaN passes");
     check(result_passes(INFINITY, &inf_ref, 0) && !result_passes(-INFINITY, &inf_ref, 0), "Inf reference: only +Inf passes");
     check(!result_passes(NAN, &ref, INFINITY), "a NaN result never passes a finite reference");

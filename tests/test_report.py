@@ -110,6 +110,22 @@ with tempfile.TemporaryDirectory() as tmp:
         text = tables.table(path, "all")
         assert "| 01_a `fast` | 5.0~ |" in text and "| 01_a `base` | 10.0 |" in text and "\n~: " in text, text
 
+    @test("a row that passed a bound of the whole sum shows unchecked with its bound, never ok; a failed one FAIL")
+    def _():
+        folder = tempfile.mkdtemp(dir=tmp)
+        path = made_up(folder, [("01_a", "base", "f32", 1024, 10.0, "shifted"), ("01_a", "long", "f32", 1024, 50.0, "shifted"),
+                                ("01_a", "bad", "f32", 1024, 60.0, "shifted")], {"01_a": "bandwidth+"})
+        rows = [line.split(",") for line in open(path).read().split("\n") if line]
+        for r in rows:  # columns 9 and 17: pass and rel_bound
+            if r[2] == "long":
+                r[9], r[17] = "unchecked", "2.5"
+            elif r[2] == "bad":
+                r[9] = "0"
+        open(path, "w").write("\n".join(",".join(r) for r in rows) + "\n")
+        table = tables.table(path, "stage", "01_a")
+        assert "unchecked (≤ 2.5e+00)" in table and "ok (≤ 1.0e-06)" in table and "FAIL (≤ 1.0e-06)" in table, table
+        assert common.passed("unchecked") and not common.passed("0") and common.verdict("unchecked") == "unchecked", table
+
     @test("speed-ups are computed from one baseline row: the faster row has the larger one")
     def _():
         folder = tempfile.mkdtemp(dir=tmp)

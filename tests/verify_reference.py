@@ -6,6 +6,11 @@ Of each plots/reference/<gpu>/:
   flush_check.csv            every reading as it must be, at least 9 flushed
                              (l2, input_bytes, dram_bytes_min, ratio_min, pass)
   multigpu.csv               no row above 100.1% of its GPUs' peak (kernel, n, pct_peak, l2)
+  results.csv                every check can fail: no row passed a bound a result of 0 would pass, and every
+                             row of an fp32, fp64, Kahan or int32 accumulator on the bench's data has a
+                             bound below 1e-3 unless its chain of additions is longer than 2^20 or runs
+                             through every input (an empty bound: exact) (stage,
+                             kernel, pass, fill, rel_bound, chain; the accumulators from describe-<stage>.txt)
   accuracy.csv               every result within its bound (stage, kernel, n, pass, fill, cond)
   limits.csv                 a row for each limit kernel of a program and for CUB at each of its bench
                              sizes (its describe-<stage>.txt: stage, limit kernels, bench sizes), and
@@ -26,6 +31,9 @@ from common import num, passed, read_csv  # noqa: E402
 FLUSHED_READINGS = 9
 FALL = 0.75       # within one kernel's series, a time may not fall below this fraction of the N before
 RATIO_FACTOR = 2  # a kernel's time ratio between two GPUs at one N within this factor of its neighbours'
+TIGHT = 1e-3      # the bound every fp32-or-wider row of the bench's data must be below, where ...
+LONG_CHAIN = 2 ** 20  # ... its chain is at most this long: lambda sqrt(d) u alone is 6.9e-4 x the data's 1.25 there
+WIDE_ACCS = {"f32", "f64", "kahan", "i32"}
 
 
 
@@ -123,6 +131,37 @@ def multigpu_below_peak(csv):
                    f"rows of {csv} above the DRAM peak: ")
 
 
+def accumulators(folder, stage):
+    """{kernel: accumulator} from the "kernel: NAME DTYPE ROLE ACC" lines of describe-<stage>.txt."""
+    path = f"{folder}/describe-{stage}.txt"
+    lines = open(path, encoding="utf-8").read().split("\n") if os.path.isfile(path) else []
+    return {w[1]: w[4] for w in (line.split() for line in lines) if len(w) == 5 and w[0] == "kernel:"}
+
+
+def checks_can_fail(folder):
+    """No row passed a bound of the whole sum; every wide accumulator's row of the bench data is tight."""
+    csv = f"{folder}/results.csv"
+    rows = [r for r in read_csv(csv, "stage kernel n pass fill rel_bound chain") if r["stage"] != "00_device"]
+    bench = {s: describe(f"{folder}/describe-{s}.txt").get("bench fills", "").split()[:1]
+             for s in {r["stage"] for r in rows} if os.path.isfile(f"{folder}/describe-{s}.txt")}
+    accs = {s: accumulators(folder, s) for s in bench}
+    loose = [f"{r['stage']} {r['kernel']} n={r['n']} ≤ {r['rel_bound']}" for r in rows
+             if r["pass"] == "1" and r["rel_bound"] and num(r["rel_bound"]) >= 1]
+    wide = [r for r in rows if [r["fill"]] == bench.get(r["stage"]) and accs[r["stage"]].get(r["kernel"]) in WIDE_ACCS]
+    # Long: more than 2^20 additions on one path, or one path through every input (a loop over all of them,
+    # an atomic per element), where inputs join a running total that can absorb them.
+    long_rows = [r for r in wide if r["chain"] and (num(r["chain"]) > LONG_CHAIN or num(r["chain"]) >= num(r["n"]))]
+    wide_loose = [f"{r['stage']} {r['kernel']} n={r['n']} ≤ {r['rel_bound']} (chain {r['chain']})" for r in wide
+                  if r not in long_rows and r["rel_bound"] and num(r["rel_bound"]) >= TIGHT]
+    return (verdict(loose, f"no row of {csv} passed a bound a result of 0 would pass",
+                    f"rows of {csv} marked ok with a bound of at least the whole sum: ") +
+            verdict(wide_loose, f"all {len(wide) - len(long_rows)} bench rows of fp32, fp64, Kahan and int32 accumulators "
+                                f"in {csv} have bounds below {TIGHT:g}, but for {len(long_rows)} "
+                                f"whose chains are longer than 2^20 or run through every input",
+                    f"bench rows of wide accumulators in {csv} with a bound of {TIGHT:g} or more: ") if wide else
+            [(False, f"{csv} has bench rows of fp32, fp64, Kahan or int32 accumulators (describe-<stage>.txt names them)")])
+
+
 def within_bound(folder):
     """The accuracy lab's results (make accuracy): each passed or failed as expected (xfail)."""
     acc = f"{folder}/accuracy.csv"
@@ -217,7 +256,7 @@ def on_gpu(d, stage, kernel):
     path = f"{d}/describe-{stage}.txt"
     if not os.path.isfile(path):
         return True
-    return not any(re.fullmatch(rf"kernel: {re.escape(kernel)} \S+ cpu", line)
+    return not any(re.fullmatch(rf"kernel: {re.escape(kernel)} \S+ cpu( \S+)?", line)
                    for line in open(path, encoding="utf-8").read().split("\n"))
 
 
@@ -263,6 +302,8 @@ def verdicts(dirs):
     for d in dirs:
         if os.path.isfile(f"{d}/multigpu.csv"):
             lines += checked(multigpu_below_peak, f"{d}/multigpu.csv")
+    for d in refs:
+        lines += checked(checks_can_fail, d)
     for d in refs:
         lines += checked(within_bound, d)
     for d in refs:

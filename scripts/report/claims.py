@@ -2,13 +2,13 @@
 stages/NN_name/claims.csv (claim: its name, cited by the README; a, b: STAGE:KERNEL, or STAGE:KERNEL:DTYPE for an
 input type other than f32; is: faster, tb/ta >= by, or level, max/min <= by; n: all or sizes like 2^24 2^24+1;
 cols, where the file has that column: the row lengths of a rows stage, at each n; gpus: all or GPU folders), held
-to every committed plots/reference/<gpu>/results.csv (L2 flushed, random data) and cited by name in a stage
+to every committed plots/reference/<gpu>/results.csv (L2 flushed, each kernel's first bench fill) and cited by name in a stage
 README of each language. Exit 1 if one fails or is not cited."""
 import argparse
 import glob
 import os
 
-from common import fail, read_csv
+from common import fail, first_fills, read_csv
 
 def parse_size(text):
     base, _, rest = text.partition("^")
@@ -18,8 +18,8 @@ def parse_size(text):
 def times_of(csv):
     """{(STAGE:KERNEL[:DTYPE], (N, cols)): median µs} of a results CSV's rows that the tables show."""
     times = {}
-    for r in read_csv(csv, "stage kernel dtype n median_us l2 fill cols"):
-        if r["l2"] == "flushed" and r["fill"] in ("random", ""):
+    for r in first_fills(read_csv(csv, "stage kernel dtype n median_us l2 fill cols")):
+        if r["l2"] == "flushed":
             name = f"{r['stage']}:{r['kernel']}" + ("" if r["dtype"] == "f32" else f":{r['dtype']}")
             times[name, (int(float(r["n"])), r["cols"])] = float(r["median_us"])
     return times

@@ -133,8 +133,12 @@ def chart_tokens(csv_path, stages):
     return {s: description(csv_path, s).get("charts", [""])[0] for s in stages}
 
 def passed(v):
-    """Whether a CSV's pass value says the check passed: awk's v == 1, numeric where it looks like a number."""
-    return STRNUM.fullmatch(v) is not None and float(v) == 1
+    """Whether a CSV's pass value says the check did not fail: 1, or unchecked (a bound a result of 0 would pass)."""
+    return v == "unchecked" or STRNUM.fullmatch(v) is not None and float(v) == 1
+
+def verdict(v, xfail=True):
+    """A pass value as the tables show it: ok, unchecked, xfail (where XFAIL, else FAIL) or FAIL."""
+    return "unchecked" if v == "unchecked" else "ok" if passed(v) else "xfail" if xfail and v == "xfail" else "FAIL"
 
 def exponent(n):
     """'2^k' for the power of two nearest N."""

@@ -9,7 +9,7 @@ import re
 from operator import itemgetter
 
 from common import awk_str, chart_tokens, command, description, device, fail, first_fills, flushed, num
-from common import number, passed, read_csv, rule, text
+from common import number, passed, read_csv, rule, text, verdict
 
 NEED = "gpu stage kernel dtype n median_us gbps rel_err pass cols l2 bytes_read speedup x_cub"
 key = itemgetter("stage", "kernel", "dtype")
@@ -85,7 +85,7 @@ def table(csv, mode, stage="", lang="en"):
     def line(label, r, own=False):
         """Row R: speed-up (a sum's, not a scan's), x CUB, check; OWN: a stage's (own x CUB, xfail, error)."""
         n, us, cub = num(r["n"]), num(r["median_us"]), median(cubs.get((r["dtype"], num(r["n"])), []))
-        ok = "ok" if passed(r["pass"]) else "xfail" if own and r["pass"] == "xfail" else "FAIL"
+        ok = verdict(r["pass"], own)
         bound = r.get("rel_bound", "")
         ok += "" if bound == "" else " (≤ %.1e)" % num(bound) if num(bound) > 0 else " (exact)"
         speedup = divide(base[n], us) if n in base and r.get("speedup", "x") != "" else ""

@@ -114,7 +114,7 @@ static void run_cub_device_reduce_sum(Run *r)
     size_t bytes = temp_bytes;
     CUDA_CHECK(cub::DeviceReduce::Sum(temp, bytes, r->in, r->out, (int64_t)r->n));
     LAUNCH_CHECK("cub::DeviceReduce::Sum");
-    r->shape = shape_unknown(r->n); /* CUB does not promise an order of additions */
+    r->shape = shape_cub_reduce(r->n, r->sm_count); /* the shape of CUB's source (host.c) */
 }
 
 /* The block's sum in one call; it is valid in thread 0 only. */
