@@ -30,6 +30,8 @@ static struct {
     uint64_t rows;          /* --rows B (0: not given) */
     const char *cols;       /* --cols H[,H...] (NULL: not given) */
     double cond;            /* --cond C (0: not given) */
+    const char *input;      /* --input FILE (NULL: the data are a fill) */
+    const char *dtype;      /* --dtype T: the type of a raw --input file */
 } stage_options;
 
 static void take_offset(const char *prog, const char *v)
@@ -61,6 +63,9 @@ static void take_cond(const char *prog, const char *v)
         usage_error(prog, "--cond '%s': give a condition number from 10 to 1e30, such as 1e8", v);
     stage_options.cond = c;
 }
+
+static void take_input(const char *, const char *v) { stage_options.input = v; }
+static void take_dtype(const char *, const char *v) { stage_options.dtype = v; }
 
 /* A stage's tree kernels are NAME, or NAME@N where its README's picture is recorded at --n N:
  * --describe names the kernels, and the record build records NAME at N unless --n says otherwise. */
@@ -109,6 +114,10 @@ static const ProgramOption own_options[] = {
     {"--cols", "H[,H...]", "a row stage: the row lengths (each size of --n is ROWSxCOLS; a plain N is one row)", take_cols},
     {"--cond", "C", "--fill cond: the condition number sum|x| / |sum x| of the data (default 1e8; the largest\n"
                     "a size can have is about 6e6 x N)", take_cond},
+    {"--input", "FILE", "sum your own data instead of a fill: a NumPy .npy (float32, float16, int8, int32; C order;\n"
+                        "a 2-D array is rows in a row stage), or raw bytes with --dtype; N is the file's, and the\n"
+                        "kernels that take its type sum it", take_input},
+    {"--dtype", "T", "the element type of a raw --input file: f32 f16 bf16 fp8_e4m3 fp8_e5m2 i8 i32", take_dtype},
 };
 
 static const Kernel *find_kernel(const char *name)
@@ -120,7 +129,8 @@ static const Kernel *find_kernel(const char *name)
 
 static int kernel_exists(const char *name) { return find_kernel(name) != NULL; }
 
-static const char *dtype_names[DT_COUNT] = {"f32", "f16", "bf16", "fp8_e4m3", "fp8_e5m2", "i8", "i32"};
+static_assert(DT_COUNT == ARRAY_TYPES, "host.h's array types are the Dtypes, in their order");
+static const char *const *const dtype_names = array_type_name;
 
 static void list_kernels(void)
 {
@@ -265,7 +275,7 @@ static void measure_ceilings(Device *d, const L2Flush *flush)
 
 /* ---- input types ---------------------------------------------------------------------------- */
 
-static const int dtype_bytes[DT_COUNT] = {4, 2, 2, 1, 1, 1, 4};
+static const int *const dtype_bytes = array_type_bytes;
 /* Largest finite value of each input type: --fill large scales [0.5, 1) to it. */
 static const double dtype_max[DT_COUNT] = {FLT_MAX, 65504.0, 3.3895313892515355e38, 448.0, 57344.0, 127.0, 2147483520.0};
 static const char *acc_names[] = {"fp32", "fp16", "bf16", "int32", "fp64", "Kahan fp32"};
@@ -371,6 +381,7 @@ typedef struct {
     uint64_t capacity;
     L2Flush flush;           /* run before every timed run (unless --l2 warm): evicts the input from L2 */
     int warm;
+    int input;               /* --input: the file's type (its kernels alone run), -1: a fill */
     Dtype cub_dtype;         /* the input type the CUB row reduces */
     void *cub_temp;
     size_t cub_temp_bytes;
@@ -403,6 +414,73 @@ static const HostData *use_dtype(Dtype t)
         bench.uploaded_n = bench.run.n;
     }
     return h;
+}
+
+/* An element of a file's type as a float (exact: every value of these types is an fp32 value). */
+static float decode(Dtype t, const unsigned char *bytes, uint64_t i)
+{
+    switch (t) {
+    case DT_F16: return __half2float(((const __half *)bytes)[i]);
+    case DT_BF16: return __bfloat162float(((const __nv_bfloat16 *)bytes)[i]);
+    case DT_FP8_E4M3:
+    case DT_FP8_E5M2:
+        return __half2float(__half(__nv_cvt_fp8_to_halfraw(bytes[i], t == DT_FP8_E4M3 ? __NV_E4M3 : __NV_E5M2)));
+    case DT_I8: return (float)(int8_t)bytes[i];
+    case DT_I32: return (float)((const int32_t *)bytes)[i];
+    default: return ((const float *)bytes)[i];
+    }
+}
+
+/* --input FILE: its values are the one size run (a 2-D array: its rows, in a row stage), summed by the
+ * kernels that take its type; every problem with the file is a usage error, found before the GPU is opened. */
+static Sizes input_sizes(const Options *o, const Program *p, const char *prog)
+{
+    char err[384], msg[768];
+    size_t fill_len = strcspn(p->fills, " ");
+    if (o->sizes != p->default_sizes) usage_error(prog, "%s: the file's length is N; give no --n", "--input");
+    if (strlen(o->fill) != fill_len || strncmp(o->fill, p->fills, fill_len))
+        usage_error(prog, "%s: the file is the data; give no --fill", "--input");
+    if (stage_options.rows || stage_options.cols || stage_options.cond)
+        usage_error(prog, "%s: the file's shape is the input; give no --rows, --cols or --cond", "--input");
+    ArrayFile a;
+    if (read_array_file(stage_options.input, stage_options.dtype, &a, err, sizeof err)) {
+        snprintf(msg, sizeof msg, "--input %s: %s", stage_options.input, err);
+        usage_error(prog, "%s", msg);
+    }
+    Dtype t = (Dtype)a.type;
+    int taken = 0;
+    char types[96] = "";
+    for (int i = 0; i < reduce_stage.count; i++) {
+        Dtype k = reduce_stage.kernels[i].dtype;
+        taken |= k == t;
+        if (!strstr(types, dtype_names[k])) snprintf(types + strlen(types), sizeof types - strlen(types), " %s", dtype_names[k]);
+    }
+    if (!taken) {
+        snprintf(msg, sizeof msg, "--input %s holds %s values; this program's kernels take:%s", stage_options.input,
+                 dtype_names[t], types);
+        usage_error(prog, "%s", msg);
+    }
+    float *values = t == DT_F32 ? (float *)a.bytes : (float *)malloc(a.count * sizeof(float));
+    if (!values) usage_error(prog, "%s: out of host memory for its values as floats", "--input");
+    for (uint64_t i = 0; i < a.count; i++) {
+        values[i] = decode(t, a.bytes, i);
+        if (t == DT_I32 && fabsf(values[i]) > 16777216.0f) {
+            snprintf(msg, sizeof msg, "--input %s: element %llu is %d, past 2^24: the fp32 copy the reference reads "
+                     "would not be exact", stage_options.input, (unsigned long long)i, ((const int32_t *)a.bytes)[i]);
+            usage_error(prog, "%s", msg);
+        }
+    }
+    bench.input = t;
+    bench.f32 = (HostData){values, values, DT_F32, a.count, a.count};
+    bench.other = (HostData){a.bytes, values, t, a.count, a.count};
+    Sizes s;
+    memset(&s, 0, sizeof s);
+    s.count = 1;
+    s.n[0] = a.count;
+    s.rows[0] = reduce_stage.program.rows ? (a.rows ? a.rows : 1) : 1;
+    s.cols[0] = reduce_stage.program.rows ? a.cols : a.count;
+    snprintf(s.text[0], sizeof s.text[0], "input");
+    return s;
 }
 
 /* CUB on every input type: fp32 accumulator (int32 for the integer types), as a user of the library would write. */
@@ -690,9 +768,10 @@ static void print_table_head(uint64_t n, const char *text, const Options *o)
     if (strcmp(text, "") && strspn(text, "0123456789") != strlen(text)) printf(" (%s)", text);
     if (reduce_stage.program.rows)
         printf(": %llu rows of %llu", (unsigned long long)bench.run.rows, (unsigned long long)bench.run.cols);
-    printf(", fill %s", o->fill);
+    if (bench.input >= 0) printf(", input %s (%s)", stage_options.input, dtype_names[bench.input]);
+    else printf(", fill %s", o->fill);
     if (stage_options.offset) printf(", input %d elements past an aligned address", stage_options.offset);
-    if (bench.fill != FILL_ONES && bench.fill != FILL_SEQ && bench.fill != FILL_MOD100)
+    if (bench.input < 0 && bench.fill != FILL_ONES && bench.fill != FILL_SEQ && bench.fill != FILL_MOD100)
         printf(", seed %llu", (unsigned long long)o->seed);
     printf("; median of %d runs (of %d where a run takes over %.0f ms), %s\n", o->reps, o->reps < SLOW_REPS ? o->reps : SLOW_REPS,
            SLOW_RUN_US / 1000.0,
@@ -712,7 +791,7 @@ static void print_group_head(Dtype t, uint64_t n, const Reference *ref, const De
 {
     double sol = speed_of_light_us(&d->sol, bytes_of(n, t));
     printf("-- %s input, %.1f MiB; fp64 reference %.10g", dtype_names[t], n * (double)dtype_bytes[t] / 1048576.0, ref->sum);
-    if (bench.fill >= FILL_WIDE) printf(", condition number sum|x| / |sum x| %.3g", ref->abs_sum / fabs(ref->sum));
+    if (bench.fill >= FILL_WIDE || bench.input >= 0) printf(", condition number sum|x| / |sum x| %.3g", ref->abs_sum / fabs(ref->sum));
     printf("; speed of light %.2f us (%.1f GB/s)\n", sol, bytes_of(n, t) / (sol * 1e3));
 }
 
@@ -773,7 +852,7 @@ static void report(const Kernel *k, const Measure *m, const Device *d, uint64_t 
     CsvRow row = {k->name, dtype_names[k->dtype], n, m->median_us, gbps, 100.0 * gbps / peak, pass[m->status],
                   m->rel_err, reduce_stage.program.rows ? bench.run.cols : 0, bench.warm, m->reproducible, input,
                   baseline_us > 0 ? baseline_us / m->median_us : 0.0, cub_us > 0 ? cub_us / m->median_us : 0.0,
-                  fill_name(bench.fill), m->rel_bound, m->spread, m->chain};
+                  bench.input >= 0 ? "input" : fill_name(bench.fill), m->rel_bound, m->spread, m->chain};
     csv_write(csv, d->gpu.name, p, &row);
 }
 
@@ -900,7 +979,8 @@ static int run_size(uint64_t n, const Options *o, const Device *d, FILE *csv, co
     const Kernel *baseline = baseline_kernel();
     double baseline_us = -1.0;
     if (reduce_stage.program.rows) prepare_rows(f32->values);
-    else if (!bench.warm && (&baseline_stage || !selected(baseline, o) || baseline != first_selected(o))) {
+    else if (!bench.warm && (bench.input < 0 || bench.input == DT_F32) &&
+             (&baseline_stage || !selected(baseline, o) || baseline != first_selected(o))) {
         Measure b = measure(baseline, &ref, f32->values, o);
         baseline_us = b.median_us;
         printf("(speed-up against %s %s on fp32: %.1f us%s)\n", &baseline_stage ? baseline_stage.program.stage : reduce_stage.program.stage,
@@ -912,7 +992,7 @@ static int run_size(uint64_t n, const Options *o, const Device *d, FILE *csv, co
         int end = i;
         while (end < reduce_stage.count && reduce_stage.kernels[end].dtype == t) end++;
         int any = 0;
-        for (int j = i; j < end; j++) any |= selected(&reduce_stage.kernels[j], o);
+        for (int j = i; j < end; j++) any |= selected(&reduce_stage.kernels[j], o) && (bench.input < 0 || bench.input == (int)t);
         if (!any) {
             i = end;
             continue;
@@ -949,7 +1029,9 @@ int main(int argc, char **argv)
     if (o.sizes == p.default_sizes && o.kernels && declared_tree_size(o.kernels)) o.sizes = declared_tree_size(o.kernels);
     return record_tree(&reduce_stage, &o, record_path, argv[0]);
 #endif
-    Sizes sizes = sizes_to_run(&o, argv[0]);
+    bench.input = -1;
+    Sizes sizes = stage_options.input ? input_sizes(&o, &p, argv[0]) : sizes_to_run(&o, argv[0]);
+    if (stage_options.dtype && !stage_options.input) usage_error(argv[0], "%s names the type of a raw --input file", "--dtype");
     parse_fill(o.fill, &bench.fill);
     if (stage_options.cond && bench.fill != FILL_COND) usage_error(argv[0], "%s sets the condition number of --fill cond only", "--cond");
     if (bench.fill == FILL_COND && sizes.count > 1)
@@ -962,6 +1044,15 @@ int main(int argc, char **argv)
     memset(&d, 0, sizeof d);
     open_gpu(&d.gpu);
     bench.cc = d.gpu.cc_major * 10 + d.gpu.cc_minor;
+    size_t free_bytes, total_bytes;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (bench.input >= 0 && sizes.n[0] * sizeof(float) > free_bytes / 2) { /* its buffer and the harness's beside it */
+        char msg[512];
+        snprintf(msg, sizeof msg, "--input %s: %llu elements need %.1f GiB as fp32 on the GPU, which has %.1f GiB free: "
+                 "too large for this GPU", stage_options.input, (unsigned long long)sizes.n[0],
+                 sizes.n[0] * 4.0 / 1073741824.0, free_bytes / 1073741824.0);
+        usage_error(argv[0], "%s", msg);
+    }
     allocate(&sizes, &o, &d);
     l2_flush_init(&bench.flush, &d.gpu);
     measure_ceilings(&d, &bench.flush);

@@ -32,6 +32,23 @@ int parse_size_list(const char *s, uint64_t *out, int max);
 /* A whole number in [lo, hi]; returns 0 on success, -1 otherwise. */
 int parse_int(const char *s, long lo, long hi, long *out);
 
+/* The input element types, in the order of the harness's Dtype: their names (--dtype, --describe) and sizes. */
+#define ARRAY_TYPES 7
+extern const char *const array_type_name[ARRAY_TYPES]; /* f32 f16 bf16 fp8_e4m3 fp8_e5m2 i8 i32 */
+extern const int array_type_bytes[ARRAY_TYPES];
+
+/* An array read for --input: a NumPy .npy file (format 1.0, 2.0 or 3.0, C order, little-endian, one or two
+ * dimensions, of float32, float16, int8 or int32) or, with raw_type (an array_type_name), raw bytes of that
+ * type. type: its index in array_type_name; rows, cols: a 2-D array's shape (rows 0: one dimension). */
+typedef struct {
+    int type;
+    uint64_t count, rows, cols;
+    unsigned char *bytes; /* count elements (malloc'd; free it) */
+} ArrayFile;
+/* Reads PATH whole, or nothing: 0, or -1 with a one-line reason in err (malformed header, a type the
+ * programs do not read, a --dtype the file contradicts, truncated or trailing bytes, unreadable, empty). */
+int read_array_file(const char *path, const char *raw_type, ArrayFile *out, char *err, size_t err_size);
+
 /* Median of n values (sorts v in place). n >= 1. */
 double median(double *v, int n);
 

@@ -490,6 +490,7 @@ echo "== the Colab notebook"
 source tests/notebook.sh
 source tests/tree.sh
 source tests/classroom.sh
+source tests/input.sh
 
 # Each stage's own tests (tests/stage/<stage>.sh, sourced with ok/bad/skipped/expect, describe, $tmp
 # and $gpu): the host half runs anywhere, the GPU half where $gpu is 1.

@@ -1,9 +1,11 @@
 /* Unit tests of common/host.c: size parsing, median, fill determinism, the reference and the
  * tolerance formula. Prints "ok <name>" or "FAIL <name>" per check; exits 1 if any failed. */
+#define _POSIX_C_SOURCE 200809L /* mkstemp */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "host.h"
 #ifdef _OPENMP
@@ -375,6 +377,75 @@ static void test_logsumexp(void)
     free(x);
 }
 
+/* A .npy file: the header dict HEADER padded to a multiple of 64 bytes (format 1.0), then LEN data bytes. */
+static void write_npy(const char *path, const char *header, const void *data, size_t len)
+{
+    char padded[256];
+    int n = snprintf(padded, sizeof padded, "%s", header), total = (10 + n + 1 + 63) / 64 * 64;
+    while (10 + n + 1 < total) padded[n++] = ' ';
+    padded[n++] = '\n';
+    FILE *f = fopen(path, "wb");
+    fwrite("\x93NUMPY\x01\x00", 1, 8, f);
+    fputc(n & 255, f);
+    fputc(n >> 8, f);
+    fwrite(padded, 1, (size_t)n, f);
+    fwrite(data, 1, len, f);
+    fclose(f);
+}
+
+/* --input: every kind of file read whole or refused with its reason, never half read. */
+static void test_array_file(void)
+{
+    char path[] = "/tmp/reduce_test_XXXXXX", err[256];
+    int fd = mkstemp(path);
+    check(fd >= 0, "array file: a scratch file");
+    if (fd < 0) return;
+    close(fd);
+    float f32[3] = {1.5f, -2.0f, 0.25f};
+    uint16_t f16[6] = {0x3c00, 0x4000, 0x4200, 0x4400, 0x4500, 0x4600}; /* 1 2 3 4 5 6 */
+    ArrayFile a;
+    write_npy(path, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", f32, sizeof f32);
+    check(!read_array_file(path, NULL, &a, err, sizeof err) && a.count == 3 && a.rows == 0 && a.cols == 3 &&
+              !strcmp(array_type_name[a.type], "f32") && !memcmp(a.bytes, f32, sizeof f32),
+          "array file: a 1-D float32 .npy");
+    free(a.bytes);
+    write_npy(path, "{'descr': '<f2', 'fortran_order': False, 'shape': (2, 3), }", f16, sizeof f16);
+    check(!read_array_file(path, "f16", &a, err, sizeof err) && a.count == 6 && a.rows == 2 && a.cols == 3 &&
+              !strcmp(array_type_name[a.type], "f16"),
+          "array file: a 2-D float16 .npy (rows), --dtype agreeing");
+    free(a.bytes);
+    struct { const char *header; size_t len; const char *raw, *reason, *name; } bad[] = {
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", 12, NULL, "truncated", "fewer bytes than its shape"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", 12, NULL, "bytes after the array", "more bytes than its shape"},
+        {"{'descr': '>f4', 'fortran_order': False, 'shape': (3,), }", 12, NULL, "dtype '>f4'", "big-endian"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", 12, NULL, "dtype '<f8'", "float64"},
+        {"{'descr': '<f4', 'fortran_order': True, 'shape': (3,), }", 12, NULL, "Fortran order", "Fortran order"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 3), }", 12, NULL, "3 dimensions", "three dimensions"},
+        {"{'descr': '<f4', 'shape': (3,), }", 12, NULL, "malformed", "no fortran_order"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (0,), }", 0, NULL, "no elements", "empty"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", 12, "f16", "--dtype says f16", "--dtype contradicting it"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char name[128];
+        write_npy(path, bad[i].header, f32, bad[i].len);
+        snprintf(name, sizeof name, "array file: a .npy with %s is refused, saying so", bad[i].name);
+        int refused = read_array_file(path, bad[i].raw, &a, err, sizeof err) == -1 && strstr(err, bad[i].reason) && !a.bytes;
+        check(refused, name);
+        if (!refused) printf("     | %s\n", err);
+    }
+    FILE *f = fopen(path, "wb");
+    fwrite(f16, 1, 5, f); /* raw: 5 bytes */
+    fclose(f);
+    check(read_array_file(path, NULL, &a, err, sizeof err) == -1 && strstr(err, "--dtype"), "array file: raw bytes without --dtype are refused");
+    check(read_array_file(path, "bf16", &a, err, sizeof err) == -1 && strstr(err, "not a whole number"),
+          "array file: raw bytes that are not a whole number of elements are refused");
+    check(read_array_file(path, "f64", &a, err, sizeof err) == -1 && strstr(err, "give one of"), "array file: an unknown --dtype is refused");
+    check(!read_array_file(path, "fp8_e4m3", &a, err, sizeof err) && a.count == 5 && a.rows == 0, "array file: raw fp8 bytes with --dtype");
+    free(a.bytes);
+    remove(path);
+    check(read_array_file(path, "f32", &a, err, sizeof err) == -1 && strstr(err, "cannot read"), "array file: a missing file is refused");
+}
+
 int main(void)
 {
     test_parse_size();
@@ -383,5 +454,6 @@ int main(void)
     test_accuracy_fills();
     test_tolerance();
     test_logsumexp();
+    test_array_file();
     return failures ? 1 : 0;
 }

@@ -1,0 +1,39 @@
+"""Writes the .npy (or raw) files the tests of --input read, with the standard library alone.
+usage: python3 tests/npy.py FILE DESCR SHAPE [--drop K] [--raw]
+  DESCR: a NumPy type string such as '<f4', '<f2', '|i1', '<i4' (or '>f4', '<f8' to be refused)
+  SHAPE: comma-separated dimensions, e.g. 1000003 or 7,1001
+  values: element i is (i mod 97) / 8 - 3 (exact in every float type read; integers: i mod 97 - 48)
+  --drop K: leave the last K bytes out (a truncated file); --raw: the data alone, no header"""
+import argparse
+import struct
+
+FORMATS = {"f4": "f", "f2": "e", "f8": "d", "i1": "b", "i4": "i"}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("file")
+    parser.add_argument("descr")
+    parser.add_argument("shape")
+    parser.add_argument("--drop", type=int, default=0)
+    parser.add_argument("--raw", action="store_true")
+    a = parser.parse_args()
+    dims = [int(d) for d in a.shape.split(",")]
+    count = 1
+    for d in dims:
+        count *= d
+    kind = a.descr[1:]
+    order = ">" if a.descr[0] == ">" else "<"
+    values = [(i % 97) - 48 if kind[0] == "i" else (i % 97) / 8 - 3 for i in range(count)]
+    data = struct.pack(f"{order}{count}{FORMATS[kind]}", *values)
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (
+        a.descr, "".join(f"{d}, " for d in dims).rstrip(" ") if len(dims) > 1 else f"{dims[0]},")
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    head = b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode("latin1")
+    out = (b"" if a.raw else head) + data
+    with open(a.file, "wb") as f:
+        f.write(out[:len(out) - a.drop])
+
+
+if __name__ == "__main__":
+    main()
