@@ -552,6 +552,7 @@ static void row_references(const float *x, uint64_t rows, uint64_t cols)
 #pragma omp parallel for schedule(dynamic, 16) if (rows >= 64)
     for (int64_t i = 0; i < (int64_t)rows; i++) {
         bench.row_refs[i] = reference_sum(x + (uint64_t)i * cols, cols);
+        bench.row_refs[i].structured = bench.input >= 0;
         if (bench.row_lse) bench.row_lse[i] = reference_logsumexp(x + (uint64_t)i * cols, cols);
     }
 }
@@ -974,6 +975,7 @@ static int run_size(uint64_t n, const Options *o, const Device *d, FILE *csv, co
     const HostData *f32 = use_dtype(DT_F32);
     bench.run.host_in = f32->values;
     Reference ref = reference_sum(f32->values, n);
+    ref.structured = bench.input >= 0;
     /* The baseline: measured here unless it is about to run anyway (the first stage's first kernel), or
      * the run leaves L2 warm (its rows are in no table with a speed-up column). */
     const Kernel *baseline = baseline_kernel();
@@ -999,6 +1001,7 @@ static int run_size(uint64_t n, const Options *o, const Device *d, FILE *csv, co
         }
         const HostData *h = use_dtype(t);
         ref = reference_sum(h->values, n);
+        ref.structured = bench.input >= 0;
         if (!reduce_stage.program.rows) print_group_head(t, n, &ref, d);
         bench.cub_dtype = t;
         Kernel cub = {"cub", "cub::DeviceReduce", reduce_stage.program.rows ? launch_cub_rows : launch_cub, 0, 0, t,

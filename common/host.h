@@ -93,6 +93,8 @@ typedef struct {
     double max;           /* the largest value, for max reductions (exact: no rounding) */
     double arg_error;     /* a log-sum-exp's: sum of exp(t_i) expm1(u |t_i|), t_i = x_i - max, u = 2^-24 */
     double max_abs;       /* the largest |x_i| (a sum's: what one input can add to a partial sum) */
+    int structured;       /* data whose rounding errors need not look random (a file's: --input): the bound
+                             is the worst case alone (see sum_tolerance) */
 } Reference;
 Reference reference_sum(const float *x, uint64_t n);
 

@@ -202,19 +202,19 @@ static void test_tolerance(void)
 #endif
     check(fabs(serial - ref.sum) <= tol_chain, "a serial fp32 sum of 2^20 random values is within its bound");
 
-    /* Stagnation: 2^25, then 2^20 ones, each below half a unit in the last place of the sum: a serial fp32
+    /* Stagnation: 2^25, then 2^20 values of 3/4, each below half a unit in the last place of the sum: a serial fp32
      * loop loses every one of them, the same way each time. The bound counts the inputs below 2u sum|x|
      * in full; without them (no inputs given) the probabilistic bound alone would reject a correct loop. */
     float *stag = malloc((N + 1) * sizeof *stag);
     stag[0] = 33554432.0f;
-    for (int i = 1; i <= N; i++) stag[i] = 1.0f;
+    for (int i = 1; i <= N; i++) stag[i] = 0.75f; /* not integers: the probabilistic bound applies to them */
     Reference stag_ref = reference_sum(stag, N + 1);
     float stag_sum = 0.0f;
     for (int i = 0; i <= N; i++) stag_sum += stag[i];
     Shape stag_chain = {(double)N + 1, 0, 0, 0, 0, 0, 0};
     check(stag_sum == 33554432.0f && fabs(stag_sum - stag_ref.sum) <= sum_tolerance(stag_chain, &stag_ref, stag, N + 1) &&
               fabs(stag_sum - stag_ref.sum) > sum_tolerance(stag_chain, &stag_ref, NULL, N + 1),
-          "a serial loop that stagnates (2^25, then 2^20 ones, all lost) is within its bound, not within the probabilistic one");
+          "a serial loop that stagnates (2^25, then 2^20 values of 3/4, all lost) is within its bound, not within the probabilistic one");
     free(stag);
 
     float *t = malloc(N * sizeof *t); /* pairwise tree, depth 20 */
@@ -238,7 +238,7 @@ static void test_tolerance(void)
     check(ones.all_integers && sum_tolerance(tree, &ones, NULL, 5) == 0.0, "integer inputs summing below 2^24 must be exact");
     check(!result_passes(4.0, &ones, 0.0), "ones: N - 1 fails (a lost element)");
     check(result_passes(5.0, &ones, 0.0), "ones: exactly N passes");
-    Reference big = {16777217.0, 16777217.0, 1, 0, 1.0, 0.0, 1.0};
+    Reference big = {16777217.0, 16777217.0, 1, 0, 1.0, 0.0, 1.0, 0};
     check(sum_tolerance(tree, &big, NULL, 16777217) > 0.0, "integers past 2^24 are no longer exact in fp32");
 
     /* A half-precision tree (11 bits) then fp32 atomics. */
@@ -274,24 +274,36 @@ static void test_tolerance(void)
     /* 2^28 inputs, a block of 256 then an atomic per block: mean-zero data's sum is a random walk of
      * size sqrt(N / 3), which the bound (it scales with sum|x|) exceeds; the shifted data's is N / 2. */
     double N28 = 268435456.0;
-    Reference walk = {sqrt(N28 / 3.0), N28 / 2.0, 0, 0, 1.0, 0.0, 1.0}, half = {N28 / 2.0, N28 * 0.625, 0, 0, 1.5, 0.0, 1.5};
+    Reference walk = {sqrt(N28 / 3.0), N28 / 2.0, 0, 0, 1.0, 0.0, 1.0, 0}, half = {N28 / 2.0, N28 * 0.625, 0, 0, 1.5, 0.0, 1.5, 0};
     Shape blocks28 = {0, 8, N28 / 256, 0, 0, 0, 0};
     check(result_passes(0.0, &walk, sum_tolerance(blocks28, &walk, NULL, (uint64_t)N28)) &&
               !result_passes(0.0, &half, sum_tolerance(blocks28, &half, NULL, (uint64_t)N28)),
           "at 2^28, a result of 0 passes the bound on mean-zero data and fails it on shifted data");
     check(sum_tolerance(block_atomics, &sref, shifted, M) < 1e-4 * sref.sum, "a tree's inputs meet partial sums of two: no stagnation term");
-    Reference big_shifted = {0.5 * 1073741824.0, 0.625 * 1073741824.0, 0, 0, 1.5, 0.0, 1.5};
+    Reference big_shifted = {0.5 * 1073741824.0, 0.625 * 1073741824.0, 0, 0, 1.5, 0.0, 1.5, 0};
     Shape cub = shape_cub_reduce(1u << 30, 132);
     check(cub.serial < 1e4 && cub.tree == 24 && sum_tolerance(cub, &big_shifted, NULL, 1u << 30) < 1e-4 * big_shifted.sum,
           "CUB's documented shape at 2^30 on 132 SMs: a short path, a bound far below 1e-3");
     check(shape_cub_reduce(1000, 132).tree == 12 && shape_cub_reduce(1000, 132).serial == 16, "CUB under one tile: one block, no second pass");
     free(shifted);
+    /* Values on a grid of 1/8 repeating every 97 (a file's data, not a fill's): one fp32 loop of 10^6 of them
+     * errs past the probabilistic bound, which needs random rounding errors; the worst case holds. */
+    enum { G = 1000003 };
+    float *grid = malloc(G * sizeof *grid), loop = 0.0f;
+    for (int i = 0; i < G; i++) loop += grid[i] = (float)(i % 97) / 8.0f - 3.0f;
+    Reference gref = reference_sum(grid, G);
+    Shape one_loop = {G, 0, 0, 0, 0, 0, 0};
+    double prob_tol = sum_tolerance(one_loop, &gref, grid, G);
+    gref.structured = 1;
+    check(!result_passes(loop, &gref, prob_tol) && result_passes(loop, &gref, sum_tolerance(one_loop, &gref, grid, G)),
+          "a loop over repeating grid values breaks the probabilistic bound; structured data take the worst case, which holds");
+    free(grid);
     float chunk[6] = {1, -2, 3, -4, 5, -6};
     check(max_chunk_abs_sum(chunk, 6, 2) == 11.0 && max_chunk_abs_sum(chunk, 6, 0) == 21.0,
           "max_chunk_abs_sum over chunks and over the whole array");
     check(fill_value(FILL_LARGE, 3, 5) >= 0.5f && fill_value(FILL_LARGE, 3, 5) < 1.0f, "large fill lies in [0.5, 1)");
 
-    Reference nan_ref = {NAN, NAN, 0, 1, NAN, 0.0, NAN}, inf_ref = {INFINITY, INFINITY, 0, 1, INFINITY, 0.0, INFINITY};
+    Reference nan_ref = {NAN, NAN, 0, 1, NAN, 0.0, NAN, 0}, inf_ref = {INFINITY, INFINITY, 0, 1, INFINITY, 0.0, INFINITY, 0};
     check(result_passes(NAN, &nan_ref, 0) && !result_passes(1.0, &nan_ref, 1e30), "NaN reference: only NaN passes");
     check(result_passes(INFINITY, &inf_ref, 0) && !result_passes(-INFINITY, &inf_ref, 0), "Inf reference: only +Inf passes");
     check(!result_passes(NAN, &ref, INFINITY), "a NaN result never passes a finite reference");
