@@ -187,8 +187,8 @@ grade)
             break
         done
         if [ "$correct" = ok ] && command -v compute-sanitizer >/dev/null; then
-            # The harness's own kernels (common_*: the flush, the bandwidth tests) are left unchecked: racecheck
-            # over them takes a minute, and the task's kernels are what is graded.
+            # The harness's own kernels (common_*: the flush, the bandwidth tests) are left unchecked: they are
+            # not the student's, and racecheck over them is slow.
             mem=clean race=clean own_kernels=(--kernel-name-exclude kns=common_)
             for n in 33 1000; do # one size a run: the input ends where its allocation does
                 timeout $((limit * 5)) compute-sanitizer --tool memcheck --padding 1024 "${own_kernels[@]}" --error-exitcode 9 "$bin" --kernel "$task" --n $n --reps 1 --warmup 0 >"$tmp/mem" 2>&1 ||
