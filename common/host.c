@@ -532,9 +532,13 @@ double sum_tolerance(Shape s, const Reference *ref, const float *x, uint64_t n)
                                                        : expm1(LAMBDA * sqrt(du2) + du2 / (1.0 - fmax(u1, u2))) * ref->abs_sum;
     double joined = s.serial >= 1.0 ? (s.serial + 1.0) * ref->max_abs : s.tree >= 1.0 ? 2.0 * ref->max_abs : ref->abs_sum;
     if (prob < worst && x) prob += small_abs_sum(x, n, 2.0 * fmax(u1, u2) * fmin(joined, ref->abs_sum));
+    return fmin(worst, prob) + reference_error(ref, n);
+}
+
+double reference_error(const Reference *ref, uint64_t n)
+{
     double u64 = unit_roundoff(53);
-    double reference_error = 2.0 * u64 * fabs(ref->sum) + 2.0 * (double)n * u64 * u64 * ref->abs_sum;
-    return fmin(worst, prob) + reference_error;
+    return 2.0 * u64 * fabs(ref->sum) + 2.0 * (double)n * u64 * u64 * ref->abs_sum;
 }
 
 /* A log-sum-exp as a kernel computes it in fp32: m = max x_i (exact: a maximum rounds nothing),

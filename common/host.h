@@ -136,6 +136,10 @@ double unit_roundoff(int significand_bits);
  * whose chains cannot absorb an input, or that do not hold the inputs). */
 double sum_tolerance(Shape s, const Reference *ref, const float *x, uint64_t n);
 
+/* How far the fp64 reference itself may be from the exact sum of the n inputs it read (compensated
+ * chunks, added in order): 2 u64 |sum| + 2 n u64^2 sum|x_i|. Every bound above includes it. */
+double reference_error(const Reference *ref, uint64_t n);
+
 /* The sum of |x_i| over the inputs smaller than `below` in magnitude. */
 double small_abs_sum(const float *x, uint64_t n, double below);
 /* The same for a log-sum-exp computed in fp32 (ref from reference_logsumexp): absolute, on the LSE. */

@@ -1,5 +1,5 @@
-/* Unit tests of common/host.c: size parsing, median, fill determinism, the reference and the
- * tolerance formula. Prints "ok <name>" or "FAIL <name>" per check; exits 1 if any failed. */
+/* Unit tests of common/host.c: size parsing, median, fill determinism, the reference (against an exact
+ * oracle) and the tolerance formula, the files --input reads. Prints "ok <name>" or "FAIL <name>" per check; exits 1 if any failed. */
 #define _POSIX_C_SOURCE 200809L /* mkstemp */
 #include <math.h>
 #include <stdio.h>
@@ -458,6 +458,68 @@ static void test_array_file(void)
     check(read_array_file(path, "f32", &a, err, sizeof err) == -1 && strstr(err, "cannot read"), "array file: a missing file is refused");
 }
 
+/* The exact sum of fp32 values, as an oracle: each value is m 2^e with |m| < 2^24 and e >= -149, added as
+ * an integer count of 2^-149 into 32-bit digits held in int64 (room for 2^31 additions without carrying),
+ * then carried and read from the top digits in long double (64 significant bits: far below the fp64
+ * reference's own error). Finite inputs only. */
+#define EXACT_DIGITS 12
+static long double exact_sum(const float *x, uint64_t n)
+{
+    int64_t digit[EXACT_DIGITS] = {0};
+    for (uint64_t i = 0; i < n; i++) {
+        int e;
+        double m = frexp((double)x[i], &e); /* x = m 2^e, 0.5 <= |m| < 1 */
+        if (m == 0.0) continue;
+        int64_t sign = m < 0.0 ? -1 : 1;
+        uint64_t q = (uint64_t)ldexp(fabs(m), 24); /* |x| = q 2^(e - 24), exactly */
+        int shift = e - 24 + 149;
+        if (shift < 0) { /* a subnormal: q is a multiple of 2^-shift */
+            q >>= -shift;
+            shift = 0;
+        }
+        int k = shift / 32, r = shift % 32;
+        uint64_t mag = q << r; /* < 2^56: two digits at most */
+        digit[k] += sign * (int64_t)(mag & 0xffffffffu);
+        digit[k + 1] += sign * (int64_t)(mag >> 32);
+    }
+    for (int k = 0; k + 1 < EXACT_DIGITS; k++) { /* carry: every digit but the top one into [0, 2^32) */
+        int64_t carry = digit[k] >> 32; /* arithmetic shift: floor division */
+        digit[k] -= carry * 4294967296LL;
+        digit[k + 1] += carry;
+    }
+    long double sum = 0.0L;
+    for (int k = EXACT_DIGITS - 1; k >= 0; k--) sum += ldexpl((long double)digit[k], 32 * k - 149);
+    return sum;
+}
+
+/* The fp64 reference against the exact sum, on data that stress it: within reference_error, which every
+ * bound adds; the one-ulp check of the oracle itself on a sum it can state. */
+static void test_reference_exact(void)
+{
+    float tiny[3] = {0x1p-149f, 0x1p127f, -0x1p127f};
+    check(exact_sum(tiny, 3) == ldexpl(1.0L, -149), "exact oracle: a subnormal survives 2^127 - 2^127");
+    enum { M = 1 << 20 };
+    float *x = malloc(M * sizeof *x);
+    struct { Fill fill; double cond; } data[] = {{FILL_SHIFTED, 0}, {FILL_RANDOM, 0}, {FILL_WIDE, 0}, {FILL_COND, 1e8}, {FILL_COND, 1e13}};
+    for (size_t d = 0; d < sizeof data / sizeof data[0]; d++) {
+        if (data[d].fill == FILL_COND) fill_cond(x, M, 5, data[d].cond);
+        else fill_array(x, M, data[d].fill, 5);
+        Reference ref = reference_sum(x, M);
+        long double exact = exact_sum(x, M);
+        char name[128];
+        snprintf(name, sizeof name, "the fp64 reference is within reference_error of the exact sum (%s%s, 2^20)",
+                 fill_name(data[d].fill), data[d].fill == FILL_COND ? (data[d].cond > 1e10 ? " 1e13" : " 1e8") : "");
+        check(fabsl((long double)ref.sum - exact) <= (long double)reference_error(&ref, M), name);
+        if (data[d].fill == FILL_WIDE) { /* the check can fail: a plain fp64 loop, uncompensated, is outside it */
+            double plain = 0.0;
+            for (int i = 0; i < M; i++) plain += x[i];
+            check(fabsl((long double)plain - exact) > (long double)reference_error(&ref, M),
+                  "a plain fp64 loop over the wide data is not within reference_error (the oracle can tell)");
+        }
+    }
+    free(x);
+}
+
 int main(void)
 {
     test_parse_size();
@@ -467,5 +529,6 @@ int main(void)
     test_tolerance();
     test_logsumexp();
     test_array_file();
+    test_reference_exact();
     return failures ? 1 : 0;
 }
