@@ -142,7 +142,8 @@ help:
 	@echo "reduce-stages: a GPU sum reduction from naive to the memory-bandwidth limit"
 	@echo
 	@echo "  make stage-NN               build stage NN's program ($(foreach s,$(STAGES),$(call stage_num,$s)))"
-	@echo "  make stage-NN run [ARGS=..] build and run it (ARGS: program options, e.g. ARGS=\"--n 16M\")"
+	@echo "  make stage-NN run [ARGS=..] build and run it (ARGS: program options, e.g. ARGS=\"--n 16M\";"
+	@echo "                              ARGS=\"--input x.npy\": your own data, where --help lists --input)"
 	@echo "  make stage-NN check         verify every kernel at the program's check sizes, with each of its"
 	@echo "                              check fills (its --describe lists both)"
 	@echo "  make stage-NN demo          the stage's demo program (stages/NN_*/demo.cu; stages with one:$(foreach s,$(DEMOS), $(call stage_num,$s)))"
