@@ -148,6 +148,9 @@ static void list_kernels(void)
 /* The accumulator as --describe names it (Acc): the fourth word of a "kernel:" line. */
 static const char *acc_key[] = {"f32", "f16", "bf16", "i32", "f64", "kahan"};
 
+/* CUB's accumulator for an input type, as launch_cub sums it: int32 for the integer types, else fp32. */
+static Acc cub_acc(Dtype t) { return t == DT_I8 || t == DT_I32 ? ACC_I32 : ACC_F32; }
+
 static void describe_kernels(void)
 {
     int used[DT_COUNT] = {0};
@@ -158,7 +161,7 @@ static void describe_kernels(void)
         used[k->dtype] = 1;
     }
     for (int t = 0; t < DT_COUNT; t++)
-        if (used[t]) printf("kernel: cub %s library %s\n", dtype_names[t], t == DT_I8 || t == DT_I32 ? "i32" : "f32");
+        if (used[t]) printf("kernel: cub %s library %s\n", dtype_names[t], acc_key[cub_acc((Dtype)t)]);
     printf("input types:");
     for (int t = 0; t < DT_COUNT; t++)
         if (used[t]) printf(" %s", dtype_names[t]);
@@ -483,6 +486,15 @@ static Sizes input_sizes(const Options *o, const Program *p, const char *prog)
     return s;
 }
 
+/* The fp64 reference of the values a kernel reads; a file's data are marked structured (host.h: the worst-case
+ * bound alone, since nothing says their rounding errors look random). */
+static Reference data_reference(const float *x, uint64_t n)
+{
+    Reference r = reference_sum(x, n);
+    r.structured = bench.input >= 0;
+    return r;
+}
+
 /* CUB on every input type: fp32 accumulator (int32 for the integer types), as a user of the library would write. */
 struct ToFloat {
     __device__ float operator()(__half x) const { return __half2float(x); }
@@ -551,8 +563,7 @@ static void row_references(const float *x, uint64_t rows, uint64_t cols)
 {
 #pragma omp parallel for schedule(dynamic, 16) if (rows >= 64)
     for (int64_t i = 0; i < (int64_t)rows; i++) {
-        bench.row_refs[i] = reference_sum(x + (uint64_t)i * cols, cols);
-        bench.row_refs[i].structured = bench.input >= 0;
+        bench.row_refs[i] = data_reference(x + (uint64_t)i * cols, cols);
         if (bench.row_lse) bench.row_lse[i] = reference_logsumexp(x + (uint64_t)i * cols, cols);
     }
 }
@@ -974,8 +985,7 @@ static int run_size(uint64_t n, const Options *o, const Device *d, FILE *csv, co
 {
     const HostData *f32 = use_dtype(DT_F32);
     bench.run.host_in = f32->values;
-    Reference ref = reference_sum(f32->values, n);
-    ref.structured = bench.input >= 0;
+    Reference ref = data_reference(f32->values, n);
     /* The baseline: measured here unless it is about to run anyway (the first stage's first kernel), or
      * the run leaves L2 warm (its rows are in no table with a speed-up column). */
     const Kernel *baseline = baseline_kernel();
@@ -1000,12 +1010,10 @@ static int run_size(uint64_t n, const Options *o, const Device *d, FILE *csv, co
             continue;
         }
         const HostData *h = use_dtype(t);
-        ref = reference_sum(h->values, n);
-        ref.structured = bench.input >= 0;
+        ref = data_reference(h->values, n);
         if (!reduce_stage.program.rows) print_group_head(t, n, &ref, d);
         bench.cub_dtype = t;
-        Kernel cub = {"cub", "cub::DeviceReduce", reduce_stage.program.rows ? launch_cub_rows : launch_cub, 0, 0, t,
-                      t == DT_I8 || t == DT_I32 ? ACC_I32 : ACC_F32};
+        Kernel cub = {"cub", "cub::DeviceReduce", reduce_stage.program.rows ? launch_cub_rows : launch_cub, 0, 0, t, cub_acc(t)};
         Measure c = measure(&cub, &ref, h->values, o);
         double cub_us = c.status == ST_SKIP ? -1.0 : c.median_us;
         for (int j = i; j < end; j++) {
@@ -1047,8 +1055,8 @@ int main(int argc, char **argv)
     memset(&d, 0, sizeof d);
     open_gpu(&d.gpu);
     bench.cc = d.gpu.cc_major * 10 + d.gpu.cc_minor;
-    size_t free_bytes, total_bytes;
-    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    size_t free_bytes = 0, total_bytes;
+    if (bench.input >= 0) CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     if (bench.input >= 0 && sizes.n[0] * sizeof(float) > free_bytes / 2) { /* its buffer and the harness's beside it */
         char msg[512];
         snprintf(msg, sizeof msg, "--input %s: %llu elements need %.1f GiB as fp32 on the GPU, which has %.1f GiB free: "

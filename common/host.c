@@ -216,8 +216,12 @@ int read_array_file(const char *path, const char *raw_type, ArrayFile *out, char
         snprintf(err, err_size, "not a .npy file (no \\x93NUMPY at its start): for raw bytes, give their --dtype");
     } else {
         a.type = parse_type_name(raw_type);
-        if (a.type < 0) snprintf(err, err_size, "--dtype %s: give one of f32 f16 bf16 fp8_e4m3 fp8_e5m2 i8 i32", raw_type);
-        else status = 0;
+        if (a.type >= 0) status = 0;
+        else {
+            int len = snprintf(err, err_size, "--dtype %s: give one of", raw_type);
+            for (int t = 0; t < ARRAY_TYPES && len > 0 && (size_t)len < err_size; t++)
+                len += snprintf(err + len, err_size - (size_t)len, " %s", array_type_name[t]);
+        }
     }
     if (status == 0) { /* the data: exactly count elements after data_at (raw: the whole file, a whole number of them) */
         status = -1;

@@ -131,11 +131,16 @@ def multigpu_below_peak(csv):
                    f"rows of {csv} above the DRAM peak: ")
 
 
-def accumulators(folder, stage):
-    """{kernel: accumulator} from the "kernel: NAME DTYPE ROLE ACC" lines of describe-<stage>.txt."""
+def kernel_lines(folder, stage):
+    """The "kernel: NAME DTYPE ROLE [ACC]" lines of describe-<stage>.txt, split into words ([] without it)."""
     path = f"{folder}/describe-{stage}.txt"
     lines = open(path, encoding="utf-8").read().split("\n") if os.path.isfile(path) else []
-    return {w[1]: w[4] for w in (line.split() for line in lines) if len(w) == 5 and w[0] == "kernel:"}
+    return [w for w in (line.split() for line in lines) if len(w) >= 4 and w[0] == "kernel:"]
+
+
+def accumulators(folder, stage):
+    """{kernel: accumulator} of a stage's description."""
+    return {w[1]: w[4] for w in kernel_lines(folder, stage) if len(w) == 5}
 
 
 def checks_can_fail(folder):
@@ -253,11 +258,7 @@ def no_fall(csv):
 
 def on_gpu(d, stage, kernel):
     """Whether KERNEL of STAGE runs on the GPU, by the description saved beside the results."""
-    path = f"{d}/describe-{stage}.txt"
-    if not os.path.isfile(path):
-        return True
-    return not any(re.fullmatch(rf"kernel: {re.escape(kernel)} \S+ cpu( \S+)?", line)
-                   for line in open(path, encoding="utf-8").read().split("\n"))
+    return not any(w[1] == kernel and w[3] == "cpu" for w in kernel_lines(d, stage))
 
 
 def ratios_in_step(a, b):
