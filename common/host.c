@@ -364,39 +364,102 @@ static void neumaier_add(double *s, double *c, double v)
  * the same result whatever the number of threads. */
 #define CHUNK (1ull << 20)
 
+/* The exact sum of fp32 values. A finite fp32 value is an integer q < 2^24 times 2^(e - 149), 0 <= e < 254
+ * (e = 0: a subnormal), so it is added as the integer q 2^e counted in units of 2^-149, in 32-bit digits
+ * held in int64: a digit takes 2^31 additions before it could overflow (a chunk is 2^20), and carries
+ * are made only where chunks meet. Integer additions are associative: the total is the same for any order
+ * and any chunking. 11 digits reach 2^203: fp32's range with room for 2^75 inputs. */
+#define EXACT_DIGITS 11
+typedef struct {
+    int64_t digit[EXACT_DIGITS];
+} ExactSum;
+
+static void exact_add(ExactSum *a, float v)
+{
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    unsigned field = bits >> 23 & 0xffu, e = field ? field - 1 : 0;
+    uint64_t q = (bits & 0x7fffffu) | (field ? 0x800000u : 0u), mag = q << (e % 32); /* < 2^56 */
+    int64_t low = (int64_t)(mag & 0xffffffffu), high = (int64_t)(mag >> 32);
+    int sign = bits >> 31 ? -1 : 1;
+    a->digit[e / 32] += sign * low;
+    a->digit[e / 32 + 1] += sign * high;
+}
+
+/* Every digit but the top one into [0, 2^32); the top one keeps the sign. */
+static void exact_carry(ExactSum *a)
+{
+    for (int k = 0; k + 1 < EXACT_DIGITS; k++) {
+        int64_t carry = a->digit[k] >> 32; /* arithmetic shift: floor division by 2^32 */
+        a->digit[k] -= carry * 4294967296LL;
+        a->digit[k + 1] += carry;
+    }
+}
+
+/* The carried sum rounded once to fp64, to nearest (ties to even): the top 64 bits as an integer, the
+ * lowest of them set where any bit below them is (a sticky bit, 11 places under fp64's last), converted
+ * by the one rounding of uint64 to double, and scaled exactly. */
+static double exact_round(ExactSum a)
+{
+    int negative = a.digit[EXACT_DIGITS - 1] < 0;
+    if (negative) {
+        for (int k = 0; k < EXACT_DIGITS; k++) a.digit[k] = -a.digit[k];
+        exact_carry(&a);
+    }
+    int top = EXACT_DIGITS - 1;
+    while (top > 0 && a.digit[top] == 0) top--;
+    int low = top >= 2 ? top - 2 : 0, sticky = 0;
+    unsigned __int128 w = 0;
+    for (int k = top; k >= low; k--) w = w << 32 | (uint64_t)a.digit[k];
+    for (int k = 0; k < low; k++) sticky |= a.digit[k] != 0;
+    int drop = 0;
+    while (w >> 64) {
+        sticky |= (int)(w & 1u);
+        w >>= 1;
+        drop++;
+    }
+    double r = ldexp((double)((uint64_t)w | (uint64_t)sticky), 32 * low - 149 + drop);
+    return negative ? -r : r;
+}
+
 Reference reference_sum(const float *x, uint64_t n)
 {
     Reference r = {0.0, 0.0, 1, 0, -INFINITY, 0.0, 0.0, 0};
     int64_t chunks = (int64_t)((n + CHUNK - 1) / CHUNK);
-    double s = 0.0, c = 0.0;
-    int nonint = 0, nonfin = 0;
+    ExactSum total = {{0}};
+    int nonint = 0, nan = 0, plus_inf = 0, minus_inf = 0;
     double abs_sum = 0.0, max = -INFINITY, max_abs = 0.0;
-#pragma omp parallel for ordered schedule(static, 1) reduction(|| : nonint, nonfin) reduction(max : max, max_abs) if (chunks > 1)
+#pragma omp parallel for ordered schedule(static, 1) reduction(|| : nonint, nan, plus_inf, minus_inf) \
+    reduction(max : max, max_abs) if (chunks > 1)
     for (int64_t k = 0; k < chunks; k++) {
-        double ks = 0.0, kc = 0.0, ka = 0.0;
+        ExactSum part = {{0}};
+        double ka = 0.0;
         uint64_t end = (uint64_t)(k + 1) * CHUNK < n ? (uint64_t)(k + 1) * CHUNK : n;
         for (uint64_t i = (uint64_t)k * CHUNK; i < end; i++) {
             double v = x[i];
-            if (!isfinite(v)) nonfin = 1;
+            if (isnan(v)) nan = 1;
+            else if (isinf(v)) *(v > 0 ? &plus_inf : &minus_inf) = 1;
+            else exact_add(&part, x[i]);
             if (v != floor(v)) nonint = 1;
-            neumaier_add(&ks, &kc, v);
             ka += fabs(v);
             if (v > max) max = v;
             if (fabs(v) > max_abs) max_abs = fabs(v);
         }
+        exact_carry(&part);
 #pragma omp ordered
         {
-            neumaier_add(&s, &c, ks);
-            c += kc; /* the chunk's correction stays a correction (NaN after an Inf: not used then) */
-            abs_sum += ka;
+            for (int d = 0; d < EXACT_DIGITS; d++) total.digit[d] += part.digit[d];
+            exact_carry(&total);
+            abs_sum += ka; /* in order: the same bits for any number of threads */
         }
     }
-    r.non_finite = nonfin;
+    r.non_finite = nan || plus_inf || minus_inf;
     r.all_integers = !nonint;
     r.abs_sum = abs_sum;
     r.max = max;
     r.max_abs = max_abs;
-    r.sum = r.non_finite ? s : s + c;
+    /* IEEE's rules where a NaN or an Inf is read: NaN, or Inf - Inf = NaN, or the infinity */
+    r.sum = nan || (plus_inf && minus_inf) ? NAN : plus_inf ? INFINITY : minus_inf ? -INFINITY : exact_round(total);
     return r;
 }
 
@@ -536,13 +599,12 @@ double sum_tolerance(Shape s, const Reference *ref, const float *x, uint64_t n)
                                                        : expm1(LAMBDA * sqrt(du2) + du2 / (1.0 - fmax(u1, u2))) * ref->abs_sum;
     double joined = s.serial >= 1.0 ? (s.serial + 1.0) * ref->max_abs : s.tree >= 1.0 ? 2.0 * ref->max_abs : ref->abs_sum;
     if (prob < worst && x) prob += small_abs_sum(x, n, 2.0 * fmax(u1, u2) * fmin(joined, ref->abs_sum));
-    return fmin(worst, prob) + reference_error(ref, n);
+    return fmin(worst, prob) + reference_error(ref);
 }
 
-double reference_error(const Reference *ref, uint64_t n)
+double reference_error(const Reference *ref)
 {
-    double u64 = unit_roundoff(53);
-    return 2.0 * u64 * fabs(ref->sum) + 2.0 * (double)n * u64 * u64 * ref->abs_sum;
+    return unit_roundoff(53) * fabs(ref->sum);
 }
 
 /* A log-sum-exp as a kernel computes it in fp32: m = max x_i (exact: a maximum rounds nothing),

@@ -83,8 +83,9 @@ void fill_array(float *x, uint64_t n, Fill f, uint64_t seed);
 #define DEFAULT_COND 1e8
 void fill_cond(float *x, uint64_t n, uint64_t seed, double cond);
 
-/* Exact-as-possible reference of what the kernel read: the sum in fp64 (compensated, Neumaier), the
- * sum of absolute values (scales the error bound) and whether every value is an integer. */
+/* The reference of what the kernel read: its exact sum rounded once to fp64 (an integer sum of the
+ * inputs in units of 2^-149, independent of any kernel's method and of order; NaN and Inf by IEEE's
+ * rules), the sum of absolute values (scales the error bound) and whether every value is an integer. */
 typedef struct {
     double sum;
     double abs_sum;
@@ -136,9 +137,9 @@ double unit_roundoff(int significand_bits);
  * whose chains cannot absorb an input, or that do not hold the inputs). */
 double sum_tolerance(Shape s, const Reference *ref, const float *x, uint64_t n);
 
-/* How far the fp64 reference itself may be from the exact sum of the n inputs it read (compensated
- * chunks, added in order): 2 u64 |sum| + 2 n u64^2 sum|x_i|. Every bound above includes it. */
-double reference_error(const Reference *ref, uint64_t n);
+/* How far the fp64 reference itself may be from the exact sum of the inputs it read: its one rounding,
+ * at most u64 |sum| (u64 = 2^-53). Every bound above includes it. */
+double reference_error(const Reference *ref);
 
 /* The sum of |x_i| over the inputs smaller than `below` in magnitude. */
 double small_abs_sum(const float *x, uint64_t n, double below);
