@@ -54,7 +54,8 @@ profile)
     fi
     single_gpu_program
     need ncu "error: ncu not found: Nsight Compute (ncu) comes with the CUDA toolkit; make stage-NN profile needs it and a GPU"
-    # The table's columns, in this order; ncu reads one checked and one timed run per kernel, CUB's included.
+    # The table's columns, in the order report ncu --mode profile reads them; ncu reads one checked and one timed
+    # run per kernel, CUB's included.
     metrics=$(printf '%s,' dram__throughput.avg.pct_of_peak_sustained_elapsed \
         sm__warps_active.avg.pct_of_peak_sustained_active smsp__thread_inst_executed_per_inst_executed.ratio "$shared_metrics" \
         l1tex__t_{requests,sectors}_pipe_lsu_mem_global_op_ld.sum l1tex__t_requests_pipe_lsu_mem_global_op_{atom,red}.sum \
@@ -72,17 +73,7 @@ profile)
     echo "  so an atomic hot spot shows in the time, not in long_sb);"
     echo "  stalls: warps stalled per issued instruction, on memory (long_sb), barriers, shared memory/"
     echo "  shuffles (short_sb), memory barriers"
-    printf '%-50s %7s %6s %8s %6s %6s %8s %10s %8s %8s %8s %7s %9s\n' kernel 'dram%' 'occ%' thr/inst 'ld wf' 'st wf' \
-        sect/req atomics long_sb barrier short_sb membar 'time(us)'
-    # A line per kernel, in the order first launched: its name, then each metric (x) at its last launch.
-    awk -F'","' -v m="${metrics%,}" 'function per(a, b) { return b + 0 > 0 ? sprintf("%.2f", a / b) : "-" }
-        /^"ID"/ { for (i = 1; i <= NF; i++) { gsub(/"/, "", $i); col[$i] = i } }
-        ("Metric Name" in col) && /^"[0-9]/ { k = $col["Kernel Name"]; sub(/\(.*/, "", k); sub(/^void /, "", k)
-            if (!seen[k]++) order[++n] = k; v = $col["Metric Value"]; gsub(/[",]/, "", v); val[k, $col["Metric Name"]] = v }
-        END { c = split(m, name, ","); for (i = 1; i <= n; i++) { for (j = 1; j <= c; j++) x[j] = val[order[i], name[j]]
-            printf "%-50s %7.1f %6.1f %8.1f %6s %6s %8s %10d %8.2f %8.2f %8.2f %7.2f %9.1f\n", substr(order[i], 1, 50),
-                x[1], x[2], x[3], per(x[5], x[4]), per(x[7], x[6]), per(x[9], x[8]), x[10] + x[11], x[12], x[13], x[14],
-                x[15], x[16] / 1000 } }' "$tmp/ncu" ;;
+    report ncu --mode profile --metrics "${metrics%,}" "$tmp/ncu" ;;
 sanitize)
     single_gpu_program
     need compute-sanitizer "error: compute-sanitizer not found: it comes with the CUDA toolkit; make stage-NN sanitize needs it and a GPU"

@@ -1,46 +1,81 @@
 """reduce-stages' reporting program: results CSVs (read by column name) into tables, charts and
 README blocks. Python 3 and its standard library only.
 usage: python3 scripts/report COMMAND [ARGS...]; python3 scripts/report help lists the commands."""
+import argparse
 import importlib
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-# COMMAND: (module, what it does). The module's COMMAND_cli(argv), or else its cli(argv), runs it and
-# returns the exit code; argv[0] is the command's name.
+CSV, LANG = ("csv", {}), ("--lang", {"choices": ("en", "zh"), "default": "en"})
+STAGE = ("--stage", {"required": True, "help": "the stage, NN_name"})
+CHECK = ("--check", {"action": "store_true", "help": "change nothing; exit 1 where a page differs"})
+# COMMAND: (module.function, what it does, its arguments). The function's keywords are the arguments; it
+# returns what to print, its exit code, or both.
 COMMANDS = {
-    "table": ("tables", "a Markdown table of a results CSV (all, best or one stage's)"),
-    "cited": ("cited", "an article's own figures beside the run's"),
-    "times": ("times", "the times of some kernels at every N"),
-    "targets": ("targets", "a stage's targets on every GPU's results"),
-    "ratios": ("ratios", "x CUB and the speed of light at every N"),
-    "accuracy": ("accuracy", "the accuracy lab's tables"),
-    "plot-accuracy": ("accuracy", "the accuracy lab's chart"),
-    "limits": ("limits", "what limits each N, from Nsight Compute's counters"),
-    "ncu": ("ncu", "the metric values of an Nsight Compute CSV"),
-    "tree": ("tree", "a tree record drawn (terminal, gnuplot data) or counted"),
-    "plot": ("charts", "the charts of a results CSV, drawn with gnuplot"),
-    "charts": ("charts", "the charts a results CSV yields, one a line"),
-    "sass": ("sass", "make stage-NN sass's summary line per kernel"),
-    "readmes": ("readmes", "every README's measured blocks from the committed results"),
-    "tree-blocks": ("readmes", "every stage README's tree block from the committed records"),
-    "fill": ("readmes", "one page's generated block from a file"),
-    "claims": ("claims", "the stages' claims about measured results, checked on every GPU's"),
+    "table": ("tables.table", "a Markdown table of a results CSV (all, best or one stage's)", [
+        ("--mode", {"required": True, "choices": ("all", "best", "stage")}),
+        ("--stage", {"default": "", "help": "the stage of --mode stage, NN_name"}), CSV, LANG]),
+    "cited": ("cited.cited", "an article's own figures beside the run's", [
+        ("--cited", {"required": True, "help": "the stage's cited figures, stages/NN_name/cited.csv"}),
+        ("--stage", {"default": "", "help": "the stage whose rows a grid reads (default: the folder of --cited)"}),
+        CSV, LANG]),
+    "times": ("tables.times", "the times of some kernels at every N", [
+        STAGE, ("--kernels", {"required": True, "help": "the kernels, space-separated, in the rows' order"}),
+        CSV, LANG]),
+    "targets": ("tables.targets", "a stage's targets on every GPU's results", [
+        STAGE, ("--targets", {"required": True, "help": "its targets file, stages/NN_name/targets.csv"}),
+        ("csv", {"nargs": "+", "help": "every GPU's results CSV"}), LANG]),
+    "ratios": ("tables.ratios", "x CUB and the speed of light at every N", [STAGE, CSV, LANG]),
+    "accuracy": ("tables.accuracy_tables", "the accuracy lab's tables", [CSV, LANG]),
+    "plot-accuracy": ("charts.plot_accuracy", "the accuracy lab's chart", [CSV, ("png", {})]),
+    "limits": ("tables.limits_table", "what limits each N, from Nsight Compute's counters", [
+        STAGE, ("csv", {"help": "a limits.csv (scripts/limits.sh)"}), LANG]),
+    "ncu": ("profile.ncu", "the metric values of an Nsight Compute CSV", [
+        ("--mode", {"choices": ("limits", "flush", "shared", "profile"), "required": True}),
+        *((f"--{column}", {"default": "", "help": f"limits: the {column} column"})
+          for column in ("gpu", "stage", "n", "dtype")),
+        ("--names", {"default": "", "help": "limits: the runs' kernels, in order, e.g. 'cub roofline_f32'"}),
+        ("--re", {"dest": "regex", "default": "", "help": "flush: the GPU functions to read (a regex)"}),
+        ("--last", {"type": int, "default": 0, "help": "flush: judge only the last LAST runs (0: all)"}),
+        ("--metrics", {"default": "", "help": "profile: the metrics of the table's columns, comma-separated"}),
+        ("ncu_csv", {"help": "the output of ncu --csv --print-units base"})]),
+    "tree": ("tree.tree", "a tree record drawn (terminal, gnuplot data) or counted", [
+        ("--mode", {"choices": ("ascii", "data", "counts"), "default": "ascii"}),
+        ("--dir", {"dest": "folder", "help": "the folder of the .dat files (data mode)"}),
+        ("record", {"help": "a tree record (build/<stage>/tree's CSV)"})]),
+    "plot": ("charts.plot", "the charts of a results CSV, drawn with gnuplot", [
+        CSV, ("outdir", {}), ("--dumb", {"action": "store_true", "help": "also print the bar charts"})]),
+    "charts": ("charts.charts", "the charts a results CSV yields, one a line", [CSV]),
+    "sass": ("profile.sass", "make stage-NN sass's summary line per kernel", [("ptxas", {}), ("sass", {})]),
+    "readmes": ("readmes.readmes", "every README's measured blocks from the committed results", [
+        CHECK, CSV, ("img", {})]),
+    "tree-blocks": ("readmes.tree_blocks", "every stage README's tree block from the committed records", [
+        CHECK]),
+    "fill": ("readmes.fill", "one page's generated block from a file", [
+        CHECK, *((name, {}) for name in ("page", "tag", "block", "how"))]),
+    "claims": ("claims.claims", "the stages' claims about measured results, checked on every GPU's", []),
 }
 
 def main(argv):
     if len(argv) < 1 or argv[0] in ("help", "-h", "--help"):
         print(__doc__.strip())
-        for name, (_, what) in COMMANDS.items():
+        for name, (_, what, _) in COMMANDS.items():
             print(f"  {name:14} {what}")
         return 0 if argv else 2
-    name = argv[0]
-    if name not in COMMANDS:
-        print(f"error: unknown command '{name}' (python3 scripts/report help lists them)", file=sys.stderr)
+    if argv[0] not in COMMANDS:
+        print(f"error: unknown command '{argv[0]}' (python3 scripts/report help lists them)", file=sys.stderr)
         return 2
-    module = importlib.import_module(COMMANDS[name][0])
-    return getattr(module, f"{name.replace('-', '_')}_cli", module.cli)([name] + argv[1:])
+    function, what, arguments = COMMANDS[argv[0]]
+    parser = argparse.ArgumentParser(prog=f"python3 scripts/report {argv[0]}", description=what)
+    for name, options in arguments:
+        parser.add_argument(name, **options)
+    module, function = function.split(".")
+    got = getattr(importlib.import_module(module), function)(**vars(parser.parse_args(argv[1:])))
+    out, status = got if isinstance(got, tuple) else (got, 0) if isinstance(got, str) else ("", got)
+    sys.stdout.write(out)
+    return status
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

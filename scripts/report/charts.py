@@ -12,8 +12,8 @@ Every chart gets its shape's variables and datafile, out (the PNG), term (png or
 copy (GB/s), sol (the fastest read-only GB/s), floor (the shortest launch floor, µs), l2n (fp32 elements that
 fill L2), stage and others (as in alt). Only l2 and busbw read the rows with l2 = warm; CUB of several stages
 is their median; of a repeated row the last wins; a kernel whose check failed is marked (FAIL).
+plot-accuracy draws the accuracy lab's chart (plots/lab/accuracy.gp).
 Exit codes: 2 bad CSV, 4 gnuplot missing, 1 a chart file without its header lines, other: gnuplot failed."""
-import argparse
 import glob
 import itertools
 import math
@@ -25,7 +25,9 @@ import sys
 import tempfile
 from collections import Counter, defaultdict
 
-from common import awk_str, chart_tokens, device, fail, first_fills, num, number, passed, read_csv, read_lines
+from common import awk_str, chart_tokens, device, fail, first_fills, median, num, number, passed, phrase
+from common import read_csv, read_lines, write_files
+from tables import accuracy_rows
 
 PLOTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "plots")
 ALLREDUCE = re.compile(r"allreduce_g([0-9]+)(_procs)?")
@@ -51,10 +53,6 @@ def quote(s, failed=False):
     """S as a gnuplot string in double quotes, marked (FAIL) where FAILED."""
     return '"' + re.sub(r'(["\\])', r"\\\1", s + (" (FAIL)" if failed else "")) + '"'
 
-def phrase(words):
-    """"a", "a and b", "a, b and c"."""
-    return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else "".join(words)
-
 def size(b):
     """A size in bytes as a tic label: 1K, 2M, 1G."""
     units = [(unit, scale) for unit, scale in (("G", 2 ** 30), ("M", 2 ** 20), ("K", 2 ** 10))
@@ -66,10 +64,8 @@ class Results:
     number, failed, warm) by stage, kernel, input type, N, cols and warm, in the order of first appearance."""
 
     def __init__(self, path):
-        rows, self.gpu, self.rows, self.types = read_csv(path, NEED), "", {}, {}  # types: stage: (k, t)
-        dev, l2 = device(rows), [r for r in rows if r["stage"] == "00_device" and r["kernel"] == "l2_size"]
-        self.peak, self.copy, self.sol, self.floor = dev["peak"], dev["copy"], dev["sol"], dev["floor"] or 0
-        self.l2n = num(l2[-1]["n"]) if l2 else 0
+        rows, self.gpu, self.rows, self.types = read_csv(path, NEED), "", {}, {}  # types: stage: {(k, t)}
+        self.dev = device(rows)
         for r in (r for r in first_fills(rows) if r["stage"] != "00_device"):
             r.update(n=num(r["n"]), failed=not passed(r["pass"]), warm=r["l2"] == "warm")
             self.gpu = r["gpu"]
@@ -126,11 +122,9 @@ class Drawing:
                                   for row in rows], any(row["failed"] for row in rows))
 
     def cub(self, n):
-        """The median GB/s (as awk took it) of the fp32 CUB rows of the chart's stages at N; None for none."""
+        """The median GB/s of the fp32 CUB rows of the chart's stages at N; None for none."""
         values = [row["gbps"] for row in (self.r.at(s, "cub", "f32", n) for s in self.listed) if row]
-        a = sorted(" ".join(values).split(), key=num)  # split as awk's: an empty value drops out
-        k = len(a)
-        return (a[k // 2] if k % 2 else sum(map(num, a[k // 2 - 1:k // 2 + 1])) / 2) if values else None
+        return (median(values) or 0) if values else None  # as awk's: 0 where every value is empty
 
     def bars(self):
         """GB/s at the largest N of the first stage listed (owners first), a bar per fp32 kernel, CUB last."""
@@ -140,7 +134,7 @@ class Drawing:
                  for s in self.listed for k in self.r.kernels[s]
                  if k != "cub" and self.on(s, k) and (row := self.r.at(s, k, "f32", n))]
         if (m := self.cub(n)) is not None:
-            pct = 100 * num(m) / self.r.peak if self.r.peak > 0 else 0
+            pct = 100 * num(m) / self.r.dev["peak"] if self.r.dev["peak"] > 0 else 0
             lines.append('"cub"\t%s\t%.0f\t0\n' % (awk_str(m), pct))
         return self.write(["%d\t%s" % (i + 1, line) for i, line in enumerate(lines)], "maxn=%.0f;" % (n or 0))
 
@@ -241,6 +235,7 @@ def chart_data(csv):
         fail(f"{csv} is missing or empty")
     headers, files = chart_headers(True), defaultdict(str)
     results = Results(csv)
+    dev = results.dev
     for name, keys in headers.items():
         drawing = Drawing(results, name, files)
         if not drawing.own and (not drawing.others or " stage " in f" {keys['readme']} "):
@@ -250,8 +245,8 @@ def chart_data(csv):
         if variables := getattr(drawing, keys["shape"])():
             own, others = (quote(phrase([number(s) for s in stages if number(s)]))
                            for stages in (drawing.own, drawing.others))
-            files[name + ".vars"] += VARS % (quote(results.gpu), awk_str(results.peak), awk_str(results.copy),
-                                             awk_str(results.sol), awk_str(results.floor), results.l2n,
+            files[name + ".vars"] += VARS % (quote(results.gpu), awk_str(dev["peak"]), awk_str(dev["copy"]),
+                                             awk_str(dev["sol"]), awk_str(dev["floor"] or 0), dev["l2n"],
                                              own, others, variables)
     names = [f[:-len(".vars")] for f in sorted(files) if f.endswith(".vars")]
     return {name: headers[name] for name in names}, files
@@ -259,6 +254,9 @@ def chart_data(csv):
 def chart_names(csv):
     """The names of the charts the results CSV yields, in the order plot draws them."""
     return list(chart_data(csv)[0])
+
+def charts(csv):
+    return "".join(name + "\n" for name in chart_names(csv))
 
 def gnuplot(assignments, gp):
     """gnuplot -e ASSIGNMENTS GP; its exit code (the shell's 128 + N for a signal N)."""
@@ -279,9 +277,7 @@ def plot(csv, outdir, dumb=False):
     except OSError as e:
         fail(f"cannot create {outdir}: {e.strerror}", 1)
     with tempfile.TemporaryDirectory() as tmp:
-        for name, text in files.items():
-            with open(os.path.join(tmp, name), "w", encoding="utf-8") as f:
-                f.write(text)
+        write_files(tmp, files)
         for name, keys in charts.items():
             assignments = files[name + ".vars"].rstrip("\n") + f" datafile='{tmp}/{name}.data'; "
             rc = gnuplot(assignments + f"histfile='{tmp}/{name}.hist'; plotdir='{PLOTS}'; term='png'; "
@@ -296,15 +292,28 @@ def plot(csv, outdir, dumb=False):
                 return rc
     return 0
 
-def cli(argv):
-    parser = argparse.ArgumentParser(prog=f"python3 scripts/report {argv[0]}",
-                                     description="the charts of a results CSV (plots/*.gp)")
-    parser.add_argument("csv", help="results.csv or multigpu.csv")
-    if argv[0] == "plot":
-        parser.add_argument("outdir", help="where NAME.png go")
-        parser.add_argument("--dumb", action="store_true", help="also print the results page's bar charts")
-    args = parser.parse_args(argv[1:])
-    if argv[0] == "charts":
-        print("".join(name + "\n" for name in chart_names(args.csv)), end="")
-        return 0
-    return plot(args.csv, args.outdir, args.dumb)
+def plot_accuracy(csv, png):
+    """The accuracy lab's chart into PNG: for each panel (random, wide, cond) and each kernel a block of the
+    data file, "title" then lines "x rel_err rel_bound" sorted by x (NaN: no point), every panel with the same
+    kernels, so that block i + p * series is kernel i's in panel p. Exit code 2 bad CSV, 4 no gnuplot, or
+    gnuplot's."""
+    if not os.path.exists(csv) or os.path.getsize(csv) == 0:
+        fail(f"{csv} is missing or empty")
+    if not shutil.which("gnuplot"):
+        print(f"gnuplot not found: {png} not drawn", file=sys.stderr)
+        return 4
+    rows, labels = accuracy_rows(csv, "gpu stage kernel n rel_err pass fill rel_bound cond")
+    data = ""
+    for panel in ("random", "wide", "cond"):
+        for label in labels:
+            points = sorted((r for r in rows if r["label"] == label and r["fill"] == panel),
+                            key=lambda r: num(r["x"]))
+            data += f'"{label}"\n' + "".join("%s %s %s\n" % (
+                r["x"], r["rel_err"] if num(r["rel_err"]) > 0 else "NaN", r["rel_bound"] or "NaN")
+                for r in points) + "\n\n"
+    condn = ([r["n"] for r in rows if r["fill"] == "cond"] or [""])[-1]
+    gpu = rows[-1]["gpu"] if rows else ""
+    variables = 'series = %d; condn = %.0f; gpu = "%s"\n' % (len(labels), num(condn), gpu)
+    with tempfile.TemporaryDirectory() as tmp:
+        write_files(tmp, {"data": data, "vars": variables} if data else {"vars": variables})
+        return gnuplot(f"datafile='{tmp}/data'; out='{png}'; load '{tmp}/vars'", f"{PLOTS}/lab/accuracy.gp")

@@ -15,7 +15,7 @@ header line naming its kind, then the rows (the figures, copied from the article
 import collections
 import re
 
-from common import bilingual, command, fail, flushed, num, passed, read_csv, read_lines, rule, text, verdict
+from common import bilingual, fail, flushed, num, passed, read_csv, read_lines, rel, rule, text, verdict
 
 KINDS = {"step,stage,kernel,ms,gbps": "chain", "s,k,dtype,printed,kernel,sum,ms": "grid",
          "claim,stage,kernel,than_stage,than_kernel,n,times": "claim"}
@@ -24,10 +24,6 @@ NEED = "stage kernel dtype n median_us gbps pct_peak rel_err pass l2 fill"
 def ratio(a, b):
     """A over B as a speed-up; "-" unless both are positive numbers ("" is none)."""
     return "%.2fx" % (num(a) / num(b)) if num(a) > 0 and num(b) > 0 else "-"
-
-def rel(v):
-    """A relative error or difference, "-" for none."""
-    return "-" if v == "" else "0" if num(v) == 0 else "%.1e" % num(v)
 
 def us(r):
     """Row R's time as the tables show it; "-" for no row."""
@@ -144,9 +140,3 @@ def cited(csv, cited, stage="", lang="en"):
     if fig.kind == "grid":
         return grid(fig, csv, stage or re.sub(r"/cited\.csv$", "", cited).rsplit("/", 1)[-1], lang)
     return (chain if fig.kind == "chain" else claims)(fig, csv, lang)
-
-def cli(argv):
-    cited_help = "the stage's cited figures, stages/NN_name/cited.csv"
-    stage_help = "the stage whose rows the grid reads (default: the folder of --cited)"
-    return command(argv, __doc__, cited, ("--cited", {"required": True, "help": cited_help}),
-                   ("--stage", {"default": "", "help": stage_help}), ("csv", {}))

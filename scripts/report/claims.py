@@ -4,16 +4,10 @@ input type other than f32; is: faster, tb/ta >= by, or level, max/min <= by; n: 
 cols, where the file has that column: the row lengths of a rows stage, at each n; gpus: all or GPU folders), held
 to every committed plots/reference/<gpu>/results.csv (L2 flushed, each kernel's first bench fill) and cited by name in a stage
 README of each language. Exit 1 if one fails or is not cited."""
-import argparse
 import glob
 import os
 
-from common import fail, first_fills, read_csv
-
-def parse_size(text):
-    base, _, rest = text.partition("^")
-    power, _, plus = rest.partition("+")
-    return int(base) ** int(power) + int(plus or 0) if "^" in text else int(text)
+from common import fail, first_fills, parse_size, read_csv
 
 def times_of(csv):
     """{(STAGE:KERNEL[:DTYPE], (N, cols)): median µs} of a results CSV's rows that the tables show."""
@@ -51,10 +45,11 @@ def uncited(name, pages):
         return None
     return f"FAIL {name}: no stage README cites it as {cite} in both languages (a claim is for a sentence that makes it)"
 
-def claims(results):
+def claims():
     """Every stage's claims against every GPU's results, and each cited by a README in both languages; the
     report's lines and the exit status."""
-    by_gpu = {os.path.basename(os.path.dirname(csv)): times_of(csv) for csv in results}
+    by_gpu = {os.path.basename(os.path.dirname(csv)): times_of(csv)
+              for csv in sorted(glob.glob("plots/reference/*/results.csv"))}
     pages = {page: open(page, encoding="utf-8").read() for page in glob.glob("stages/*/README*.md")}
     lines, status = [], 0
     for path in sorted(glob.glob("stages/*/claims.csv")):
@@ -70,11 +65,4 @@ def claims(results):
                     [f"FAIL {claim['claim']}: no results of {gpu} (plots/reference/{gpu}/results.csv)"], False)
                 lines += got
                 status |= 0 if held else 1
-    return lines, status
-
-def cli(argv):
-    parser = argparse.ArgumentParser(prog="python3 scripts/report claims", description=__doc__.split("\n")[0])
-    parser.parse_args(argv[1:])
-    lines, status = claims(sorted(glob.glob("plots/reference/*/results.csv")))
-    print("\n".join(lines))
-    return status
+    return "\n".join(lines) + "\n", status

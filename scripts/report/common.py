@@ -1,11 +1,14 @@
-"""What the reporting program's parts share: CSVs read by column name, the two languages' texts (strings.py),
-and awk's way of turning strings into numbers (the tables were first written in awk; their output is kept)."""
-import argparse
+"""What the reporting program's parts share: CSVs read by column name, the texts of both languages
+(strings.py), and awk's way of turning strings into numbers (the tables were first written in awk; their
+output is kept)."""
+import glob
 import math
+import os
 import re
+import subprocess
 import sys
 
-import strings
+from strings import TEXT
 
 STRNUM = re.compile(r'\s*[-+]?(\d+\.?\d*([eE][-+]?\d+)?|\.\d+([eE][-+]?\d+)?)\s*')
 NUMBER = re.compile(r'^\s*[-+]?(\d+\.?\d*([eE][-+]?\d+)?|\.\d+([eE][-+]?\d+)?|inf(inity)?|nan)', re.I)
@@ -40,6 +43,16 @@ def read_csv(path, need=""):
         rows.append(dict(zip(header, fields)))
     return rows
 
+def write_files(folder, files):
+    """Each text of FILES ({name: text}) into FOLDER/name; a file that cannot be written is an error."""
+    for name, body in files.items():
+        path = os.path.join(folder, name)
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(body)
+        except OSError as e:
+            fail(f"{path}: {e.strerror}")
+
 def flushed(rows):
     """The rows not timed with the input left in L2 (l2 = warm)."""
     return [r for r in rows if r["l2"] != "warm"]
@@ -53,18 +66,16 @@ def first_fills(rows):
 
 def device(rows):
     """The 00_device rows' limits: DRAM peak and copy (GB/s, the last row's), the fastest read-only
-    bandwidth (sol), and the shortest launch floor and DRAM round trip (µs)."""
-    d = {"peak": 0, "copy": 0, "sol": 0, "floor": None, "trip": None}
-    for r in (r for r in rows if r["stage"] == "00_device"):
-        k, us, gbps = r["kernel"], num(r["median_us"]), num(r.get("gbps", ""))
-        if k in ("dram_peak", "d2d_copy"):
-            d["peak" if k == "dram_peak" else "copy"] = gbps
-        if k == "read_sol" and gbps > d["sol"]:
-            d["sol"] = gbps
-        for key, name in (("floor", "launch_floor"), ("trip", "round_trip_floor")):
-            if k == name and (d[key] is None or us < d[key]):
-                d[key] = us
-    return d
+    bandwidth (sol), the shortest launch floor and DRAM round trip (µs, None for none), and l2n (the fp32
+    elements that fill L2)."""
+    rows = [r for r in rows if r["stage"] == "00_device"]
+
+    def of(kernel, column):
+        return [num(r.get(column, "")) for r in rows if r["kernel"] == kernel]
+    return {"peak": (of("dram_peak", "gbps") or [0])[-1], "copy": (of("d2d_copy", "gbps") or [0])[-1],
+            "sol": max(of("read_sol", "gbps") + [0]), "l2n": (of("l2_size", "n") or [0])[-1],
+            "floor": min(of("launch_floor", "median_us"), default=None),
+            "trip": min(of("round_trip_floor", "median_us"), default=None)}
 
 def num(s):
     """A string as awk reads it as a number: its longest numeric prefix, 0 where there is none."""
@@ -81,14 +92,30 @@ def awk_str(x):
         return x
     return str(int(x)) if x == int(x) and abs(x) < 1e16 else "%.6g" % x
 
+def median(values):
+    """The median of the non-empty values (awk's: the middle string, or the mean of the middle two); "" for
+    none."""
+    a = sorted((v for v in values if v != ""), key=num)
+    k = len(a) // 2
+    return "" if not a else a[k] if len(a) % 2 else (num(a[k - 1]) + num(a[k])) / 2
+
+def rel(v):
+    """A relative error as the tables show it; "-" for none."""
+    return "-" if v in ("", "-") else "0" if num(v) == 0 else "%.1e" % num(v)
+
 def text(lang, key):
     """The text KEY of strings.py in the language LANG ('en' or 'zh')."""
-    return (strings.ZH if lang == "zh" else strings.EN)[key]
+    return TEXT[key][lang == "zh"]
 
 def bilingual(line, lang):
     """The part of a data file's "EN | ZH" text in LANG; English where it has no Chinese."""
     en, _, zh = line.partition(" | ")
     return zh if lang == "zh" and zh else en
+
+def phrase(words, lang="en"):
+    """"a", "a and b", "a, b and c" (Chinese "a、b 和 c")."""
+    head = text(lang, "list sep").join(words[:-1])
+    return head + text(lang, "list and") + words[-1] if len(words) > 1 else "".join(words)
 
 def rule(align):
     """A Markdown table's rule line, a column per letter of ALIGN: l left-aligned, r right-aligned."""
@@ -102,6 +129,12 @@ def number(stage):
     """A stage's number: the part of its folder name before the first '_'."""
     return stage.split("_", 1)[0] if "_" in stage else ""
 
+def parse_size(text):
+    """A size as the data files write it: 2^24, 2^24+1 or 1048576."""
+    base, _, rest = text.partition("^")
+    power, _, plus = rest.partition("+")
+    return int(base) ** int(power) + int(plus or 0) if "^" in text else int(text)
+
 def parse_description(lines):
     """A program's --describe ("key: value" lines) as {key: [values]}."""
     keys = {}
@@ -113,9 +146,6 @@ def parse_description(lines):
 def description(csv_path, stage):
     """STAGE's --describe ({key: [values]}): saved beside the CSV (describe-<stage>.txt, as make bench
     keeps it), or else asked of its built program (build/<stage>/NAME from stages/<stage>/NAME.cu)."""
-    import glob
-    import os
-    import subprocess
     saved = os.path.join(os.path.dirname(csv_path) or ".", f"describe-{stage}.txt")
     if os.path.exists(saved):
         return parse_description(read_lines(saved))
@@ -143,11 +173,3 @@ def verdict(v, xfail=True):
 def exponent(n):
     """'2^k' for the power of two nearest N."""
     return "2^%d" % (math.log(n) / math.log(2) + 0.5)
-
-def command(argv, doc, run, *options):
-    """Parse ARGV by OPTIONS ((name, argparse keywords) pairs, then --lang), print RUN(**them); exit code 0."""
-    parser = argparse.ArgumentParser(prog=f"python3 scripts/report {argv[0]}", description=doc.split("\n")[0])
-    for name, kwargs in options + (("--lang", {"choices": ("en", "zh"), "default": "en"}),):
-        parser.add_argument(name, **kwargs)
-    sys.stdout.write(run(**vars(parser.parse_args(argv[1:]))))
-    return 0

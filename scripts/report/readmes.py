@@ -6,23 +6,17 @@ docs/results.md: results (the charts of "readme: top", every kernel, the flush c
 GPUs' pages), accuracy; stages/NN_*/README.md: stage-results (the stage's charts, table, cited.csv,
 every_n.txt, targets.csv, ratios at every N, limits.csv), demo-output, tree (the command tree-blocks);
 plots/reference/<gpu>/README.md, whole: what the front and results pages show, for that GPU."""
-import argparse
 import difflib
 import glob
 import os
 import sys
 
-from accuracy import accuracy_tables
 from charts import chart_headers
 from cited import cited
-from common import awk_str, bilingual, chart_tokens, fail, number, parse_description, read_csv, read_lines
-from common import rule, text
-from limits import limits_table
-from ratios import ratios
-from tables import table
-from targets import targets
-from times import times
-from tree import read_tree
+from common import awk_str, bilingual, chart_tokens, fail, number, parse_description, phrase, read_csv
+from common import read_lines, rule, text
+from tables import accuracy_tables, limits_table, ratios, table, targets, times
+from tree import Tree
 
 def write(path, new, check):
     """Write NEW to PATH, or (CHECK) show how PATH differs from it: 1 where it does, else 0."""
@@ -78,17 +72,14 @@ def roofline(csv):
 
 def images(where, folder, prefix, csv, lang):
     """The charts of CSV that go to WHERE (front, top, or the stage that owns them), drawn in FOLDER."""
-    def numbers(items):  # "a, b and c" (Chinese "a、b 和 c")
-        head = text(lang, "list sep").join(items[:-1])
-        return head + text(lang, "list and") + items[-1] if len(items) > 1 else "".join(items)
     headers, out = chart_headers(), ""
     for name, (own, others) in owners(csv).items():
         header = headers.get(name, {})
         readme = header.get("readme", "").split()
         if header.get("alt") and os.path.exists(f"{folder}/{name}.png") and (
                 where in readme if where in ("front", "top") else "stage" in readme and where in own):
-            alt = bilingual(header["alt"], lang).replace("{stage}", numbers([number(s) for s in own]))
-            out += f"![{alt.replace('{others}', numbers(others))}]({prefix}/{name}.png)\n\n"
+            alt = bilingual(header["alt"], lang).replace("{stage}", phrase([number(s) for s in own], lang))
+            out += f"![{alt.replace('{others}', phrase(others, lang))}]({prefix}/{name}.png)\n\n"
     return out
 
 def results_block(folder, prefix, lang):
@@ -172,16 +163,12 @@ def demo_block(stage, csv, img, lang):
         gpu=gpu_of(f"{os.path.dirname(p)}/results.csv"), name=os.path.basename(p), path=p)
         for p in others(f"demo-{stage}.txt", img))
 
-def cli(argv):
-    parser = argparse.ArgumentParser(prog="python3 scripts/report readmes",
-                                     description=__doc__.split("\n")[0])
-    parser.add_argument("--check", action="store_true", help="change nothing; exit 1 where a page differs")
-    parser.add_argument("csv")
-    parser.add_argument("img")
-    args = parser.parse_args(argv[1:])
-    if not os.path.isfile(args.csv):
-        fail(f"{args.csv} not found")
-    check, csv, img, status = args.check, args.csv, args.img.rstrip("/"), 0
+def readmes(check, csv, img):
+    """Every page's measured blocks from the results CSV and the reference folder IMG; exit 1 where CHECK
+    finds a page that differs."""
+    if not os.path.isfile(csv):
+        fail(f"{csv} not found")
+    img, status = img.rstrip("/"), 0
     for lang, suffix in (("en", ""), ("zh", ".zh-CN")):  # the front page and the results page
         front = images("front", img, img, csv, lang).rstrip("\n") + "\n"
         status |= update(f"README{suffix}.md", {"front": front, "stages": table(csv, "best", lang=lang),
@@ -223,7 +210,7 @@ def tree_block(stage, kernels, lang):
         if not os.path.exists(f"stages/{stage}/tree/{k}.csv"):
             out.append(text(lang, "tree missing").format(k=k, num=number(stage)))
             continue
-        tree = read_tree(f"stages/{stage}/tree/{k}.csv")
+        tree = Tree(f"stages/{stage}/tree/{k}.csv")
         counts = dict(zip(("ld", "ldw", "st", "stw"), tree.totals()["ld"] + tree.totals()["st"]))
         counts.update(adds=tree.additions(), unused=tree.additions(-1, True))
         plurals = {f"{key}_s": "" if c == 1 else "s" for key, c in counts.items()}
@@ -231,13 +218,13 @@ def tree_block(stage, kernels, lang):
                    + text(lang, "tree counts").format(k=k, **counts, **plurals))
     return "\n\n".join(out) + "\n"
 
-def tree_blocks_cli(argv):
+def tree_blocks(check):
     """Every stage README's tree block (the primary's tree kernels); a record without its picture differs."""
-    check, status = "--check" in argv[1:], 0
     try:
         folder = "plots/reference/" + open("plots/reference/primary", encoding="utf-8").read().strip()
     except OSError:
         fail("no plots/reference/primary: run make bench and make reference")
+    status = 0
     for d in descriptions(folder):
         stage, kernels = d["stage"][0], d.get("tree kernels", [""])[0].split()
         if not kernels or not os.path.exists(f"stages/{stage}/README.md"):
@@ -250,16 +237,10 @@ def tree_blocks_cli(argv):
                 status = 1
     return status
 
-def fill_cli(argv):
-    """python3 scripts/report fill [--check] PAGE TAG BLOCK HOW: one page's block TAG from the file
-    BLOCK (HOW: what regenerates it, named where --check finds a difference); exit 2 without the markers."""
-    parser = argparse.ArgumentParser(prog="python3 scripts/report fill",
-                                     description=fill_cli.__doc__.split("\n")[0])
-    parser.add_argument("--check", action="store_true")
-    for name in ("page", "tag", "block", "how"):
-        parser.add_argument(name)
-    args = parser.parse_args(argv[1:])
-    status = update(args.page, {args.tag: open(args.block, encoding="utf-8").read()}, args.check)
+def fill(check, page, tag, block, how):
+    """PAGE's block TAG from the file BLOCK (HOW: what regenerates it, named where CHECK finds a difference);
+    exit 2 without the markers."""
+    status = update(page, {tag: open(block, encoding="utf-8").read()}, check)
     if status:
-        print(f"{args.page}'s {args.tag} block differs: run {args.how}", file=sys.stderr)
+        print(f"{page}'s {tag} block differs: run {how}", file=sys.stderr)
     return status

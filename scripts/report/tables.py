@@ -1,15 +1,18 @@
-"""Markdown tables of a results CSV. Columns read: gpu, stage, kernel, dtype, n, median_us, gbps,
-rel_err, pass, cols, l2, bytes_read, fill; each stage's charts from its description. all: every fp32 kernel of
-the progression (stages charted on bandwidth or bandwidth+), CUB (its rows' median) and the speed of light,
-at the largest N of the first stage; best: each stage's fastest; stage: one stage's kernels, with their error
-against the fp64 sum (a row stage: GB/s by row length). Speed-up: the first stage's baseline kernel's time
-over the row's; x CUB: CUB's (a stage's table: its own x_cub). Each kernel's first fill; a repeated row: the
-last wins; no L2-warm rows. A time whose spread is above its program's "noisy spread" is marked ~."""
+"""The Markdown tables of the results CSVs (read by column name; rows timed with the L2 warm left out):
+  table: all (every fp32 kernel of the progression, the stages charted on bandwidth or bandwidth+, then CUB,
+    its rows' median, and the speed of light, at the largest N of the first stage), best (each stage's
+    fastest) or stage (one stage's kernels with their error against the fp64 sum; a row stage: GB/s by row
+    length). Speed-up: over the first stage's baseline kernel; x CUB: over CUB (a stage's table: its own
+    x_cub). Each kernel's first fill; of a repeated row the last wins. A time whose spread is above its
+    program's "noisy spread" is marked ~.
+  times, ratios, limits_table, targets and accuracy_tables: the other tables of a stage's README."""
+import math
 import re
 from operator import itemgetter
 
-from common import awk_str, chart_tokens, command, description, device, fail, first_fills, flushed, num
-from common import number, passed, read_csv, rule, text, verdict
+from common import awk_str, bilingual, chart_tokens, description, device, exponent, fail, first_fills, flushed
+from common import median, n_head, num, number, parse_size, passed, read_csv, read_lines, rel, rule, text
+from common import verdict
 
 NEED = "gpu stage kernel dtype n median_us gbps rel_err pass cols l2 bytes_read speedup x_cub"
 key = itemgetter("stage", "kernel", "dtype")
@@ -22,11 +25,9 @@ def fixed(spec, x):
     """x formatted as C's printf does: a NaN (awk's 0 / 0, on x86) prints as -nan."""
     return "-nan" if x != x else spec % x
 
-def median(values):
-    """The median of the non-empty values; "" for none."""
-    a = sorted((v for v in values if v != ""), key=num)
-    k = len(a) // 2
-    return "" if not a else a[k] if len(a) % 2 else (num(a[k - 1]) + num(a[k])) / 2
+def cells(values, fmt):
+    """Table cells of VALUES, each as FMT formats it; "-" for None."""
+    return "".join(" - |" if v is None else " %s |" % (fmt % v) for v in values)
 
 def rows_table(grid, gpu, peak, lang):
     """A row stage's GB/s by kernel and row length; the row length from which block-per-row stays ahead."""
@@ -77,20 +78,19 @@ def table(csv, mode, stage="", lang="en"):
         us, gbps = fixed("%.1f", num(r["median_us"])) + ("~" if noisy[-1] else ""), num(r["gbps"])
         x = ["-" if v == "" else fixed("%.3f" if num(v) < 0.1 else "%.2f", num(v)) + "x"
              for v in (speedup, x_cub)]
-        err = "" if err is None else " %s |" % (
-            "-" if err == "-" else "0" if num(err) == 0 else "%.1e" % num(err))
         return "| %s | %s | %s | %s | %s | %s |%s %s |\n" % (
-            label, us, fixed("%.0f", gbps), fixed("%.1f", divide(100 * gbps, dev["peak"])), *x, err, ok)
+            label, us, fixed("%.0f", gbps), fixed("%.1f", divide(100 * gbps, dev["peak"])), *x,
+            "" if err is None else f" {rel(err)} |", ok)
 
     def line(label, r, own=False):
         """Row R: speed-up (a sum's, not a scan's), x CUB, check; OWN: a stage's (own x CUB, xfail, error)."""
         n, us, cub = num(r["n"]), num(r["median_us"]), median(cubs.get((r["dtype"], num(r["n"])), []))
-        ok = verdict(r["pass"], own)
         bound = r.get("rel_bound", "")
-        ok += "" if bound == "" else " (≤ %.1e)" % num(bound) if num(bound) > 0 else " (exact)"
+        ok = verdict(r["pass"], own) + ("" if bound == "" else " (≤ %.1e)" % num(bound) if num(bound) > 0
+                                        else " (exact)")
         speedup = divide(base[n], us) if n in base and r.get("speedup", "x") != "" else ""
         x_cub = r["x_cub"] if own else divide(num(cub), us) if cub != "" else ""
-        return row(label, r, speedup, x_cub, ok, (r["rel_err"] or "-") if own else None)
+        return row(label, r, speedup, x_cub, ok, r["rel_err"] if own else None)
 
     writes = any(num(r["gbps"]) * num(r["median_us"]) * 1e3 > 1.01 * num(r["bytes_read"]) for r in kept)
     moved = text(lang, "bytes moved" if mode == "stage" and writes else "bytes read")  # a scan writes too
@@ -116,13 +116,190 @@ def table(csv, mode, stage="", lang="en"):
             "rel_bound": max((r.get("rel_bound", "") for r in cub), key=lambda b: (b != "", num(b)))})
     sol_bytes = at_maxn[0]["bytes_read"] if at_maxn and mode != "stage" else ""
     if dev["sol"] > 0 and sol_bytes != "":
-        sol_bytes = num(sol_bytes)
-        sol_us = (dev["floor"] or 0) + sol_bytes / dev["sol"] / 1e3
-        sol = {"median_us": sol_us, "gbps": divide(sol_bytes, sol_us) / 1e3}
+        sol_us = (dev["floor"] or 0) + num(sol_bytes) / dev["sol"] / 1e3
+        sol = {"median_us": sol_us, "gbps": divide(num(sol_bytes), sol_us) / 1e3}
         out += row(text(lang, "limit" if mode == "best" else "sol"), sol, divide(base[maxn], sol_us)
                    if maxn in base else "", "" if cub_us == "" else divide(num(cub_us), sol_us), "-")
     return out + (text(lang, "noisy note") if any(noisy) else "")
 
-def cli(argv):
-    return command(argv, __doc__, table, ("--mode", {"required": True, "choices": ("all", "best", "stage")}),
-                   ("--stage", {"default": "", "help": "the stage of --mode stage, NN_name"}), ("csv", {}))
+def times(csv, stage, kernels, lang="en"):
+    """The times (µs, fp32) of the kernels KERNELS (space-separated) of STAGE at every N of CSV; the caption
+    gives the run's shortest launch floor, below which no launch goes."""
+    rows = flushed(read_csv(csv, "stage kernel dtype n median_us l2"))
+    us = {(r["kernel"], num(r["n"])): num(r["median_us"]) for r in rows
+          if r["stage"] == stage != "00_device" and r["dtype"] == "f32"}
+    ns = sorted({n for _, n in us}) or fail(f"no rows of stage {stage}")
+    out = text(lang, "times caption") % (device(rows)["floor"] or 0) + n_head(text(lang, "µs at"), ns)
+    return out + "".join(f"| `{k}` |" + cells((us.get((k, n)) for n in ns), "%.1f") + "\n"
+                         for k in kernels.split())
+
+def ratios(csv, stage, lang="en"):
+    """STAGE's ratios at every N of CSV: each kernel's x CUB; X_deterministic against X (X's time over its
+    own); and the speed of light (the shortest launch floor plus the bytes read at the fastest read-only
+    bandwidth), then the same with the floor of one DRAM round trip (where measured), each over the time of
+    the stage's fastest fp32 kernel at its largest N."""
+    rows = flushed(read_csv(csv, "stage kernel dtype n median_us gbps l2 bytes_read x_cub"))
+    mine = [r for r in rows if r["stage"] == stage != "00_device" and r["kernel"] != "cub"]
+    at = {(r["kernel"], num(r["n"])): r for r in mine}
+    kernels, ns = list(dict.fromkeys(r["kernel"] for r in mine)), sorted({n for _, n in at})
+    us = {k: num(r["median_us"]) for k, r in at.items()}
+    out = n_head(text(lang, "x CUB at"), ns)
+    for k in kernels:
+        x_cub = (at[k, n]["x_cub"] if (k, n) in at else "" for n in ns)
+        out += f"| `{k}` |" + cells((None if x == "" else num(x) for x in x_cub), "%.3f") + "\n"
+    for det, fast in ((k, k[:-len("_deterministic")]) for k in kernels if k.endswith("_deterministic")):
+        if fast in kernels:
+            over = (us[fast, n] / us[det, n] if (fast, n) in us and us.get((det, n), 0) > 0 else None
+                    for n in ns)
+            out += f"| `{det}` / `{fast}` |" + cells(over, "%.3f") + "\n"
+    dev, maxn = device(rows), max((n for n in ns if n > 0), default=None)
+    fp32 = {r["kernel"] for r in mine if r["dtype"] == "f32"}
+    fastest = min((k for k in kernels if k in fp32 and (k, maxn) in us), key=lambda k: us[k, maxn], default=None)
+    if dev["sol"] <= 0 or fastest is None:
+        return out
+    for label, over, floor in (("sol µs", "sol over", dev["floor"]), ("trip µs", "trip over", dev["trip"])):
+        if label == "trip µs" and floor is None:
+            break
+        limit = {n: (floor or 0) + num(at[fastest, n]["bytes_read"]) / dev["sol"] / 1e3
+                 for n in ns if (fastest, n) in at}
+        out += text(lang, label) + cells((limit.get(n) for n in ns), "%.1f") + "\n"
+        over_time = (limit[n] / us[fastest, n] if n in limit else None for n in ns)
+        out += text(lang, over).format(k=fastest) + cells(over_time, "%.3f") + "\n"
+    return out
+
+def limits_table(csv, stage, lang="en"):
+    """STAGE's counters from a limits.csv (make limits), a row per counter and kernel (CUB last), a column
+    per N: DRAM throughput (% of peak), warps waiting on a global load and on a memory fence per issue, and
+    the launch's blocks; empty where the stage has no kernel but CUB."""
+    rows = [r for r in read_csv(csv, "stage kernel n launches grid dram_pct long_sb membar")
+            if r["stage"] == stage]
+    kernels = list(dict.fromkeys(r["kernel"] for r in rows if r["kernel"] != "cub")) + ["cub"]
+    ns = sorted(dict.fromkeys(r["n"] for r in rows), key=num)
+    value = {(r["kernel"], r["n"]): r for r in rows}
+    if len(kernels) == 1:
+        return ""
+    out = n_head(text(lang, "limits head"), ns, left=2)
+    for column, fmt in (("dram_pct", "%.1f"), ("long_sb", "%.2f"), ("membar", "%.2f"), ("grid", "%d")):
+        for i, k in enumerate(kernels):
+            label = text(lang, "limits " + column) if i == 0 else ""
+            values = (num(value[k, n][column]) if (k, n) in value else None for n in ns)
+            out += f"| {label} | `{k}` |" + cells(values, fmt) + "\n"
+    return out
+
+class Run:
+    """One GPU's rows for a stage's targets: the times of the stage's kernels and the fastest fp32 time of
+    the other stages by N, the sizes in the order of its rows. CUB's rows and row stages' are not counted;
+    of a repeated row the last wins."""
+
+    def __init__(self, rows, stage):
+        self.dev, self.ns, self.other, self.time, self.xcub, self.bytes = device(rows), {}, {}, {}, {}, {}
+        self.best, self.typebest, self.det = {}, {}, set()
+        for r in rows:
+            if r["stage"] != "00_device" and r["cols"] == "" and r["kernel"] != "cub" and r["median_us"] != "":
+                self.add(r, stage)
+
+    def add(self, r, stage):
+        k, n, us, t = r["kernel"], num(r["n"]), num(r["median_us"]), r["dtype"]
+        self.ns[n] = True
+        if r["stage"] != stage:
+            if t == "f32" and (n not in self.other or us < self.other[n]):
+                self.other[n] = us
+            return
+        self.time[k, n], self.xcub[k, n], self.bytes[k, n] = us, r["x_cub"], r["bytes_read"]
+        if k.endswith("_deterministic"):
+            self.det.add(k)
+            return
+        # The fastest kernel so far, compared at its latest time: a repeated row may have changed it.
+        if t == "f32" and (n not in self.best or us < self.time[self.best[n], n]):
+            self.best[n] = k
+        if (t, n) not in self.typebest or us < self.time[self.typebest[t, n], n]:
+            self.typebest[t, n] = k
+
+    def ratio(self, what, n):
+        """The ratio WHAT (a target's what) at size N; None where the run lacks what it needs."""
+        if n not in self.best:
+            return None
+        b, sol, found = self.best[n], self.dev["sol"], []
+        if what == "sol":
+            return ((self.dev["floor"] or 0) + num(self.bytes[b, n]) / sol / 1e3) / self.time[b, n] if sol > 0 else None
+        if what == "cub":
+            return num(self.xcub[b, n]) if self.xcub[b, n] != "" else None
+        if what == "repository":
+            return self.other[n] / self.time[b, n] if n in self.other else None
+        if what == "cub_types":
+            found = [num(self.xcub[k, m]) for (t, m), k in self.typebest.items() if m == n and self.xcub[k, m] != ""]
+        elif what == "deterministic":
+            found = [self.time[b, n] / self.time[k, n] for k in self.det if (k, n) in self.time]
+        return min(found, default=None)
+
+    def verdict(self, what, lo, hi, least, lang):
+        """A target's cell: met or not, with the worst ratio over the sizes LO..HI (the first N of the run's
+        order where it is); "-" where the run has none of them."""
+        worst, at = None, 0
+        for n in (n for n in self.ns if lo <= n <= hi):
+            r = self.ratio(what, n)
+            if r is not None and (worst is None or r < worst):
+                worst, at = r, n
+        if worst is None:
+            return " - |"
+        return " %s (%.3f %s %s) |" % (text(lang, "met" if worst >= least else "not met"), worst,
+                                       text(lang, "at"), exponent(at))
+
+def targets(csv, stage, targets, lang="en"):
+    """STAGE's targets (the file TARGETS: a row per target, its header defines the ratios) on the results
+    CSVs CSV (a list): a column per GPU in the order of their first rows, "met" or "not met" with the worst
+    ratio over the target's sizes and the N where it is. Sizes a run lacks are not counted."""
+    need = "gpu stage kernel dtype n median_us l2 bytes_read x_cub cols"
+    rows = [r for path in csv for r in flushed(read_csv(path, need))]
+    runs = {gpu: Run([r for r in rows if r["gpu"] == gpu], stage)
+            for gpu in dict.fromkeys(r["gpu"] for r in rows)}
+    out = text(lang, "targets head") + "".join(f" {g} |" for g in runs) + "\n" + rule("llr" + "l" * len(runs))
+    for line in read_lines(targets):
+        if line.startswith("#") or line.startswith("what,") or line == "":
+            continue
+        what, lo, hi, least, label = (line.split(",") + [""] * 4)[:5]
+        lo, hi = parse_size(lo), parse_size(hi)
+        out += f"| {bilingual(label, lang)} | {exponent(lo)}" + ("–" + exponent(hi) if hi > lo else "")
+        out += " | ≥ %.3f |" % num(least)
+        out += "".join(run.verdict(what, lo, hi, num(least), lang) for run in runs.values()) + "\n"
+    return out
+
+def accuracy_tables(csv, lang="en"):
+    """The accuracy lab's tables (make accuracy): each kernel's "error (bound)" on the random and wide data at
+    every fourth power of two of N, then on the cond data by condition number; FAIL outside the bound
+    (xfail: expected)."""
+    rows, labels = accuracy_rows(csv, "stage kernel n rel_err pass fill rel_bound cond")
+    result = {(r["label"], r["fill"], r["x"]): (r["rel_err"], r["rel_bound"], r["pass"]) for r in rows}
+
+    def fourth_power(n):  # 2^0, 2^4, 2^8, ..., within half a power (log2 as awk has it)
+        e = math.log(num(n)) / math.log(2) if num(n) > 0 else None
+        return e is not None and e - int(e / 4) * 4 < 0.5
+
+    def cell(found):  # "error (bound)", marked where the check failed; "-" where there is no result
+        if found is None:
+            return " - |"
+        err, bound, ok = found
+        return " %s (%s)%s |" % ("%.1e" % num(err) if "0" <= err[:1] <= "9" else err,
+                                 "-" if bound == "" else "%.1e" % num(bound),
+                                 "" if ok == "1" else " xfail" if ok == "xfail" else " FAIL")
+    ns = sorted(dict.fromkeys(r["x"] for r in rows if r["fill"] != "cond" and fourth_power(r["x"])), key=num)
+    conds = sorted(dict.fromkeys(r["x"] for r in rows if r["fill"] == "cond"), key=num)
+    out = text(lang, "error by N") + "\n\n" + n_head(text(lang, "error head"), ns, left=2)
+    for fill in ("random", "wide"):
+        for label in labels:
+            out += f"| `{label}` | {fill} |" + "".join(cell(result.get((label, fill, n))) for n in ns) + "\n"
+    if not conds:
+        return out
+    out += "\n" + text(lang, "error by cond") % num([r["n"] for r in rows if r["fill"] == "cond"][-1]) + "\n\n"
+    out += "| kernel |" + "".join(f" {c} |" for c in conds) + "\n" + rule("l" + "r" * len(conds))
+    for label in labels:
+        out += f"| `{label}` |" + "".join(cell(result.get((label, "cond", c))) for c in conds) + "\n"
+    return out
+
+def accuracy_rows(csv, need):
+    """The accuracy lab's rows of kernels (not the device's, not CUB's), each with its label ("NN kernel") and
+    its x (cond for the cond data, else n); and the labels in order."""
+    rows = [r for r in read_csv(csv, need) if r["stage"] != "00_device" and r["kernel"] != "cub"]
+    for r in rows:
+        r["label"], r["x"] = f"{number(r['stage'])} {r['kernel']}", r["cond"] if r["fill"] == "cond" else r["n"]
+    return rows, list(dict.fromkeys(r["label"] for r in rows))

@@ -10,13 +10,10 @@ past a __syncthreads, "bar"); a shuffle down, up or by xor adds the lane's value
 __shfl_sync copies it. Leaves: the values from registers only (global loads, zeros). The results: the values
 no later addition takes, but those whose elements a fuller one holds (lane 1's sum after a shuffle down); an
 addition is used where a result depends on it, unused where none needs its sum."""
-import argparse
 import math
-import os
-import sys
 from collections import Counter, namedtuple
 
-from common import awk_str, fail, num, read_lines
+from common import awk_str, fail, num, read_lines, write_files
 
 # A value: at position x (a shared-memory word where of_slot, else a lane), step y, added by warp `warp`
 # from kids (none: a leaf, at the step its value first appears).
@@ -140,8 +137,6 @@ class Tree:
         return (f"shared loads: {plural(ld, 'instruction')}, {plural(ldw, 'wavefront')}; "
                 f"stores: {plural(st, 'instruction')}, {plural(stw, 'wavefront')}")
 
-read_tree = Tree  # the Tree of the record at PATH
-
 def drawing(tree, width=64):
     """The terminal form: the tree's positions 0..WIDTH-1, the active lanes, the banks, the shuffles."""
     out = [tree.title, "", "The tree (one row per step that adds, the root on top; o a value from registers, "
@@ -202,30 +197,19 @@ def write_data(tree, folder):
         lines["banks"] += ["%d %d %d" % (warp * 32 + lane, row, banks[lane])
                            for lane in range(32) if lane in banks]
         lines["conflicts"] += ["%d %d %d" % (warp * 32 + 16, row, waves)] if waves > 1 else []
-    for name, body in lines.items():
-        if body or name not in ("nodes", "edges"):
-            path = os.path.join(folder, name + ".dat")
-            try:
-                with open(path, "w", encoding="utf-8") as f:
-                    f.write("".join(line + "\n" for line in body))
-            except OSError as e:
-                fail(f"{path}: {e.strerror}")
+    write_files(folder, {name + ".dat": "".join(line + "\n" for line in body) for name, body in lines.items()
+                         if body or name not in ("nodes", "edges")})
     keys = {"title": tree.title, "threads": "%d" % tree.threads, "steps": "%d" % (tree.last + 1),
             "nodes": len(nodes), "accesses": len(rows), "conflicts": len(lines["conflicts"]),
             "shuffles": len(tree.shuffled), "additions": tree.additions(), "unused": tree.additions(-1, True),
             "counts": tree.totals_text()}
     return "".join(f"{key} {v}\n" for key, v in keys.items())
 
-def cli(argv):
-    p = argparse.ArgumentParser(prog=argv[0], description="A tree record drawn, as gnuplot data, or counted.")
-    p.add_argument("--mode", choices=("ascii", "data", "counts"), default="ascii", help="ascii: the terminal "
-                   "form; data: DIR's .dat files and key lines; counts: ld and st lines")
-    p.add_argument("--dir", help="the folder of the .dat files (data mode)")
-    p.add_argument("record", help="a tree record (build/<stage>/tree's CSV)")
-    a = p.parse_args(argv[1:])
-    if a.mode == "data" and a.dir is None:
-        p.error("data mode needs --dir")
-    tree = read_tree(a.record)
-    sys.stdout.write(write_data(tree, a.dir) if a.mode == "data" else drawing(tree) if a.mode == "ascii" else
-                     "".join("%s %d %d\n" % (op, *tot) for op, tot in tree.totals().items()))
-    return 0
+def tree(mode, folder, record):
+    """The record drawn (ascii), as gnuplot data in FOLDER (data) or counted (counts)."""
+    if mode == "data" and folder is None:
+        fail("data mode needs --dir")
+    parsed = Tree(record)
+    if mode == "counts":
+        return "".join("%s %d %d\n" % (op, *tot) for op, tot in parsed.totals().items())
+    return write_data(parsed, folder) if mode == "data" else drawing(parsed)

@@ -1,0 +1,151 @@
+"""The profilers' outputs, read for the scripts that profile.
+ncu: Nsight Compute's CSV (ncu --csv --print-units base). A run is one launch, or for CUB its kernels up to
+its single-tile one. By --mode:
+  limits (limits.sh): limits.csv's rows of the timed runs (every second run) of --names, in order: a CUB
+    run's kernels' time and bytes together, the other counters of its longest launch. Exit 1 unless 2 runs each.
+  flush (flush_check.sh): "RUNS LEAST": how many runs of the kernels matching --re are judged (the --last
+    ones, 0: all) and the least DRAM bytes one of them read (-1: none).
+  shared (tree.sh agree): "ld I W" and "st I W", the shared-memory instructions and wavefronts of loads
+    and stores. Exit 1 where the profile has no reading.
+  profile (stage_tool.sh profile): its table, a line per kernel in the order first launched, each of the
+    --metrics (its 16 columns' metrics, in stage_tool.sh's order) at its last launch.
+sass: make stage-NN sass's summary, a line per kernel of what its SASS holds (load widths, shuffles,
+barriers, atomics) and, from the assembler's report (nvcc -Xptxas -v), its registers and shared memory."""
+import re
+
+from common import fail, num
+
+TIME, BYTES = "gpu__time_duration.sum", "dram__bytes_read.sum"
+# limits.csv's columns from grid on, after time_us and dram_bytes: the counters of a run's longest launch.
+LONGEST = ("launch__grid_size", "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+           "sm__warps_active.avg.pct_of_peak_sustained_active",
+           "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
+           "smsp__average_warps_issue_stalled_membar_per_issue_active.ratio")
+# The summary's columns and their SASS patterns; a load counts once, at its widest pattern.
+LOADS = (("ldg128", r" LDG\.E\.128"), ("ldg64", r" LDG\.E\.64"), ("ldg32", r" LDG\.E"))
+OTHERS = (("bfly", r" SHFL\.BFLY"), ("down", r" SHFL\.DOWN"), ("bar", r" BAR\.SYNC"), ("warpsync", r" WARPSYNC"),
+          ("atom", r" (RED|REDG|ATOM|ATOMG|ATOMS)\."))
+
+def metric_rows(path):
+    """(launch ID, kernel, metric, value without its commas) of each metric row; every field is quoted."""
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape", newline="") as f:
+            lines = f.read().split("\n")
+    except OSError as e:
+        fail(f"{path}: {e.strerror}")
+    col = {}
+    for line in lines:
+        fields = re.findall(r'"([^"]*)"', line)
+        if line.startswith('"ID"'):
+            col.update((name, i) for i, name in enumerate(fields))
+        elif col.get("Metric Value", len(fields)) < len(fields):
+            got = [fields[col[name]] if col.get(name, len(fields)) < len(fields) else ""
+                   for name in ("ID", "Kernel Name", "Metric Name", "Metric Value")]
+            yield got[0], got[1], got[2], got[3].replace(",", "")
+
+def ends_run(kernel):
+    """Whether a launch of KERNEL ends a run: CUB's single-tile kernel, or any launch not CUB's."""
+    return "DeviceReduce" not in kernel or "SingleTile" in kernel
+
+def limits_rows(path, gpu, stage, n, dtype, names):
+    kernel_of, value, runs, run = {}, {}, [], []
+    for launch, kernel, metric, v in metric_rows(path):
+        kernel_of.setdefault(launch, kernel)
+        value[launch, metric] = num(v)
+    for launch, kernel in kernel_of.items():
+        run.append(launch)
+        if ends_run(kernel):
+            runs, run = runs + [run], []
+    want = names.split()
+    if len(runs) != 2 * len(want):
+        fail(f"{len(runs)} runs profiled, expected {2 * len(want)} (a checked and a timed run of each of {names})", 1)
+    out = ""
+    for name, run in zip(want, runs[1::2]):
+        reading = [[value.get((launch, metric), 0) for launch in run] for metric in (TIME, BYTES)]
+        longest = run[reading[0].index(max(reading[0]))]
+        out += "%s,%s,%s,%s,%s,%d,%d,%.3f,%.0f,%.1f,%.1f,%.2f,%.2f\n" % (
+            gpu, stage, name, dtype, n, len(run), value.get((longest, LONGEST[0]), 0), sum(reading[0]) / 1000,
+            sum(reading[1]), *(value.get((longest, metric), 0) for metric in LONGEST[1:]))
+    return out
+
+def flush_reading(path, regex, last=0):
+    try:
+        kernels = re.compile(regex)
+    except re.error as e:
+        fail(f"--re {regex}: {e}")
+    runs, acc = [], 0
+    for _, kernel, metric, v in metric_rows(path):
+        if metric == BYTES and kernels.search(kernel):
+            acc += num(v)
+            if ends_run(kernel):
+                runs, acc = runs + [acc], 0
+    judged = runs[-last:] if 0 < last < len(runs) else runs
+    return "%d %.0f" % (len(judged), min(judged, default=-1))
+
+def shared_counts(path):
+    value = {metric: v for _, _, metric, v in metric_rows(path)}
+    return "".join("%s %d %d\n" % (op, num(value.get(f"smsp__sass_inst_executed_op_shared_{op}.sum", "0")),
+                                   num(value.get(f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum", "0")))
+                   for op in ("ld", "st")) if value else "", 0 if value else 1
+
+def profile_table(path, metrics):
+    def per(a, b):
+        return "%.2f" % (a / b) if b > 0 else "-"
+    value, order = {}, {}
+    for _, kernel, metric, v in metric_rows(path):
+        k = re.sub(r"^void ", "", re.sub(r"\(.*", "", kernel, count=1))
+        order[k], value[k, metric] = None, num(v)
+    out = "%-50s %7s %6s %8s %6s %6s %8s %10s %8s %8s %8s %7s %9s\n" % (
+        "kernel", "dram%", "occ%", "thr/inst", "ld wf", "st wf", "sect/req", "atomics", "long_sb", "barrier",
+        "short_sb", "membar", "time(us)")
+    for k in order:
+        (dram, occupancy, threads, ld, ld_wf, st, st_wf, requests, sectors, atom, red, long_sb, barrier,
+         short_sb, membar, time) = (value.get((k, metric), 0) for metric in metrics.split(","))
+        out += "%-50s %7.1f %6.1f %8.1f %6s %6s %8s %10d %8.2f %8.2f %8.2f %7.2f %9.1f\n" % (
+            k[:50], dram, occupancy, threads, per(ld_wf, ld), per(st_wf, st), per(sectors, requests),
+            atom + red, long_sb, barrier, short_sb, membar, time / 1000)
+    return out
+
+def ncu(mode, ncu_csv, gpu, stage, n, dtype, names, regex, last, metrics):
+    if mode == "limits":
+        return limits_rows(ncu_csv, gpu, stage, n, dtype, names)
+    if mode == "flush":
+        return flush_reading(ncu_csv, regex, last)
+    return shared_counts(ncu_csv) if mode == "shared" else profile_table(ncu_csv, metrics)
+
+def sass(ptxas, sass):
+    """The summary, a line per kernel in the order of the SASS (cuobjdump --dump-sass), from it and the
+    assembler's report PTXAS of the same object."""
+    try:
+        report, sass = (open(p, encoding="utf-8", errors="replace").read() for p in (ptxas, sass))
+    except OSError as e:
+        fail(f"{e.filename}: {e.strerror}")
+    resources, counts, order, kernel = {}, {}, [], ""
+    for line in report.split("\n"):
+        m = re.search(r"Compiling entry function.*?(_Z[A-Za-z0-9_]+)", line)
+        kernel = m.group(1) if m else kernel
+        m = re.search(r"Used ([0-9]+) registers", line)
+        if m and kernel:
+            smem = re.search(r"([0-9]+) bytes smem", line)
+            resources[kernel] = (m.group(1), smem.group(1) if smem else "0")
+    kernel = ""
+    for line in sass.split("\n"):
+        m = re.search(r"Function : (\S+)", line)
+        if m:
+            kernel = m.group(1)
+            order.append(kernel)
+            counts[kernel] = dict.fromkeys([c for c, _ in LOADS + OTHERS], 0)
+        elif kernel:
+            load = next((c for c, pattern in LOADS if re.search(pattern, line)), None)
+            if load:
+                counts[kernel][load] += 1
+            else:
+                for c, pattern in OTHERS:
+                    counts[kernel][c] += bool(re.search(pattern, line))
+    out = ""
+    for k in order:
+        c, (regs, smem) = counts[k], resources.get(k, ("?", "?"))
+        out += (f"{k}\n    LDG<=32 {c['ldg32']}  LDG.64 {c['ldg64']}  LDG.128 {c['ldg128']} | SHFL.BFLY {c['bfly']}  "
+                f"SHFL.DOWN {c['down']} | BAR.SYNC {c['bar']}  WARPSYNC {c['warpsync']} | RED/ATOM {c['atom']} | "
+                f"{regs} registers, {smem} bytes shared\n")
+    return out
