@@ -106,7 +106,8 @@ enum {
 /* Input element types and accumulators (stage 07 uses most; the others are fp32, and int32 where an
  * article sums integers). */
 typedef enum { DT_F32, DT_F16, DT_BF16, DT_FP8_E4M3, DT_FP8_E5M2, DT_I8, DT_I32, DT_COUNT } Dtype;
-typedef enum { ACC_F32, ACC_F16, ACC_BF16, ACC_I32, ACC_F64, ACC_KAHAN } Acc; /* ACC_KAHAN: compensated fp32 */
+/* ACC_KAHAN: compensated fp32; ACC_EXACT_SUM: the exact sum rounded once to fp32, checked bit for bit. */
+typedef enum { ACC_F32, ACC_F16, ACC_BF16, ACC_I32, ACC_F64, ACC_KAHAN, ACC_EXACT_SUM } Acc;
 /* What the kernel reduces with: the max exercise is OP_MAX; OP_LOGSUMEXP, a row stage's, is softmax's max
  * and sum per row as one number, max + log(sum exp(x - max)), checked against reference_logsumexp. */
 typedef enum { OP_SUM, OP_MAX, OP_LOGSUMEXP } Op;

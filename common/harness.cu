@@ -146,7 +146,7 @@ static void list_kernels(void)
 }
 
 /* The accumulator as --describe names it (Acc): the fourth word of a "kernel:" line. */
-static const char *acc_key[] = {"f32", "f16", "bf16", "i32", "f64", "kahan"};
+static const char *acc_key[] = {"f32", "f16", "bf16", "i32", "f64", "kahan", "exact"};
 
 /* CUB's accumulator for an input type, as launch_cub sums it: int32 for the integer types, else fp32. */
 static Acc cub_acc(Dtype t) { return t == DT_I8 || t == DT_I32 ? ACC_I32 : ACC_F32; }
@@ -281,7 +281,7 @@ static void measure_ceilings(Device *d, const L2Flush *flush)
 static const int *const dtype_bytes = array_type_bytes;
 /* Largest finite value of each input type: --fill large scales [0.5, 1) to it. */
 static const double dtype_max[DT_COUNT] = {FLT_MAX, 65504.0, 3.3895313892515355e38, 448.0, 57344.0, 127.0, 2147483520.0};
-static const char *acc_names[] = {"fp32", "fp16", "bf16", "int32", "fp64", "Kahan fp32"};
+static const char *acc_names[] = {"fp32", "fp16", "bf16", "int32", "fp64", "Kahan fp32", "exact"};
 
 static double acc_max(Acc a)
 {
@@ -608,7 +608,7 @@ static int rows_pass(const Run *r, const float *values, Op op, int new_shape, do
  * shape.span consecutive inputs, the fp32 one (atomics, CPU finish excluded) sums of everything. */
 static int overflow_possible(const Kernel *k, const Shape *s, const Reference *ref, const float *values, uint64_t n)
 {
-    if (ref->non_finite) return 0; /* a NaN or Inf in the input is no overflow: it must show in the result */
+    if (ref->non_finite || k->acc == ACC_EXACT_SUM) return 0; /* a NaN or Inf must show; an exact sum has no overflow */
     if (s->acc_bits == ACC_EXACT) return fabs(ref->sum) > 2147483647.0;
     if (ref->abs_sum > FLT_MAX) return 1;
     return (k->acc == ACC_F16 || k->acc == ACC_BF16) && max_chunk_abs_sum(values, n, s->span) > acc_max(k->acc);
@@ -679,7 +679,7 @@ static void check_run(void *ctx)
     Run *r = &bench.run;
     if (r->refuse) return; /* nothing was launched */
     /* An integer accumulator (the table's .acc) is exact: its bound, and its overflow check, say so. */
-    if (kr->k->acc == ACC_I32) r->shape.acc_bits = ACC_EXACT;
+    if (kr->k->acc == ACC_I32 || kr->k->acc == ACC_EXACT_SUM) r->shape.acc_bits = ACC_EXACT;
     if (reduce_stage.program.rows) {
         double err = 0.0, bound = 0.0;
         kr->pass &= rows_pass(r, kr->values, kr->k->op, kr->runs == 0, &err, &bound, &kr->result);
@@ -695,7 +695,10 @@ static void check_run(void *ctx)
             kr->result = kr->k->acc == ACC_I32 ? (double)as_int : (double)out;
         }
         if (kr->runs == 0) kr->tol = kr->k->op == OP_MAX ? 0.0 : sum_tolerance(r->shape, &kr->want, kr->values, r->n);
-        kr->pass &= result_passes(kr->result, &kr->want, kr->tol);
+        if (kr->k->acc == ACC_EXACT_SUM) /* the exact sum rounded once: the same value (NaN: NaN) */
+            kr->pass &= kr->result == (double)kr->want.sum32 || (isnan(kr->result) && isnan(kr->want.sum32));
+        else
+            kr->pass &= result_passes(kr->result, &kr->want, kr->tol);
     }
     if (kr->runs == 0) kr->first = kr->result;
     else if (memcmp(&kr->first, &kr->result, sizeof kr->result)) kr->reproducible = 0;
@@ -742,7 +745,7 @@ static Measure measure(const Kernel *k, const Reference *ref, const float *value
         m.rel_err = kr.rel_err;
         m.rel_bound = kr.rel_bound;
     } else {
-        m.rel_err = relative_error(m.result, kr.want.sum);
+        m.rel_err = relative_error(m.result, k->acc == ACC_EXACT_SUM ? kr.want.sum32 : kr.want.sum);
         m.rel_bound = kr.want.sum != 0.0 ? m.tol / fabs(kr.want.sum) : m.tol;
     }
     if (k->flags & IN_PLACE) /* leave the input as the next kernel expects it */

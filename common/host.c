@@ -396,10 +396,12 @@ static void exact_carry(ExactSum *a)
     }
 }
 
-/* The carried sum rounded once to fp64, to nearest (ties to even): the top 64 bits as an integer, the
- * lowest of them set where any bit below them is (a sticky bit, 11 places under fp64's last), converted
- * by the one rounding of uint64 to double, and scaled exactly. */
-static double exact_round(ExactSum a)
+/* The carried sum rounded once to fp64 and to fp32, to nearest (ties to even): the top 64 bits as an
+ * integer, the lowest of them set where any bit below them is (a sticky bit, far under either format's
+ * last place), converted by the one rounding of uint64 to double or float, and scaled by a power of two:
+ * exactly, since a sum of 2^24 units of 2^-149 or more is normal in both and a smaller one is exact. Past
+ * FLT_MAX the fp32 sum is Inf, as IEEE rounds. */
+static double exact_round(ExactSum a, float *narrow)
 {
     int negative = a.digit[EXACT_DIGITS - 1] < 0;
     if (negative) {
@@ -418,13 +420,16 @@ static double exact_round(ExactSum a)
         w >>= 1;
         drop++;
     }
-    double r = ldexp((double)((uint64_t)w | (uint64_t)sticky), 32 * low - 149 + drop);
+    uint64_t top64 = (uint64_t)w | (uint64_t)sticky;
+    double r = ldexp((double)top64, 32 * low - 149 + drop);
+    *narrow = ldexpf((float)top64, 32 * low - 149 + drop);
+    if (negative) *narrow = -*narrow;
     return negative ? -r : r;
 }
 
 Reference reference_sum(const float *x, uint64_t n)
 {
-    Reference r = {0.0, 0.0, 1, 0, -INFINITY, 0.0, 0.0, 0};
+    Reference r = {0.0, 0.0, 1, 0, -INFINITY, 0.0, 0.0, 0, 0.0f};
     int64_t chunks = (int64_t)((n + CHUNK - 1) / CHUNK);
     ExactSum total = {{0}};
     int nonint = 0, nan = 0, plus_inf = 0, minus_inf = 0;
@@ -459,13 +464,14 @@ Reference reference_sum(const float *x, uint64_t n)
     r.max = max;
     r.max_abs = max_abs;
     /* IEEE's rules where a NaN or an Inf is read: NaN, or Inf - Inf = NaN, or the infinity */
-    r.sum = nan || (plus_inf && minus_inf) ? NAN : plus_inf ? INFINITY : minus_inf ? -INFINITY : exact_round(total);
+    r.sum = nan || (plus_inf && minus_inf) ? NAN : plus_inf ? INFINITY : minus_inf ? -INFINITY : exact_round(total, &r.sum32);
+    if (r.non_finite) r.sum32 = (float)r.sum;
     return r;
 }
 
 Reference reference_logsumexp(const float *x, uint64_t n)
 {
-    Reference r = {0.0, 1.0, 0, 0, -INFINITY, 0.0, 0.0, 0};
+    Reference r = {0.0, 1.0, 0, 0, -INFINITY, 0.0, 0.0, 0, 0.0f};
     int nan = 0, nonfin = 0;
     double max = -INFINITY;
 #pragma omp parallel for schedule(static) reduction(|| : nan, nonfin) reduction(max : max) if (n > CHUNK)

@@ -96,6 +96,7 @@ typedef struct {
     double max_abs;       /* the largest |x_i| (a sum's: what one input can add to a partial sum) */
     int structured;       /* data whose rounding errors need not look random (a file's: --input): the bound
                              is the worst case alone (see sum_tolerance) */
+    float sum32;          /* reference_sum's: the exact sum rounded once to fp32 (Inf past FLT_MAX) */
 } Reference;
 Reference reference_sum(const float *x, uint64_t n);
 

@@ -239,7 +239,7 @@ static void test_tolerance(void)
     check(ones.all_integers && sum_tolerance(tree, &ones, NULL, 5) == 0.0, "integer inputs summing below 2^24 must be exact");
     check(!result_passes(4.0, &ones, 0.0), "ones: N - 1 fails (a lost element)");
     check(result_passes(5.0, &ones, 0.0), "ones: exactly N passes");
-    Reference big = {16777217.0, 16777217.0, 1, 0, 1.0, 0.0, 1.0, 0};
+    Reference big = {16777217.0, 16777217.0, 1, 0, 1.0, 0.0, 1.0, 0, 0.0f};
     check(sum_tolerance(tree, &big, NULL, 16777217) > 0.0, "integers past 2^24 are no longer exact in fp32");
 
     /* A half-precision tree (11 bits) then fp32 atomics. */
@@ -275,13 +275,13 @@ static void test_tolerance(void)
     /* 2^28 inputs, a block of 256 then an atomic per block: mean-zero data's sum is a random walk of
      * size sqrt(N / 3), which the bound (it scales with sum|x|) exceeds; the shifted data's is N / 2. */
     double N28 = 268435456.0;
-    Reference walk = {sqrt(N28 / 3.0), N28 / 2.0, 0, 0, 1.0, 0.0, 1.0, 0}, half = {N28 / 2.0, N28 * 0.625, 0, 0, 1.5, 0.0, 1.5, 0};
+    Reference walk = {sqrt(N28 / 3.0), N28 / 2.0, 0, 0, 1.0, 0.0, 1.0, 0, 0.0f}, half = {N28 / 2.0, N28 * 0.625, 0, 0, 1.5, 0.0, 1.5, 0, 0.0f};
     Shape blocks28 = {0, 8, N28 / 256, 0, 0, 0, 0};
     check(result_passes(0.0, &walk, sum_tolerance(blocks28, &walk, NULL, (uint64_t)N28)) &&
               !result_passes(0.0, &half, sum_tolerance(blocks28, &half, NULL, (uint64_t)N28)),
           "at 2^28, a result of 0 passes the bound on mean-zero data and fails it on shifted data");
     check(sum_tolerance(block_atomics, &sref, shifted, M) < 1e-4 * sref.sum, "a tree's inputs meet partial sums of two: no stagnation term");
-    Reference big_shifted = {0.5 * 1073741824.0, 0.625 * 1073741824.0, 0, 0, 1.5, 0.0, 1.5, 0};
+    Reference big_shifted = {0.5 * 1073741824.0, 0.625 * 1073741824.0, 0, 0, 1.5, 0.0, 1.5, 0, 0.0f};
     Shape cub = shape_cub_reduce(1u << 30, 132);
     check(cub.serial < 1e4 && cub.tree == 24 && sum_tolerance(cub, &big_shifted, NULL, 1u << 30) < 1e-4 * big_shifted.sum,
           "CUB's documented shape at 2^30 on 132 SMs: a short path, a bound far below 1e-3");
@@ -304,7 +304,7 @@ static void test_tolerance(void)
           "max_chunk_abs_sum over chunks and over the whole array");
     check(fill_value(FILL_LARGE, 3, 5) >= 0.5f && fill_value(FILL_LARGE, 3, 5) < 1.0f, "large fill lies in [0.5, 1)");
 
-    Reference nan_ref = {NAN, NAN, 0, 1, NAN, 0.0, NAN, 0}, inf_ref = {INFINITY, INFINITY, 0, 1, INFINITY, 0.0, INFINITY, 0};
+    Reference nan_ref = {NAN, NAN, 0, 1, NAN, 0.0, NAN, 0, NAN}, inf_ref = {INFINITY, INFINITY, 0, 1, INFINITY, 0.0, INFINITY, 0, INFINITY};
     check(result_passes(NAN, &nan_ref, 0) && !result_passes(1.0, &nan_ref, 1e30), "NaN reference: only NaN passes");
     check(result_passes(INFINITY, &inf_ref, 0) && !result_passes(-INFINITY, &inf_ref, 0), "Inf reference: only +Inf passes");
     check(!result_passes(NAN, &ref, INFINITY), "a NaN result never passes a finite reference");
@@ -523,6 +523,16 @@ static void test_reference_exact(void)
               reference_sum((float[]){INFINITY, 1.0f, 3.0f}, 3).sum == INFINITY &&
               isnan(reference_sum((float[]){NAN, 1.0f}, 2).sum) && reference_sum((float[]){-INFINITY, 1.0f}, 2).sum == -INFINITY,
           "reference: Inf - Inf and NaN give NaN, an Inf gives that Inf");
+    check(reference_sum((float[]){1.0f, 0x1p-24f, 0x1p-60f}, 3).sum32 == 1.0f + 0x1p-23f &&
+              (float)reference_sum((float[]){1.0f, 0x1p-24f, 0x1p-60f}, 3).sum == 1.0f,
+          "reference: rounded once to fp32, 1 + 2^-24 + 2^-60 is 1 + 2^-23 (through fp64 it would be 1)");
+    check(reference_sum((float[]){1.0f, 0x1p-24f}, 2).sum32 == 1.0f && reference_sum((float[]){-1.0f, -0x1p-24f, -0x1p-70f}, 3).sum32 == -1.0f - 0x1p-23f,
+          "reference: an fp32 tie rounds to even; a bit below it rounds it away, negative too");
+    check(reference_sum((float[]){FLT_MAX, 0x1p103f}, 2).sum32 == INFINITY && reference_sum((float[]){FLT_MAX, 0x1p102f}, 2).sum32 == FLT_MAX &&
+              reference_sum((float[]){-FLT_MAX, -FLT_MAX}, 2).sum32 == -INFINITY,
+          "reference: in fp32, FLT_MAX + half its last place is Inf (a tie, to even), less stays FLT_MAX");
+    check(reference_sum((float[]){0x1p-149f, 0x1p-149f, 0x1.8p-130f}, 3).sum32 == 0x1p-148f + 0x1.8p-130f,
+          "reference: subnormal sums are exact in fp32");
     enum { M = 1 << 20 };
     float *x = malloc(M * sizeof *x);
     struct { Fill fill; double cond; } data[] = {{FILL_SHIFTED, 0}, {FILL_RANDOM, 0}, {FILL_WIDE, 0}, {FILL_COND, 1e8}, {FILL_COND, 1e13}};
