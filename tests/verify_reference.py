@@ -8,11 +8,13 @@ Of each plots/reference/<gpu>/:
   multigpu.csv               no row above 100.1% of its GPUs' peak (kernel, n, pct_peak, l2)
   results.csv                every check can fail: no row passed a bound a result of 0 would pass, and every
                              row of an fp32, fp64, Kahan or int32 accumulator on the bench's data has a
-                             bound below 1e-3 unless its chain of additions is longer than 2^20 or runs
+                             bound below 1e-3 unless its chain of additions is longer than 2^17 or runs
                              through every input (an empty bound: exact) (stage,
                              kernel, pass, fill, rel_bound, chain; the accumulators from describe-<stage>.txt);
                              up to N = 2^14 a result one average element short fails each of those rows
   accuracy.csv               every result within its bound (stage, kernel, n, pass, fill, cond)
+  demo-<stage>.txt           a demo's "bits:" lines (results that are the same on every GPU) are the same
+                             in every reference that has that demo
   limits.csv                 a row for each limit kernel of a program and for CUB at each of its bench
                              sizes (its describe-<stage>.txt: stage, limit kernels, bench sizes), and
                              every profiled run read its input from DRAM (stage, kernel, dtype, n, dram_bytes)
@@ -34,8 +36,11 @@ FLUSHED_READINGS = 9
 FALL = 0.75       # within one kernel's series, a time may not fall below this fraction of the N before
 RATIO_FACTOR = 2  # a kernel's time ratio between two GPUs at one N within this factor of its neighbours'
 TIGHT = 1e-3      # the bound every fp32-or-wider row of the bench's data must be below, where ...
-LONG_CHAIN = 2 ** 20  # ... its chain is at most this long: lambda sqrt(d) u alone is 6.9e-4 x the data's 1.25 there
-WIDE_ACCS = {"f32", "f64", "kahan", "i32"}
+# ... where its chain is at most this long. A path of d additions can absorb the inputs below 2u (d + 1) max|x|
+# (host.c's stagnation term): on the shifted data a fraction t of them, t = 2u (d + 1) 3/2, adding t^2 of the
+# sum to the bound: 5e-4 at d = 2^17, 2e-3 at 2^18, beside lambda sqrt(d) u 1.25 (3e-4 at 2^17).
+LONG_CHAIN = 2 ** 17
+WIDE_ACCS = {"f32", "f64", "kahan", "i32", "exact"}
 LOST_N = 2 ** 14  # up to this N every such row's bound is below one element of average size (1/N of the sum)
 
 
@@ -156,7 +161,7 @@ def checks_can_fail(folder):
     loose = [f"{r['stage']} {r['kernel']} n={r['n']} ≤ {r['rel_bound']}" for r in rows
              if r["pass"] == "1" and r["rel_bound"] and num(r["rel_bound"]) >= 1]
     wide = [r for r in rows if [r["fill"]] == bench.get(r["stage"]) and accs[r["stage"]].get(r["kernel"]) in WIDE_ACCS]
-    # Long: more than 2^20 additions on one path, or one path through every input (a loop over all of them,
+    # Long: more than 2^17 additions on one path, or one path through every input (a loop over all of them,
     # an atomic per element), where inputs join a running total that can absorb them.
     long_rows = [r for r in wide if r["chain"] and (num(r["chain"]) > LONG_CHAIN or num(r["chain"]) >= num(r["n"]))]
     wide_loose = [f"{r['stage']} {r['kernel']} n={r['n']} ≤ {r['rel_bound']} (chain {r['chain']})" for r in wide
@@ -165,7 +170,7 @@ def checks_can_fail(folder):
                     f"rows of {csv} marked ok with a bound of at least the whole sum: ") +
             verdict(wide_loose, f"all {len(wide) - len(long_rows)} bench rows of fp32, fp64, Kahan and int32 accumulators "
                                 f"in {csv} have bounds below {TIGHT:g}, but for {len(long_rows)} "
-                                f"whose chains are longer than 2^20 or run through every input",
+                                f"whose chains are longer than 2^{LONG_CHAIN.bit_length() - 1} or run through every input",
                     f"bench rows of wide accumulators in {csv} with a bound of {TIGHT:g} or more: ") if wide else
             [(False, f"{csv} has bench rows of fp32, fp64, Kahan or int32 accumulators (describe-<stage>.txt names them)")]) + \
         lost_element(csv, [r for r in wide if r not in long_rows])
@@ -198,6 +203,24 @@ def within_bound(folder):
                if r["stage"] != "00_device" and not passed(r["pass"]) and r["pass"] != "xfail"]
     return verdict(outside, f"every result of {acc} lies within its bound",
                    f"results of {acc} outside their bound: ")
+
+
+def same_bits(refs):
+    """The "bits:" lines of each demo output (its results that every GPU must give alike) agree across GPUs."""
+    lines, demos = [], sorted({os.path.basename(p) for d in refs for p in glob.glob(f"{d}/demo-*.txt")})
+    for demo in demos:
+        bits = {d: [line for line in open(f"{d}/{demo}", encoding="utf-8").read().split("\n") if line.startswith("bits:")]
+                for d in refs if os.path.isfile(f"{d}/{demo}")}
+        if not any(bits.values()):
+            continue
+        first, got = next(iter(bits)), list(bits.values())
+        differ = [f"{os.path.basename(d)} has {len(b)} lines, {sum(x != y for x, y in zip(b, bits[first]))} differ"
+                  for d, b in bits.items() if b != bits[first]]
+        missing = [os.path.basename(d) for d in refs if d not in bits]
+        lines += verdict(differ + [f"no {demo} for {m}" for m in missing],
+                         f"{demo}: its {len(got[0])} bits: lines are the same on {len(bits)} GPUs",
+                         f"{demo}: bits that differ between GPUs: ")
+    return lines
 
 
 def describe(path):
@@ -328,6 +351,7 @@ def verdicts(dirs):
         lines += checked(checks_can_fail, d)
     for d in refs:
         lines += checked(within_bound, d)
+    lines += checked(same_bits, refs)
     for d in refs:
         lines += limits(d)
     for d in refs:

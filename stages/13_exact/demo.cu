@@ -1,0 +1,208 @@
+/* Stage 13's demonstration, on the stage's own kernels (reduce.cu, included): the bits of an fp32 sum
+ * change with the grid and with the order of the data, the exact sum's do not; the exact sum against
+ * the host's (common/host.c, integers of its own) on data made to break sums: cancellation, subnormals
+ * only, every exponent at once, sums past FLT_MAX, NaN and Inf, ties, at sizes from 1 up, from an
+ * unaligned start, in several grids and shuffled. Its "bits:" lines are the same on every GPU (a test
+ * compares the reference GPUs'). Exit 0 when every exact result is the host's in both fp32 and fp64. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "reduce.cu"
+
+static float *d_in, *d_out;
+static BlockDigits *d_blocks;
+static int sm_count, failures, checks;
+
+/* A 64-bit generator (splitmix64): the data are the same on every machine. */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static uint32_t bits_of(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+}
+static uint64_t bits_of_double(double f)
+{
+    uint64_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+}
+static int same(double a, double b) { return a == b || (a != a && b != b); }
+
+/* The exact kernels of step 3 and 4 at a grid of `blocks` (0: the launcher's), from element `offset`. */
+enum { DIGITS_KERNEL, WINDOWS_KERNEL };
+static float exact_on_gpu(int which, const float *x, uint64_t n, uint64_t offset, unsigned blocks, double *wide)
+{
+    CUDA_CHECK(cudaMemcpy(d_in + offset, x, n * sizeof(float), cudaMemcpyHostToDevice));
+    if (blocks == 0) {
+        Run r = {};
+        r.in = d_in + offset, r.data = d_in + offset, r.n = n, r.out = d_out, r.sm_count = sm_count;
+        r.partials = (float *)d_blocks;
+        (which == DIGITS_KERNEL ? run_digits : run_windows<float>)(&r);
+    } else if (which == DIGITS_KERNEL) {
+        digits_sum<<<blocks, BLOCK>>>(d_in + offset, n, d_out, d_blocks, (double *)d_blocks);
+    } else {
+        window_sum<float><<<blocks, BLOCK>>>(d_in + offset, n, d_out, d_blocks, (double *)d_blocks);
+    }
+    LAUNCH_CHECK("exact sum");
+    float f;
+    CUDA_CHECK(cudaMemcpy(&f, d_out, sizeof f, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(wide, d_blocks, sizeof *wide, cudaMemcpyDeviceToHost));
+    return f;
+}
+
+/* Both exact kernels, every grid, aligned and not, against the host's exact sum; the bits printed once. */
+static void check_exact(const char *name, const float *x, uint64_t n)
+{
+    Reference ref = reference_sum(x, n);
+    unsigned grids[] = {0, 1, (unsigned)(sm_count / 3 ? sm_count / 3 : 1), (unsigned)sm_count * 16};
+    int bad = 0;
+    for (int which = DIGITS_KERNEL; which <= WINDOWS_KERNEL; which++)
+        for (unsigned g = 0; g < sizeof grids / sizeof grids[0]; g++)
+            for (uint64_t offset = 0; offset < (which == WINDOWS_KERNEL ? 2u : 1u); offset++) {
+                double wide;
+                float f = exact_on_gpu(which, x, n, offset, grids[g], &wide);
+                checks++;
+                if (!same(f, ref.sum32) || !same(wide, ref.sum)) {
+                    bad++;
+                    printf("  FAIL %s N=%llu %s grid %u offset %llu: %a / %a, exact %a / %a\n", name,
+                           (unsigned long long)n, which == DIGITS_KERNEL ? "digits" : "windows", grids[g],
+                           (unsigned long long)offset, f, wide, ref.sum32, ref.sum);
+                }
+            }
+    failures += bad;
+    printf("bits: %-28s N = %-9llu fp32 %08x  fp64 %016llx  %s\n", name, (unsigned long long)n,
+           bits_of(ref.sum32), (unsigned long long)bits_of_double(ref.sum), bad ? "FAIL" : "exact, every grid and start");
+}
+
+static float random_finite(uint64_t *s)
+{
+    uint32_t b;
+    do b = (uint32_t)next_random(s); while ((b >> 23 & 0xffu) == 0xffu);
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
+/* Data made to break sums, value i of N (the same on every machine). */
+static void make(const char *kind, float *x, uint64_t n, uint64_t seed)
+{
+    uint64_t s = seed;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t r = next_random(&s);
+        float v;
+        if (!strcmp(kind, "cancellation")) { /* 1e30, 1, -1e30, ...: the 1s are all that is left */
+            static const float cycle[] = {1e30f, 1.0f, -1e30f, 3.5f, -1e20f, 1e20f};
+            v = cycle[i % 6];
+        } else if (!strcmp(kind, "subnormals")) {
+            uint32_t b = (uint32_t)r & 0x807fffffu;
+            memcpy(&v, &b, sizeof v);
+        } else if (!strcmp(kind, "every exponent")) {
+            v = random_finite(&s);
+        } else if (!strcmp(kind, "past FLT_MAX")) { /* finite in fp64, Inf in fp32 */
+            v = r % 4 ? 3e38f : -1e38f;
+        } else if (!strcmp(kind, "ties")) { /* 1 + 2^-24 (a tie) + tiny values that break it */
+            v = i == 0 ? 1.0f : i == 1 ? 0x1p-24f : i % 2 ? 0x1p-100f : -0x1p-100f;
+        } else if (!strcmp(kind, "NaN")) {
+            v = i == n / 2 ? NAN : 1.0f;
+        } else if (!strcmp(kind, "+Inf and -Inf")) {
+            v = i == n / 3 ? INFINITY : i == n / 2 && n > 1 ? -INFINITY : 1.0f;
+        } else if (!strcmp(kind, "-Inf")) {
+            v = i == n / 2 ? -INFINITY : 1.0f;
+        } else { /* shifted: the bench's data */
+            v = (float)(r >> 40) * 0x1p-23f - 0.5f;
+        }
+        x[i] = v;
+    }
+}
+
+int main(void)
+{
+    require_gpu();
+    GpuInfo gpu;
+    open_gpu(&gpu);
+    sm_count = gpu.sm_count;
+    const uint64_t big = (1u << 24) + 1;
+    float *x = (float *)malloc(big * sizeof(float)), *shuffled = (float *)malloc(big * sizeof(float));
+    d_in = (float *)device_alloc((big + 4) * sizeof(float), "the input");
+    d_out = (float *)device_alloc(sizeof(float), "the result");
+    d_blocks = (BlockDigits *)device_alloc(65536 * sizeof(BlockDigits), "the blocks' digits");
+    printf("%s, %d SMs\n\n", gpu.name, gpu.sm_count);
+
+    /* 1. Order matters. */
+    const uint64_t n = 1u << 24;
+    make("shifted", x, n, 1);
+    memcpy(shuffled, x, n * sizeof(float));
+    uint64_t s = 7;
+    for (uint64_t i = n - 1; i > 0; i--) { /* Fisher-Yates */
+        uint64_t j = next_random(&s) % (i + 1);
+        float t = shuffled[i];
+        shuffled[i] = shuffled[j], shuffled[j] = t;
+    }
+    Reference ref = reference_sum(x, n);
+    printf("1. Order matters: 2^24 values of the bench's data; the exact sum, rounded once: %.9g (fp32 %08x)\n",
+           ref.sum32, bits_of(ref.sum32));
+    printf("   %-44s %-16s %s\n", "", "fp32 result", "bits");
+    unsigned grids[] = {1, (unsigned)sm_count, 8u * sm_count};
+    const char *names[] = {"float_one_block", "float_block_per_sm", "float_8_blocks_per_sm"};
+    for (int copy = 0; copy < 2; copy++)
+        for (int g = 0; g < 3; g++) {
+            CUDA_CHECK(cudaMemcpy(d_in, copy ? shuffled : x, n * sizeof(float), cudaMemcpyHostToDevice));
+            float_sum<<<grids[g], BLOCK>>>(d_in, n, d_out, (float *)d_blocks);
+            LAUNCH_CHECK("float_sum");
+            float f;
+            CUDA_CHECK(cudaMemcpy(&f, d_out, sizeof f, cudaMemcpyDeviceToHost));
+            printf("   %-22s %-21s %-16.9g %08x\n", names[g], copy ? "(the data shuffled)" : "", f, bits_of(f));
+        }
+    for (int copy = 0; copy < 2; copy++)
+        for (unsigned g = 0; g < 3; g++) {
+            double wide;
+            float f = exact_on_gpu(WINDOWS_KERNEL, copy ? shuffled : x, n, 0, grids[g], &wide);
+            printf("   windows_f32, %-8u blocks %-21s %-16.9g %08x%s\n", grids[g], copy ? "(the data shuffled)" : "", f,
+                   bits_of(f), same(f, ref.sum32) ? "" : "  FAIL: not the exact sum");
+            failures += !same(f, ref.sum32);
+        }
+
+    /* 2. The exact sum on data made to break sums. */
+    printf("\n2. The exact kernels (digits, windows_f32) against the host's exact sum, fp32 and fp64, at 4 grids and 2 starts\n");
+    const char *kinds[] = {"shifted", "cancellation", "subnormals", "every exponent", "past FLT_MAX", "ties", "NaN",
+                           "+Inf and -Inf", "-Inf"};
+    uint64_t sizes[] = {1, 31, 33, 1000003, big};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+            make(kinds[k], x, sizes[z], 11 + k);
+            check_exact(kinds[k], x, sizes[z]);
+        }
+
+    /* 3. Ten shuffles of values of every exponent. */
+    const uint64_t m = 1000003;
+    make("every exponent", x, m, 99);
+    ref = reference_sum(x, m);
+    int same_bits = 1;
+    for (int p = 0; p < 10; p++) {
+        for (uint64_t i = m - 1; i > 0; i--) {
+            uint64_t j = next_random(&s) % (i + 1);
+            float t = x[i];
+            x[i] = x[j], x[j] = t;
+        }
+        double wide;
+        float f = exact_on_gpu(WINDOWS_KERNEL, x, m, 0, 0, &wide);
+        checks++;
+        if (!same(f, ref.sum32) || !same(wide, ref.sum)) same_bits = 0, failures++;
+    }
+    printf("\n3. Ten shuffles of 10^6 values of every exponent: %s (fp32 %08x, fp64 %016llx)\n",
+           same_bits ? "the same bits every time, the exact sum" : "FAIL", bits_of(ref.sum32),
+           (unsigned long long)bits_of_double(ref.sum));
+
+    printf("\n%d exact results checked, %d not the host's exact sum\n", checks, failures);
+    free(x);
+    free(shuffled);
+    return failures ? 1 : 0;
+}
