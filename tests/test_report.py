@@ -158,6 +158,20 @@ with tempfile.TemporaryDirectory() as tmp:
         lines, held = claims.check(claim, claims.times_of(path), "gpu-a")
         assert held, lines
 
+    @test("a target comparing two kernels (A/B): met or not met, with the worst ratio and where")
+    def _():
+        folder = os.path.join(tmp, "gpu-t")
+        os.makedirs(folder)
+        path = made_up(folder, [("01_a", "base", "f32", 1024, 10.0, "random"), ("02_b", "fast", "f32", 1024, 8.0, "random"),
+                                ("01_a", "base", "f32", 4096, 20.0, "random"), ("02_b", "fast", "f32", 4096, 25.0, "random"),
+                                ("02_b", "fast", "f32", 4096, 5.0, "wide")], {"01_a": "bandwidth+", "02_b": "bandwidth+"})
+        targets = os.path.join(tmp, "targets.csv")
+        open(targets, "w").write("what,n_min,n_max,at_least,label\n02_b:fast/01_a:base,2^10,2^10,1.2,first | 一\n"
+                                 "02_b:fast/01_a:base,2^10,2^12,1.0,both | 二\n")
+        lines = tables.targets([path], "02_b", targets).split("\n")
+        assert "| met (1.250 at 2^10) |" in lines[2], lines[2]
+        assert "| **not met** (0.800 at 2^12) |" in lines[3], lines[3]  # the first fill's row, not the wide one
+
     @test("a claim at row lengths (cols) and on another input type reads those rows alone")
     def _():
         path = os.path.join(tmp, "cols.csv")

@@ -189,7 +189,8 @@ def limits_table(csv, stage, lang="en"):
 class Run:
     """One GPU's rows for a stage's targets: the times of the stage's kernels and the fastest fp32 time of
     the other stages by N, the sizes in the order of its rows. CUB's rows and row stages' are not counted;
-    of a repeated row the last wins."""
+    of a repeated row the last wins. named: every kernel's time by STAGE:KERNEL[:DTYPE] and N (as claims.csv
+    names them; each kernel's first fill, CUB's rows too), for the targets that compare two kernels."""
 
     def __init__(self, rows, stage):
         self.dev, self.ns, self.other, self.time, self.xcub, self.bytes = device(rows), {}, {}, {}, {}, {}
@@ -197,6 +198,9 @@ class Run:
         for r in rows:
             if r["stage"] != "00_device" and r["cols"] == "" and r["kernel"] != "cub" and r["median_us"] != "":
                 self.add(r, stage)
+        self.named = {(f"{r['stage']}:{r['kernel']}" + ("" if r["dtype"] == "f32" else f":{r['dtype']}"), num(r["n"])):
+                      num(r["median_us"]) for r in first_fills(rows)
+                      if r["stage"] != "00_device" and r["cols"] == "" and r["median_us"] != ""}
 
     def add(self, r, stage):
         k, n, us, t = r["kernel"], num(r["n"]), num(r["median_us"]), r["dtype"]
@@ -216,7 +220,11 @@ class Run:
             self.typebest[t, n] = k
 
     def ratio(self, what, n):
-        """The ratio WHAT (a target's what) at size N; None where the run lacks what it needs."""
+        """The ratio WHAT (a target's what) at size N; None where the run lacks what it needs. WHAT A/B (two
+        kernels, named as in claims.csv): B's time over A's."""
+        if "/" in what:
+            a, b = what.split("/")
+            return self.named[b, n] / self.named[a, n] if (a, n) in self.named and (b, n) in self.named else None
         if n not in self.best:
             return None
         b, sol, found = self.best[n], self.dev["sol"], []
