@@ -572,7 +572,7 @@ double unit_roundoff(int significand_bits)
  * A path through d1 additions in one precision (u1) and d2 in another (u2: a half-precision pack or
  * tree, then fp32 additions and fp32 atomics, d2 = wide + atomic) uses d u -> d1 u1 + d2 u2 and
  * d u^2 -> d1 u1^2 + d2 u2^2 in both formulas (the same first-order argument, term by term); the
- * stagnation threshold takes the larger u. The fp64 reference adds its own (tiny) error.
+ * stagnation threshold takes the larger u. The reference adds its own error, its one rounding (reference_error).
  * The probabilistic bound needs rounding errors that behave as random, which the fills' random
  * significands give. Integer data (past 2^p) and data of unknown make (a file, Reference.structured) need
  * not: values on a coarse grid, repeating, round the same way at every addition (a file of values k/8 summed

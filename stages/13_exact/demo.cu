@@ -58,7 +58,8 @@ static float exact_on_gpu(int which, const float *x, uint64_t n, uint64_t offset
     return f;
 }
 
-/* Both exact kernels, every grid, aligned and not, against the host's exact sum; the bits printed once. */
+/* Both exact kernels at every grid (windows_f32 also from an unaligned start; digits refuses one) against the
+ * host's exact sum; the bits printed once. */
 static void check_exact(const char *name, const float *x, uint64_t n)
 {
     Reference ref = reference_sum(x, n);

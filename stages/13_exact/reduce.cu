@@ -230,7 +230,7 @@ typedef struct {
     long long flags;
 } BlockDigits;
 
-/* The carried total rounded once, to fp32 and to fp64 (*wide, when asked): the top 64 bits as an
+/* The carried total rounded once, to fp32 (returned) and to fp64 (*wide): the top 64 bits as an
  * integer, the lowest set where any bit below them is (a sticky bit, far under both formats' last
  * place), converted by one correctly rounded integer-to-float conversion, then scaled by a power of two,
  * exactly: a total of 2^24 units or more is a normal number (no second rounding), and a smaller one is
@@ -238,11 +238,11 @@ typedef struct {
 __device__ float round_digits(long long *d, unsigned flags, double *wide)
 {
     if (flags & SAW_NAN || (flags & SAW_PLUS_INF && flags & SAW_MINUS_INF)) {
-        if (wide) *wide = __longlong_as_double(0x7ff8000000000000LL);
+        *wide = __longlong_as_double(0x7ff8000000000000LL);
         return __int_as_float(0x7fc00000);
     }
     if (flags) {
-        if (wide) *wide = flags & SAW_PLUS_INF ? (double)INFINITY : -(double)INFINITY;
+        *wide = flags & SAW_PLUS_INF ? (double)INFINITY : -(double)INFINITY;
         return flags & SAW_PLUS_INF ? INFINITY : -INFINITY;
     }
     carry_digits(d, 1);
@@ -271,7 +271,7 @@ __device__ float round_digits(long long *d, unsigned flags, double *wide)
     for (int k = 0; k < low; k++) sticky |= (unsigned long long)d[k];
     w |= sticky != 0;
     float f = scalbnf(__ull2float_rn(w), shift);
-    if (wide) *wide = negative ? -scalbn(__ull2double_rn(w), shift) : scalbn(__ull2double_rn(w), shift);
+    *wide = negative ? -scalbn(__ull2double_rn(w), shift) : scalbn(__ull2double_rn(w), shift);
     return negative ? -f : f;
 }
 
@@ -342,6 +342,7 @@ __global__ void __launch_bounds__(BLOCK) digits_sum(const float *x, uint64_t n, 
  * digits one by one: correct for any data, fast when the data have a range, as nearly all data do. */
 template <int PER_CARRY>
 struct Windows {
+    static_assert(PER_CARRY == 16 || PER_CARRY == 32, "SPAN below takes log2(PER_CARRY) as 4 or 5");
     static constexpr int SPAN = 54 - 24 - (PER_CARRY == 16 ? 4 : 5);
     double sum0, sum1;   /* the windows' fp64 sums since the last carry */
     long long int0, int1; /* their integer totals, in quanta */
@@ -447,10 +448,10 @@ __global__ void __launch_bounds__(BLOCK) window_sum(const T *x, uint64_t n, floa
     finish_digits(d, &flags, blocks, out, wide);
 }
 
-/* A block per 16 KiB tile, as stage 08, up to as many blocks as the GPU holds at once (each waits for
- * its count at the end). */
-template <typename Kernel>
-static unsigned digits_grid(Run *r, Kernel kernel, uint64_t vectors, unsigned per_thread)
+/* A block per tile of per_thread 16-byte vectors a thread, as stage 08, up to as many blocks as the GPU
+ * holds at once (each waits for its count at the end). */
+template <typename KernelFn>
+static unsigned digits_grid(Run *r, KernelFn kernel, uint64_t vectors, unsigned per_thread)
 {
     int per_sm = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BLOCK, 0));
