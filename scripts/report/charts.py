@@ -233,8 +233,7 @@ def chart_data(csv):
     plot hands gnuplot, by name: NAME.vars (its gnuplot variables), NAME.data and, for panels, NAME.hist."""
     if not os.path.exists(csv) or os.path.getsize(csv) == 0:
         fail(f"{csv} is missing or empty")
-    headers, files = chart_headers(True), defaultdict(str)
-    results = Results(csv)
+    headers, files, results = chart_headers(True), defaultdict(str), Results(csv)
     dev = results.dev
     for name, keys in headers.items():
         drawing = Drawing(results, name, files)

@@ -272,8 +272,7 @@ def accuracy_tables(csv, lang="en"):
     result = {(r["label"], r["fill"], r["x"]): (r["rel_err"], r["rel_bound"], r["pass"]) for r in rows}
 
     def fourth_power(n):  # 2^0, 2^4, 2^8, ..., within half a power (log2 as awk has it)
-        e = math.log(num(n)) / math.log(2) if num(n) > 0 else None
-        return e is not None and e - int(e / 4) * 4 < 0.5
+        return num(n) > 0 and (e := math.log(num(n)) / math.log(2)) - int(e / 4) * 4 < 0.5
 
     def cell(found):  # "error (bound)", marked where the check failed; "-" where there is no result
         if found is None:
