@@ -39,8 +39,7 @@ class Figures:
     def __init__(self, path, lang):
         self.path, self.meta, self.kind, self.rows = path, {}, None, []
         for line in (line for line in read_lines(path) if line):
-            m = re.match(r"# ([a-z]+): ", line)
-            if m:
+            if m := re.match(r"# ([a-z]+): ", line):
                 self.meta[m.group(1)] = line[m.end():]
             elif not line.startswith("#") and self.kind is None:
                 self.kind = KINDS.get(line) or fail(
