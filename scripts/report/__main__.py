@@ -8,30 +8,16 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-CSV, LANG = ("csv", {}), ("--lang", {"choices": ("en", "zh"), "default": "en"})
-STAGE = ("--stage", {"required": True, "help": "the stage, NN_name"})
-CHECK = ("--check", {"action": "store_true", "help": "change nothing; exit 1 where a page differs"})
+CSV, CHECK = ("csv", {}), ("--check", {"action": "store_true", "help": "change nothing; exit 1 where a page differs"})
 # COMMAND: (module.function, what it does, its arguments). The function's keywords are the arguments; it
-# returns what to print, its exit code, or both.
+# returns what to print, its exit code, or both. (The README blocks' tables are made by readmes.)
 COMMANDS = {
-    "table": ("tables.table", "a Markdown table of a results CSV (all, best or one stage's)", [
-        ("--mode", {"required": True, "choices": ("all", "best", "stage")}),
-        ("--stage", {"default": "", "help": "the stage of --mode stage, NN_name"}), CSV, LANG]),
-    "cited": ("cited.cited", "an article's own figures beside the run's", [
-        ("--cited", {"required": True, "help": "the stage's cited figures, stages/NN_name/cited.csv"}),
-        ("--stage", {"default": "", "help": "the stage whose rows a grid reads (default: the folder of --cited)"}),
-        CSV, LANG]),
-    "times": ("tables.times", "the times of some kernels at every N", [
-        STAGE, ("--kernels", {"required": True, "help": "the kernels, space-separated, in the rows' order"}),
-        CSV, LANG]),
     "targets": ("tables.targets", "a stage's targets on every GPU's results", [
-        STAGE, ("--targets", {"required": True, "help": "its targets file, stages/NN_name/targets.csv"}),
-        ("csv", {"nargs": "+", "help": "every GPU's results CSV"}), LANG]),
-    "ratios": ("tables.ratios", "x CUB and the speed of light at every N", [STAGE, CSV, LANG]),
-    "accuracy": ("tables.accuracy_tables", "the accuracy lab's tables", [CSV, LANG]),
+        ("--stage", {"required": True, "help": "the stage, NN_name"}),
+        ("--targets", {"required": True, "help": "its targets file, stages/NN_name/targets.csv"}),
+        ("csv", {"nargs": "+", "help": "every GPU's results CSV"}),
+        ("--lang", {"choices": ("en", "zh"), "default": "en"})]),
     "plot-accuracy": ("charts.plot_accuracy", "the accuracy lab's chart", [CSV, ("png", {})]),
-    "limits": ("tables.limits_table", "what limits each N, from Nsight Compute's counters", [
-        STAGE, ("csv", {"help": "a limits.csv (scripts/limits.sh)"}), LANG]),
     "ncu": ("profile.ncu", "the metric values of an Nsight Compute CSV", [
         ("--mode", {"choices": ("limits", "flush", "shared", "profile"), "required": True}),
         *((f"--{column}", {"default": "", "help": f"limits: the {column} column"})

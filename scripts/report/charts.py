@@ -233,8 +233,7 @@ def chart_data(csv):
     plot hands gnuplot, by name: NAME.vars (its gnuplot variables), NAME.data and, for panels, NAME.hist."""
     if not os.path.exists(csv) or os.path.getsize(csv) == 0:
         fail(f"{csv} is missing or empty")
-    headers, files = chart_headers(True), defaultdict(str)
-    results = Results(csv)
+    headers, files, results = chart_headers(True), defaultdict(str), Results(csv)
     dev = results.dev
     for name, keys in headers.items():
         drawing = Drawing(results, name, files)
@@ -277,7 +276,7 @@ def plot(csv, outdir, dumb=False):
     except OSError as e:
         fail(f"cannot create {outdir}: {e.strerror}", 1)
     with tempfile.TemporaryDirectory() as tmp:
-        write_files(tmp, files)
+        write_files(files, tmp)
         for name, keys in charts.items():
             assignments = files[name + ".vars"].rstrip("\n") + f" datafile='{tmp}/{name}.data'; "
             rc = gnuplot(assignments + f"histfile='{tmp}/{name}.hist'; plotdir='{PLOTS}'; term='png'; "
@@ -315,5 +314,5 @@ def plot_accuracy(csv, png):
     gpu = rows[-1]["gpu"] if rows else ""
     variables = 'series = %d; condn = %.0f; gpu = "%s"\n' % (len(labels), num(condn), gpu)
     with tempfile.TemporaryDirectory() as tmp:
-        write_files(tmp, {"data": data, "vars": variables} if data else {"vars": variables})
+        write_files({"data": data, "vars": variables} if data else {"vars": variables}, tmp)
         return gnuplot(f"datafile='{tmp}/data'; out='{png}'; load '{tmp}/vars'", f"{PLOTS}/lab/accuracy.gp")

@@ -39,8 +39,7 @@ class Figures:
     def __init__(self, path, lang):
         self.path, self.meta, self.kind, self.rows = path, {}, None, []
         for line in (line for line in read_lines(path) if line):
-            m = re.match(r"# ([a-z]+): ", line)
-            if m:
+            if m := re.match(r"# ([a-z]+): ", line):
                 self.meta[m.group(1)] = line[m.end():]
             elif not line.startswith("#") and self.kind is None:
                 self.kind = KINDS.get(line) or fail(
@@ -79,11 +78,10 @@ def grid(fig, csv, stage, lang):
     article = {(f"{s}x{k}", kernel, dtype): (total, ms) for s, k, dtype, _, kernel, total, ms, *_ in fig.rows}
     type_of = {row[4]: row[2] for row in reversed(fig.rows)}  # each kernel's first input type
     run, seen = {}, collections.Counter()  # run: (cell, kernel, dtype) -> this run's row
-    for r in flushed(read_csv(csv, NEED)):
-        if fig.meta.get("fill", r["fill"]) != r["fill"]:  # the data the article's table is set beside
-            continue
+    for r in flushed(read_csv(csv, NEED)):  # of the data the article's table is set beside (# fill:, if given)
         key = (r["kernel"], r["dtype"], num(r["n"]))
-        if r["stage"] == stage and key[2] in cells:  # one N's rows are its cells in turn; the last run wins
+        if r["stage"] == stage and key[2] in cells and fig.meta.get("fill", r["fill"]) == r["fill"]:
+            # One N's rows are its cells in turn; the last run wins.
             run[(cells[key[2]][seen[key] % len(cells[key[2]])],) + key[:2]] = r
             seen[key] += 1
     in_run = {key[1:] for key in run}
@@ -134,9 +132,9 @@ def claims(fig, csv, lang):
             us(a), us(b), ratio(a.get("median_us", ""), b.get("median_us", "")), check)
     return out
 
-def cited(csv, cited, stage="", lang="en"):
-    """The cited figures CITED beside the run CSV; STAGE (the grid's) defaults to CITED's folder."""
+def cited(csv, cited, stage, lang="en"):
+    """The cited figures CITED beside the run CSV; STAGE: the stage whose rows a grid reads."""
     fig = Figures(cited, lang)
     if fig.kind == "grid":
-        return grid(fig, csv, stage or re.sub(r"/cited\.csv$", "", cited).rsplit("/", 1)[-1], lang)
+        return grid(fig, csv, stage, lang)
     return (chain if fig.kind == "chain" else claims)(fig, csv, lang)

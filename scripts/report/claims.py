@@ -24,8 +24,7 @@ def check(claim, times, gpu):
     sizes = sorted({at for (k, at) in times if k == a} & {at for (k, at) in times if k == b})
     if claim["n"] != "all":
         wanted = [(parse_size(t), c) for t in claim["n"].split() for c in (claim.get("cols") or "").split() or [""]]
-        missing = [n if c == "" else f"{n}x{c}" for n, c in wanted if (n, c) not in sizes]
-        if missing:
+        if missing := [n if c == "" else f"{n}x{c}" for n, c in wanted if (n, c) not in sizes]:
             return [f"FAIL {claim['claim']} on the {gpu}: {a} and {b} were not both measured at N = {missing}"], False
         sizes = wanted
     if not sizes:
@@ -56,10 +55,8 @@ def claims():
         for claim in read_csv(path, "claim a b is n by gpus"):
             if claim["is"] not in ("faster", "level"):
                 fail(f"{path}: claim {claim['claim']}: is '{claim['is']}' (faster or level)")
-            missing = uncited(claim["claim"], pages)
-            if missing:
-                lines.append(missing)
-                status = 1
+            if missing := uncited(claim["claim"], pages):
+                lines, status = lines + [missing], 1
             for gpu in sorted(by_gpu) if claim["gpus"] == "all" else claim["gpus"].split():
                 got, held = check(claim, by_gpu[gpu], gpu) if gpu in by_gpu else (
                     [f"FAIL {claim['claim']}: no results of {gpu} (plots/reference/{gpu}/results.csv)"], False)

@@ -18,10 +18,10 @@ def fail(why, code=2):
     print(f"error: {why}", file=sys.stderr)
     sys.exit(code)
 
-def read_lines(path):
+def read_lines(path, errors=None):
     """The lines of a text file (none for its final newline); a file that cannot be read is an error."""
     try:
-        with open(path, encoding="utf-8") as f:
+        with open(path, encoding="utf-8", errors=errors) as f:
             lines = f.read().split("\n")
     except OSError as e:
         fail(f"{path}: {e.strerror}")
@@ -30,20 +30,16 @@ def read_lines(path):
 def read_csv(path, need=""):
     """A CSV's rows as dicts by column name; a missing column of NEED (space-separated) or a row whose
     number of fields differs from its header's is an error (exit 2)."""
-    lines = read_lines(path)
-    if not lines:
-        return []
-    header, rows = lines[0].split(","), []
-    for name in need.split():
-        if name not in header:
-            fail(f"{path} is not a results CSV of this layout: it has no column {name} (its first line: {lines[0]})")
-    for i, fields in enumerate((line.split(",") for line in lines[1:]), start=2):
+    header, *rows = [line.split(",") for line in read_lines(path)] or [need.split()]
+    for name in (name for name in need.split() if name not in header):
+        fail(f"{path} is not a results CSV of this layout: it has no column {name} (its first line: "
+             f"{','.join(header)})")
+    for i, fields in enumerate(rows, start=2):
         if len(fields) != len(header):
             fail(f"{path} line {i}: {len(fields)} fields, where its header has {len(header)}")
-        rows.append(dict(zip(header, fields)))
-    return rows
+    return [dict(zip(header, fields)) for fields in rows]
 
-def write_files(folder, files):
+def write_files(files, folder=""):
     """Each text of FILES ({name: text}) into FOLDER/name; a file that cannot be written is an error."""
     for name, body in files.items():
         path = os.path.join(folder, name)
@@ -88,9 +84,7 @@ def num(s):
 
 def awk_str(x):
     """A number as awk prints it without a format (OFMT/CONVFMT %.6g; integers as integers)."""
-    if isinstance(x, str):
-        return x
-    return str(int(x)) if x == int(x) and abs(x) < 1e16 else "%.6g" % x
+    return x if isinstance(x, str) else str(int(x)) if x == int(x) and abs(x) < 1e16 else "%.6g" % x
 
 def median(values):
     """The median of the non-empty values (awk's: the middle string, or the mean of the middle two); "" for
@@ -138,9 +132,8 @@ def parse_size(text):
 def parse_description(lines):
     """A program's --describe ("key: value" lines) as {key: [values]}."""
     keys = {}
-    for key, sep, value in (line.partition(":") for line in lines):
-        if sep:
-            keys.setdefault(key, []).append(value.strip())
+    for key, value in (line.split(":", 1) for line in lines if ":" in line):
+        keys.setdefault(key, []).append(value.strip())
     return keys
 
 def description(csv_path, stage):

@@ -12,8 +12,9 @@ its single-tile one. By --mode:
 sass: make stage-NN sass's summary, a line per kernel of what its SASS holds (load widths, shuffles,
 barriers, atomics) and, from the assembler's report (nvcc -Xptxas -v), its registers and shared memory."""
 import re
+from collections import Counter
 
-from common import fail, num
+from common import fail, num, read_lines
 
 TIME, BYTES = "gpu__time_duration.sum", "dram__bytes_read.sum"
 # limits.csv's columns from grid on, after time_us and dram_bytes: the counters of a run's longest launch.
@@ -28,20 +29,15 @@ OTHERS = (("bfly", r" SHFL\.BFLY"), ("down", r" SHFL\.DOWN"), ("bar", r" BAR\.SY
 
 def metric_rows(path):
     """(launch ID, kernel, metric, value without its commas) of each metric row; every field is quoted."""
-    try:
-        with open(path, encoding="utf-8", errors="surrogateescape", newline="") as f:
-            lines = f.read().split("\n")
-    except OSError as e:
-        fail(f"{path}: {e.strerror}")
     col = {}
-    for line in lines:
+    for line in read_lines(path, errors="surrogateescape"):
         fields = re.findall(r'"([^"]*)"', line)
         if line.startswith('"ID"'):
             col.update((name, i) for i, name in enumerate(fields))
         elif col.get("Metric Value", len(fields)) < len(fields):
-            got = [fields[col[name]] if col.get(name, len(fields)) < len(fields) else ""
-                   for name in ("ID", "Kernel Name", "Metric Name", "Metric Value")]
-            yield got[0], got[1], got[2], got[3].replace(",", "")
+            launch, kernel, metric, v = ((fields[col.get(name, len(fields)):] + [""])[0]
+                                         for name in ("ID", "Kernel Name", "Metric Name", "Metric Value"))
+            yield launch, kernel, metric, v.replace(",", "")
 
 def ends_run(kernel):
     """Whether a launch of KERNEL ends a run: CUB's single-tile kernel, or any launch not CUB's."""
@@ -61,11 +57,11 @@ def limits_rows(path, gpu, stage, n, dtype, names):
         fail(f"{len(runs)} runs profiled, expected {2 * len(want)} (a checked and a timed run of each of {names})", 1)
     out = ""
     for name, run in zip(want, runs[1::2]):
-        reading = [[value.get((launch, metric), 0) for launch in run] for metric in (TIME, BYTES)]
-        longest = run[reading[0].index(max(reading[0]))]
+        time, dram = ([value.get((launch, metric), 0) for launch in run] for metric in (TIME, BYTES))
+        longest = run[time.index(max(time))]
         out += "%s,%s,%s,%s,%s,%d,%d,%.3f,%.0f,%.1f,%.1f,%.2f,%.2f\n" % (
-            gpu, stage, name, dtype, n, len(run), value.get((longest, LONGEST[0]), 0), sum(reading[0]) / 1000,
-            sum(reading[1]), *(value.get((longest, metric), 0) for metric in LONGEST[1:]))
+            gpu, stage, name, dtype, n, len(run), *(value.get((longest, metric), 0) for metric in LONGEST[:1]),
+            sum(time) / 1000, sum(dram), *(value.get((longest, metric), 0) for metric in LONGEST[1:]))
     return out
 
 def flush_reading(path, regex, last=0):
@@ -116,36 +112,23 @@ def ncu(mode, ncu_csv, gpu, stage, n, dtype, names, regex, last, metrics):
 def sass(ptxas, sass):
     """The summary, a line per kernel in the order of the SASS (cuobjdump --dump-sass), from it and the
     assembler's report PTXAS of the same object."""
-    try:
-        report, sass = (open(p, encoding="utf-8", errors="replace").read() for p in (ptxas, sass))
-    except OSError as e:
-        fail(f"{e.filename}: {e.strerror}")
-    resources, counts, order, kernel = {}, {}, [], ""
-    for line in report.split("\n"):
-        m = re.search(r"Compiling entry function.*?(_Z[A-Za-z0-9_]+)", line)
-        kernel = m.group(1) if m else kernel
-        m = re.search(r"Used ([0-9]+) registers", line)
-        if m and kernel:
+    report, sass = ("\n".join(read_lines(path, errors="replace")) for path in (ptxas, sass))
+    resources = {}  # kernel: (registers, shared bytes), of its last "Used" line
+    for kernel, body in re.findall(r"Compiling entry function[^\n]*?(_Z[A-Za-z0-9_]+)(.*?)(?=Compiling entry|\Z)",
+                                   report, re.S):
+        for line in re.findall(r".*Used [0-9]+ registers.*", body):
             smem = re.search(r"([0-9]+) bytes smem", line)
-            resources[kernel] = (m.group(1), smem.group(1) if smem else "0")
-    kernel = ""
-    for line in sass.split("\n"):
-        m = re.search(r"Function : (\S+)", line)
-        if m:
-            kernel = m.group(1)
-            order.append(kernel)
-            counts[kernel] = dict.fromkeys([c for c, _ in LOADS + OTHERS], 0)
-        elif kernel:
-            load = next((c for c, pattern in LOADS if re.search(pattern, line)), None)
-            if load:
-                counts[kernel][load] += 1
-            else:
-                for c, pattern in OTHERS:
-                    counts[kernel][c] += bool(re.search(pattern, line))
+            resources[kernel] = (re.search(r"Used ([0-9]+)", line).group(1), smem.group(1) if smem else "0")
+    counts, order = {}, []  # a kernel listed again (another architecture) shows its last counts
+    for kernel, body in re.findall(r"Function : (\S+)(.*?)(?=Function : |\Z)", sass, re.S):
+        counts[kernel], order = Counter(), order + [kernel]
+        for line in body.split("\n"):
+            load = next((name for name, pattern in LOADS if re.search(pattern, line)), None)
+            counts[kernel].update([load] if load else [name for name, pattern in OTHERS if re.search(pattern, line)])
     out = ""
-    for k in order:
-        c, (regs, smem) = counts[k], resources.get(k, ("?", "?"))
-        out += (f"{k}\n    LDG<=32 {c['ldg32']}  LDG.64 {c['ldg64']}  LDG.128 {c['ldg128']} | SHFL.BFLY {c['bfly']}  "
-                f"SHFL.DOWN {c['down']} | BAR.SYNC {c['bar']}  WARPSYNC {c['warpsync']} | RED/ATOM {c['atom']} | "
-                f"{regs} registers, {smem} bytes shared\n")
+    for kernel in order:
+        c, (regs, smem) = counts[kernel], resources.get(kernel, ("?", "?"))
+        out += (f"{kernel}\n    LDG<=32 {c['ldg32']}  LDG.64 {c['ldg64']}  LDG.128 {c['ldg128']} | SHFL.BFLY "
+                f"{c['bfly']}  SHFL.DOWN {c['down']} | BAR.SYNC {c['bar']}  WARPSYNC {c['warpsync']} | RED/ATOM "
+                f"{c['atom']} | {regs} registers, {smem} bytes shared\n")
     return out

@@ -14,7 +14,7 @@ import sys
 from charts import chart_headers
 from cited import cited
 from common import awk_str, bilingual, chart_tokens, fail, number, parse_description, phrase, read_csv
-from common import read_lines, rule, text
+from common import read_lines, rule, text, write_files
 from tables import accuracy_tables, limits_table, ratios, table, targets, times
 from tree import Tree
 
@@ -22,8 +22,7 @@ def write(path, new, check):
     """Write NEW to PATH, or (CHECK) show how PATH differs from it: 1 where it does, else 0."""
     old = open(path, encoding="utf-8").read() if os.path.exists(path) else None
     if old != new and not check:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(new)
+        write_files({path: new})
     if old == new or not check:
         return 0
     if old is not None:

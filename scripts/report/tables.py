@@ -195,36 +195,33 @@ class Run:
     def __init__(self, rows, stage):
         self.dev, self.ns, self.other, self.time, self.xcub, self.bytes = device(rows), {}, {}, {}, {}, {}
         self.best, self.typebest, self.det = {}, {}, set()
-        for r in rows:
-            if r["stage"] != "00_device" and r["cols"] == "" and r["kernel"] != "cub" and r["median_us"] != "":
-                self.add(r, stage)
-        self.named = {(f"{r['stage']}:{r['kernel']}" + ("" if r["dtype"] == "f32" else f":{r['dtype']}"), num(r["n"])):
-                      num(r["median_us"]) for r in first_fills(rows)
+        timed = [r for r in rows if r["stage"] != "00_device" and r["cols"] == "" and r["median_us"] != ""]
+        for r in (r for r in timed if r["kernel"] != "cub"):
+            k, n, us, t = r["kernel"], num(r["n"]), num(r["median_us"]), r["dtype"]
+            self.ns[n] = True
+            if r["stage"] != stage:
+                if t == "f32" and us < self.other.get(n, math.inf):
+                    self.other[n] = us
+                continue
+            self.time[k, n], self.xcub[k, n], self.bytes[k, n] = us, r["x_cub"], r["bytes_read"]
+            if k.endswith("_deterministic"):
+                self.det.add(k)
+                continue
+            # The fastest kernel so far, compared at its latest time: a repeated row may have changed it.
+            if t == "f32" and (n not in self.best or us < self.time[self.best[n], n]):
+                self.best[n] = k
+            if (t, n) not in self.typebest or us < self.time[self.typebest[t, n], n]:
+                self.typebest[t, n] = k
+        self.named = {(f"{r['stage']}:{r['kernel']}" + ("" if r["dtype"] == "f32" else f":{r['dtype']}"),
+                       num(r["n"])): num(r["median_us"]) for r in first_fills(rows)
                       if r["stage"] != "00_device" and r["cols"] == "" and r["median_us"] != ""}
-
-    def add(self, r, stage):
-        k, n, us, t = r["kernel"], num(r["n"]), num(r["median_us"]), r["dtype"]
-        self.ns[n] = True
-        if r["stage"] != stage:
-            if t == "f32" and (n not in self.other or us < self.other[n]):
-                self.other[n] = us
-            return
-        self.time[k, n], self.xcub[k, n], self.bytes[k, n] = us, r["x_cub"], r["bytes_read"]
-        if k.endswith("_deterministic"):
-            self.det.add(k)
-            return
-        # The fastest kernel so far, compared at its latest time: a repeated row may have changed it.
-        if t == "f32" and (n not in self.best or us < self.time[self.best[n], n]):
-            self.best[n] = k
-        if (t, n) not in self.typebest or us < self.time[self.typebest[t, n], n]:
-            self.typebest[t, n] = k
 
     def ratio(self, what, n):
         """The ratio WHAT (a target's what) at size N; None where the run lacks what it needs. WHAT A/B (two
         kernels, named as in claims.csv): B's time over A's."""
         if "/" in what:
-            a, b = what.split("/")
-            return self.named[b, n] / self.named[a, n] if (a, n) in self.named and (b, n) in self.named else None
+            a, b = (self.named.get((k, n)) for k in what.split("/"))
+            return b / a if a is not None and b is not None else None
         if n not in self.best:
             return None
         b, sol, found = self.best[n], self.dev["sol"], []
@@ -243,13 +240,10 @@ class Run:
     def verdict(self, what, lo, hi, least, lang):
         """A target's cell: met or not, with the worst ratio over the sizes LO..HI (the first N of the run's
         order where it is); "-" where the run has none of them."""
-        worst, at = None, 0
-        for n in (n for n in self.ns if lo <= n <= hi):
-            r = self.ratio(what, n)
-            if r is not None and (worst is None or r < worst):
-                worst, at = r, n
-        if worst is None:
+        found = [(r, n) for n in self.ns if lo <= n <= hi and (r := self.ratio(what, n)) is not None]
+        if not found:
             return " - |"
+        worst, at = min(found, key=itemgetter(0))
         return " %s (%.3f %s %s) |" % (text(lang, "met" if worst >= least else "not met"), worst,
                                        text(lang, "at"), exponent(at))
 
@@ -262,9 +256,7 @@ def targets(csv, stage, targets, lang="en"):
     runs = {gpu: Run([r for r in rows if r["gpu"] == gpu], stage)
             for gpu in dict.fromkeys(r["gpu"] for r in rows)}
     out = text(lang, "targets head") + "".join(f" {g} |" for g in runs) + "\n" + rule("llr" + "l" * len(runs))
-    for line in read_lines(targets):
-        if line.startswith("#") or line.startswith("what,") or line == "":
-            continue
+    for line in (line for line in read_lines(targets) if line and not line.startswith(("#", "what,"))):
         what, lo, hi, least, label = (line.split(",") + [""] * 4)[:5]
         lo, hi = parse_size(lo), parse_size(hi)
         out += f"| {bilingual(label, lang)} | {exponent(lo)}" + ("–" + exponent(hi) if hi > lo else "")
@@ -280,8 +272,7 @@ def accuracy_tables(csv, lang="en"):
     result = {(r["label"], r["fill"], r["x"]): (r["rel_err"], r["rel_bound"], r["pass"]) for r in rows}
 
     def fourth_power(n):  # 2^0, 2^4, 2^8, ..., within half a power (log2 as awk has it)
-        e = math.log(num(n)) / math.log(2) if num(n) > 0 else None
-        return e is not None and e - int(e / 4) * 4 < 0.5
+        return num(n) > 0 and (e := math.log(num(n)) / math.log(2)) - int(e / 4) * 4 < 0.5
 
     def cell(found):  # "error (bound)", marked where the check failed; "-" where there is no result
         if found is None:

@@ -197,8 +197,8 @@ def write_data(tree, folder):
         lines["banks"] += ["%d %d %d" % (warp * 32 + lane, row, banks[lane])
                            for lane in range(32) if lane in banks]
         lines["conflicts"] += ["%d %d %d" % (warp * 32 + 16, row, waves)] if waves > 1 else []
-    write_files(folder, {name + ".dat": "".join(line + "\n" for line in body) for name, body in lines.items()
-                         if body or name not in ("nodes", "edges")})
+    write_files({name + ".dat": "".join(line + "\n" for line in body) for name, body in lines.items()
+                 if body or name not in ("nodes", "edges")}, folder)
     keys = {"title": tree.title, "threads": "%d" % tree.threads, "steps": "%d" % (tree.last + 1),
             "nodes": len(nodes), "accesses": len(rows), "conflicts": len(lines["conflicts"]),
             "shuffles": len(tree.shuffled), "additions": tree.additions(), "unused": tree.additions(-1, True),
