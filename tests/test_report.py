@@ -126,6 +126,18 @@ with tempfile.TemporaryDirectory() as tmp:
         assert "unchecked (≤ 2.5e+00)" in table and "ok (≤ 1.0e-06)" in table and "FAIL (≤ 1.0e-06)" in table, table
         assert common.passed("unchecked") and not common.passed("0") and common.verdict("unchecked") == "unchecked", table
 
+    @test("the accuracy tables mark each result: nothing where it passed, unchecked, xfail or FAIL")
+    def _():
+        path = os.path.join(tempfile.mkdtemp(dir=tmp), "accuracy.csv")
+        lines = ["gpu,stage,kernel,n,rel_err,pass,fill,rel_bound,cond"]
+        for kernel, verdict in (("tight", "1"), ("loose", "unchecked"), ("over", "xfail"), ("wrong", "0")):
+            lines.append(f"X,01_a,{kernel},65536,1e-07,{verdict},random,{'' if kernel == 'tight' else '2e-3'},")
+        open(path, "w").write("\n".join(lines) + "\n")
+        text = tables.accuracy_tables(path)
+        for kernel, cell in (("tight", "1.0e-07 (-) |"), ("loose", "(2.0e-03) unchecked |"), ("over", "(2.0e-03) xfail |"),
+                             ("wrong", "(2.0e-03) FAIL |")):
+            assert re.search(rf"`01 {kernel}` \| random \|[^\n]*{re.escape(cell)}", text), (kernel, text)
+
     @test("speed-ups are computed from one baseline row: the faster row has the larger one")
     def _():
         folder = tempfile.mkdtemp(dir=tmp)
