@@ -16,7 +16,7 @@ static int by_step(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static const char *op_names[] = {"", "ld", "st", "shfl_down", "shfl_up", "shfl_xor", "shfl_idx", "bar"};
+static const char *op_names[] = {"", "ld", "st", "shfl_down", "shfl_up", "shfl_xor", "shfl_idx", "bar", "gld"};
 
 static void no_record(const char *prog, const char *kernel, const char *why)
 {

@@ -5,7 +5,9 @@
  * declared `__shared__ TRACED(float) s_x[BLOCK]`, which is the plain array in the ordinary build and
  * an array of recording proxies here, and __syncthreads, __syncwarp and the __shfl_*_sync intrinsics
  * become recording wrappers (a barrier ends a step for the threads it orders; a shuffle ends one for
- * the lane that makes it). Only block 0 of each launch records. A library header read after this one
+ * the lane that makes it). A load from global memory written TRACED_LD(x[i]) is recorded too: the
+ * elements a thread adds in registers before the tree are its leaves, and the step after its loads
+ * is its first in the tree. Only block 0 of each launch records. A library header read after this one
  * is recorded too: stage 10 reads cooperative groups after common.h, so cg::reduce's own shuffles and
  * its block.sync() (a __barrier_sync) are in the record. CUB's are not: its shuffles are inline PTX and
  * its shared memory an opaque TempStorage, so a kernel built on CUB says that it cannot be recorded. */
@@ -17,10 +19,11 @@
 /* What one record line is: a thread's access to shared memory (addr: its shared-memory address, whose
  * 4-byte word mod 32 is the bank; the block's arrays need not start at 0, the drawing counts slots from
  * the lowest address recorded; bytes: its width), a shuffle (addr: its delta, lane mask or source lane
- * as given; src: the lane it read, -1 where the lane kept its own value) or the thread's arrival at a
+ * as given; src: the lane it read, -1 where the lane kept its own value), the thread's arrival at a
  * __syncthreads (a value it then shuffles without reading shared memory first is a new one, not the
- * one it held before). seq orders one thread's events. */
-enum { TREE_LD = 1, TREE_ST, TREE_SHFL_DOWN, TREE_SHFL_UP, TREE_SHFL_XOR, TREE_SHFL_IDX, TREE_BAR };
+ * one it held before) or a load from global memory (addr: its address in elements, low 32 bits).
+ * seq orders one thread's events. */
+enum { TREE_LD = 1, TREE_ST, TREE_SHFL_DOWN, TREE_SHFL_UP, TREE_SHFL_XOR, TREE_SHFL_IDX, TREE_BAR, TREE_GLD };
 typedef struct {
     uint32_t step, thread, seq;
     uint16_t op, bytes;
@@ -36,6 +39,7 @@ typedef struct {
     unsigned count, capacity, threads, block_step;
     unsigned warp_step[TREE_MAX_THREADS / 32];
     unsigned step[TREE_MAX_THREADS], seq[TREE_MAX_THREADS];
+    unsigned char loaded[TREE_MAX_THREADS]; /* global loads since the thread's last other event */
     TreeEvent *events;
 } TreeLog;
 
@@ -49,10 +53,21 @@ __device__ inline unsigned tree_thread(void)
 }
 __device__ inline bool tree_on(void) { return tree_log && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0; }
 
+/* A thread's first event after its global loads starts a step of its own: the loads' sum is made there. */
+__device__ inline void tree_settle(unsigned t)
+{
+    if (tree_log->loaded[t]) {
+        tree_log->loaded[t] = 0;
+        tree_log->step[t]++;
+    }
+}
+
 __device__ inline void tree_event(unsigned op, unsigned bytes, unsigned addr, int src)
 {
     if (!tree_on()) return;
     unsigned t = tree_thread();
+    if (op == TREE_GLD) tree_log->loaded[t] = 1;
+    else tree_settle(t);
     if (t == 0) tree_log->threads = blockDim.x * blockDim.y * blockDim.z;
     unsigned i = atomicAdd(&tree_log->count, 1u);
     if (i < tree_log->capacity)
@@ -79,6 +94,15 @@ struct Traced {
 };
 #define TRACED(T) Traced<T>
 
+/* A global load the record follows: TRACED_LD(x[i]) reads x[i] as the plain build does. */
+template <typename T>
+__device__ inline T tree_load(const T *p)
+{
+    tree_event(TREE_GLD, sizeof(T), (unsigned)((uintptr_t)p / sizeof(T)), -1);
+    return *p;
+}
+#define TRACED_LD(x) tree_load(&(x))
+
 /* A barrier ends the step of the threads it orders: their next step is one past the latest of theirs. */
 __device__ inline void tree_syncthreads(void)
 {
@@ -100,6 +124,7 @@ __device__ inline void tree_syncwarp(unsigned mask = 0xffffffffu)
 {
     if (!tree_on()) { __syncwarp(mask); return; }
     unsigned t = tree_thread();
+    tree_settle(t);
     atomicMax(&tree_log->warp_step[t / 32], tree_log->step[t]);
     __syncwarp(mask);
     tree_log->step[t] = tree_log->warp_step[t / 32] + 1;
@@ -158,6 +183,7 @@ __device__ T tree_shfl_idx(unsigned mask, T v, int src_lane, int width = 32)
     void tree_bind(TreeLog *log) { CUDA_CHECK(cudaMemcpyToSymbol(tree_log, &log, sizeof log)); }
 #else
 #define TRACED(T) T
+#define TRACED_LD(x) (x)
 #define TREE_BIND
 #endif
 

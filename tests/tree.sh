@@ -4,7 +4,7 @@
 # and the committed ones, and checks the bad input; the GPU half records every kernel that can be
 # recorded, and draws the tree kernels.
 echo "== see the tree (make stage-NN tree)"
-for form in interleaved strided sequential shuffle shuffle_first; do
+for form in interleaved strided sequential shuffle shuffle_first loop_shuffle_first; do
     python3 tests/tree_record.py $form 64 >"$tmp/tree-$form.csv"
 done
 # The wavefronts a made-up block of 64 threads implies: the strided tree's accesses 2*s*tid are 2-way
@@ -34,6 +34,11 @@ grep -q '^129 additions, 98 of them unused ' "$tmp/out" && ok "tree tells a shuf
 # sums, warp 0's first-round additions would count as used.
 expect "tree of a made-up shuffle-first block: lanes that read nothing after a barrier bring new values" 0 \
     "^387 additions, 294 of them unused " -- python3 scripts/report tree --mode ascii "$tmp/tree-shuffle_first.csv"
+# The same block after a loop of 4 global loads a thread: the loads are the leaves, each thread's sum of
+# them a row of its own, and the tree above it the same 387 additions.
+expect "tree of a made-up block with a loop: the global loads as leaves, their sums in registers, the same tree" 0 \
+    "Global loads before the tree: 256 elements, 4 a thread.*387 additions, 294 of them unused " -- \
+    bash -c "python3 scripts/report tree --mode ascii $tmp/tree-loop_shuffle_first.csv | grep -E '^ +1 \| \+{64} \| each thread|^Global|^[0-9]+ additions' | tr '\n' ' '"
 if command -v gnuplot >/dev/null; then
     [ "$(head -c 4 "$tmp/tree-shuffle.png" | od -An -c | tr -d ' ')" = '211PNG' ] && ok "tree draws a PNG" || bad "tree drew no PNG"
 else

@@ -8,6 +8,8 @@ names, as the kernels of the first stages and their exercise write them:
   shuffle_first  stage 05's reduce_warp_shuffle: each warp's shuffle down from registers, lane 0 writes
                  warp_sums[warp], __syncthreads, then warp 0 shuffles down again, its lanes past the last
                  warp with a zero (v = lane < warps ? warp_sums[lane] : 0)
+  loop_shuffle_first  the same after a loop: each thread first loads 4 elements, THREADS apart (TRACED_LD),
+                 and adds them in registers (stage 06's kernels)
 usage: python3 tests/tree_record.py FORM THREADS"""
 import sys
 
@@ -29,8 +31,14 @@ def record(form, threads):
             step += 1
         return step
 
+    first = 0
+    if form == "loop_shuffle_first":
+        for t in range(threads):
+            for k in range(4):
+                ev(0, t, "gld", t + k * threads)
+        form, first = "shuffle_first", 1
     if form == "shuffle_first":
-        step = shuffle_down(0, threads)
+        step = shuffle_down(first, threads)
         for t in range(0, threads, 32):
             ev(step, t, "st", 4 * (t // 32))
         for t in range(threads):

@@ -213,8 +213,11 @@ def tree_block(stage, kernels, lang):
         counts = dict(zip(("ld", "ldw", "st", "stw"), tree.totals()["ld"] + tree.totals()["st"]))
         counts.update(adds=tree.additions(), unused=tree.additions(-1, True))
         plurals = {f"{key}_s": "" if c == 1 else "s" for key, c in counts.items()}
+        loop = tree.loop()
         out.append(f"![{text(lang, 'tree alt').format(k=k)}](tree/{k}.png)\n\n"
-                   + text(lang, "tree counts").format(k=k, **counts, **plurals))
+                   + text(lang, "tree counts").format(k=k, **counts, **plurals) + ("" if not loop else text(
+                       lang, "tree loop").format(threads=loop[0], loads=sum(tree.loaded.values()),
+                                                 per=loop[1] if loop[1] == loop[2] else f"{loop[1]}–{loop[2]}")))
     return "\n\n".join(out) + "\n"
 
 def tree_blocks(check):

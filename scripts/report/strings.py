@@ -127,4 +127,8 @@ TEXT = {
                     "addition{adds_s}, {unused} of them unused (no result needs their sums).",
                     "`{k}` 的一个线程块：共享内存读 {ld} 条指令、{ldw} 个 wavefront；写 {st} 条指令、{stw} 个 wavefront；{adds} 次加法，"
                     "其中 {unused} 次的和没有任何结果用到。"),
+    "tree loop": (" Before the tree each of its {threads} threads adds {per} input elements in registers ({loads} "
+                  "global loads, recorded with the tree; the row above the elements).",
+                  "进入归约树之前，它的 {threads} 个线程各自先在寄存器里加 {per} 个输入元素（共 {loads} 次全局读取，"
+                  "与树一起记录；即元素上面那一行）。"),
 }

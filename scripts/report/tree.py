@@ -7,7 +7,9 @@ wavefronts (the most distinct 4-byte words any one bank is asked for).
 The tree is inferred from the accesses: a value a thread writes is the sum of the slots it read since its last
 write (and of the value it holds, where that is still in the slot it last wrote or it read nothing, but not
 past a __syncthreads, "bar"); a shuffle down, up or by xor adds the lane's value and the one it read,
-__shfl_sync copies it. Leaves: the values from registers only (global loads, zeros). The results: the values
+__shfl_sync copies it. Leaves: the values from registers only (global loads, zeros); where the record has the
+global loads ("gld"), each element is a leaf, and a thread's next event holds their sum (its loop, made in
+registers: no addition of the tree). The results: the values
 no later addition takes, but those whose elements a fuller one holds (lane 1's sum after a shuffle down); an
 addition is used where a result depends on it, unused where none needs its sum."""
 import math
@@ -36,6 +38,7 @@ class Tree:
         self.title, self.threads, self.last, self.base, self.nodes, self.pending = "", 0, -1, math.inf, [], []
         self.slot, self.reads, self.held, self.held_slot, self.fresh = {}, {}, {}, {}, set()
         self.active, self.accesses, self.order, self.shuffle_arg, self.read_lane = set(), {}, {}, {}, {}
+        self.loads, self.looped, self.loaded = {}, set(), Counter()  # a thread's pending loads, their sums, counts
         for line in read_lines(path):
             fields = line.split(",")
             if line.startswith("#"):
@@ -51,8 +54,18 @@ class Tree:
             self.end_step()
             self.last = step
         (warp, lane), self.threads = divmod(t, 32), max(self.threads, t + 1)
+        if op == "gld":  # an input element, added in registers before the tree
+            self.loads.setdefault(t, []).append(self.new_node(t, False, step, warp))
+            self.loaded[t] += 1
+            return
+        looped = t in self.loads
+        if looped:  # the thread's first event after its loads: it holds their sum
+            kids = tuple(self.loads.pop(t))
+            self.held[t], self.held_slot[t] = kids[0] if len(kids) == 1 else self.new_node(t, False, step, warp, kids), -1
+            self.looped.add(self.held[t])
         if op == "bar":
-            self.fresh.add(t)
+            if not looped:
+                self.fresh.add(t)
             return
         self.active.add((step, warp, lane))
         if op not in ("ld", "st"):  # a shuffle, added up when the step ends
@@ -124,8 +137,13 @@ class Tree:
 
     def additions(self, y=-1, unused_only=False):
         """The additions at step y (-1: every step), or only the unused ones."""
-        return sum(1 for i, node in enumerate(self.nodes)
-                   if node.kids and (y < 0 or node.y == y) and not (unused_only and i in self.used))
+        return sum(1 for i, node in enumerate(self.nodes) if node.kids and i not in self.looped and
+                   (y < 0 or node.y == y) and not (unused_only and i in self.used))
+
+    def loop(self):
+        """(threads, fewest, most) of the global loads a thread added before the tree; None without any."""
+        counts = self.loaded.values()
+        return (len(self.loaded), min(counts), max(counts)) if self.loaded else None
 
     def totals(self):
         """{op: [instructions, wavefronts]} of the shared-memory loads and stores."""
@@ -144,12 +162,14 @@ def drawing(tree, width=64):
            % (width - 1, tree.threads)]
     at = {(node.y, tree.px[i]): "o" if not node.kids else "+" if i in tree.used else "-"
           for i, node in enumerate(tree.nodes)}
-    for y in (y for y in range(tree.top, -1, -1) if not y or tree.additions(y)):
+    loop_rows = {tree.nodes[i].y for i in tree.looped}
+    for y in (y for y in range(tree.top, -1, -1) if not y or tree.additions(y) or y in loop_rows):
         count, unused = tree.additions(y), tree.additions(y, True)
         # With no node above step 0 that row is drawn blank, as this program's first (awk) form drew it.
         row = "".join(at.get((y, x), " ") if tree.top else " " for x in range(width))
-        out.append("%4d | %s | %s%s" % (y, row, plural(count, "addition") if y else "elements",
-                                        f", {unused} unused" if unused else ""))
+        what = plural(count, "addition") if y and count else "each thread's loads, added in registers" if y else \
+            "elements"
+        out.append("%4d | %s | %s%s" % (y, row, what, f", {unused} unused" if unused else ""))
     nwarps, busy_steps = tree.nwarps, {s for s, _, _ in tree.active}
     out += ["", "Active lanes per step (# a lane that accessed shared memory or shuffled; warps 0-%d of %d):"
             % (min(nwarps, 4) - 1, nwarps)]
@@ -173,6 +193,10 @@ def drawing(tree, width=64):
     for s in tree.shuffled:
         lanes = "".join(" %2s" % awk_str(tree.read_lane.get((s, 0, lane), "-")) for lane in range(32))
         out.append("%4d %-14s |%s" % (s, tree.shuffle_arg[s, 0], lanes))
+    if tree.loop():
+        threads, fewest, most = tree.loop()
+        out += ["", "Global loads before the tree: %s, %s a thread, added in registers" % (
+            plural(sum(tree.loaded.values()), "element"), fewest if fewest == most else f"{fewest} to {most}")]
     out += ["", "%s, %d of them unused (no result needs their sums)" % (
         plural(tree.additions(), "addition"), tree.additions(-1, True)),
         "%s (as make stage-NN profile counts them)" % tree.totals_text()]
@@ -202,6 +226,7 @@ def write_data(tree, folder):
     keys = {"title": tree.title, "threads": "%d" % tree.threads, "steps": "%d" % (tree.last + 1),
             "nodes": len(nodes), "accesses": len(rows), "conflicts": len(lines["conflicts"]),
             "shuffles": len(tree.shuffled), "additions": tree.additions(), "unused": tree.additions(-1, True),
+            "loads": sum(tree.loaded.values()),
             "counts": tree.totals_text()}
     return "".join(f"{key} {v}\n" for key, v in keys.items())
 

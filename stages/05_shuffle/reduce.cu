@@ -168,7 +168,9 @@ static const Kernel kernels[] = {
     {"reduce_xor_allreduce_int", "warp shuffle article §4 as written: int data, exact (--fill mod100 --n 2^20: 51903600)",
      run_xor_allreduce<int>, .dtype = DT_I32, .acc = ACC_I32},
     {"reduce_shuffle_tail_divergent_mask", "LeetCUDA §3.4.2 as written: full mask inside if (tid < offset)",
-     run_shuffle_tail_divergent_mask, .flags = NOT_DEFAULT},
+     run_shuffle_tail_divergent_mask, .flags = NOT_DEFAULT,
+     .no_tree = "its shuffles name all 32 lanes while only some execute them: undefined behaviour, and a shuffle "
+                "waiting for lanes that never come can hang the block"},
 };
 
 STAGE("05_shuffle", kernels, .trees = "reduce_shuffle_tail reduce_warp_shuffle");

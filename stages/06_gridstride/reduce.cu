@@ -19,7 +19,7 @@ __global__ void reduce_gridstride(const float *x, float *out, uint64_t n)
     unsigned tid = threadIdx.x;
     uint64_t stride = (uint64_t)gridDim.x * LEETCUDA_BLOCK;
     float sum = 0.0f;
-    for (uint64_t i = (uint64_t)blockIdx.x * LEETCUDA_BLOCK + tid; i < n; i += stride) sum += x[i];
+    for (uint64_t i = (uint64_t)blockIdx.x * LEETCUDA_BLOCK + tid; i < n; i += stride) sum += TRACED_LD(x[i]);
     s_x[tid] = sum;
     __syncthreads();
     for (unsigned offset = LEETCUDA_BLOCK / 2; offset >= 32; offset /= 2) {
@@ -72,7 +72,7 @@ __global__ void reduce_per_thread(const float *x, float *out, uint64_t n)
     float v = 0.0f;
 #pragma unroll
     for (int k = 0; k < PER_THREAD; k++)
-        if (i + (uint64_t)k * BLOCK < n) v += x[i + (uint64_t)k * BLOCK];
+        if (i + (uint64_t)k * BLOCK < n) v += TRACED_LD(x[i + (uint64_t)k * BLOCK]);
     block_sum_atomic(v, out);
 }
 
@@ -100,7 +100,7 @@ __global__ void reduce_gridstride_per_thread(const float *x, float *out, uint64_
     for (uint64_t i = (uint64_t)blockIdx.x * BLOCK * PER_THREAD + threadIdx.x; i < n; i += step) {
 #pragma unroll
         for (int k = 0; k < PER_THREAD; k++)
-            if (i + (uint64_t)k * BLOCK < n) v += x[i + (uint64_t)k * BLOCK];
+            if (i + (uint64_t)k * BLOCK < n) v += TRACED_LD(x[i + (uint64_t)k * BLOCK]);
     }
     block_sum_atomic(v, out);
 }
@@ -140,4 +140,4 @@ static const Kernel kernels[] = {
 
 /* Its best kernel is drawn again beside stages 08 and 10; its 16-loads kernel is one of the flush check's probes. */
 STAGE("06_gridstride", kernels, .flush_probes = "reduce_gridstride_per_thread_16@reduce_gridstride_per_thread@ordinary",
-      .charts = "bandwidth+ scaling roofline library", .trees = "reduce_gridstride_per_thread_16");
+      .charts = "bandwidth+ scaling roofline library", .trees = "reduce_gridstride_per_thread_16@2^24");
