@@ -9,9 +9,9 @@ write (and of the value it holds, where that is still in the slot it last wrote 
 past a __syncthreads, "bar"); a shuffle down, up or by xor adds the lane's value and the one it read,
 __shfl_sync copies it. Leaves: the values from registers only (global loads, zeros); where the record has the
 global loads ("gld"), each element is a leaf, and a thread's next event holds their sum (its loop, made in
-registers: no addition of the tree). The results: the values
-no later addition takes, but those whose elements a fuller one holds (lane 1's sum after a shuffle down); an
-addition is used where a result depends on it, unused where none needs its sum."""
+registers: no addition of the tree). The results: the values no later addition takes, but those whose
+elements a fuller one holds (lane 1's sum after a shuffle down); an addition is used where a result depends on
+it, unused where none needs its sum."""
 import math
 from collections import Counter, namedtuple
 
@@ -194,7 +194,7 @@ def drawing(tree, width=64):
         lanes = "".join(" %2s" % awk_str(tree.read_lane.get((s, 0, lane), "-")) for lane in range(32))
         out.append("%4d %-14s |%s" % (s, tree.shuffle_arg[s, 0], lanes))
     if tree.loop():
-        threads, fewest, most = tree.loop()
+        _, fewest, most = tree.loop()
         out += ["", "Global loads before the tree: %s, %s a thread, added in registers" % (
             plural(sum(tree.loaded.values()), "element"), fewest if fewest == most else f"{fewest} to {most}")]
     out += ["", "%s, %d of them unused (no result needs their sums)" % (
