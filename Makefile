@@ -34,9 +34,16 @@ else
   ARCH_FLAGS := $(foreach a,$(BUILD_ARCHS),-gencode arch=compute_$a,code=sm_$a) \
                 -gencode arch=compute_$(lastword $(BUILD_ARCHS)),code=compute_$(lastword $(BUILD_ARCHS))
 endif
+# A newer CCCL than the toolkit's (it is header-only): CCCL_HOME=/path, a CCCL checkout (its cub/,
+# libcudacxx/include and thrust/), is read before the toolkit's by every build (make clean first: an
+# object does not record which CCCL built it). Stage 13 then adds CUB's sums that require a determinism.
+ifdef CCCL_HOME
+  $(if $(wildcard $(CCCL_HOME)/cub/cub/cub.cuh),,$(error CCCL_HOME=$(CCCL_HOME) is not a CCCL checkout: no cub/cub/cub.cuh))
+  CCCL_FLAGS := -I$(CCCL_HOME)/cub -I$(CCCL_HOME)/libcudacxx/include -I$(CCCL_HOME)/thrust
+endif
 # OpenMP only speeds up the host's data fill and fp64 reference (results do not depend on it).
 NVCCFLAGS := -O3 -std=c++17 -lineinfo $(ARCH_FLAGS) -Werror all-warnings \
-             -Xcompiler -Wall,-Wextra,-Werror,-Wno-missing-field-initializers,-fopenmp -Icommon
+             -Xcompiler -Wall,-Wextra,-Werror,-Wno-missing-field-initializers,-fopenmp $(CCCL_FLAGS) -Icommon
 # A student's file (make stage-NN grade) is built with warnings allowed.
 GRADE_FLAGS = $(filter-out -Werror all-warnings,$(subst $(comma)-Werror,,$(NVCCFLAGS)))
 CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror -fopenmp -Icommon
@@ -193,6 +200,7 @@ help:
 	@echo
 	@echo "  ARCH=sm_90                  build for one GPU architecture (default: this machine's GPU, or a list)"
 	@echo "  JOBS=N                      parallel build jobs (default: one per core)"
+	@echo "  CCCL_HOME=/path             a newer CCCL checkout than the toolkit's, for every build (make clean first)"
 
 need-nvcc:
 	@if [ -z "$(NVCC)" ]; then \

@@ -11,6 +11,12 @@
 #include <cuda/atomic>
 #include <stdint.h>
 #include <string.h>
+#if __has_include(<cuda/execution.determinism.h>) /* a CCCL newer than CUDA 13.0's: CUB's determinism (below) */
+#include <cub/device/device_reduce.cuh>
+#include <cuda/execution.determinism.h>
+#include <cuda/execution.require.h>
+#define CUB_DETERMINISM 1
+#endif
 
 #include "common.h"
 
@@ -483,6 +489,29 @@ static void run_windows(Run *r)
     LAUNCH_CHECK("window_sum");
 }
 
+/* CUB's own answers to order, in a CCCL newer than CUDA 13.0's (make CCCL_HOME=/path, README): DeviceReduce
+ * with an execution environment that requires a determinism, found at compile time. gpu_to_gpu: the same
+ * bits on every GPU (a reproducible floating-point accumulator, not exactly rounded); not_guaranteed: the
+ * blocks' sums joined by atomics, in any order. The check takes CUB's ordinary shape (shape_cub_reduce),
+ * which the accumulator's error stays within, and for the atomics a chain through every block of the
+ * largest grid that shape allows. */
+#ifdef CUB_DETERMINISM
+static void run_cub_gpu_to_gpu(Run *r)
+{
+    CUDA_CHECK(cub::DeviceReduce::Reduce(r->in, r->out, (int64_t)r->n, cuda::std::plus<>{}, 0.0f,
+                                         cuda::execution::require(cuda::execution::determinism::gpu_to_gpu)));
+    r->shape = shape_cub_reduce(r->n, r->sm_count);
+}
+
+static void run_cub_not_guaranteed(Run *r)
+{
+    CUDA_CHECK(cub::DeviceReduce::Reduce(r->in, r->out, (int64_t)r->n, cuda::std::plus<>{}, 0.0f,
+                                         cuda::execution::require(cuda::execution::determinism::not_guaranteed)));
+    r->shape = shape_cub_reduce(r->n, r->sm_count);
+    r->shape.atomic = fmin(ceil(r->n / 4096.0), 40.0 * r->sm_count);
+}
+#endif
+
 static const Kernel kernels[] = {
     {"float_one_block", "1. order matters: fp32, each thread's vectors a grid apart, 1 block",
      run_float_sum<ONE_BLOCK>},
@@ -498,6 +527,12 @@ static const Kernel kernels[] = {
      .no_tree = "its sum is exact, the same in any order: there is no tree to draw"},
     {"windows_bf16", "4. the same for bf16 input", run_windows<__nv_bfloat16>, .dtype = DT_BF16,
      .acc = ACC_EXACT_SUM, .no_tree = "its sum is exact, the same in any order: there is no tree to draw"},
+#ifdef CUB_DETERMINISM
+    {"cub_gpu_to_gpu", "CUB's DeviceReduce requiring gpu_to_gpu determinism (CCCL_HOME)", run_cub_gpu_to_gpu,
+     .no_tree = CUB_UNRECORDED},
+    {"cub_not_guaranteed", "CUB's DeviceReduce requiring no determinism: atomics (CCCL_HOME)", run_cub_not_guaranteed,
+     .no_tree = CUB_UNRECORDED},
+#endif
 };
 
 STAGE("13_exact", kernels, .bench_fills = "shifted wide",

@@ -1,6 +1,9 @@
 # shellcheck shell=bash
 # Stage 13 (the exact sum) and its demo: sourced by tests/run.sh once ok/bad/skipped/expect, $tmp and
 # $gpu (1 when a GPU is present) exist.
+# CCCL_HOME names a newer CCCL for every build; a folder that is not one is refused before anything is built.
+expect "CCCL_HOME that is not a CCCL checkout is refused in one line, exit 2" 2 "CCCL_HOME=$tmp is not a CCCL checkout" -- \
+    make --no-print-directory -s CCCL_HOME="$tmp" help
 if [ "$gpu" = 1 ]; then
     expect "13 demo: every exact result is the host's exact sum, in fp32 and fp64, at every grid and start" 0 \
         " 0 not the host's exact sum" -- build/13_exact/demo
