@@ -127,8 +127,8 @@ void require_gpu_memory(size_t need, const char *what, const GpuInfo *d);
 
 /* Defined by the stage file in its record build (-DRECORD_TREE, common/tree.h): where its kernels log. */
 void tree_bind(TreeLog *log);
-/* The tree program: block 0 of the one kernel --kernel names, run with its shared memory, shuffles and traced loads
- * recorded, the record written as a CSV to path (NULL: stdout). Exits EXIT_USAGE without one kernel,
+/* The tree program: block 0 of the one kernel --kernel names, run with its shared memory, shuffles and
+ * traced loads recorded, the record written as a CSV to path (NULL: stdout). Exits EXIT_USAGE without one kernel,
  * EXIT_NO_RECORD (saying why) for a kernel that cannot be recorded, EXIT_GPU without a usable GPU. */
 int record_tree(const Stage *stage, const Options *o, const char *path, const char *prog);
 

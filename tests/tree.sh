@@ -37,7 +37,7 @@ expect "tree of a made-up shuffle-first block: lanes that read nothing after a b
 # The same block after a loop of 4 global loads a thread: the loads are the leaves, each thread's sum of
 # them a row of its own, and the tree above it the same 387 additions.
 expect "tree of a made-up block with a loop: the global loads as leaves, their sums in registers, the same tree" 0 \
-    "Global loads before the tree: 256 elements, 4 a thread.*387 additions, 294 of them unused " -- \
+    "\| each thread's loads, added in registers Global loads before the tree: 256 elements, 4 a thread, .*387 additions, 294 of them unused " -- \
     bash -c "python3 scripts/report tree --mode ascii $tmp/tree-loop_shuffle_first.csv | grep -E '^ +1 \| \+{64} \| each thread|^Global|^[0-9]+ additions' | tr '\n' ' '"
 if command -v gnuplot >/dev/null; then
     [ "$(head -c 4 "$tmp/tree-shuffle.png" | od -An -c | tr -d ' ')" = '211PNG' ] && ok "tree draws a PNG" || bad "tree drew no PNG"

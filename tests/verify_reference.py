@@ -160,7 +160,9 @@ def checks_can_fail(folder):
     bench = {s: describe(f"{folder}/describe-{s}.txt").get("bench fills", "").split()[:1]
              for s in {r["stage"] for r in rows} if os.path.isfile(f"{folder}/describe-{s}.txt")}
     accs = {s: accumulators(folder, s) for s in bench}
-    is_wide = lambda r: accs.get(r["stage"], {}).get(r["kernel"]) in WIDE_ACCS
+
+    def is_wide(r):
+        return accs.get(r["stage"], {}).get(r["kernel"]) in WIDE_ACCS
     loose = [f"{r['stage']} {r['kernel']} {r['fill']} n={r['n']} ≤ {r['rel_bound']}" for r in rows
              if r["pass"] == "1" and r["rel_bound"] and num(r["rel_bound"]) >= (TIGHT if is_wide(r) else 1)]
     wide = [r for r in rows if [r["fill"]] == bench.get(r["stage"]) and is_wide(r)]
