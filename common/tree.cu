@@ -87,6 +87,10 @@ int record_tree(const Stage *stage, const Options *o, const char *path, const ch
     if (!ev) usage_error(prog, "out of host memory for the record of %s", k->name);
     CUDA_CHECK(cudaMemcpy(ev, log.events, log.count * sizeof(TreeEvent), cudaMemcpyDeviceToHost));
     qsort(ev, log.count, sizeof *ev, by_step);
+    /* A global load's address becomes its element's index in the input: the same in every run, wherever
+     * the allocation lands. */
+    for (unsigned i = 0; i < log.count; i++)
+        if (ev[i].op == TREE_GLD) ev[i].addr -= (uint32_t)((uintptr_t)r.data / ev[i].bytes);
 
     fprintf(out, "# tree record: stage %s, kernel %s, block 0 of %llu elements, %u threads, %s (sm_%d%d)\n",
             stage->program.stage, k->name, (unsigned long long)n, log.threads, g.name, g.cc_major, g.cc_minor);

@@ -21,7 +21,7 @@
  * the lowest address recorded; bytes: its width), a shuffle (addr: its delta, lane mask or source lane
  * as given; src: the lane it read, -1 where the lane kept its own value), the thread's arrival at a
  * __syncthreads (a value it then shuffles without reading shared memory first is a new one, not the
- * one it held before) or a load from global memory (addr: its address in elements, low 32 bits).
+ * one it held before) or a load from global memory (addr: its element's index in the input).
  * seq orders one thread's events. */
 enum { TREE_LD = 1, TREE_ST, TREE_SHFL_DOWN, TREE_SHFL_UP, TREE_SHFL_XOR, TREE_SHFL_IDX, TREE_BAR, TREE_GLD };
 typedef struct {
