@@ -280,9 +280,12 @@ $(BUILD)/$1/tree-solution: stages/$1/exercise.cu solutions/$1.cu $(TREE_OBJS)
 endef
 $(foreach s,$(filter $(HARNESS_STAGES),$(SOLVED)),$(eval $(call tree_solution_rules,$s)))
 
+# A demo is built again when a source of its stage that it may include changes.
 $(BUILD)/%/demo: stages/%/demo.cu $(BUILD)/gpu.o $(BUILD)/host.o
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) $^ -o $@
+	$(NVCC) $(NVCCFLAGS) $< $(filter %.o,$^) -o $@
+$(foreach s,$(DEMOS),$(eval $(BUILD)/$s/demo: $(filter-out stages/$s/demo.cu,$(wildcard stages/$s/*.cu)) \
+    common/common.h common/host.h $(BUILD)/flags.txt))
 
 # make stage-NN builds the stage's program (and demo); with a verb it only selects the stage, and the
 # verb builds what it needs.
