@@ -2,7 +2,7 @@
  * change with the grid and with the order of the data, the exact sum's do not; the exact sum against
  * the host's (common/host.c, integers of its own) on data made to break sums: cancellation, subnormals
  * only, every exponent at once, sums past FLT_MAX, NaN and Inf, ties, at sizes from 1 up, from an
- * unaligned start, in several grids and shuffled. Its "bits:" lines are the same on every GPU (a test
+ * unaligned start, in several grids, at two block sizes and shuffled. Its "bits:" lines are the same on every GPU (a test
  * compares the reference GPUs'). Exit 0 when every exact result is the host's in both fp32 and fp64. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +10,7 @@
 #include "reduce.cu"
 
 static float *d_in, *d_out;
-static BlockDigits *d_blocks;
+static double *d_wide;
 static int sm_count, failures, checks;
 
 /* A 64-bit generator (splitmix64): the data are the same on every machine. */
@@ -36,51 +36,58 @@ static uint64_t bits_of_double(double f)
 }
 static int same(double a, double b) { return a == b || (a != a && b != b); }
 
-/* The exact kernels of step 3 and 4 at a grid of `blocks` (0: the launcher's), from element `offset`. */
+/* The exact kernels of step 3 and 4 at a launch shape (blocks 0: the launcher's), from element `offset`. */
 enum { DIGITS_KERNEL, WINDOWS_KERNEL };
-static float exact_on_gpu(int which, const float *x, uint64_t n, uint64_t offset, unsigned blocks, double *wide)
+typedef struct {
+    unsigned blocks, threads;
+} LaunchShape;
+static float exact_on_gpu(int which, const float *x, uint64_t n, uint64_t offset, LaunchShape at, double *wide)
 {
     CUDA_CHECK(cudaMemcpy(d_in + offset, x, n * sizeof(float), cudaMemcpyHostToDevice));
-    if (blocks == 0) {
+    if (at.blocks == 0) {
         Run r = {};
         r.in = d_in + offset, r.data = d_in + offset, r.n = n, r.out = d_out, r.sm_count = sm_count;
-        r.partials = (float *)d_blocks;
+        r.partials = (float *)d_wide;
         (which == DIGITS_KERNEL ? run_digits : run_windows<float>)(&r);
     } else if (which == DIGITS_KERNEL) {
-        digits_sum<<<blocks, BLOCK>>>(d_in + offset, n, d_out, d_blocks, (double *)d_blocks);
+        digits_sum<<<at.blocks, BLOCK>>>(d_in + offset, n, d_out, d_wide);
+    } else if (at.threads == BLOCK) {
+        window_sum<float, BLOCK><<<at.blocks, BLOCK>>>(d_in + offset, n, d_out, d_wide);
     } else {
-        window_sum<float><<<blocks, BLOCK>>>(d_in + offset, n, d_out, d_blocks, (double *)d_blocks);
+        window_sum<float, 2 * BLOCK><<<at.blocks, 2 * BLOCK>>>(d_in + offset, n, d_out, d_wide);
     }
     LAUNCH_CHECK("exact sum");
     float f;
     CUDA_CHECK(cudaMemcpy(&f, d_out, sizeof f, cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(wide, d_blocks, sizeof *wide, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(wide, d_wide, sizeof *wide, cudaMemcpyDeviceToHost));
     return f;
 }
 
-/* Both exact kernels at every grid (windows_f32 also from an unaligned start; digits refuses one) against the
- * host's exact sum; the bits printed once. */
+/* Both exact kernels at every grid of BLOCK threads, windows_f32 also at blocks of 2 BLOCK threads and from
+ * an unaligned start (digits refuses one), against the host's exact sum; the bits printed once. */
 static void check_exact(const char *name, const float *x, uint64_t n)
 {
     Reference ref = reference_sum(x, n);
-    unsigned grids[] = {0, 1, (unsigned)(sm_count / 3 ? sm_count / 3 : 1), (unsigned)sm_count * 16};
+    const LaunchShape shapes[] = {{0, BLOCK}, {1, BLOCK}, {(unsigned)(sm_count / 3 ? sm_count / 3 : 1), BLOCK},
+                            {(unsigned)sm_count * 16, BLOCK}, {(unsigned)sm_count * 2, 2 * BLOCK}};
     int bad = 0;
     for (int which = DIGITS_KERNEL; which <= WINDOWS_KERNEL; which++)
-        for (unsigned g = 0; g < sizeof grids / sizeof grids[0]; g++)
+        for (unsigned g = 0; g < sizeof shapes / sizeof shapes[0]; g++)
             for (uint64_t offset = 0; offset < (which == WINDOWS_KERNEL ? 2u : 1u); offset++) {
+                if (which == DIGITS_KERNEL && shapes[g].threads != BLOCK) continue;
                 double wide;
-                float f = exact_on_gpu(which, x, n, offset, grids[g], &wide);
+                float f = exact_on_gpu(which, x, n, offset, shapes[g], &wide);
                 checks++;
                 if (!same(f, ref.sum32) || !same(wide, ref.sum)) {
                     bad++;
-                    printf("  FAIL %s N=%llu %s grid %u offset %llu: %a / %a, exact %a / %a\n", name,
-                           (unsigned long long)n, which == DIGITS_KERNEL ? "digits" : "windows", grids[g],
-                           (unsigned long long)offset, f, wide, ref.sum32, ref.sum);
+                    printf("  FAIL %s N=%llu %s %u blocks of %u offset %llu: %a / %a, exact %a / %a\n", name,
+                           (unsigned long long)n, which == DIGITS_KERNEL ? "digits" : "windows", shapes[g].blocks,
+                           shapes[g].threads, (unsigned long long)offset, f, wide, ref.sum32, ref.sum);
                 }
             }
     failures += bad;
     printf("bits: %-28s N = %-9llu fp32 %08x  fp64 %016llx  %s\n", name, (unsigned long long)n,
-           bits_of(ref.sum32), (unsigned long long)bits_of_double(ref.sum), bad ? "FAIL" : "exact, every grid and start");
+           bits_of(ref.sum32), (unsigned long long)bits_of_double(ref.sum), bad ? "FAIL" : "exact, every shape and start");
 }
 
 static float random_finite(uint64_t *s)
@@ -134,7 +141,7 @@ int main(void)
     float *x = (float *)malloc(big * sizeof(float)), *shuffled = (float *)malloc(big * sizeof(float));
     d_in = (float *)device_alloc((big + 4) * sizeof(float), "the input");
     d_out = (float *)device_alloc(sizeof(float), "the result");
-    d_blocks = (BlockDigits *)device_alloc(65536 * sizeof(BlockDigits), "the blocks' digits");
+    d_wide = (double *)device_alloc(PARTIALS_CAPACITY(big) * sizeof(float), "the fp64 result and the float sums' partials");
     printf("%s, %d SMs\n\n", gpu.name, gpu.sm_count);
 
     /* 1. Order matters. */
@@ -156,7 +163,7 @@ int main(void)
     for (int copy = 0; copy < 2; copy++)
         for (int g = 0; g < 3; g++) {
             CUDA_CHECK(cudaMemcpy(d_in, copy ? shuffled : x, n * sizeof(float), cudaMemcpyHostToDevice));
-            float_sum<<<grids[g], BLOCK>>>(d_in, n, d_out, (float *)d_blocks);
+            float_sum<<<grids[g], BLOCK>>>(d_in, n, d_out, (float *)d_wide);
             LAUNCH_CHECK("float_sum");
             float f;
             CUDA_CHECK(cudaMemcpy(&f, d_out, sizeof f, cudaMemcpyDeviceToHost));
@@ -165,14 +172,15 @@ int main(void)
     for (int copy = 0; copy < 2; copy++)
         for (unsigned g = 0; g < 3; g++) {
             double wide;
-            float f = exact_on_gpu(WINDOWS_KERNEL, copy ? shuffled : x, n, 0, grids[g], &wide);
+            float f = exact_on_gpu(WINDOWS_KERNEL, copy ? shuffled : x, n, 0, LaunchShape{grids[g], BLOCK}, &wide);
             printf("   windows_f32, %-8u blocks %-21s %-16.9g %08x%s\n", grids[g], copy ? "(the data shuffled)" : "", f,
                    bits_of(f), same(f, ref.sum32) ? "" : "  FAIL: not the exact sum");
             failures += !same(f, ref.sum32);
         }
 
     /* 2. The exact sum on data made to break sums. */
-    printf("\n2. The exact kernels (digits, windows_f32) against the host's exact sum, fp32 and fp64, at 4 grids and 2 starts\n");
+    printf("\n2. The exact kernels against the host's exact sum, fp32 and fp64: digits at 4 grids of %d threads, "
+           "windows_f32 at those and %u blocks of %d, from 2 starts\n", BLOCK, 2u * sm_count, 2 * BLOCK);
     const char *kinds[] = {"shifted", "cancellation", "subnormals", "every exponent", "past FLT_MAX", "ties", "NaN",
                            "+Inf and -Inf", "-Inf"};
     uint64_t sizes[] = {1, 31, 33, 1000003, big};
@@ -194,7 +202,7 @@ int main(void)
             x[i] = x[j], x[j] = t;
         }
         double wide;
-        float f = exact_on_gpu(WINDOWS_KERNEL, x, m, 0, 0, &wide);
+        float f = exact_on_gpu(WINDOWS_KERNEL, x, m, 0, LaunchShape{0, BLOCK}, &wide);
         checks++;
         if (!same(f, ref.sum32) || !same(wide, ref.sum)) same_bits = 0, failures++;
     }

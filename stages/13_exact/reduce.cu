@@ -186,14 +186,16 @@ static void run_fixed_point(Run *r)
  * is kept in DIGITS digits of 32 bits, each an int64, so a digit takes 2^31 additions of a 32-bit part
  * before it could overflow: no carry is needed while adding. 11 digits reach 2^203: fp32's 2^128 and
  * room for 2^75 values. Each thread owns a column of digits in shared memory (digit k of thread t at
- * [k][t]: a warp's 32 threads touch 32 consecutive int64s), so its additions need no atomics; NaN and
- * Inf set flags instead (IEEE: NaN, or +Inf and -Inf together, give NaN; one infinity gives itself). */
+ * d[k * blockDim.x + t]: a warp's 32 threads touch 32 consecutive int64s), so its additions need no
+ * atomics; NaN and Inf set flags instead (IEEE: NaN, or +Inf and -Inf together, give NaN; one infinity
+ * gives itself). */
 #define DIGITS 11
 enum { SAW_NAN = 1, SAW_PLUS_INF = 2, SAW_MINUS_INF = 4 };
-typedef long long Column[DIGITS][BLOCK];
+
+__device__ __forceinline__ long long &digit(long long *d, int k) { return d[k * blockDim.x + threadIdx.x]; }
 
 /* One fp32 value (its bits) into the thread's digits: its 55-bit magnitude shifted into place spans two. */
-__device__ __forceinline__ void digits_add_value(Column &d, uint32_t bits, unsigned *flags)
+__device__ __forceinline__ void digits_add_value(long long *d, uint32_t bits, unsigned *flags)
 {
     unsigned field = bits >> 23 & 0xffu;
     if (field == 0xffu) {
@@ -204,25 +206,26 @@ __device__ __forceinline__ void digits_add_value(Column &d, uint32_t bits, unsig
     unsigned long long mag = (unsigned long long)((bits & 0x7fffffu) | (field ? 0x800000u : 0u)) << (e % 32);
     long long low = (long long)(mag & 0xffffffffu), high = (long long)(mag >> 32);
     if (bits >> 31) low = -low, high = -high;
-    d[e / 32][threadIdx.x] += low;
-    d[e / 32 + 1][threadIdx.x] += high;
+    digit(d, e / 32) += low;
+    digit(d, e / 32 + 1) += high;
 }
 
 /* A signed 64-bit integer v times 2^(p - 149), p >= 0, into the thread's digits: v 2^(p % 32) is 96 bits
  * at most, its low 64 as two unsigned digits and the rest (the sign) as the third. */
-__device__ __forceinline__ void digits_add_integer(Column &d, long long v, int p)
+__device__ __forceinline__ void digits_add_integer(long long *d, long long v, int p)
 {
     int s = p % 32;
     unsigned long long low = (unsigned long long)v << s;
     long long high = s ? v >> (64 - s) : (v < 0 ? -1 : 0);
-    d[p / 32][threadIdx.x] += (long long)(low & 0xffffffffu);
-    d[p / 32 + 1][threadIdx.x] += (long long)(low >> 32);
-    d[p / 32 + 2][threadIdx.x] += high;
+    digit(d, p / 32) += (long long)(low & 0xffffffffu);
+    digit(d, p / 32 + 1) += (long long)(low >> 32);
+    digit(d, p / 32 + 2) += high;
 }
 
 /* Every digit but the top into [0, 2^32), the carries upward: the top digit keeps the sign. */
 __device__ __forceinline__ void carry_digits(long long *d, int stride)
 {
+#pragma unroll
     for (int k = 0; k + 1 < DIGITS; k++) {
         long long carry = d[k * stride] >> 32; /* arithmetic shift: floor division by 2^32 */
         d[k * stride] -= carry * 4294967296LL;
@@ -230,18 +233,18 @@ __device__ __forceinline__ void carry_digits(long long *d, int stride)
     }
 }
 
-/* The blocks' digits and flags, in Run.partials; the last block adds them (integers: any order). */
-typedef struct {
-    long long digit[DIGITS];
-    long long flags;
-} BlockDigits;
+/* The grid's total: every block adds its digits with integer atomics (any order gives the same sum) and
+ * ORs its flags; the last block takes them, leaving zeros for the next launch. */
+__device__ unsigned long long digit_total[DIGITS];
+__device__ unsigned flag_total;
 
-/* The carried total rounded once, to fp32 (returned) and to fp64 (*wide): the top 64 bits as an
+/* The carried total rounded once, to fp32 (returned) and to fp64 (*wide): its top 64 bits as an
  * integer, the lowest set where any bit below them is (a sticky bit, far under both formats' last
  * place), converted by one correctly rounded integer-to-float conversion, then scaled by a power of two,
  * exactly: a total of 2^24 units or more is a normal number (no second rounding), and a smaller one is
- * exact in both formats. Past FLT_MAX the fp32 result is Inf, as IEEE rounds. */
-__device__ float round_digits(long long *d, unsigned flags, double *wide)
+ * exact in both formats. Past FLT_MAX the fp32 result is Inf, as IEEE rounds. The digits stay in
+ * registers: every loop runs over constant indices. */
+__device__ __noinline__ float round_digits(const long long *total, unsigned flags, double *wide)
 {
     if (flags & SAW_NAN || (flags & SAW_PLUS_INF && flags & SAW_MINUS_INF)) {
         *wide = __longlong_as_double(0x7ff8000000000000LL);
@@ -251,76 +254,89 @@ __device__ float round_digits(long long *d, unsigned flags, double *wide)
         *wide = flags & SAW_PLUS_INF ? (double)INFINITY : -(double)INFINITY;
         return flags & SAW_PLUS_INF ? INFINITY : -INFINITY;
     }
+    long long d[DIGITS];
+#pragma unroll
+    for (int k = 0; k < DIGITS; k++) d[k] = total[k];
     carry_digits(d, 1);
     bool negative = d[DIGITS - 1] < 0;
     if (negative) {
+#pragma unroll
         for (int k = 0; k < DIGITS; k++) d[k] = -d[k];
         carry_digits(d, 1);
     }
-    int top = DIGITS - 1;
-    while (top > 0 && d[top] == 0) top--;
-    int low = top >= 2 ? top - 2 : 0;
-    unsigned long long w = 0, sticky = 0;
-    int shift = 32 * low - 149;
-    for (int k = top; k >= low; k--) { /* up to 96 bits: keep the top 64, the rest sticky */
-        unsigned long long digit = (unsigned long long)d[k];
-        int room = __clzll(w);
-        if (room >= 32) {
-            w = w << 32 | digit;
-        } else {
-            int drop = 32 - room;
-            sticky |= digit & ((1ull << drop) - 1); /* the bits that do not fit: w's all stay */
-            w = w << room | digit >> drop;
-            shift += drop;
-        }
+    int top = DIGITS - 1; /* the digits moved up until the highest is not zero: no index varies */
+#pragma unroll
+    for (int step = 0; step + 1 < DIGITS; step++) {
+        bool up = d[DIGITS - 1] == 0;
+        top -= up;
+#pragma unroll
+        for (int k = DIGITS - 1; k > 0; k--) d[k] = up ? d[k - 1] : d[k];
+        d[0] = up ? 0 : d[0];
     }
-    for (int k = 0; k < low; k++) sticky |= (unsigned long long)d[k];
+    unsigned long long hi = d[DIGITS - 1], mid = d[DIGITS - 2], lo = d[DIGITS - 3], sticky = 0;
+#pragma unroll
+    for (int k = 0; k + 3 < DIGITS; k++) sticky |= d[k];
+    if (hi == 0) { /* every digit zero */
+        *wide = 0.0;
+        return 0.0f;
+    }
+    int c = __clz((unsigned)hi); /* hi:mid:lo, 96 bits, shifted left by c: the top 64 and the 32 below */
+    unsigned long long w = (hi << 32 | mid) << c | (lo << c) >> 32;
+    sticky |= (lo << c) & 0xffffffffu;
     w |= sticky != 0;
+    int shift = 32 * (top - 1) - 149 - c; /* the unit of w's lowest bit */
     float f = scalbnf(__ull2float_rn(w), shift);
     *wide = negative ? -scalbn(__ull2double_rn(w), shift) : scalbn(__ull2double_rn(w), shift);
     return negative ? -f : f;
 }
 
 /* After the block's values are in its threads' digits: each thread carries its column, the block adds
- * the columns digit by digit (2^8 columns of digits below 2^32: no overflow), the last block adds the
- * blocks' and rounds: fp32 to *out, fp64 to *wide (the launchers: the first 8 bytes of Run.partials,
- * read by nothing once the last block has added them; the demo reads it there). */
-__device__ void finish_digits(Column &d, unsigned *flags, BlockDigits *blocks, float *out, double *wide)
+ * the columns digit by digit (at most 2^10 columns of digits below 2^32: no overflow) into the grid's
+ * total, and the last block rounds it: fp32 to *out, fp64 to *wide (the launchers: the first 8 bytes of
+ * Run.partials; the demo reads it there). */
+__device__ void finish_digits(long long *d, unsigned *flags, float *out, double *wide)
 {
     __shared__ long long sum[DIGITS];
-    carry_digits(&d[0][threadIdx.x], BLOCK);
+    long long column[DIGITS]; /* the thread's digits, carried in registers */
+#pragma unroll
+    for (int k = 0; k < DIGITS; k++) column[k] = digit(d, k);
+    carry_digits(column, 1);
+#pragma unroll
+    for (int k = 0; k < DIGITS; k++) digit(d, k) = column[k];
     __syncthreads();
-    for (int k = threadIdx.x / 32; k < DIGITS; k += WARPS) { /* warp w adds digits w, w + WARPS, ... */
+    for (int k = threadIdx.x / 32; k < DIGITS; k += blockDim.x / 32) { /* warp w adds digits w, w + warps, ... */
         long long s = 0;
-        for (int t = threadIdx.x % 32; t < BLOCK; t += 32) s += d[k][t];
+        for (unsigned t = threadIdx.x % 32; t < blockDim.x; t += 32) s += d[k * blockDim.x + t];
         s = warp_sum(s);
         if (threadIdx.x % 32 == 0) sum[k] = s;
     }
     __syncthreads();
-    if (threadIdx.x < DIGITS) blocks[blockIdx.x].digit[threadIdx.x] = sum[threadIdx.x];
-    if (threadIdx.x == DIGITS) blocks[blockIdx.x].flags = *flags;
-    if (threadIdx.x <= DIGITS) __threadfence(); /* the writers' stores before the count says so */
-    if (!last_block_to_finish()) return;
-    for (int k = threadIdx.x / 32; k < DIGITS; k += WARPS) {
-        long long s = 0;
-        for (unsigned b = threadIdx.x % 32; b < gridDim.x; b += 32) s += __ldcg(&blocks[b].digit[k]);
-        s = warp_sum(s);
-        if (threadIdx.x % 32 == 0) sum[k] = s;
+    if (gridDim.x == 1) { /* one block: its digits are the total, with no atomics and no count */
+        if (threadIdx.x == 0) *out = round_digits(sum, *flags, wide);
+        return;
     }
-    unsigned f = 0;
-    for (unsigned b = threadIdx.x; b < gridDim.x; b += BLOCK) f |= (unsigned)__ldcg(&blocks[b].flags);
-    f = (__syncthreads_or(f & SAW_NAN) ? SAW_NAN : 0) | (__syncthreads_or(f & SAW_PLUS_INF) ? SAW_PLUS_INF : 0) |
-        (__syncthreads_or(f & SAW_MINUS_INF) ? SAW_MINUS_INF : 0); /* also the barrier before sum is read */
-    if (threadIdx.x == 0) *out = round_digits(sum, f, wide);
+    if (threadIdx.x < DIGITS) atomicAdd(&digit_total[threadIdx.x], (unsigned long long)sum[threadIdx.x]);
+    if (threadIdx.x == DIGITS) atomicOr(&flag_total, *flags);
+    if (!last_block_to_finish()) return; /* its barrier, then thread 0's release: the block's atomics first */
+    __shared__ unsigned grid_flags;
+    if (threadIdx.x < DIGITS) {
+        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> total(digit_total[threadIdx.x]);
+        sum[threadIdx.x] = (long long)total.exchange(0ull, cuda::memory_order_relaxed);
+    }
+    if (threadIdx.x == DIGITS) {
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device> total(flag_total);
+        grid_flags = total.exchange(0u, cuda::memory_order_relaxed);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) *out = round_digits(sum, grid_flags, wide);
 }
 
 /* Every value straight into the digits: two shared-memory read-modify-writes of 8 bytes per value. */
-__global__ void __launch_bounds__(BLOCK) digits_sum(const float *x, uint64_t n, float *out, BlockDigits *blocks,
-                                                    double *wide)
+__global__ void __launch_bounds__(BLOCK) digits_sum(const float *x, uint64_t n, float *out, double *wide)
 {
-    __shared__ Column d;
+    __shared__ long long d[DIGITS * BLOCK];
     __shared__ unsigned flags;
-    for (int k = 0; k < DIGITS; k++) d[k][threadIdx.x] = 0;
+    for (int k = 0; k < DIGITS; k++) digit(d, k) = 0;
     if (threadIdx.x == 0) flags = 0;
     __syncthreads();
     const uint4 *v = reinterpret_cast<const uint4 *>(x);
@@ -333,10 +349,13 @@ __global__ void __launch_bounds__(BLOCK) digits_sum(const float *x, uint64_t n, 
         digits_add_value(d, b.w, &flags);
     }
     if (t < n - vectors * 4) digits_add_value(d, __float_as_uint(x[vectors * 4 + t]), &flags);
-    finish_digits(d, &flags, blocks, out, wide);
+    finish_digits(d, &flags, out, wide);
 }
 
 /* ---- 4. the fast one: fp64 windows in front of the digits -------------------------------------- */
+
+/* 2^e for a normal double's exponent, made from its bits. */
+__device__ __forceinline__ double power_of_two(int e) { return __longlong_as_double((long long)(1023 + e) << 52); }
 
 /* An fp64 addition is exact while its operands and result are multiples of one quantum and below 2^53
  * of them. Values whose exponent fields lie in a window of SPAN fields, the lowest L, are multiples of
@@ -350,36 +369,41 @@ template <int PER_CARRY>
 struct Windows {
     static_assert(PER_CARRY == 16 || PER_CARRY == 32, "SPAN below takes log2(PER_CARRY) as 4 or 5");
     static constexpr int SPAN = 54 - 24 - (PER_CARRY == 16 ? 4 : 5);
+    static constexpr unsigned SPAN_BITS = (unsigned)SPAN << 23; /* SPAN fields, where the bits hold them */
     double sum0, sum1;   /* the windows' fp64 sums since the last carry */
     long long int0, int1; /* their integer totals, in quanta */
     int top;             /* the highest field of window 0 */
-    double scale0, scale1; /* 2^(150 - L): a window's sum in its quanta */
+    unsigned top_bits;   /* top << 23 */
 
     __device__ void open(int largest_field)
     {
         top = min(max(largest_field + 6, 2 * SPAN), 254);
-        scale0 = scalbn(1.0, 150 - (top - SPAN + 1));
-        scale1 = scalbn(1.0, 150 - (top - 2 * SPAN + 1));
+        top_bits = (unsigned)top << 23;
         sum0 = sum1 = 0.0;
         int0 = int1 = 0;
     }
-    __device__ __forceinline__ void add(Column &d, uint32_t bits, unsigned *flags)
+    /* A value into its window's sum; true where it falls in neither (above or below them, NaN and Inf) and
+     * is not a zero: the caller adds those to the digits, after the tile (a branch a tile, not a value). */
+    __device__ __forceinline__ bool add(uint32_t bits)
     {
-        unsigned below_top = (unsigned)(top - (int)(bits >> 23 & 0xffu));
+        unsigned below_top = top_bits - (bits & 0x7f800000u); /* fields under top, times 2^23 */
         double x = (double)__uint_as_float(bits);
-        bool in0 = below_top < (unsigned)SPAN, in1 = below_top - SPAN < (unsigned)SPAN;
-        sum0 += in0 ? x : 0.0;
-        sum1 += in1 ? x : 0.0;
-        if (!in0 && !in1 && bits << 1) digits_add_value(d, bits, flags); /* zeros: nothing to add */
+        if (below_top < SPAN_BITS) sum0 += x;
+        if (below_top - SPAN_BITS < SPAN_BITS) sum1 += x;
+        return outside(top_bits, bits);
+    }
+    static __device__ __forceinline__ bool outside(unsigned top_bits, uint32_t bits)
+    {
+        return top_bits - (bits & 0x7f800000u) >= 2 * SPAN_BITS && bits << 1;
     }
     __device__ __forceinline__ void carry()
     {
-        int0 += __double2ll_rn(sum0 * scale0);
-        int1 += __double2ll_rn(sum1 * scale1);
+        int0 += __double2ll_rn(sum0 * power_of_two(150 - (top - SPAN + 1))); /* 2^(150 - L): in quanta */
+        int1 += __double2ll_rn(sum1 * power_of_two(150 - (top - 2 * SPAN + 1)));
         sum0 = sum1 = 0.0;
     }
     /* The integer totals into the digits: their unit 2^(L - 150) is bit L - 1 of the digits. */
-    __device__ void flush(Column &d)
+    __device__ void flush(long long *d)
     {
         digits_add_integer(d, int0, top - SPAN);
         digits_add_integer(d, int1, top - 2 * SPAN);
@@ -407,62 +431,90 @@ template <> struct Vector<__nv_bfloat16> {
 template <typename T>
 __device__ __forceinline__ uint32_t value_bits(T v) { return __float_as_uint((float)v); }
 
+/* A tile: UNROLL 16-byte vectors a thread, a block's width apart, streamed; past the end zeros, which add
+ * nothing. */
+__device__ __forceinline__ void load_tile(uint4 *r, const uint4 *v, uint64_t i, uint64_t vectors)
+{
+#pragma unroll
+    for (int k = 0; k < UNROLL; k++) r[k] = i + k * blockDim.x < vectors ? __ldcs(v + i + k * blockDim.x) : make_uint4(0, 0, 0, 0);
+}
+
+/* A tile's values outside both windows into the digits: rare, so a call of its own, which keeps the
+ * registers it needs out of the loop's (the tile passed by value: an array would go to local memory). */
+static_assert(UNROLL == 4, "add_outside takes a tile's 4 vectors");
 template <typename T>
-__global__ void __launch_bounds__(BLOCK) window_sum(const T *x, uint64_t n, float *out, BlockDigits *blocks, double *wide)
+__device__ __noinline__ void add_outside(long long *d, unsigned top_bits, uint4 r0, uint4 r1, uint4 r2, uint4 r3,
+                                         unsigned *flags)
+{
+    const uint4 r[UNROLL] = {r0, r1, r2, r3};
+#pragma unroll
+    for (int k = 0; k < UNROLL; k++)
+#pragma unroll
+        for (int j = 0; j < Vector<T>::COUNT; j++) {
+            uint32_t bits = Vector<T>::bits(r[k], j);
+            if (Windows<Vector<T>::COUNT * UNROLL>::outside(top_bits, bits)) digits_add_value(d, bits, flags);
+        }
+}
+
+/* THREADS a block (a template argument: the digits' columns are a static shared array, and the launch
+ * bounds hold every block size to the same 64 registers: 1024 threads an SM). Each thread's next tile is
+ * loaded before it adds the one it holds, so its own loads are in flight while it computes. */
+template <typename T, int THREADS>
+__global__ void __launch_bounds__(THREADS, 1024 / THREADS) window_sum(const T *x, uint64_t n, float *out, double *wide)
 {
     constexpr int PER_VEC = Vector<T>::COUNT;
-    __shared__ Column d;
+    __shared__ long long d[DIGITS * THREADS];
     __shared__ unsigned flags;
-    for (int k = 0; k < DIGITS; k++) d[k][threadIdx.x] = 0;
+    for (int k = 0; k < DIGITS; k++) digit(d, k) = 0;
     if (threadIdx.x == 0) flags = 0;
     __syncthreads();
     uint64_t head = ((16 - (uintptr_t)x % 16) % 16) / sizeof(T); /* elements before a 16-byte boundary */
     if (head > n) head = n;
     const uint4 *v = reinterpret_cast<const uint4 *>(x + head);
     uint64_t vectors = (n - head) / PER_VEC, tail = head + vectors * PER_VEC;
-    uint64_t t = (uint64_t)blockIdx.x * BLOCK + threadIdx.x, stride = (uint64_t)gridDim.x * BLOCK * UNROLL;
+    uint64_t t = (uint64_t)blockIdx.x * THREADS + threadIdx.x, stride = (uint64_t)gridDim.x * THREADS * UNROLL;
+    uint64_t i = (uint64_t)blockIdx.x * THREADS * UNROLL + threadIdx.x;
+    uint4 r[UNROLL], next[UNROLL];
+    load_tile(r, v, i, vectors);
+    int largest = 0; /* the windows: under the warp's largest finite field of its first vectors */
+#pragma unroll
+    for (int k = 0; k < PER_VEC; k++) {
+        int field = Vector<T>::bits(r[0], k) >> 23 & 0xff;
+        largest = max(largest, field == 0xff ? 0 : field);
+    }
+    for (int m = 16; m > 0; m >>= 1) largest = max(largest, __shfl_xor_sync(FULL_MASK, largest, m));
     Windows<PER_VEC * UNROLL> w;
-    unsigned carries = 0;
-    for (uint64_t i = (uint64_t)blockIdx.x * BLOCK * UNROLL + threadIdx.x;; i += stride) {
-        bool full = __all_sync(FULL_MASK, i + (UNROLL - 1) * BLOCK < vectors); /* the warp together */
-        uint4 r[UNROLL];
-#pragma unroll
-        for (int k = 0; k < UNROLL; k++) /* all loads first, streamed; past the end: zeros, which add nothing */
-            r[k] = full || i + k * BLOCK < vectors ? __ldcs(v + i + k * BLOCK) : make_uint4(0, 0, 0, 0);
-        if (carries == 0) { /* the windows: under the warp's largest finite field of its first vectors */
-            int largest = 0;
-#pragma unroll
-            for (int k = 0; k < PER_VEC; k++) {
-                int field = Vector<T>::bits(r[0], k) >> 23 & 0xff;
-                largest = max(largest, field == 0xff ? 0 : field);
-            }
-            for (int m = 16; m > 0; m >>= 1) largest = max(largest, __shfl_xor_sync(FULL_MASK, largest, m));
-            w.open(largest);
-        }
+    w.open(largest);
+    for (unsigned carries = 1; __any_sync(FULL_MASK, i < vectors); carries++, i += stride) {
+        load_tile(next, v, i + stride, vectors);
+        bool missed = false;
 #pragma unroll
         for (int k = 0; k < UNROLL; k++)
 #pragma unroll
-            for (int j = 0; j < PER_VEC; j++) w.add(d, Vector<T>::bits(r[k], j), &flags);
+            for (int j = 0; j < PER_VEC; j++) missed |= w.add(Vector<T>::bits(r[k], j));
+        if (missed) add_outside<T>(d, w.top_bits, r[0], r[1], r[2], r[3], &flags);
         w.carry();
-        if (++carries % 512 == 0) w.flush(d); /* int64 room: 2^10 carries below 2^53 */
-        if (!full) break;
+        if (carries % 512 == 0) w.flush(d); /* int64 room: 2^10 carries below 2^53 */
+#pragma unroll
+        for (int k = 0; k < UNROLL; k++) r[k] = next[k];
     }
-    if (t < head) w.add(d, value_bits(x[t]), &flags);
-    if (t < n - tail) w.add(d, value_bits(x[tail + t]), &flags);
+    uint32_t first = t < head ? value_bits(x[t]) : 0u, last = t < n - tail ? value_bits(x[tail + t]) : 0u;
+    if (w.add(first)) digits_add_value(d, first, &flags);
+    if (w.add(last)) digits_add_value(d, last, &flags);
     w.carry();
     w.flush(d);
-    finish_digits(d, &flags, blocks, out, wide);
+    finish_digits(d, &flags, out, wide);
 }
 
 /* A block per tile of per_thread 16-byte vectors a thread, as stage 08, up to as many blocks as the GPU
- * holds at once (each waits for its count at the end). */
+ * holds at once. The kernel's blocks per SM are asked once (*per_sm, the caller's): the query is host time,
+ * and a launcher's host time is inside the timed region. */
 template <typename KernelFn>
-static unsigned digits_grid(Run *r, KernelFn kernel, uint64_t vectors, unsigned per_thread)
+static unsigned digits_grid(Run *r, KernelFn kernel, int *per_sm, uint64_t vectors, unsigned per_thread)
 {
-    int per_sm = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BLOCK, 0));
+    if (*per_sm == 0) CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, BLOCK, 0));
     uint64_t blocks = (vectors + (uint64_t)BLOCK * per_thread - 1) / ((uint64_t)BLOCK * per_thread);
-    uint64_t most = (uint64_t)r->sm_count * per_sm;
+    uint64_t most = (uint64_t)r->sm_count * *per_sm;
     return (unsigned)(blocks < 1 ? 1 : blocks > most ? most : blocks);
 }
 
@@ -472,8 +524,9 @@ static void run_digits(Run *r)
         r->refuse = "the input is not aligned to 16 bytes";
         return;
     }
-    unsigned blocks = digits_grid(r, digits_sum, r->n / 4 + 1, 1);
-    digits_sum<<<blocks, BLOCK>>>(r->in, r->n, r->out, (BlockDigits *)r->partials, (double *)r->partials);
+    static int per_sm;
+    unsigned blocks = digits_grid(r, digits_sum, &per_sm, r->n / 4 + 1, 1);
+    digits_sum<<<blocks, BLOCK>>>(r->in, r->n, r->out, (double *)r->partials);
     LAUNCH_CHECK("digits_sum");
 }
 
@@ -484,8 +537,9 @@ static void run_windows(Run *r)
         r->refuse = "the input is not aligned to its element size";
         return;
     }
-    unsigned blocks = digits_grid(r, window_sum<T>, r->n * sizeof(T) / 16 + 1, UNROLL);
-    window_sum<T><<<blocks, BLOCK>>>((const T *)r->data, r->n, r->out, (BlockDigits *)r->partials, (double *)r->partials);
+    static int per_sm;
+    unsigned blocks = digits_grid(r, window_sum<T, BLOCK>, &per_sm, r->n * sizeof(T) / 16 + 1, UNROLL);
+    window_sum<T, BLOCK><<<blocks, BLOCK>>>((const T *)r->data, r->n, r->out, (double *)r->partials);
     LAUNCH_CHECK("window_sum");
 }
 

@@ -5,7 +5,7 @@
 expect "CCCL_HOME that is not a CCCL checkout is refused in one line, exit 2" 2 "CCCL_HOME=$tmp is not a CCCL checkout" -- \
     make --no-print-directory -s CCCL_HOME="$tmp" help
 if [ "$gpu" = 1 ]; then
-    expect "13 demo: every exact result is the host's exact sum, in fp32 and fp64, at every grid and start" 0 \
+    expect "13 demo: every exact result is the host's exact sum, in fp32 and fp64, at every launch shape (two block sizes) and start" 0 \
         " 0 not the host's exact sum" -- build/13_exact/demo
     # The check is bit for bit (the error 0, the bound 0); data off fixed point's grid are refused.
     expect "13 windows_f32 on the wide data: the exact sum, bit for bit" 0 \
