@@ -30,8 +30,6 @@ static struct {
     uint64_t rows;          /* --rows B (0: not given) */
     const char *cols;       /* --cols H[,H...] (NULL: not given) */
     double cond;            /* --cond C (0: not given) */
-    const char *input;      /* --input FILE (NULL: the data are a fill) */
-    const char *dtype;      /* --dtype T: the type of a raw --input file */
 } stage_options;
 
 static void take_offset(const char *prog, const char *v)
@@ -64,8 +62,6 @@ static void take_cond(const char *prog, const char *v)
     stage_options.cond = c;
 }
 
-static void take_input(const char *, const char *v) { stage_options.input = v; }
-static void take_dtype(const char *, const char *v) { stage_options.dtype = v; }
 
 /* A stage's tree kernels are NAME, or NAME@N where its README's picture is recorded at --n N:
  * --describe names the kernels, and the record build records NAME at N unless --n says otherwise. */
@@ -114,10 +110,9 @@ static const ProgramOption own_options[] = {
     {"--cols", "H[,H...]", "a row stage: the row lengths (each size of --n is ROWSxCOLS; a plain N is one row)", take_cols},
     {"--cond", "C", "--fill cond: the condition number sum|x| / |sum x| of the data (default 1e8; the largest\n"
                     "a size can have is about 6e6 x N)", take_cond},
-    {"--input", "FILE", "sum your own data instead of a fill: a NumPy .npy (float32, float16, int8, int32; C order;\n"
-                        "a 2-D array is rows in a row stage), or raw bytes with --dtype; N is the file's, and the\n"
-                        "kernels that take its type sum it", take_input},
-    {"--dtype", "T", "the element type of a raw --input file: f32 f16 bf16 fp8_e4m3 fp8_e5m2 i8 i32", take_dtype},
+    INPUT_OPTIONS("sum your own data instead of a fill: a NumPy .npy (float32, float16, int8, int32; C order;\n"
+                  "a 2-D array is rows in a row stage), or raw bytes with --dtype; N is the file's, and the\n"
+                  "kernels that take its type sum it"),
 };
 
 static const Kernel *find_kernel(const char *name)
@@ -438,38 +433,25 @@ static float decode(Dtype t, const unsigned char *bytes, uint64_t i)
  * kernels that take its type; every problem with the file is a usage error, found before the GPU is opened. */
 static Sizes input_sizes(const Options *o, const Program *p, const char *prog)
 {
-    char err[384], msg[768];
-    size_t fill_len = strcspn(p->fills, " ");
-    if (o->sizes != p->default_sizes) usage_error(prog, "%s: the file's length is N; give no --n", "--input");
-    if (strlen(o->fill) != fill_len || strncmp(o->fill, p->fills, fill_len))
-        usage_error(prog, "%s: the file is the data; give no --fill", "--input");
+    char msg[768];
     if (stage_options.rows || stage_options.cols || stage_options.cond)
         usage_error(prog, "%s: the file's shape is the input; give no --rows, --cols or --cond", "--input");
-    ArrayFile a;
-    if (read_array_file(stage_options.input, stage_options.dtype, &a, err, sizeof err)) {
-        snprintf(msg, sizeof msg, "--input %s: %s", stage_options.input, err);
-        usage_error(prog, "%s", msg);
-    }
-    Dtype t = (Dtype)a.type;
-    int taken = 0;
     char types[96] = "";
     for (int i = 0; i < reduce_stage.count; i++) {
-        Dtype k = reduce_stage.kernels[i].dtype;
-        taken |= k == t;
-        if (!strstr(types, dtype_names[k])) snprintf(types + strlen(types), sizeof types - strlen(types), " %s", dtype_names[k]);
+        char name[24];
+        snprintf(name, sizeof name, " %s", dtype_names[reduce_stage.kernels[i].dtype]);
+        if (!strstr(types, name)) snprintf(types + strlen(types), sizeof types - strlen(types), "%s", name);
     }
-    if (!taken) {
-        snprintf(msg, sizeof msg, "--input %s holds %s values; this program's kernels take:%s", stage_options.input,
-                 dtype_names[t], types);
-        usage_error(prog, "%s", msg);
-    }
+    ArrayFile a;
+    read_input(prog, o, p, types, &a);
+    Dtype t = (Dtype)a.type;
     float *values = t == DT_F32 ? (float *)a.bytes : (float *)malloc(a.count * sizeof(float));
     if (!values) usage_error(prog, "%s: out of host memory for its values as floats", "--input");
     for (uint64_t i = 0; i < a.count; i++) {
         values[i] = decode(t, a.bytes, i);
         if (t == DT_I32 && fabsf(values[i]) > 16777216.0f) {
             snprintf(msg, sizeof msg, "--input %s: element %llu is %d, past 2^24: the fp32 copy the reference reads "
-                     "would not be exact", stage_options.input, (unsigned long long)i, ((const int32_t *)a.bytes)[i]);
+                     "would not be exact", input_path, (unsigned long long)i, ((const int32_t *)a.bytes)[i]);
             usage_error(prog, "%s", msg);
         }
     }
@@ -786,7 +768,7 @@ static void print_table_head(uint64_t n, const char *text, const Options *o)
     if (strcmp(text, "") && strspn(text, "0123456789") != strlen(text)) printf(" (%s)", text);
     if (reduce_stage.program.rows)
         printf(": %llu rows of %llu", (unsigned long long)bench.run.rows, (unsigned long long)bench.run.cols);
-    if (bench.input >= 0) printf(", input %s (%s)", stage_options.input, dtype_names[bench.input]);
+    if (bench.input >= 0) printf(", input %s (%s)", input_path, dtype_names[bench.input]);
     else printf(", fill %s", o->fill);
     if (stage_options.offset) printf(", input %d elements past an aligned address", stage_options.offset);
     if (bench.input < 0 && bench.fill != FILL_ONES && bench.fill != FILL_SEQ && bench.fill != FILL_MOD100)
@@ -1051,8 +1033,8 @@ int main(int argc, char **argv)
     return record_tree(&reduce_stage, &o, record_path, argv[0]);
 #endif
     bench.input = -1;
-    Sizes sizes = stage_options.input ? input_sizes(&o, &p, argv[0]) : sizes_to_run(&o, argv[0]);
-    if (stage_options.dtype && !stage_options.input) usage_error(argv[0], "%s names the type of a raw --input file", "--dtype");
+    if (input_dtype && !input_path) usage_error(argv[0], "%s names the type of a raw --input file", "--dtype");
+    Sizes sizes = input_path ? input_sizes(&o, &p, argv[0]) : sizes_to_run(&o, argv[0]);
     parse_fill(o.fill, &bench.fill);
     if (stage_options.cond && bench.fill != FILL_COND) usage_error(argv[0], "%s sets the condition number of --fill cond only", "--cond");
     if (bench.fill == FILL_COND && sizes.count > 1)
@@ -1070,7 +1052,7 @@ int main(int argc, char **argv)
     if (bench.input >= 0 && sizes.n[0] * sizeof(float) > free_bytes / 2) { /* its buffer and the harness's beside it */
         char msg[512];
         snprintf(msg, sizeof msg, "--input %s: %llu elements need %.1f GiB as fp32 on the GPU, which has %.1f GiB free: "
-                 "too large for this GPU", stage_options.input, (unsigned long long)sizes.n[0],
+                 "too large for this GPU", input_path, (unsigned long long)sizes.n[0],
                  sizes.n[0] * 4.0 / 1073741824.0, free_bytes / 1073741824.0);
         usage_error(argv[0], "%s", msg);
     }

@@ -368,6 +368,35 @@ uint64_t device_bits_hash(const void *p, uint64_t bytes)
 
 /* ---- memory ----------------------------------------------------------------------------------- */
 
+const char *input_path, *input_dtype;
+void take_input_path(const char *, const char *v) { input_path = v; }
+void take_input_dtype(const char *, const char *v) { input_dtype = v; }
+
+int read_input(const char *prog, const Options *o, const Program *p, const char *taken, ArrayFile *a)
+{
+    char err[384], msg[768];
+    if (input_dtype && !input_path) usage_error(prog, "%s names the type of a raw --input file", "--dtype");
+    if (!input_path) return 0;
+    size_t fill_len = strcspn(p->fills, " ");
+    if (o->sizes != p->default_sizes) usage_error(prog, "%s: the file's length is N; give no --n", "--input");
+    if (strlen(o->fill) != fill_len || strncmp(o->fill, p->fills, fill_len))
+        usage_error(prog, "%s: the file is the data; give no --fill", "--input");
+    if (read_array_file(input_path, input_dtype, a, err, sizeof err)) {
+        snprintf(msg, sizeof msg, "--input %s: %s", input_path, err);
+        usage_error(prog, "%s", msg);
+    }
+    char name[24];
+    snprintf(name, sizeof name, " %s ", array_type_name[a->type]);
+    char padded[128];
+    snprintf(padded, sizeof padded, "%s ", taken);
+    if (!strstr(padded, name)) {
+        snprintf(msg, sizeof msg, "--input %s holds %s values; this program's kernels take:%s", input_path,
+                 array_type_name[a->type], taken);
+        usage_error(prog, "%s", msg);
+    }
+    return 1;
+}
+
 void require_gpu_memory(size_t need, const char *what, const GpuInfo *d)
 {
     size_t free_b = 0, total_b = 0;

@@ -40,6 +40,22 @@ int kernel_selected(const Options *o, const char *name, int is_default);
 /* The sizes of --n (at most max); exits EXIT_USAGE on a bad list. */
 int option_sizes(const Options *o, uint64_t *sizes, int max, const char *prog);
 
+/* ---- --input FILE: a program's own data ------------------------------------------------------- */
+
+/* --input and --dtype, the same two rows in the option table of every program that reads a file (what: what
+ * it does with the file), read into input_path and input_dtype. */
+extern const char *input_path, *input_dtype;
+void take_input_path(const char *prog, const char *v);
+void take_input_dtype(const char *prog, const char *v);
+#define INPUT_OPTIONS(what)                                                                                      \
+    {"--input", "FILE", what, take_input_path},                                                                  \
+    {"--dtype", "T", "the element type of a raw --input file: f32 f16 bf16 fp8_e4m3 fp8_e5m2 i8 i32", take_input_dtype}
+/* The file of --input, read whole into *a (0), or 0 without one. Every problem is a one-line usage error
+ * (EXIT_USAGE), found before the GPU is opened: --dtype without --input; --n or --fill beside it (the file is
+ * the data); a file read_array_file refuses; a type outside `taken` (the program's kernels' input types,
+ * each led by a space, as the refusal lists them). */
+int read_input(const char *prog, const Options *o, const Program *p, const char *taken, ArrayFile *a);
+
 /* ---- the CSV ---------------------------------------------------------------------------------- */
 
 /* Every program's CSV columns. bits: "same" when every timed run gave the same bits; bytes_read: the

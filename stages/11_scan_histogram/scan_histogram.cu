@@ -441,6 +441,13 @@ static void describe_kernels(void)
     printf("input types: i32 u8 u16\n");
 }
 
+/* The scans take int32 files; the histograms' samples are uint8 and uint16, which a file here cannot be. */
+static const ProgramOption own_options[] = {
+    INPUT_OPTIONS("scan your own data instead of a fill: a NumPy .npy of int32 (C order; a 2-D array, its elements\n"
+                  "in order) or raw bytes with --dtype i32; N is the file's, and the scans run on it (the\n"
+                  "histograms take uint8 and uint16 samples, which no file type here holds)"),
+};
+
 static Program describe_program(const char *argv0)
 {
     Program p;
@@ -452,6 +459,8 @@ static Program describe_program(const char *argv0)
     p.charts = "scan_histogram+";
     p.usage_note = "fills: random (histogram samples uniform over the bins) or skewed (90% of them in one bin); the\n"
                    "scan's data is int32 in [-128, 127] either way";
+    p.own = own_options;
+    p.own_count = sizeof own_options / sizeof own_options[0];
     return p;
 }
 
@@ -613,7 +622,7 @@ static int selected(const Options *o, int k) { return kernel_selected(o, entries
 
 /* What the run needs on the GPU, checked against what is free before anything is allocated; then the
  * buffers. */
-static void allocate(uint64_t max_n, const GpuInfo *d)
+static void allocate(uint64_t max_n, const char *what, const GpuInfo *d)
 {
     size_t cub_bytes = 0, bytes = 0;
     CUDA_CHECK(cub::DeviceScan::InclusiveSum(NULL, bytes, (const int *)NULL, (int *)NULL, (int64_t)max_n));
@@ -625,8 +634,6 @@ static void allocate(uint64_t max_n, const GpuInfo *d)
                                                    4096, (int64_t)max_n));
     if (bytes > cub_bytes) cub_bytes = bytes;
     buffers.cub_temp_bytes = cub_bytes;
-    char what[64];
-    snprintf(what, sizeof what, "N = %llu", (unsigned long long)max_n);
     require_gpu_memory(max_n * (2 * sizeof(int) + sizeof(uint16_t)) + scan_scratch_ints(max_n) * sizeof(int) + cub_bytes +
                        2 * d->l2_bytes + (64u << 20), what, d);
     buffers.in = (int *)device_alloc(max_n * sizeof(int), "the scan input");
@@ -650,12 +657,14 @@ static struct {
 } host;
 
 /* The scan kernels at n, CUB last; each kernel's output poisoned first, so a kernel that writes nothing
- * cannot pass on what the previous one left. Returns the failures. */
-static int run_scans(uint64_t n, const Options *o, const GpuInfo *d, const L2Flush *flush, FILE *csv, const Program *p)
+ * cannot pass on what the previous one left. file: the --input values (NULL: the fill). Returns the failures. */
+static int run_scans(uint64_t n, const int *file, const Options *o, const GpuInfo *d, const L2Flush *flush, FILE *csv,
+                     const Program *p)
 {
     Result res[ENTRY_COUNT];
     int count = 0;
-    fill_scan(host.in, n, o->seed);
+    if (file) memcpy(host.in, file, n * sizeof(int));
+    else fill_scan(host.in, n, o->seed);
     CUDA_CHECK(cudaMemcpy(buffers.in, host.in, n * sizeof(int), cudaMemcpyHostToDevice));
     for (int k = 0; k < ENTRY_COUNT; k++) {
         const Entry *e = &entries[k];
@@ -671,9 +680,9 @@ static int run_scans(uint64_t n, const Options *o, const GpuInfo *d, const L2Flu
         r->wrong = check_scan(host.in, host.out, n, segment, e->task == T_SCAN_EXCLUSIVE, &r->first);
     }
     if (!count) return 0;
-    printf("-- scan: int32 in [-128, 127], %.1f MiB read + %.1f MiB written; checked element by element "
-           "against an exact int64 CPU scan (scan_warp: per 32, scan_block: per %d" EXCLUSIVE_NOTE ")\n",
-           n * 4.0 / 1048576, n * 4.0 / 1048576, SCAN_TILE);
+    printf("-- scan: int32 %s, %.1f MiB read + %.1f MiB written; checked element by element against an exact "
+           "int64 CPU scan, modulo 2^32 as the GPU wraps (scan_warp: per 32, scan_block: per %d" EXCLUSIVE_NOTE ")\n",
+           file ? "from the file" : "in [-128, 127]", n * 4.0 / 1048576, n * 4.0 / 1048576, SCAN_TILE);
     print_group(res, count, d, "index");
     csv_rows(csv, d, p, res, count, "i32", n, o);
     int failures = 0;
@@ -731,8 +740,14 @@ int main(int argc, char **argv)
 {
     Program p = describe_program(argv[0]);
     Options o = parse_command_line(argc, argv, &p);
+    ArrayFile file;
+    int from_file = read_input(argv[0], &o, &p, " i32 u8 u16", &file);
     uint64_t sizes[MAX_SIZES];
-    int size_count = option_sizes(&o, sizes, MAX_SIZES, argv[0]);
+    int size_count = from_file ? 1 : option_sizes(&o, sizes, MAX_SIZES, argv[0]);
+    if (from_file) {
+        sizes[0] = file.count;
+        o.fill = "input"; /* the CSV's fill column */
+    }
     Data data = strcmp(o.fill, "skewed") ? DATA_UNIFORM : DATA_SKEWED;
     FILE *csv = open_csv(o.csv_path, argv[0]);
 
@@ -744,7 +759,9 @@ int main(int argc, char **argv)
     uint64_t max_n = 0;
     for (int s = 0; s < size_count; s++)
         if (sizes[s] > max_n) max_n = sizes[s];
-    allocate(max_n, &d);
+    char what[600];
+    snprintf(what, sizeof what, from_file ? "--input %s" : "N = %s", from_file ? input_path : o.sizes);
+    allocate(max_n, what, &d);
     L2Flush flush;
     l2_flush_init(&flush, &d);
     host.in = (int *)host_alloc(max_n * sizeof(int));
@@ -754,10 +771,12 @@ int main(int argc, char **argv)
     int failures = 0;
     for (int s = 0; s < size_count; s++) {
         uint64_t n = sizes[s];
-        printf("\nN = %llu, fill %s; median of %d runs after %d warm-ups, %s; seed %llu\n", (unsigned long long)n,
-               o.fill, o.reps, o.warmup, o.warm ? "L2 left warm" : "L2 flushed before each", (unsigned long long)o.seed);
-        failures += run_scans(n, &o, &d, &flush, csv, &p);
-        failures += run_histograms(n, data, &o, &d, &flush, csv, &p);
+        char data_text[600];
+        snprintf(data_text, sizeof data_text, from_file ? "input %s (i32)" : "fill %s", from_file ? input_path : o.fill);
+        printf("\nN = %llu, %s; median of %d runs after %d warm-ups, %s; seed %llu\n", (unsigned long long)n, data_text,
+               o.reps, o.warmup, o.warm ? "L2 left warm" : "L2 flushed before each", (unsigned long long)o.seed);
+        failures += run_scans(n, from_file ? (const int *)file.bytes : NULL, &o, &d, &flush, csv, &p);
+        if (!from_file) failures += run_histograms(n, data, &o, &d, &flush, csv, &p);
     }
     if (csv) fclose(csv);
     printf("\n%s\n", failures ? "some kernels FAILED verification" : "all kernels passed verification");
