@@ -92,6 +92,8 @@ static struct {
     uint64_t sizes[MAX_SIZES]; /* all-reduce message sizes in bytes */
     int size_count;
     int f32, bf16;             /* the dtypes to all-reduce */
+    const char *dtype;         /* --dtype as given: with --input, the type of a raw file */
+    int sizes_given;           /* --sizes was given */
     int mpi;                   /* --mpi: one rank of an MPI job, one GPU */
     int ranks_only;            /* --ranks-only: the ranks meet, and the program stops before the GPUs */
 } stage_options;
@@ -106,6 +108,7 @@ static void take_gpus(const char *prog, const char *v)
 static void take_sizes(const char *prog, const char *v)
 {
     stage_options.size_count = parse_size_list(v, stage_options.sizes, MAX_SIZES);
+    stage_options.sizes_given = 1;
     if (stage_options.size_count < 0)
         usage_error(prog, "--sizes '%s': give byte counts >= 4 such as 1M,16M,1G (comma-separated, at most 64)", v);
     for (int s = 0; s < stage_options.size_count; s++)
@@ -118,6 +121,7 @@ static void take_dtype(const char *prog, const char *v)
     if (!strcmp(v, "f32")) stage_options.bf16 = 0, stage_options.f32 = 1;
     else if (!strcmp(v, "bf16")) stage_options.f32 = 0, stage_options.bf16 = 1;
     else usage_error(prog, "--dtype '%s': give f32 or bf16", v);
+    stage_options.dtype = v;
 }
 
 /* How to get the MPI mode where the program was built without it. */
@@ -145,7 +149,10 @@ static void take_ranks_only(const char *prog, const char *v)
 static const ProgramOption own_options[] = {
     {"--gpus", "G", "GPUs driven by this one process (default: every visible GPU)", take_gpus},
     {"--sizes", "LIST", "all-reduce message sizes in bytes, comma-separated (default 1M,2M,...,1G)", take_sizes},
-    {"--dtype", "f32|bf16", "all-reduce only this element type (default both)", take_dtype},
+    {"--dtype", "f32|bf16", "all-reduce only this element type (default both); with --input, the type of a raw file", take_dtype},
+    {"--input", "FILE", "sum your own fp32 data over the GPUs instead of the random vector: a NumPy .npy of float32\n"
+                        "(C order; a 2-D array, its elements in order) or raw bytes with --dtype f32; N is the file's,\n"
+                        "and the all-reduce of whole arrays, whose data are its own, does not run", take_input_path},
     {"--mpi", NULL, "one process per GPU: this process is one rank of an MPI job (mpirun -np G, srun)\n"
                     "and drives the GPU of its local rank", take_mpi},
     {"--ranks-only", NULL, "with --mpi: the ranks meet and stop before any GPU is used; rank 0 lists each\n"
@@ -458,8 +465,9 @@ static void launch(const Kernel *k, Run *r)
 /* ---- the sum of one vector spread over the GPUs --------------------------------------------- */
 
 /* Shard of rank r: elements [n r / G, n (r + 1) / G) of one vector whose element i is
- * fill_value(random, --seed, i), so the vector and its sum do not depend on G. */
-static void run_sum(const Options *o, const Kernel *k, uint64_t n, SumReport *all)
+ * fill_value(random, --seed, i), or element i of the --input file (file: its values; NULL: the fill), so
+ * the vector and its sum do not depend on G. */
+static void run_sum(const Options *o, const Kernel *k, uint64_t n, const float *file, SumReport *all)
 {
     uint64_t G = (uint64_t)world.nranks;
     int run_count = o->warmup + o->reps;
@@ -471,7 +479,8 @@ static void run_sum(const Options *o, const Kernel *k, uint64_t n, SumReport *al
         Gpu *gp = &world.gpu[l];
         uint64_t lo = n * gp->rank / G, hi = n * (gp->rank + 1) / G;
 #pragma omp parallel for schedule(static)
-        for (int64_t i = 0; i < (int64_t)(hi - lo); i++) host[i] = fill_value(FILL_RANDOM, o->seed, lo + (uint64_t)i);
+        for (int64_t i = 0; i < (int64_t)(hi - lo); i++)
+            host[i] = file ? file[lo + (uint64_t)i] : fill_value(FILL_RANDOM, o->seed, lo + (uint64_t)i);
         refs[l] = reference_sum(host, hi - lo);
         CUDA_CHECK(cudaSetDevice(gp->device));
         CUDA_CHECK(cudaMemcpy(gp->shard, host, (hi - lo) * sizeof(float), cudaMemcpyHostToDevice));
@@ -569,8 +578,10 @@ static int report_sum(const Options *o, const Kernel *k, uint64_t n, const SumRe
     failures += !total_ok;
     if (!leader) return failures;
 
-    printf("\nsum of N = %llu fp32 elements over %d GPU%s: stage 08 %s on each shard, then ncclAllReduce of the %d "
-           "partial sums\n", (unsigned long long)n, G, G > 1 ? "s" : "", k->name, G);
+    char data[600] = "";
+    if (input_path) snprintf(data, sizeof data, ", input %s (f32),", input_path);
+    printf("\nsum of N = %llu fp32 elements%s over %d GPU%s: stage 08 %s on each shard, then ncclAllReduce of the %d "
+           "partial sums\n", (unsigned long long)n, data, G, G > 1 ? "s" : "", k->name, G);
     printf("medians of %d runs; local: the shard's reduction, comm: the all-reduce of one float%s\n", o->reps,
            o->warm ? "; L2 left warm (--l2 warm: no flush before each run)" : "");
     printf("%-6s %-5s %12s %10s %16s %16s %10s  %s\n", "shard", "gpu", "elements", "local µs", "result",
@@ -590,7 +601,7 @@ static int report_sum(const Options *o, const Kernel *k, uint64_t n, const SumRe
     snprintf(name, sizeof name, "sum_g%d%s", G, world.processes ? "_procs" : "");
     CsvRow row = {name, "f32", n, total_us, gbps, 100.0 * gbps / (G * world.gpu[0].info.peak_gbps),
                   total_ok && !failures ? "1" : "0", rel, 0, o->warm, same && every_run, 4.0 * (double)n,
-                  0.0, 0.0, NULL, 0.0, -1.0};
+                  0.0, 0.0, input_path ? "input" : NULL, 0.0, -1.0};
     csv_write(csv, gpu_name, p, &row);
     return failures;
 }
@@ -807,7 +818,8 @@ static void open_gpus(const Options *o, uint64_t max_n, uint64_t shard_cap, uint
                       NCCL_SLACK;
         char what[160];
         int len = snprintf(what, sizeof what, "GPU %d's", gp->device);
-        if (max_n) len += snprintf(what + len, sizeof what - len, " share of N = %llu", (unsigned long long)max_n);
+        if (max_n && input_path) len += snprintf(what + len, sizeof what - len, " share of --input %.100s", input_path);
+        else if (max_n) len += snprintf(what + len, sizeof what - len, " share of N = %llu", (unsigned long long)max_n);
         if (max_bytes)
             snprintf(what + len, sizeof what - len, "%s all-reduce arrays of up to %llu bytes (--sizes)",
                      max_n ? " and" : "", (unsigned long long)max_bytes);
@@ -857,16 +869,27 @@ int main(int argc, char **argv)
     stage_options.f32 = stage_options.bf16 = 1;
     Options o = parse_command_line(argc, argv, &p);
     check_mpi_options(prog);
+    /* --input: the sum runs on the file (every rank reads it whole and takes its shard); --dtype names a raw
+     * file's type. Every problem with the file is found here, before MPI and the GPUs. */
+    if (input_path) input_dtype = stage_options.dtype;
+    ArrayFile file;
+    int from_file = read_input(prog, &o, &p, " f32", &file);
     uint64_t ns[MAX_SIZES];
-    int n_count = option_sizes(&o, ns, MAX_SIZES, prog);
-    int do_sum = kernel_selected(&o, "sum", 1), do_arrays = kernel_selected(&o, "allreduce", 1);
+    int n_count = from_file ? 1 : option_sizes(&o, ns, MAX_SIZES, prog);
+    int do_sum = kernel_selected(&o, "sum", 1), do_arrays = kernel_selected(&o, "allreduce", 1) && !from_file;
+    if (from_file) {
+        ns[0] = file.count;
+        if (!do_sum) usage_error(prog, "%s: the file is summed by the kernel sum, which --kernel leaves out", "--input");
+        if (stage_options.sizes_given)
+            usage_error(prog, "%s: --sizes sets the all-reduce's arrays, which do not run on a file", "--input");
+    }
     world.processes = stage_options.mpi;
 
     /* Under MPI the ranks meet before anything else: rank 0's NCCL id reaches every rank, and every rank
      * looks for a GPU, so that a rank that cannot go on stops every rank (no rank left waiting). */
     ncclUniqueId id;
     memset(&id, 0, sizeof id);
-    char msg[200];
+    char msg[700];
     int visible = 0;
 #ifdef WITH_MPI
     if (world.processes) {
@@ -906,10 +929,14 @@ int main(int argc, char **argv)
     uint64_t max_n = 0, max_bytes = 0;
     for (int i = 0; do_sum && i < n_count; i++) {
         if (ns[i] < (uint64_t)world.nranks) {
-            snprintf(msg, sizeof msg, "%llu: the vector needs at least one element per GPU (%d)", (unsigned long long)ns[i],
-                     world.nranks);
-            before_shared_exit(); /* every rank has the same --n and G */
-            usage_error(prog, "--n %s", msg);
+            if (from_file)
+                snprintf(msg, sizeof msg, "--input %s: %llu elements, fewer than the GPUs (%d): the vector needs at "
+                         "least one per GPU", input_path, (unsigned long long)ns[i], world.nranks);
+            else
+                snprintf(msg, sizeof msg, "--n %llu: the vector needs at least one element per GPU (%d)",
+                         (unsigned long long)ns[i], world.nranks);
+            before_shared_exit(); /* every rank has the same --n (or file) and G */
+            usage_error(prog, "%s", msg);
         }
         if (ns[i] > max_n) max_n = ns[i];
     }
@@ -962,13 +989,14 @@ int main(int argc, char **argv)
     const Kernel *k = stage08_kernel("roofline_f32_deterministic");
     for (int i = 0; do_sum && i < n_count; i++) {
         SumReport sums[MAX_GPUS];
-        run_sum(&o, k, ns[i], sums);
+        run_sum(&o, k, ns[i], from_file ? (const float *)file.bytes : NULL, sums);
         failures += report_sum(&o, k, ns[i], sums, leader, csv, all_ids[0].name, &p);
     }
     if (do_arrays && stage_options.f32) failures += run_arrays(&o, 0, leader, csv, all_ids[0].name, &p);
     if (do_arrays && stage_options.bf16) failures += run_arrays(&o, 1, leader, csv, all_ids[0].name, &p);
 
     free_gpus(&o);
+    if (from_file) free(file.bytes);
     if (csv) fclose(csv);
     if (leader) printf("\n%s\n", failures ? "some checks FAILED" : "all checks passed");
     before_shared_exit(); /* every rank counted the same failures from the same gathered reports */

@@ -66,6 +66,28 @@ if [ $mg_found = 1 ]; then
     expect "12 --ranks-only without --mpi" 2 "--ranks-only goes with --mpi" -- $mg --ranks-only
     expect "12 started by an MPI launcher without --mpi: exit 2" 2 "one of 2 ranks: give --mpi" -- env OMPI_COMM_WORLD_SIZE=2 $mg
     expect "12 unknown MODE" 2 "MODE=bogus: give MODE=threads" -- "${mg_make[@]}" stage-12 run MODE=bogus
+    # --input: the sum of a file over the GPUs. Every problem with the file is a one-line error, exit 2, before
+    # the GPUs; a good file goes on to the GPU check (exit 3 without one).
+    python3 tests/npy.py "$tmp/mg-in.npy" '<f4' 1000003
+    python3 tests/npy.py "$tmp/mg-in.bin" '<f4' 1000003 --raw
+    python3 tests/npy.py "$tmp/mg-half.npy" '<f2' 1000
+    python3 tests/npy.py "$tmp/mg-short.npy" '<f4' 1000 --drop 3
+    expect "12 --input: a missing file, exit 2" 2 "^error: --input $tmp/mg-none.npy: cannot read it" -- $mg --input "$tmp/mg-none.npy"
+    expect "12 --input: a truncated .npy, exit 2" 2 ": truncated: the header says" -- $mg --input "$tmp/mg-short.npy"
+    expect "12 --input of f16: refused, the sum takes f32, exit 2" 2 "holds f16 values; this program's kernels take: f32$" -- \
+        $mg --input "$tmp/mg-half.npy"
+    expect "12 --input: raw bytes without --dtype, exit 2" 2 "give their --dtype" -- $mg --input "$tmp/mg-in.bin"
+    expect "12 --input: raw bytes with --dtype bf16 hold bf16, which the sum does not take, exit 2" 2 \
+        "holds bf16 values; this program's kernels take: f32$" -- $mg --input "$tmp/mg-in.bin" --dtype bf16
+    expect "12 --input with --n: the file sets N, exit 2" 2 "give no --n" -- $mg --input "$tmp/mg-in.npy" --n 1000
+    expect "12 --input with --sizes: the all-reduce does not run on a file, exit 2" 2 "do not run on a file" -- \
+        $mg --input "$tmp/mg-in.npy" --sizes 4K
+    expect "12 --input with --kernel allreduce: the file is the sum's, exit 2" 2 "which --kernel leaves out" -- \
+        $mg --input "$tmp/mg-in.npy" --kernel allreduce
+    expect "12 --input: a good file passes every check of the file, then the GPU is needed (exit 3)" 3 "" -- \
+        env CUDA_VISIBLE_DEVICES= $mg --input "$tmp/mg-in.npy"
+    expect "12 --input: raw bytes with --dtype f32 too (exit 3 at the GPU check)" 3 "" -- \
+        env CUDA_VISIBLE_DEVICES= $mg --input "$tmp/mg-in.bin" --dtype f32
     for tool in profile sanitize; do
         expect "make stage-12 $tool says its program is not a single-GPU stage program (exit 2)" 2 "not a single-GPU stage program" -- \
             "${mg_make[@]}" stage-12 $tool
@@ -173,6 +195,22 @@ if [ $mg_found = 1 ] && [ "$gpu" = 1 ]; then
     expect "12 G = 1: busbw is 0 and the reason is printed" 0 "G = 1: busbw is 0" -- \
         $mg --gpus 1 --n 4096 --sizes 4K --dtype f32 --reps 1 --warmup 0
     expect "12 --gpus more than visible: exit 2" 2 "only $ngpu GPU" -- $mg --gpus $((ngpu + 1))
+    # --input: the file this test wrote, summed over every GPU and checked; the table names it, the CSV's
+    # row says input; and a file shorter than the GPUs are many.
+    for g in 1 $([ "$ngpu" -ge 2 ] && echo 2); do
+        rm -f "$tmp/mg-input.csv"
+        expect "12 --input, G = $g: the sum of a .npy this test wrote passes its check" 0 "all checks passed" -- \
+            $mg --gpus "$g" --input "$tmp/mg-in.npy" --check --reps 3 --warmup 1 --csv "$tmp/mg-input.csv"
+        if grep -q "elements, input $tmp/mg-in.npy (f32), over $g GPU" "$tmp/out" &&
+            [ "$(awk -F, -v k="sum_g$g" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR > 1 && $c["kernel"] == k { print $c["fill"] "," $c["n"] }' \
+                "$tmp/mg-input.csv")" = input,1000003 ]; then ok "12 --input, G = $g: the table names the file, the CSV row says input"
+        else bad "12 --input, G = $g: the table or the CSV does not name the input"; fi
+    done
+    if [ "$ngpu" -ge 2 ]; then
+        python3 tests/npy.py "$tmp/mg-one.npy" '<f4' 1
+        expect "12 --input of one element over 2 GPUs: exit 2" 2 "1 elements, fewer than the GPUs \(2\)" -- \
+            $mg --gpus 2 --input "$tmp/mg-one.npy"
+    fi
     if [ $mg_mpi = 1 ]; then
         mg_gpu_case "G = 1, under MPI" 1 mpi
         a=$(awk -F, '$3 == "sum_g1" { print $9 }' "$tmp/mg-1-threads.csv" 2>/dev/null)
