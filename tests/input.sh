@@ -1,17 +1,16 @@
 # shellcheck shell=bash
-# --input FILE (sum your own data), in every single-GPU program that has it. Sourced by tests/run.sh once
-# ok/bad/skipped/expect, describe, stage_of, $SINGLE_GPU, $tmp and $gpu exist. Every bad file is a one-line
-# error and exit 2, found before the GPU is opened; where a GPU is, a file this test writes is summed and checked.
+# --input FILE (sum your own data), in every single-GPU program that has it; a stage's own tests may call
+# bad_files for a program of its own. Sourced by tests/run.sh once ok/bad/skipped/expect, describe, stage_of,
+# $SINGLE_GPU, $tmp and $gpu exist. Every bad file is a one-line error and exit 2, found before the GPU is
+# opened; where a GPU is, a file this test writes is summed and checked.
 echo "== --input: sum your own data"
 npy() { python3 tests/npy.py "$@"; }
-for p in $SINGLE_GPU; do
-    s=$(stage_of "$p")
-    if ! "$p" --help | grep -q -- "--input FILE"; then skipped "$s --input (its program reads no file yet)"; continue; fi
-    types=" $(describe "$p" "input types") "
-    case $types in *" f32 "*) d='<f4' t=f32 ;; *" f16 "*) d='<f2' t=f16 ;; *" i8 "*) d='|i1' t=i8 ;; *) d='<i4' t=i32 ;; esac
-    shape=1000003 && [ "$(describe "$p" "row stage")" = yes ] && shape=7,1001
+# bad_files PROGRAM LABEL DESCR SHAPE: the refusals every program that reads a file shares (read_input), on
+# files of its type DESCR and SHAPE written here: each a one-line error, exit 2, before the GPU is opened.
+# Leaves $tmp/in.npy and $tmp/raw.bin, that type's good files.
+bad_files() {
+    local p=$1 s=$2 d=$3 shape=$4
     npy "$tmp/in.npy" "$d" "$shape"
-    in=(--input "$tmp/in.npy" --reps 1 --warmup 0)
     expect "$s --input: a missing file, exit 2" 2 "^error: --input $tmp/none.npy: cannot read it" -- "$p" --input "$tmp/none.npy"
     printf '\223NUMPY\001\000\020\000{garbage}      \n' >"$tmp/bad.npy"
     expect "$s --input: a malformed .npy header, exit 2" 2 "malformed \.npy header" -- "$p" --input "$tmp/bad.npy"
@@ -21,9 +20,18 @@ for p in $SINGLE_GPU; do
     expect "$s --input: a big-endian .npy, exit 2" 2 "dtype '>f4'" -- "$p" --input "$tmp/big.npy"
     npy "$tmp/raw.bin" "$d" "$shape" --raw
     expect "$s --input: raw bytes without --dtype, exit 2" 2 "give their --dtype" -- "$p" --input "$tmp/raw.bin"
+    expect "$s --input with --n: the file sets N, exit 2" 2 "give no --n" -- "$p" --input "$tmp/in.npy" --n 1000
+}
+for p in $SINGLE_GPU; do
+    s=$(stage_of "$p")
+    if ! "$p" --help | grep -q -- "--input FILE"; then skipped "$s --input (its program reads no file yet)"; continue; fi
+    types=" $(describe "$p" "input types") "
+    case $types in *" f32 "*) d='<f4' t=f32 ;; *" f16 "*) d='<f2' t=f16 ;; *" i8 "*) d='|i1' t=i8 ;; *) d='<i4' t=i32 ;; esac
+    shape=1000003 && [ "$(describe "$p" "row stage")" = yes ] && shape=7,1001
+    bad_files "$p" "$s" "$d" "$shape"
+    in=(--input "$tmp/in.npy" --reps 1 --warmup 0)
     expect "$s --input: a .npy whose type --dtype contradicts, exit 2" 2 "but --dtype says" -- \
         "$p" --input "$tmp/in.npy" --dtype "$([ $t = f32 ] && echo f16 || echo f32)"
-    expect "$s --input with --n: the file sets N, exit 2" 2 "give no --n" -- "$p" "${in[@]}" --n 1000
     expect "$s --dtype without --input, exit 2" 2 "names the type of a raw --input" -- "$p" --dtype f32
     if [[ $types != *" f16 "* ]]; then
         npy "$tmp/half.npy" '<f2' 1000

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# Stage 12 (the sum across GPUs with NCCL): sourced by tests/run.sh once ok/bad/skipped/expect, $tmp and
-# $gpu (1 when a GPU is present) exist. The host half runs anywhere (its MPI part where make finds an
+# Stage 12 (the sum across GPUs with NCCL): sourced by tests/run.sh once ok/bad/skipped/expect, bad_files
+# (tests/input.sh), $tmp and $gpu (1 when a GPU is present) exist. The host half runs anywhere (its MPI part where make finds an
 # MPI); the GPU half needs a GPU, and two for the G = 2 checks.
 
 mg_make=(make --no-print-directory -s)
@@ -66,20 +66,15 @@ if [ $mg_found = 1 ]; then
     expect "12 --ranks-only without --mpi" 2 "--ranks-only goes with --mpi" -- $mg --ranks-only
     expect "12 started by an MPI launcher without --mpi: exit 2" 2 "one of 2 ranks: give --mpi" -- env OMPI_COMM_WORLD_SIZE=2 $mg
     expect "12 unknown MODE" 2 "MODE=bogus: give MODE=threads" -- "${mg_make[@]}" stage-12 run MODE=bogus
-    # --input: the sum of a file over the GPUs. Every problem with the file is a one-line error, exit 2, before
-    # the GPUs; a good file goes on to the GPU check (exit 3 without one).
-    python3 tests/npy.py "$tmp/mg-in.npy" '<f4' 1000003
-    python3 tests/npy.py "$tmp/mg-in.bin" '<f4' 1000003 --raw
+    # --input: the sum of a file over the GPUs. The refusals every program shares (tests/input.sh's bad_files),
+    # then this program's own; a good file goes on to the GPU check (exit 3 without one).
+    bad_files $mg 12_multigpu '<f4' 1000003
+    cp "$tmp/in.npy" "$tmp/mg-in.npy" && cp "$tmp/raw.bin" "$tmp/mg-in.bin"
     python3 tests/npy.py "$tmp/mg-half.npy" '<f2' 1000
-    python3 tests/npy.py "$tmp/mg-short.npy" '<f4' 1000 --drop 3
-    expect "12 --input: a missing file, exit 2" 2 "^error: --input $tmp/mg-none.npy: cannot read it" -- $mg --input "$tmp/mg-none.npy"
-    expect "12 --input: a truncated .npy, exit 2" 2 ": truncated: the header says" -- $mg --input "$tmp/mg-short.npy"
     expect "12 --input of f16: refused, the sum takes f32, exit 2" 2 "holds f16 values; this program's kernels take: f32$" -- \
         $mg --input "$tmp/mg-half.npy"
-    expect "12 --input: raw bytes without --dtype, exit 2" 2 "give their --dtype" -- $mg --input "$tmp/mg-in.bin"
     expect "12 --input: raw bytes with --dtype bf16 hold bf16, which the sum does not take, exit 2" 2 \
         "holds bf16 values; this program's kernels take: f32$" -- $mg --input "$tmp/mg-in.bin" --dtype bf16
-    expect "12 --input with --n: the file sets N, exit 2" 2 "give no --n" -- $mg --input "$tmp/mg-in.npy" --n 1000
     expect "12 --input with --sizes: the all-reduce does not run on a file, exit 2" 2 "do not run on a file" -- \
         $mg --input "$tmp/mg-in.npy" --sizes 4K
     expect "12 --input with --kernel allreduce: the file is the sum's, exit 2" 2 "which --kernel leaves out" -- \
