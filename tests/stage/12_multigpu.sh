@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Stage 12 (the sum across GPUs with NCCL): sourced by tests/run.sh once ok/bad/skipped/expect, bad_files
-# (tests/input.sh), $tmp and $gpu (1 when a GPU is present) exist. The host half runs anywhere (its MPI part where make finds an
-# MPI); the GPU half needs a GPU, and two for the G = 2 checks.
+# (tests/input.sh), $tmp and $gpu (1 when a GPU is present) exist. The host half runs anywhere (its MPI
+# part where make finds an MPI); the GPU half needs a GPU, and two for the G = 2 checks.
 
 mg_make=(make --no-print-directory -s)
 mg=build/12_multigpu/multigpu
