@@ -1,4 +1,5 @@
-"""Unit tests of the reporting program (scripts/report), on made-up CSVs and on the committed results.
+"""Unit tests of the reporting program (scripts/report) and of the reference checks (tests/verify_reference.py),
+on made-up CSVs and on the committed results.
 Prints a line per test, "ok   NAME" or "FAIL NAME: why" (tests/run.sh counts them); exits 1 if one failed.
 usage: python3 tests/test_report.py   (from the repository root)"""
 import contextlib
@@ -14,6 +15,9 @@ import charts  # noqa: E402
 import claims  # noqa: E402
 import common  # noqa: E402
 import tables  # noqa: E402
+
+sys.path.insert(0, "tests")
+import verify_reference  # noqa: E402
 
 HEADER = "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub,fill,rel_bound"
 DEVICE = ["X,00_device,dram_peak,,,,1000,100,,,,,,,,,,", "X,00_device,d2d_copy,,,,900,90,,,,,,,,,,",
@@ -206,6 +210,36 @@ with tempfile.TemporaryDirectory() as tmp:
         assert claims.uncited("a-long", pages) is None
         pages["stages/01_a/README.zh-CN.md"] = "见 a-long"
         assert claims.uncited("a-long", pages).startswith("FAIL a-long: no stage README cites it")
+
+    @test("a read-only stage's table says GB/s of input bytes, though GB/s to 0.01 rounds up by over 1% at 2^10")
+    def _():
+        folder = tempfile.mkdtemp(dir=tmp)
+        path = made_up(folder, [("01_a", "base", "f32", 1 << 20, 2000.0, "random")], {"01_a": "bandwidth"})
+        open(path, "a").write("X,01_a,base,f32,1024,16.6,0.25,0.01,1e-08,1,,flushed,same,4096,1,1,random,1e-06\n")
+        text = tables.table(path, "stage", "01_a")
+        assert "GB/s of input bytes" in text, text
+
+    def falls(times):
+        """no_fall's verdict on a made-up stage whose kernels take TIMES {kernel: (us at 2^10, us at 2^12)}
+        (the launch floor: 2 us)."""
+        folder = tempfile.mkdtemp(dir=tmp)
+        rows = [("01_a", k, "f32", n, us, "random") for k, pair in times.items() for n, us in zip((1024, 4096), pair)]
+        return verify_reference.no_fall(made_up(folder, rows, {"01_a": "bandwidth"}))[0]
+
+    @test("a batch slow as a whole fails the fall check, though no kernel falls by a launch floor")
+    def _():
+        ok, what = falls({"a": (5.0, 3.5), "b": (5.5, 3.9), "c": (9.0, 9.1)})
+        assert not ok and "median time falls to 0.71" in what, what
+
+    @test("one kernel whose time falls by more than 25% and a launch floor fails the fall check")
+    def _():
+        ok, what = falls({"a": (12.6, 8.9), "b": (5.0, 5.1), "c": (9.0, 9.1)})
+        assert not ok and "01_a a f32 flushed: 12.6 us at n=1024, 8.9 us at n=4096" in what, what
+
+    @test("one kernel's fall of more than 25% but less than a launch floor passes: its own cost, not the batch's")
+    def _():
+        ok, what = falls({"a": (5.1, 3.8), "b": (5.0, 5.1), "c": (9.0, 9.1)})
+        assert ok, what
 
 for csv in sorted(glob.glob("plots/reference/*/results.csv")):
     stages = [s for s in dict.fromkeys(r["stage"] for r in common.read_csv(csv, "stage")) if s != "00_device"]

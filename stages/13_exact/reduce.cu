@@ -5,7 +5,7 @@
  *   1. order matters: one fp32 kernel, three grids, three results;
  *   2. integers are associative: a fixed-point sum, exact for data on a known grid (and only those);
  *   3. the general method: every value into 32-bit digits of 2^-149 (a superaccumulator);
- *   4. the fast one: the same digits, filled 16 values at a time by exact fp64 additions. */
+ *   4. the fast one: the same digits, filled a tile at a time by fp64 additions split exactly. */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda/atomic>
@@ -195,11 +195,16 @@ enum { SAW_NAN = 1, SAW_PLUS_INF = 2, SAW_MINUS_INF = 4 };
 __device__ __forceinline__ long long &digit(long long *d, int k) { return d[k * blockDim.x + threadIdx.x]; }
 
 /* One fp32 value (its bits) into the thread's digits: its 55-bit magnitude shifted into place spans two. */
+__device__ __forceinline__ unsigned flag_of(uint32_t nonfinite_bits)
+{
+    return nonfinite_bits & 0x7fffffu ? SAW_NAN : nonfinite_bits >> 31 ? SAW_MINUS_INF : SAW_PLUS_INF;
+}
+
 __device__ __forceinline__ void digits_add_value(long long *d, uint32_t bits, unsigned *flags)
 {
     unsigned field = bits >> 23 & 0xffu;
     if (field == 0xffu) {
-        atomicOr(flags, bits & 0x7fffffu ? SAW_NAN : bits >> 31 ? SAW_MINUS_INF : SAW_PLUS_INF);
+        atomicOr(flags, flag_of(bits));
         return;
     }
     unsigned e = field ? field - 1 : 0;
@@ -210,26 +215,44 @@ __device__ __forceinline__ void digits_add_value(long long *d, uint32_t bits, un
     digit(d, e / 32 + 1) += high;
 }
 
-/* A signed 64-bit integer v times 2^(p - 149), p >= 0, into the thread's digits: v 2^(p % 32) is 96 bits
- * at most, its low 64 as two unsigned digits and the rest (the sign) as the third. */
-__device__ __forceinline__ void digits_add_integer(long long *d, long long v, int p)
+/* Piece m (0, 1 or 2) of a signed 64-bit integer v times 2^(p - 149), p >= 0, for digit p / 32 + m:
+ * v 2^(p % 32) is 96 bits at most, its low 64 as two unsigned digits and the rest (the sign) as the third. */
+__device__ __forceinline__ long long integer_piece(long long v, int p, int m)
 {
     int s = p % 32;
     unsigned long long low = (unsigned long long)v << s;
-    long long high = s ? v >> (64 - s) : (v < 0 ? -1 : 0);
-    digit(d, p / 32) += (long long)(low & 0xffffffffu);
-    digit(d, p / 32 + 1) += (long long)(low >> 32);
-    digit(d, p / 32 + 2) += high;
+    return m == 0 ? (long long)(low & 0xffffffffu) : m == 1 ? (long long)(low >> 32) : s ? v >> (64 - s) : (v < 0 ? -1 : 0);
+}
+
+/* The same integer into the thread's digits. */
+__device__ __forceinline__ void digits_add_integer(long long *d, long long v, int p)
+{
+#pragma unroll
+    for (int m = 0; m < 3; m++) digit(d, p / 32 + m) += integer_piece(v, p, m);
 }
 
 /* Every digit but the top into [0, 2^32), the carries upward: the top digit keeps the sign. */
-__device__ __forceinline__ void carry_digits(long long *d, int stride)
+__device__ __forceinline__ void carry_digits(long long *d)
 {
 #pragma unroll
     for (int k = 0; k + 1 < DIGITS; k++) {
-        long long carry = d[k * stride] >> 32; /* arithmetic shift: floor division by 2^32 */
-        d[k * stride] -= carry * 4294967296LL;
-        d[(k + 1) * stride] += carry;
+        long long carry = d[k] >> 32; /* arithmetic shift: floor division by 2^32 */
+        d[k] -= carry * 4294967296LL;
+        d[k + 1] += carry;
+    }
+}
+
+/* The same across a warp, lane k holding digit k (lanes from DIGITS on hold 0): every lane passes its
+ * carry up at once, until no digit below the top has one (a carry through digits of 2^32 - 1, or a borrow
+ * through zeros, moves one digit a pass). */
+__device__ long long carry_lanes(long long d)
+{
+    const int lane = threadIdx.x % 32;
+    for (;;) {
+        long long carry = lane < DIGITS - 1 ? d >> 32 : 0;
+        long long below = __shfl_up_sync(FULL_MASK, carry, 1);
+        d += (lane ? below : 0) - carry * 4294967296LL;
+        if (!__any_sync(FULL_MASK, lane < DIGITS - 1 && d >> 32 != 0)) return d;
     }
 }
 
@@ -238,69 +261,86 @@ __device__ __forceinline__ void carry_digits(long long *d, int stride)
 __device__ unsigned long long digit_total[DIGITS];
 __device__ unsigned flag_total;
 
-/* The carried total rounded once, to fp32 (returned) and to fp64 (*wide): its top 64 bits as an
- * integer, the lowest set where any bit below them is (a sticky bit, far under both formats' last
- * place), converted by one correctly rounded integer-to-float conversion, then scaled by a power of two,
- * exactly: a total of 2^24 units or more is a normal number (no second rounding), and a smaller one is
- * exact in both formats. Past FLT_MAX the fp32 result is Inf, as IEEE rounds. The digits stay in
- * registers: every loop runs over constant indices. */
-__device__ __noinline__ float round_digits(const long long *total, unsigned flags, double *wide)
+/* The total rounded once, to fp32 (returned) and to fp64 (wide), by one warp, lane k holding digit k:
+ * carried (and negated if negative, and carried again), its top 64 bits as an integer, the lowest set
+ * where any bit below them is (a sticky bit, far under both formats' last place), converted by one
+ * correctly rounded integer-to-float conversion, then scaled by a power of two, exactly: a total of 2^24
+ * units or more is a normal number (no second rounding), and a smaller one is exact in both formats. Past
+ * FLT_MAX the fp32 result is Inf, as IEEE rounds. Every lane returns them. */
+__device__ float round_digits(long long d, unsigned flags, double &wide)
 {
     if (flags & SAW_NAN || (flags & SAW_PLUS_INF && flags & SAW_MINUS_INF)) {
-        *wide = __longlong_as_double(0x7ff8000000000000LL);
+        wide = __longlong_as_double(0x7ff8000000000000LL);
         return __int_as_float(0x7fc00000);
     }
     if (flags) {
-        *wide = flags & SAW_PLUS_INF ? (double)INFINITY : -(double)INFINITY;
+        wide = flags & SAW_PLUS_INF ? (double)INFINITY : -(double)INFINITY;
         return flags & SAW_PLUS_INF ? INFINITY : -INFINITY;
     }
-    long long d[DIGITS];
-#pragma unroll
-    for (int k = 0; k < DIGITS; k++) d[k] = total[k];
-    carry_digits(d, 1);
-    bool negative = d[DIGITS - 1] < 0;
-    if (negative) {
-#pragma unroll
-        for (int k = 0; k < DIGITS; k++) d[k] = -d[k];
-        carry_digits(d, 1);
-    }
-    int top = DIGITS - 1; /* the digits moved up until the highest is not zero: no index varies */
-#pragma unroll
-    for (int step = 0; step + 1 < DIGITS; step++) {
-        bool up = d[DIGITS - 1] == 0;
-        top -= up;
-#pragma unroll
-        for (int k = DIGITS - 1; k > 0; k--) d[k] = up ? d[k - 1] : d[k];
-        d[0] = up ? 0 : d[0];
-    }
-    unsigned long long hi = d[DIGITS - 1], mid = d[DIGITS - 2], lo = d[DIGITS - 3], sticky = 0;
-#pragma unroll
-    for (int k = 0; k + 3 < DIGITS; k++) sticky |= d[k];
-    if (hi == 0) { /* every digit zero */
-        *wide = 0.0;
+    d = carry_lanes(d);
+    bool negative = __shfl_sync(FULL_MASK, d, DIGITS - 1) < 0;
+    if (negative) d = carry_lanes(-d);
+    unsigned nonzero = __ballot_sync(FULL_MASK, d != 0);
+    if (!nonzero) { /* every digit zero */
+        wide = 0.0;
         return 0.0f;
     }
+    int top = 31 - __clz((int)nonzero); /* hi:mid:lo, the top three digits (below digit 0: zeros) */
+    unsigned long long hi = __shfl_sync(FULL_MASK, d, top), mid = __shfl_sync(FULL_MASK, d, max(top - 1, 0)),
+                       lo = __shfl_sync(FULL_MASK, d, max(top - 2, 0));
+    mid = top >= 1 ? mid : 0;
+    lo = top >= 2 ? lo : 0;
+    unsigned long long sticky = top >= 3 && nonzero & ((1u << (top - 2)) - 1); /* a digit under lo */
     int c = __clz((unsigned)hi); /* hi:mid:lo, 96 bits, shifted left by c: the top 64 and the 32 below */
     unsigned long long w = (hi << 32 | mid) << c | (lo << c) >> 32;
     sticky |= (lo << c) & 0xffffffffu;
     w |= sticky != 0;
     int shift = 32 * (top - 1) - 149 - c; /* the unit of w's lowest bit */
     float f = scalbnf(__ull2float_rn(w), shift);
-    *wide = negative ? -scalbn(__ull2double_rn(w), shift) : scalbn(__ull2double_rn(w), shift);
+    wide = negative ? -scalbn(__ull2double_rn(w), shift) : scalbn(__ull2double_rn(w), shift);
     return negative ? -f : f;
 }
 
-/* After the block's values are in its threads' digits: each thread carries its column, the block adds
- * the columns digit by digit (at most 2^10 columns of digits below 2^32: no overflow) into the grid's
- * total, and the last block rounds it: fp32 to *out, fp64 to *wide (the launchers: the first 8 bytes of
- * Run.partials; the demo reads it there). */
-__device__ void finish_digits(long long *d, unsigned *flags, float *out, double *wide)
+/* A block's digits (sum, in shared memory) into the grid's total, and the last block's rounding: fp32 to
+ * *out, fp64 to *wide (the launchers: the first 8 bytes of Run.partials; the demo reads it there). A grid of
+ * one block rounds its own digits, with no atomics and no count. Every thread of the block calls it, after
+ * a barrier behind the last write to sum. */
+__device__ void finish_grid(const long long *sum, unsigned flags, float *out, double *wide)
 {
-    __shared__ long long sum[DIGITS];
+    if (gridDim.x == 1) {
+        if (threadIdx.x < 32) {
+            double w;
+            float f = round_digits(threadIdx.x < DIGITS ? sum[threadIdx.x] : 0, flags, w);
+            if (threadIdx.x == 0) *out = f, *wide = w;
+        }
+        return;
+    }
+    if (threadIdx.x < DIGITS && sum[threadIdx.x]) atomicAdd(&digit_total[threadIdx.x], (unsigned long long)sum[threadIdx.x]);
+    if (threadIdx.x == DIGITS && flags) atomicOr(&flag_total, flags);
+    if (!last_block_to_finish() || threadIdx.x >= 32) return; /* its barrier, then thread 0's release: the block's atomics first */
+    long long d = 0;
+    if (threadIdx.x < DIGITS) {
+        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> total(digit_total[threadIdx.x]);
+        d = (long long)total.exchange(0ull, cuda::memory_order_relaxed);
+    }
+    unsigned grid_flags = 0;
+    if (threadIdx.x == 0) {
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device> total(flag_total);
+        grid_flags = total.exchange(0u, cuda::memory_order_relaxed);
+    }
+    double w;
+    float f = round_digits(d, __shfl_sync(FULL_MASK, grid_flags, 0), w);
+    if (threadIdx.x == 0) *out = f, *wide = w;
+}
+
+/* The block's columns of digits summed digit by digit into sum (at most 2^10 columns of digits below
+ * 2^32: no overflow), each column carried first by its thread; sum is ready for every thread after. */
+__device__ void column_totals(long long *d, long long *sum)
+{
     long long column[DIGITS]; /* the thread's digits, carried in registers */
 #pragma unroll
     for (int k = 0; k < DIGITS; k++) column[k] = digit(d, k);
-    carry_digits(column, 1);
+    carry_digits(column);
 #pragma unroll
     for (int k = 0; k < DIGITS; k++) digit(d, k) = column[k];
     __syncthreads();
@@ -311,24 +351,6 @@ __device__ void finish_digits(long long *d, unsigned *flags, float *out, double 
         if (threadIdx.x % 32 == 0) sum[k] = s;
     }
     __syncthreads();
-    if (gridDim.x == 1) { /* one block: its digits are the total, with no atomics and no count */
-        if (threadIdx.x == 0) *out = round_digits(sum, *flags, wide);
-        return;
-    }
-    if (threadIdx.x < DIGITS) atomicAdd(&digit_total[threadIdx.x], (unsigned long long)sum[threadIdx.x]);
-    if (threadIdx.x == DIGITS) atomicOr(&flag_total, *flags);
-    if (!last_block_to_finish()) return; /* its barrier, then thread 0's release: the block's atomics first */
-    __shared__ unsigned grid_flags;
-    if (threadIdx.x < DIGITS) {
-        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> total(digit_total[threadIdx.x]);
-        sum[threadIdx.x] = (long long)total.exchange(0ull, cuda::memory_order_relaxed);
-    }
-    if (threadIdx.x == DIGITS) {
-        cuda::atomic_ref<unsigned, cuda::thread_scope_device> total(flag_total);
-        grid_flags = total.exchange(0u, cuda::memory_order_relaxed);
-    }
-    __syncthreads();
-    if (threadIdx.x == 0) *out = round_digits(sum, grid_flags, wide);
 }
 
 /* Every value straight into the digits: two shared-memory read-modify-writes of 8 bytes per value. */
@@ -349,65 +371,52 @@ __global__ void __launch_bounds__(BLOCK) digits_sum(const float *x, uint64_t n, 
         digits_add_value(d, b.w, &flags);
     }
     if (t < n - vectors * 4) digits_add_value(d, __float_as_uint(x[vectors * 4 + t]), &flags);
-    finish_digits(d, &flags, out, wide);
+    __shared__ long long sum[DIGITS];
+    column_totals(d, sum);
+    finish_grid(sum, flags, out, wide);
 }
 
-/* ---- 4. the fast one: fp64 windows in front of the digits -------------------------------------- */
+/* ---- 4. the fast one: two exact fp64 windows in front of the digits ------------------------------ */
 
 /* 2^e for a normal double's exponent, made from its bits. */
 __device__ __forceinline__ double power_of_two(int e) { return __longlong_as_double((long long)(1023 + e) << 52); }
 
-/* An fp64 addition is exact while its operands and result are multiples of one quantum and below 2^53
- * of them. Values whose exponent fields lie in a window of SPAN fields, the lowest L, are multiples of
- * 2^(L - 150) below 2^(L - 150 + SPAN + 24); PER_CARRY of them add up to less than 2^53 quanta when
- * SPAN + 24 + log2(PER_CARRY) <= 53 + 1. Each thread keeps two such windows side by side (2 SPAN fields
- * under the warp's largest field in its first load, with room above it), adds every value that falls in
- * one to that window's fp64 sum (exactly), and after every PER_CARRY values moves the sums, integers of
- * quanta, into int64 (__double2ll_rn: exact). Values outside both windows, and NaN and Inf, go to the
- * digits one by one: correct for any data, fast when the data have a range, as nearly all data do. */
-template <int PER_CARRY>
-struct Windows {
-    static_assert(PER_CARRY == 16 || PER_CARRY == 32, "SPAN below takes log2(PER_CARRY) as 4 or 5");
-    static constexpr int SPAN = 54 - 24 - (PER_CARRY == 16 ? 4 : 5);
-    static constexpr unsigned SPAN_BITS = (unsigned)SPAN << 23; /* SPAN fields, where the bits hold them */
-    double sum0, sum1;   /* the windows' fp64 sums since the last carry */
-    long long int0, int1; /* their integer totals, in quanta */
-    int top;             /* the highest field of window 0 */
-    unsigned top_bits;   /* top << 23 */
+/* fp64 splits a value exactly (Dekker's FastTwoSum): for |s| >= |x|, t = s + x rounded, x = (t - s) +
+ * (x - (t - s)), and both parts are exact doubles. A sum kept inside one binade [2^A, 2^(A+1)) rounds each x
+ * onto its grid of 2^(A - 52): t - s is the part of x on that grid, x - (t - s) the part below it, at most half
+ * a unit. Each thread keeps two such windows for a tile of values:
+ *   high starts at 1.5 2^A and takes values below 2^(A - 7): 32 of them move it by less than 2^(A - 2), so
+ *        it stays in its binade, and it keeps their bits down to 2^(A - 52);
+ *   low  starts at 1.5 2^(A - 46) and takes what high leaves (each below 2^(A - 53)), down to 2^(A - 98).
+ * Two compares a value say whether the tile was taken whole: the value is below the limit, and low's split
+ * leaves nothing (its last bit is at least 2^(A - 98)); NaN and Inf fail them.
+ * A value of exponent field f is below 2^(f - 126) and its last bit is 2^(max(f, 1) - 150): A = F + 8 - 119
+ * for the largest field F seen takes values up to 2^8 times the largest and keeps fields F + 8 down to
+ * F - 59 exact, a range of 2^68. A is at least -51, where low's grid is 2^-149: then every finite value
+ * below the limit is exact, subnormals included. After a tile both windows hold integers of their units,
+ * and within a binade the difference of two doubles' bits counts the units between them: the tile's sums
+ * go to int64 totals as those differences, exactly. */
+#define HEADROOM 8 /* fields above the largest seen that the windows still take */
 
-    __device__ void open(int largest_field)
+struct Windows {
+    int a;                       /* high's binade, 2^a */
+    long long int_high, int_low; /* the tiles' sums in units of 2^(a - 52) and 2^(a - 98) */
+
+    static __device__ int binade(unsigned largest_field) { return max((int)largest_field + HEADROOM - 119, -51); }
+    __device__ void open(unsigned largest_field)
     {
-        top = min(max(largest_field + 6, 2 * SPAN), 254);
-        top_bits = (unsigned)top << 23;
-        sum0 = sum1 = 0.0;
-        int0 = int1 = 0;
+        a = binade(largest_field);
+        int_high = int_low = 0;
     }
-    /* A value into its window's sum; true where it falls in neither (above or below them, NaN and Inf) and
-     * is not a zero: the caller adds those to the digits, after the tile (a branch a tile, not a value). */
-    __device__ __forceinline__ bool add(uint32_t bits)
-    {
-        unsigned below_top = top_bits - (bits & 0x7f800000u); /* fields under top, times 2^23 */
-        double x = (double)__uint_as_float(bits);
-        if (below_top < SPAN_BITS) sum0 += x;
-        if (below_top - SPAN_BITS < SPAN_BITS) sum1 += x;
-        return outside(top_bits, bits);
-    }
-    static __device__ __forceinline__ bool outside(unsigned top_bits, uint32_t bits)
-    {
-        return top_bits - (bits & 0x7f800000u) >= 2 * SPAN_BITS && bits << 1;
-    }
-    __device__ __forceinline__ void carry()
-    {
-        int0 += __double2ll_rn(sum0 * power_of_two(150 - (top - SPAN + 1))); /* 2^(150 - L): in quanta */
-        int1 += __double2ll_rn(sum1 * power_of_two(150 - (top - 2 * SPAN + 1)));
-        sum0 = sum1 = 0.0;
-    }
-    /* The integer totals into the digits: their unit 2^(L - 150) is bit L - 1 of the digits. */
+    __device__ double high_base() const { return 1.5 * power_of_two(a); }
+    __device__ double low_base() const { return 1.5 * power_of_two(a - 46); }
+    __device__ float limit() const { return a - 7 > 127 ? INFINITY : __int_as_float((a - 7 + 127) << 23); }
+    /* The totals into the digits: 2^(a - 52) is bit a + 97 of the digits, 2^(a - 98) bit a + 51. */
     __device__ void flush(long long *d)
     {
-        digits_add_integer(d, int0, top - SPAN);
-        digits_add_integer(d, int1, top - 2 * SPAN);
-        int0 = int1 = 0;
+        digits_add_integer(d, int_high, a + 97);
+        digits_add_integer(d, int_low, a + 51);
+        int_high = int_low = 0;
     }
 };
 
@@ -416,6 +425,7 @@ template <typename T> struct Vector;
 template <> struct Vector<float> {
     static constexpr int COUNT = 4;
     static __device__ __forceinline__ uint32_t bits(uint4 v, int k) { return (&v.x)[k]; }
+    static __device__ __forceinline__ void clear(uint4 &v, int k) { (&v.x)[k] = 0; }
 };
 template <> struct Vector<__half> {
     static constexpr int COUNT = 8;
@@ -423,10 +433,12 @@ template <> struct Vector<__half> {
     {
         return __float_as_uint(__half2float(reinterpret_cast<const __half *>(&v)[k]));
     }
+    static __device__ __forceinline__ void clear(uint4 &v, int k) { (&v.x)[k / 2] &= k % 2 ? 0xffffu : 0xffff0000u; }
 };
 template <> struct Vector<__nv_bfloat16> {
     static constexpr int COUNT = 8;
     static __device__ __forceinline__ uint32_t bits(uint4 v, int k) { return (k % 2 ? (&v.x)[k / 2] >> 16 : (&v.x)[k / 2] & 0xffffu) << 16; }
+    static __device__ __forceinline__ void clear(uint4 &v, int k) { (&v.x)[k / 2] &= k % 2 ? 0xffffu : 0xffff0000u; }
 };
 template <typename T>
 __device__ __forceinline__ uint32_t value_bits(T v) { return __float_as_uint((float)v); }
@@ -439,35 +451,85 @@ __device__ __forceinline__ void load_tile(uint4 *r, const uint4 *v, uint64_t i, 
     for (int k = 0; k < UNROLL; k++) r[k] = i + k * blockDim.x < vectors ? __ldcs(v + i + k * blockDim.x) : make_uint4(0, 0, 0, 0);
 }
 
-/* A tile's values outside both windows into the digits: rare, so a call of its own, which keeps the
- * registers it needs out of the loop's (the tile passed by value: an array would go to local memory). */
-static_assert(UNROLL == 4, "add_outside takes a tile's 4 vectors");
+/* A tile's values through the windows (a conversion, a compare, five fp64 additions and a compare a value,
+ * no branch); true where all were below the limit and split exactly: then its sums join the totals. */
 template <typename T>
-__device__ __noinline__ void add_outside(long long *d, unsigned top_bits, uint4 r0, uint4 r1, uint4 r2, uint4 r3,
-                                         unsigned *flags)
+__device__ __forceinline__ bool split_tile(Windows &w, const uint4 *r)
 {
-    const uint4 r[UNROLL] = {r0, r1, r2, r3};
+    const double high_base = w.high_base(), low_base = w.low_base();
+    const float limit = w.limit();
+    double high = high_base, low = low_base;
+    bool exact = true;
+#pragma unroll
+    for (int k = 0; k < UNROLL; k++)
+#pragma unroll
+        for (int j = 0; j < Vector<T>::COUNT; j++) {
+            float f = __uint_as_float(Vector<T>::bits(r[k], j));
+            exact &= fabsf(f) < limit;
+            double x = f, t = high + x, rest = x - (t - high);
+            high = t;
+            t = low + rest;
+            exact &= t - low == rest;
+            low = t;
+        }
+    if (!exact) return false;
+    w.int_high += __double_as_longlong(high) - __double_as_longlong(high_base);
+    w.int_low += __double_as_longlong(low) - __double_as_longlong(low_base);
+    return true;
+}
+
+/* A tile the windows could not take: rare, so a call of its own, which keeps the registers it needs out of
+ * the loop's (the tile passed by value: an array would go to local memory). Its NaN and Inf set the flags
+ * and leave the tile (the result is NaN or Inf then, whatever the finite values add up to). Where the largest
+ * finite field asks for other windows, the totals go to the digits and the windows open there; the tile is
+ * split again, and one they still cannot take (wider than they are) goes to the digits value by value. */
+static_assert(UNROLL == 4, "take_tile takes a tile's 4 vectors");
+template <typename T>
+__device__ __noinline__ Windows take_tile(Windows w, long long *d, uint4 r0, uint4 r1, uint4 r2, uint4 r3, unsigned *flags)
+{
+    uint4 r[UNROLL] = {r0, r1, r2, r3};
+    unsigned largest = 0, seen = 0;
 #pragma unroll
     for (int k = 0; k < UNROLL; k++)
 #pragma unroll
         for (int j = 0; j < Vector<T>::COUNT; j++) {
             uint32_t bits = Vector<T>::bits(r[k], j);
-            if (Windows<Vector<T>::COUNT * UNROLL>::outside(top_bits, bits)) digits_add_value(d, bits, flags);
+            if ((bits >> 23 & 0xff) == 0xff) {
+                seen |= flag_of(bits);
+                Vector<T>::clear(r[k], j);
+            } else {
+                largest = max(largest, bits >> 23 & 0xff);
+            }
         }
+    if (seen) atomicOr(flags, seen);
+    if (Windows::binade(largest) != w.a) {
+        w.flush(d);
+        w.open(largest);
+    }
+    if (split_tile<T>(w, r)) return w;
+#pragma unroll
+    for (int k = 0; k < UNROLL; k++)
+#pragma unroll
+        for (int j = 0; j < Vector<T>::COUNT; j++) {
+            uint32_t bits = Vector<T>::bits(r[k], j);
+            if (bits << 1) digits_add_value(d, bits, flags);
+        }
+    return w;
 }
 
 /* THREADS a block (a template argument: the digits' columns are a static shared array, and the launch
- * bounds hold every block size to the same 64 registers: 1024 threads an SM). Each thread's next tile is
- * loaded before it adds the one it holds, so its own loads are in flight while it computes. */
+ * bounds give every block size the same 80 registers, 768 threads an SM: room for two tiles and both
+ * windows). A thread's first two tiles are loaded before anything waits, and each next tile before it
+ * adds the one it holds. The windows open at the largest finite field of the block's first tile, the same
+ * in every thread, so that at the end the block adds its threads' totals as integers (four sums of 32-bit
+ * parts); only a block whose digits hold something adds its columns. The result is exact for any data;
+ * the speed is for data with a range, as nearly all data have. */
 template <typename T, int THREADS>
-__global__ void __launch_bounds__(THREADS, 1024 / THREADS) window_sum(const T *x, uint64_t n, float *out, double *wide)
+__global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum(const T *x, uint64_t n, float *out, double *wide)
 {
-    constexpr int PER_VEC = Vector<T>::COUNT;
-    __shared__ long long d[DIGITS * THREADS];
-    __shared__ unsigned flags;
-    for (int k = 0; k < DIGITS; k++) digit(d, k) = 0;
-    if (threadIdx.x == 0) flags = 0;
-    __syncthreads();
+    constexpr int PER_VEC = Vector<T>::COUNT, WARPS_HERE = THREADS / 32;
+    __shared__ long long d[DIGITS * THREADS], sum[DIGITS], warp_totals[4][WARPS_HERE];
+    __shared__ unsigned flags, warp_largest[WARPS_HERE];
     uint64_t head = ((16 - (uintptr_t)x % 16) % 16) / sizeof(T); /* elements before a 16-byte boundary */
     if (head > n) head = n;
     const uint4 *v = reinterpret_cast<const uint4 *>(x + head);
@@ -476,34 +538,83 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS) window_sum(const T *x
     uint64_t i = (uint64_t)blockIdx.x * THREADS * UNROLL + threadIdx.x;
     uint4 r[UNROLL], next[UNROLL];
     load_tile(r, v, i, vectors);
-    int largest = 0; /* the windows: under the warp's largest finite field of its first vectors */
+    load_tile(next, v, i + stride, vectors);
+    for (int k = 0; k < DIGITS; k++) digit(d, k) = 0;
+    if (threadIdx.x == 0) flags = 0;
+    unsigned largest = 0;
 #pragma unroll
-    for (int k = 0; k < PER_VEC; k++) {
-        int field = Vector<T>::bits(r[0], k) >> 23 & 0xff;
-        largest = max(largest, field == 0xff ? 0 : field);
-    }
+    for (int k = 0; k < UNROLL; k++)
+#pragma unroll
+        for (int j = 0; j < PER_VEC; j++) {
+            unsigned field = Vector<T>::bits(r[k], j) >> 23 & 0xff;
+            largest = max(largest, field == 0xff ? 0u : field);
+        }
     for (int m = 16; m > 0; m >>= 1) largest = max(largest, __shfl_xor_sync(FULL_MASK, largest, m));
-    Windows<PER_VEC * UNROLL> w;
+    if (threadIdx.x % 32 == 0) warp_largest[threadIdx.x / 32] = largest;
+    __syncthreads();
+    for (int k = 0; k < WARPS_HERE; k++) largest = max(largest, warp_largest[k]);
+    Windows w;
     w.open(largest);
-    for (unsigned carries = 1; __any_sync(FULL_MASK, i < vectors); carries++, i += stride) {
+    const int block_a = w.a;
+    bool used = false; /* whether this thread's digits hold anything */
+    unsigned tiles = 0; /* tiles in the totals since they were last flushed: int64 holds 2^12 of 2^50 units */
+    while (i < vectors) {
+        for (; i < vectors && split_tile<T>(w, r); i += stride) { /* no call in this loop: nothing to save */
+            if (++tiles % 4096 == 0) {
+                w.flush(d);
+                used = true;
+            }
+#pragma unroll
+            for (int k = 0; k < UNROLL; k++) r[k] = next[k];
+            load_tile(next, v, i + 2 * stride, vectors);
+        }
+        if (i >= vectors) break;
+        /* A tile the windows could not take. The next one is loaded again after the call, so that no tile
+         * is held in registers across it. */
+        w = take_tile<T>(w, d, r[0], r[1], r[2], r[3], &flags);
+        used = true;
+        if (++tiles % 4096 == 0) w.flush(d);
+        i += stride;
+        load_tile(r, v, i, vectors);
         load_tile(next, v, i + stride, vectors);
-        bool missed = false;
-#pragma unroll
-        for (int k = 0; k < UNROLL; k++)
-#pragma unroll
-            for (int j = 0; j < PER_VEC; j++) missed |= w.add(Vector<T>::bits(r[k], j));
-        if (missed) add_outside<T>(d, w.top_bits, r[0], r[1], r[2], r[3], &flags);
-        w.carry();
-        if (carries % 512 == 0) w.flush(d); /* int64 room: 2^10 carries below 2^53 */
-#pragma unroll
-        for (int k = 0; k < UNROLL; k++) r[k] = next[k];
     }
+    /* The warp together again before its shuffles: its threads leave the loop from different places (after
+     * the call or not), and a warp still apart does each shuffle below a part at a time. */
+    __syncwarp();
     uint32_t first = t < head ? value_bits(x[t]) : 0u, last = t < n - tail ? value_bits(x[tail + t]) : 0u;
-    if (w.add(first)) digits_add_value(d, first, &flags);
-    if (w.add(last)) digits_add_value(d, last, &flags);
-    w.carry();
-    w.flush(d);
-    finish_digits(d, &flags, out, wide);
+    if (first << 1) {
+        digits_add_value(d, first, &flags);
+        used = true;
+    }
+    if (last << 1) {
+        digits_add_value(d, last, &flags);
+        used = true;
+    }
+    if (w.a != block_a) { /* windows opened elsewhere: their totals to the digits */
+        w.flush(d);
+        used = true;
+    }
+    /* The totals at the block's binade, as four sums of 32-bit parts (no overflow), each warp's first. */
+    long long parts[4] = {w.int_high & 0xffffffff, w.int_high >> 32, w.int_low & 0xffffffff, w.int_low >> 32};
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        long long s = warp_sum(parts[j]);
+        if (threadIdx.x % 32 == 0) warp_totals[j][threadIdx.x / 32] = s;
+    }
+    if (__syncthreads_or(used)) {
+        column_totals(d, sum);
+    } else {
+        if (threadIdx.x < DIGITS) sum[threadIdx.x] = 0;
+        __syncthreads();
+    }
+    if (threadIdx.x < 12) { /* part j's piece m into its digit */
+        int j = threadIdx.x / 3, m = threadIdx.x % 3, p = (j < 2 ? block_a + 97 : block_a + 51) + j % 2 * 32;
+        long long s = 0;
+        for (int k = 0; k < WARPS_HERE; k++) s += warp_totals[j][k];
+        atomicAdd((unsigned long long *)&sum[p / 32 + m], (unsigned long long)integer_piece(s, p, m));
+    }
+    __syncthreads();
+    finish_grid(sum, flags, out, wide);
 }
 
 /* A block per tile of per_thread 16-byte vectors a thread, as stage 08, up to as many blocks as the GPU
