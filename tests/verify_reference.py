@@ -309,16 +309,12 @@ def no_fall(csv):
     by more than 25% and more than a launch floor. A single kernel's fall below a launch floor is that
     kernel's own fixed cost at a small N, not a slow batch: CUB's sum takes longer at 2^10 elements
     than at 2^12 in every series of both reference GPUs."""
-    falls, floor, each = [], launch_floor(csv), series(csv)
-    for key, times in each.items():
+    falls, floor, batches = [], launch_floor(csv), {}
+    for key, times in series(csv).items():
         ns = sorted(times)
         for a, b in zip(ns, ns[1:]):
             if times[b] < FALL * times[a] and times[a] - times[b] > floor:
                 falls.append(f"{key[0]} {key[1]} {key[2]} {key[3]}: {times[a]:g} us at n={a}, {times[b]:g} us at n={b}")
-    batches = {}
-    for key, times in each.items():
-        ns = sorted(times)
-        for a, b in zip(ns, ns[1:]):
             batches.setdefault((key[0], key[3], key[4], key[5], a, b), []).append(times[b] / times[a])
     for (stage, l2, fill, _, a, b), ratios in sorted(batches.items()):
         if statistics.median(ratios) < FALL:

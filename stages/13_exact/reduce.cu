@@ -194,12 +194,13 @@ enum { SAW_NAN = 1, SAW_PLUS_INF = 2, SAW_MINUS_INF = 4 };
 
 __device__ __forceinline__ long long &digit(long long *d, int k) { return d[k * blockDim.x + threadIdx.x]; }
 
-/* One fp32 value (its bits) into the thread's digits: its 55-bit magnitude shifted into place spans two. */
+/* The flag of a NaN or an Inf (its bits). */
 __device__ __forceinline__ unsigned flag_of(uint32_t nonfinite_bits)
 {
     return nonfinite_bits & 0x7fffffu ? SAW_NAN : nonfinite_bits >> 31 ? SAW_MINUS_INF : SAW_PLUS_INF;
 }
 
+/* One fp32 value (its bits) into the thread's digits: its 55-bit magnitude shifted into place spans two. */
 __device__ __forceinline__ void digits_add_value(long long *d, uint32_t bits, unsigned *flags)
 {
     unsigned field = bits >> 23 & 0xffu;
