@@ -49,6 +49,16 @@ __device__ __forceinline__ T warp_sum(T v)
     return v;
 }
 
+/* A warp's sum of ints (where it fits in an int): one instruction from sm_80 on, shuffles before it. */
+__device__ __forceinline__ int warp_int_sum(int v)
+{
+#if __CUDA_ARCH__ >= 800
+    return __reduce_add_sync(FULL_MASK, v);
+#else
+    return warp_sum(v);
+#endif
+}
+
 /* A block's sum, in thread 0. */
 template <typename T>
 __device__ __forceinline__ T block_sum(T v)
@@ -257,10 +267,25 @@ __device__ long long carry_lanes(long long d)
     }
 }
 
-/* The grid's total: every block adds its digits with integer atomics (any order gives the same sum) and
- * ORs its flags; the last block takes them, leaving zeros for the next launch. */
-__device__ unsigned long long digit_total[DIGITS];
-__device__ unsigned flag_total;
+/* The grid's total, in words that count their blocks: word k < DIGITS is the sum of the blocks' digit k
+ * (each below 2^33 in magnitude) plus 2^49 a block; word DIGITS is one a block, plus 2^16, 2^32 and 2^48
+ * for each block that saw NaN, +Inf and -Inf. Integers, modulo 2^64: any order of the blocks gives the
+ * same words. A word's count equal to the grid's size says it holds every block's addition, with no fence
+ * and no counter of its own. The block that adds last to the flags word reads the others until each is
+ * complete and leaves zeros for the next launch. */
+#define MAX_BLOCKS (1u << 14) /* a digit word's sum stays below 2^47 in magnitude, its count below 2^15 */
+#define BLOCK_COUNT (1ull << 49)
+__device__ unsigned long long grid_words[DIGITS + 1];
+
+/* The blocks a word has counted, and a digit word's sum. */
+__device__ __forceinline__ unsigned blocks_in(unsigned long long word, int k)
+{
+    return k < DIGITS ? (unsigned)((word + BLOCK_COUNT / 2) / BLOCK_COUNT) : (unsigned)(word & 0xffffu);
+}
+__device__ __forceinline__ long long digit_sum(unsigned long long word, int k)
+{
+    return (long long)(word - blocks_in(word, k) * BLOCK_COUNT);
+}
 
 /* The total rounded once, to fp32 (returned) and to fp64 (wide), by one warp, lane k holding digit k:
  * carried (and negated if negative, and carried again), its top 64 bits as an integer, the lowest set
@@ -302,36 +327,38 @@ __device__ float round_digits(long long d, unsigned flags, double &wide)
     return negative ? -f : f;
 }
 
-/* A block's digits (sum, in shared memory) into the grid's total, and the last block's rounding: fp32 to
- * *out, fp64 to *wide (the launchers: the first 8 bytes of Run.partials; the demo reads it there). A grid of
- * one block rounds its own digits, with no atomics and no count. Every thread of the block calls it, after
- * a barrier behind the last write to sum. */
-__device__ void finish_grid(const long long *sum, unsigned flags, float *out, double *wide)
+/* A block's digits into the grid's words, and the finishing block's rounding: fp32 to *out, fp64 to *wide
+ * (the launchers: the first 8 bytes of Run.partials; the demo reads it there). The block's first warp calls
+ * it, lane k holding digit k (below 2^62 in magnitude; lanes from DIGITS on hold 0). A grid of one block
+ * rounds its own digits, with no atomics. One carry pass (each lane's carry up one lane, once) leaves every
+ * digit below 2^33 in magnitude. */
+__device__ void finish_grid(long long d, unsigned flags, float *out, double *wide)
 {
+    const int lane = threadIdx.x;
+    double w;
     if (gridDim.x == 1) {
-        if (threadIdx.x < 32) {
-            double w;
-            float f = round_digits(threadIdx.x < DIGITS ? sum[threadIdx.x] : 0, flags, w);
-            if (threadIdx.x == 0) *out = f, *wide = w;
-        }
+        float f = round_digits(d, flags, w);
+        if (lane == 0) *out = f, *wide = w;
         return;
     }
-    if (threadIdx.x < DIGITS && sum[threadIdx.x]) atomicAdd(&digit_total[threadIdx.x], (unsigned long long)sum[threadIdx.x]);
-    if (threadIdx.x == DIGITS && flags) atomicOr(&flag_total, flags);
-    if (!last_block_to_finish() || threadIdx.x >= 32) return; /* its barrier, then thread 0's release: the block's atomics first */
-    long long d = 0;
-    if (threadIdx.x < DIGITS) {
-        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> total(digit_total[threadIdx.x]);
-        d = (long long)total.exchange(0ull, cuda::memory_order_relaxed);
+    long long carry = lane < DIGITS - 1 ? d >> 32 : 0, below = __shfl_up_sync(FULL_MASK, carry, 1);
+    d += (lane ? below : 0) - carry * 4294967296LL;
+    unsigned long long add = lane < DIGITS ? (unsigned long long)d + BLOCK_COUNT
+                             : 1 + ((unsigned long long)(flags & SAW_NAN ? 1 : 0) << 16)
+                                 + ((unsigned long long)(flags & SAW_PLUS_INF ? 1 : 0) << 32)
+                                 + ((unsigned long long)(flags & SAW_MINUS_INF ? 1 : 0) << 48);
+    unsigned long long seen = 0;
+    if (lane <= DIGITS) seen = atomicAdd(&grid_words[lane], add) + add;
+    if (blocks_in(__shfl_sync(FULL_MASK, seen, DIGITS), DIGITS) != gridDim.x) return; /* not last on the flags word */
+    if (lane <= DIGITS) { /* every block's additions are made: those still on their way are a wait, not a deadlock */
+        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> word(grid_words[lane]);
+        while (blocks_in(seen, lane) != gridDim.x) seen = word.load(cuda::memory_order_relaxed);
+        word.store(0ull, cuda::memory_order_relaxed);
     }
-    unsigned grid_flags = 0;
-    if (threadIdx.x == 0) {
-        cuda::atomic_ref<unsigned, cuda::thread_scope_device> total(flag_total);
-        grid_flags = total.exchange(0u, cuda::memory_order_relaxed);
-    }
-    double w;
-    float f = round_digits(d, __shfl_sync(FULL_MASK, grid_flags, 0), w);
-    if (threadIdx.x == 0) *out = f, *wide = w;
+    unsigned long long fw = __shfl_sync(FULL_MASK, seen, DIGITS);
+    unsigned grid_flags = (fw >> 16 & 0xffffu ? SAW_NAN : 0) | (fw >> 32 & 0xffffu ? SAW_PLUS_INF : 0) | (fw >> 48 ? SAW_MINUS_INF : 0);
+    float f = round_digits(lane < DIGITS ? digit_sum(seen, lane) : 0, grid_flags, w);
+    if (lane == 0) *out = f, *wide = w;
 }
 
 /* The block's columns of digits summed digit by digit into sum (at most 2^10 columns of digits below
@@ -374,7 +401,7 @@ __global__ void __launch_bounds__(BLOCK) digits_sum(const float *x, uint64_t n, 
     if (t < n - vectors * 4) digits_add_value(d, __float_as_uint(x[vectors * 4 + t]), &flags);
     __shared__ long long sum[DIGITS];
     column_totals(d, sum);
-    finish_grid(sum, flags, out, wide);
+    if (threadIdx.x < 32) finish_grid(threadIdx.x < DIGITS ? sum[threadIdx.x] : 0, flags, out, wide);
 }
 
 /* ---- 4. the fast one: two exact fp64 windows in front of the digits ------------------------------ */
@@ -389,8 +416,9 @@ __device__ __forceinline__ double power_of_two(int e) { return __longlong_as_dou
  *   high starts at 1.5 2^A and takes values below 2^(A - 7): 32 of them move it by less than 2^(A - 2), so
  *        it stays in its binade, and it keeps their bits down to 2^(A - 52);
  *   low  starts at 1.5 2^(A - 46) and takes what high leaves (each below 2^(A - 53)), down to 2^(A - 98).
- * Two compares a value say whether the tile was taken whole: the value is below the limit, and low's split
- * leaves nothing (its last bit is at least 2^(A - 98)); NaN and Inf fail them.
+ * Two compares of each value, before any addition, say whether the tile was taken whole: it is below the
+ * limit, and it is 0 or its field's last bit is at least 2^(A - 98), so that low takes what high leaves of it
+ * exactly; NaN and Inf fail them.
  * A value of exponent field f is below 2^(f - 126) and its last bit is 2^(max(f, 1) - 150): A = F + 8 - 119
  * for the largest field F seen takes values up to 2^8 times the largest and keeps fields F + 8 down to
  * F - 59 exact, a range of 2^68. A is at least -51, where low's grid is 2^-149: then every finite value
@@ -411,7 +439,10 @@ struct Windows {
     }
     __device__ double high_base() const { return 1.5 * power_of_two(a); }
     __device__ double low_base() const { return 1.5 * power_of_two(a - 46); }
+    /* 2^(a - 7) (Inf where that is past fp32), and 2^(a - 75): the least magnitude of a field whose last bit is
+     * at least 2^(a - 98), 0 at the lowest binade (where every finite value's is). */
     __device__ float limit() const { return a - 7 > 127 ? INFINITY : __int_as_float((a - 7 + 127) << 23); }
+    __device__ float lower() const { return a > -51 ? __int_as_float((a + 52) << 23) : 0.0f; }
     /* The totals into the digits: 2^(a - 52) is bit a + 97 of the digits, 2^(a - 98) bit a + 51. */
     __device__ void flush(long long *d)
     {
@@ -452,13 +483,13 @@ __device__ __forceinline__ void load_tile(uint4 *r, const uint4 *v, uint64_t i, 
     for (int k = 0; k < UNROLL; k++) r[k] = i + k * blockDim.x < vectors ? __ldcs(v + i + k * blockDim.x) : make_uint4(0, 0, 0, 0);
 }
 
-/* A tile's values through the windows (a conversion, a compare, five fp64 additions and a compare a value,
- * no branch); true where all were below the limit and split exactly: then its sums join the totals. */
+/* A tile's values through the windows (two compares, a conversion and four fp64 additions a value, no
+ * branch); true where every value was in the windows' range: then its sums join the totals. */
 template <typename T>
 __device__ __forceinline__ bool split_tile(Windows &w, const uint4 *r)
 {
     const double high_base = w.high_base(), low_base = w.low_base();
-    const float limit = w.limit();
+    const float limit = w.limit(), lower = w.lower();
     double high = high_base, low = low_base;
     bool exact = true;
 #pragma unroll
@@ -467,11 +498,10 @@ __device__ __forceinline__ bool split_tile(Windows &w, const uint4 *r)
         for (int j = 0; j < Vector<T>::COUNT; j++) {
             float f = __uint_as_float(Vector<T>::bits(r[k], j));
             exact &= fabsf(f) < limit;
-            double x = f, t = high + x, rest = x - (t - high);
+            exact &= fabsf(f) >= lower || f == 0.0f;
+            double x = f, t = high + x;
+            low += x - (t - high);
             high = t;
-            t = low + rest;
-            exact &= t - low == rest;
-            low = t;
         }
     if (!exact) return false;
     w.int_high += __double_as_longlong(high) - __double_as_longlong(high_base);
@@ -522,14 +552,15 @@ __device__ __noinline__ Windows take_tile(Windows w, long long *d, uint4 r0, uin
  * bounds give every block size the same 80 registers, 768 threads an SM: room for two tiles and both
  * windows). A thread's first two tiles are loaded before anything waits, and each next tile before it
  * adds the one it holds. The windows open at the largest finite field of the block's first tile, the same
- * in every thread, so that at the end the block adds its threads' totals as integers (four sums of 32-bit
- * parts); only a block whose digits hold something adds its columns. The result is exact for any data;
- * the speed is for data with a range, as nearly all data have. */
+ * in every thread, so that at the end the block adds its threads' totals as integers (in 16-bit pieces);
+ * only a block whose digits hold something adds its columns. The result is exact for any data; the speed
+ * is for data with a range, as nearly all data have. */
 template <typename T, int THREADS>
 __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum(const T *x, uint64_t n, float *out, double *wide)
 {
     constexpr int PER_VEC = Vector<T>::COUNT, WARPS_HERE = THREADS / 32;
-    __shared__ long long d[DIGITS * THREADS], sum[DIGITS], warp_totals[4][WARPS_HERE];
+    __shared__ long long d[DIGITS * THREADS], sum[DIGITS];
+    __shared__ int warp_chunks[8][WARPS_HERE];
     __shared__ unsigned flags, warp_largest[WARPS_HERE];
     uint64_t head = ((16 - (uintptr_t)x % 16) % 16) / sizeof(T); /* elements before a 16-byte boundary */
     if (head > n) head = n;
@@ -595,38 +626,47 @@ __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum(const T *x,
         w.flush(d);
         used = true;
     }
-    /* The totals at the block's binade, as four sums of 32-bit parts (no overflow), each warp's first. */
-    long long parts[4] = {w.int_high & 0xffffffff, w.int_high >> 32, w.int_low & 0xffffffff, w.int_low >> 32};
+    /* The totals at the block's binade in 16-bit chunks (the top one signed), each summed across the warp
+     * (one instruction from sm_80 on; 32 chunks: no overflow); chunk j of the high total is bit
+     * block_a + 97 + 16 j of the digits, of the low total bit block_a + 51 + 16 j. */
+    const long long totals[2] = {w.int_high, w.int_low};
 #pragma unroll
-    for (int j = 0; j < 4; j++) {
-        long long s = warp_sum(parts[j]);
-        if (threadIdx.x % 32 == 0) warp_totals[j][threadIdx.x / 32] = s;
+    for (int j = 0; j < 8; j++) {
+        long long total = totals[j / 4];
+        int chunk = j % 4 == 3 ? (int)(total >> 48) : (int)(total >> 16 * (j % 4) & 0xffff);
+        chunk = warp_int_sum(chunk);
+        if (threadIdx.x % 32 == 0) warp_chunks[j][threadIdx.x / 32] = chunk;
     }
-    if (__syncthreads_or(used)) {
-        column_totals(d, sum);
-    } else {
-        if (threadIdx.x < DIGITS) sum[threadIdx.x] = 0;
-        __syncthreads();
+    const bool any_used = __syncthreads_or(used);
+    if (any_used) column_totals(d, sum);
+    if (threadIdx.x >= 32) return;
+    /* The first warp: lane j < 8 adds chunk j's warp sums (below 2^26 in magnitude), and lane k gathers digit
+     * k: a chunk at bit p, times 2^(p % 32), is below 2^57, its low 32 bits digit p / 32 and the rest (signed)
+     * the digit above. */
+    const int lane = threadIdx.x;
+    int chunk = 0;
+    if (lane < 8)
+        for (int k = 0; k < WARPS_HERE; k++) chunk += warp_chunks[lane][k];
+    long long digit = any_used && lane < DIGITS ? sum[lane] : 0;
+#pragma unroll
+    for (int j = 0; j < 8; j++) {
+        int p = (j < 4 ? block_a + 97 : block_a + 51) + 16 * (j % 4);
+        long long placed = (long long)__shfl_sync(FULL_MASK, chunk, j) * (1ll << p % 32);
+        digit += lane == p / 32 ? placed & 0xffffffff : lane == p / 32 + 1 ? placed >> 32 : 0;
     }
-    if (threadIdx.x < 12) { /* part j's piece m into its digit */
-        int j = threadIdx.x / 3, m = threadIdx.x % 3, p = (j < 2 ? block_a + 97 : block_a + 51) + j % 2 * 32;
-        long long s = 0;
-        for (int k = 0; k < WARPS_HERE; k++) s += warp_totals[j][k];
-        atomicAdd((unsigned long long *)&sum[p / 32 + m], (unsigned long long)integer_piece(s, p, m));
-    }
-    __syncthreads();
-    finish_grid(sum, flags, out, wide);
+    finish_grid(digit, flags, out, wide);
 }
 
 /* A block per tile of per_thread 16-byte vectors a thread, as stage 08, up to as many blocks as the GPU
- * holds at once. The kernel's blocks per SM are asked once (*per_sm, the caller's): the query is host time,
- * and a launcher's host time is inside the timed region. */
+ * holds at once (and MAX_BLOCKS). The kernel's blocks per SM are asked once (*per_sm, the caller's): the
+ * query is host time, and a launcher's host time is inside the timed region. */
 template <typename KernelFn>
 static unsigned digits_grid(Run *r, KernelFn kernel, int *per_sm, uint64_t vectors, unsigned per_thread)
 {
     if (*per_sm == 0) CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, BLOCK, 0));
     uint64_t blocks = (vectors + (uint64_t)BLOCK * per_thread - 1) / ((uint64_t)BLOCK * per_thread);
     uint64_t most = (uint64_t)r->sm_count * *per_sm;
+    if (most > MAX_BLOCKS) most = MAX_BLOCKS;
     return (unsigned)(blocks < 1 ? 1 : blocks > most ? most : blocks);
 }
 
