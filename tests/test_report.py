@@ -187,6 +187,11 @@ with tempfile.TemporaryDirectory() as tmp:
         lines = tables.targets([path], "02_b", targets).split("\n")
         assert "| met (1.250 at 2^10) |" in lines[2], lines[2]
         assert "| **not met** (0.800 at 2^12) |" in lines[3], lines[3]  # the first fill's row, not the wide one
+        open(targets, "w").write("what,n_min,n_max,at_least,label\n02_b:fast@wide/01_a:base@random,2^12,2^12,4.0,wide | 宽\n"
+                                 "02_b:fast@random/01_a:base@wide,2^12,2^12,1.0,none | 无\n")
+        lines = tables.targets([path], "02_b", targets).split("\n")
+        assert "| met (4.000 at 2^12) |" in lines[2], lines[2]  # the wide row of one kernel against the random of the other
+        assert lines[3].endswith("| - |"), lines[3]  # a fill the run does not have: no ratio
 
     @test("a claim at row lengths (cols) and on another input type reads those rows alone")
     def _():

@@ -191,7 +191,8 @@ class Run:
     """One GPU's rows for a stage's targets: the times of the stage's kernels and the fastest fp32 time of
     the other stages by N, the sizes in the order of its rows. CUB's rows and row stages' are not counted;
     of a repeated row the last wins. named: every kernel's time by STAGE:KERNEL[:DTYPE] and N (as claims.csv
-    names them; each kernel's first fill, CUB's rows too), for the targets that compare two kernels."""
+    names them; each kernel's first fill, CUB's rows too), and by STAGE:KERNEL[:DTYPE]@FILL and N (that bench
+    fill's), for the targets that compare two kernels."""
 
     def __init__(self, rows, stage):
         self.dev, self.ns, self.other, self.time, self.xcub, self.bytes = device(rows), {}, {}, {}, {}, {}
@@ -213,13 +214,16 @@ class Run:
                 self.best[n] = k
             if (t, n) not in self.typebest or us < self.time[self.typebest[t, n], n]:
                 self.typebest[t, n] = k
-        self.named = {(f"{r['stage']}:{r['kernel']}" + ("" if r["dtype"] == "f32" else f":{r['dtype']}"),
-                       num(r["n"])): num(r["median_us"]) for r in first_fills(rows)
-                      if r["stage"] != "00_device" and r["cols"] == "" and r["median_us"] != ""}
+        def name(r):
+            return f"{r['stage']}:{r['kernel']}" + ("" if r["dtype"] == "f32" else f":{r['dtype']}")
+        kernels = [r for r in rows if r["stage"] != "00_device" and r["cols"] == "" and r["median_us"] != ""]
+        self.named = {(name(r), num(r["n"])): num(r["median_us"]) for r in first_fills(kernels)}
+        self.named.update({(f"{name(r)}@{r['fill']}", num(r["n"])): num(r["median_us"]) for r in kernels})
 
     def ratio(self, what, n):
         """The ratio WHAT (a target's what) at size N; None where the run lacks what it needs. WHAT A/B (two
-        kernels, named as in claims.csv): B's time over A's."""
+        kernels, named as in claims.csv, each on its first fill or, named NAME@FILL, on that one): B's time
+        over A's."""
         if "/" in what:
             a, b = (self.named.get((k, n)) for k in what.split("/"))
             return b / a if a is not None and b is not None else None
@@ -252,7 +256,7 @@ def targets(csv, stage, targets, lang="en"):
     """STAGE's targets (the file TARGETS: a row per target, its header defines the ratios) on the results
     CSVs CSV (a list): a column per GPU in the order of their first rows, "met" or "not met" with the worst
     ratio over the target's sizes and the N where it is. Sizes a run lacks are not counted."""
-    need = "gpu stage kernel dtype n median_us l2 bytes_read x_cub cols"
+    need = "gpu stage kernel dtype n median_us l2 bytes_read x_cub cols fill"
     rows = [r for path in csv for r in flushed(read_csv(path, need))]
     runs = {gpu: Run([r for r in rows if r["gpu"] == gpu], stage)
             for gpu in dict.fromkeys(r["gpu"] for r in rows)}
