@@ -226,15 +226,20 @@ __device__ __forceinline__ void digits_add_value(long long *d, uint32_t bits, un
     digit(d, e / 32 + 1) += high;
 }
 
-/* A signed 64-bit integer v times 2^(p - 149), p >= 0, into the thread's digits: v 2^(p % 32) is 96 bits
- * at most, its low 64 as two unsigned digits and the rest (the sign) as the third. */
-__device__ __forceinline__ void digits_add_integer(long long *d, long long v, int p)
+/* Piece m (0, 1 or 2) of a signed 64-bit integer v times 2^(p - 149), p >= 0, for digit p / 32 + m:
+ * v 2^(p % 32) is 96 bits at most, its low 64 as two unsigned digits and the rest (the sign) as the third. */
+__device__ __forceinline__ long long integer_piece(long long v, int p, int m)
 {
     int s = p % 32;
     unsigned long long low = (unsigned long long)v << s;
-    digit(d, p / 32) += (long long)(low & 0xffffffffu);
-    digit(d, p / 32 + 1) += (long long)(low >> 32);
-    digit(d, p / 32 + 2) += s ? v >> (64 - s) : (v < 0 ? -1 : 0);
+    return m == 0 ? (long long)(low & 0xffffffffu) : m == 1 ? (long long)(low >> 32) : s ? v >> (64 - s) : (v < 0 ? -1 : 0);
+}
+
+/* The same integer into the thread's digits. */
+__device__ __forceinline__ void digits_add_integer(long long *d, long long v, int p)
+{
+#pragma unroll
+    for (int m = 0; m < 3; m++) digit(d, p / 32 + m) += integer_piece(v, p, m);
 }
 
 /* Every digit but the top into [0, 2^32), the carries upward: the top digit keeps the sign. */
@@ -248,22 +253,17 @@ __device__ __forceinline__ void carry_digits(long long *d)
     }
 }
 
-/* The same across a warp, lane k holding digit k (lanes from DIGITS on hold 0), once: every lane below the
- * top keeps its low 32 bits and passes the rest up one lane. */
-__device__ __forceinline__ long long carry_once(long long d)
-{
-    const int lane = threadIdx.x % 32;
-    long long carry = lane < DIGITS - 1 ? d >> 32 : 0, below = __shfl_up_sync(FULL_MASK, carry, 1);
-    return d + (lane ? below : 0) - carry * 4294967296LL;
-}
-
-/* ... until no digit below the top has a carry (a carry through digits of 2^32 - 1, or a borrow through
- * zeros, moves one digit a pass). */
+/* The same across a warp, lane k holding digit k (lanes from DIGITS on hold 0): every lane passes its
+ * carry up at once, until no digit below the top has one (a carry through digits of 2^32 - 1, or a borrow
+ * through zeros, moves one digit a pass). */
 __device__ long long carry_lanes(long long d)
 {
+    const int lane = threadIdx.x % 32;
     for (;;) {
-        d = carry_once(d);
-        if (!__any_sync(FULL_MASK, threadIdx.x % 32 < DIGITS - 1 && d >> 32 != 0)) return d;
+        long long carry = lane < DIGITS - 1 ? d >> 32 : 0;
+        long long below = __shfl_up_sync(FULL_MASK, carry, 1);
+        d += (lane ? below : 0) - carry * 4294967296LL;
+        if (!__any_sync(FULL_MASK, lane < DIGITS - 1 && d >> 32 != 0)) return d;
     }
 }
 
@@ -330,7 +330,8 @@ __device__ float round_digits(long long d, unsigned flags, double &wide)
 /* A block's digits into the grid's words, and the finishing block's rounding: fp32 to *out, fp64 to *wide
  * (the launchers: the first 8 bytes of Run.partials; the demo reads it there). The block's first warp calls
  * it, lane k holding digit k (below 2^62 in magnitude; lanes from DIGITS on hold 0). A grid of one block
- * rounds its own digits, with no atomics. One carry pass leaves every digit below 2^33 in magnitude. */
+ * rounds its own digits, with no atomics. One carry pass (each lane's carry up one lane, once) leaves every
+ * digit below 2^33 in magnitude. */
 __device__ void finish_grid(long long d, unsigned flags, float *out, double *wide)
 {
     const int lane = threadIdx.x;
@@ -340,7 +341,8 @@ __device__ void finish_grid(long long d, unsigned flags, float *out, double *wid
         if (lane == 0) *out = f, *wide = w;
         return;
     }
-    d = carry_once(d);
+    long long carry = lane < DIGITS - 1 ? d >> 32 : 0, below = __shfl_up_sync(FULL_MASK, carry, 1);
+    d += (lane ? below : 0) - carry * 4294967296LL;
     unsigned long long add = lane < DIGITS ? (unsigned long long)d + BLOCK_COUNT
                              : 1 + ((unsigned long long)(flags & SAW_NAN ? 1 : 0) << 16)
                                  + ((unsigned long long)(flags & SAW_PLUS_INF ? 1 : 0) << 32)
@@ -457,18 +459,18 @@ template <> struct Vector<float> {
     static __device__ __forceinline__ uint32_t bits(uint4 v, int k) { return (&v.x)[k]; }
     static __device__ __forceinline__ void clear(uint4 &v, int k) { (&v.x)[k] = 0; }
 };
-struct Vector16 { /* 16-bit values, two to a word */
+template <> struct Vector<__half> {
     static constexpr int COUNT = 8;
-    static __device__ __forceinline__ void clear(uint4 &v, int k) { (&v.x)[k / 2] &= k % 2 ? 0xffffu : 0xffff0000u; }
-};
-template <> struct Vector<__half> : Vector16 {
     static __device__ __forceinline__ uint32_t bits(uint4 v, int k)
     {
         return __float_as_uint(__half2float(reinterpret_cast<const __half *>(&v)[k]));
     }
+    static __device__ __forceinline__ void clear(uint4 &v, int k) { (&v.x)[k / 2] &= k % 2 ? 0xffffu : 0xffff0000u; }
 };
-template <> struct Vector<__nv_bfloat16> : Vector16 {
+template <> struct Vector<__nv_bfloat16> {
+    static constexpr int COUNT = 8;
     static __device__ __forceinline__ uint32_t bits(uint4 v, int k) { return (k % 2 ? (&v.x)[k / 2] >> 16 : (&v.x)[k / 2] & 0xffffu) << 16; }
+    static __device__ __forceinline__ void clear(uint4 &v, int k) { (&v.x)[k / 2] &= k % 2 ? 0xffffu : 0xffff0000u; }
 };
 template <typename T>
 __device__ __forceinline__ uint32_t value_bits(T v) { return __float_as_uint((float)v); }
