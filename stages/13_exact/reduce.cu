@@ -226,20 +226,15 @@ __device__ __forceinline__ void digits_add_value(long long *d, uint32_t bits, un
     digit(d, e / 32 + 1) += high;
 }
 
-/* Piece m (0, 1 or 2) of a signed 64-bit integer v times 2^(p - 149), p >= 0, for digit p / 32 + m:
- * v 2^(p % 32) is 96 bits at most, its low 64 as two unsigned digits and the rest (the sign) as the third. */
-__device__ __forceinline__ long long integer_piece(long long v, int p, int m)
+/* A signed 64-bit integer v times 2^(p - 149), p >= 0, into the thread's digits: v 2^(p % 32) is 96 bits
+ * at most, its low 64 as two unsigned digits and the rest (the sign) as the third. */
+__device__ __forceinline__ void digits_add_integer(long long *d, long long v, int p)
 {
     int s = p % 32;
     unsigned long long low = (unsigned long long)v << s;
-    return m == 0 ? (long long)(low & 0xffffffffu) : m == 1 ? (long long)(low >> 32) : s ? v >> (64 - s) : (v < 0 ? -1 : 0);
-}
-
-/* The same integer into the thread's digits. */
-__device__ __forceinline__ void digits_add_integer(long long *d, long long v, int p)
-{
-#pragma unroll
-    for (int m = 0; m < 3; m++) digit(d, p / 32 + m) += integer_piece(v, p, m);
+    digit(d, p / 32) += (long long)(low & 0xffffffffu);
+    digit(d, p / 32 + 1) += (long long)(low >> 32);
+    digit(d, p / 32 + 2) += s ? v >> (64 - s) : (v < 0 ? -1 : 0);
 }
 
 /* Every digit but the top into [0, 2^32), the carries upward: the top digit keeps the sign. */
@@ -253,17 +248,22 @@ __device__ __forceinline__ void carry_digits(long long *d)
     }
 }
 
-/* The same across a warp, lane k holding digit k (lanes from DIGITS on hold 0): every lane passes its
- * carry up at once, until no digit below the top has one (a carry through digits of 2^32 - 1, or a borrow
- * through zeros, moves one digit a pass). */
-__device__ long long carry_lanes(long long d)
+/* The same across a warp, lane k holding digit k (lanes from DIGITS on hold 0), once: every lane below the
+ * top keeps its low 32 bits and passes the rest up one lane. */
+__device__ __forceinline__ long long carry_once(long long d)
 {
     const int lane = threadIdx.x % 32;
+    long long carry = lane < DIGITS - 1 ? d >> 32 : 0, below = __shfl_up_sync(FULL_MASK, carry, 1);
+    return d + (lane ? below : 0) - carry * 4294967296LL;
+}
+
+/* ... until no digit below the top has a carry (a carry through digits of 2^32 - 1, or a borrow through
+ * zeros, moves one digit a pass). */
+__device__ long long carry_lanes(long long d)
+{
     for (;;) {
-        long long carry = lane < DIGITS - 1 ? d >> 32 : 0;
-        long long below = __shfl_up_sync(FULL_MASK, carry, 1);
-        d += (lane ? below : 0) - carry * 4294967296LL;
-        if (!__any_sync(FULL_MASK, lane < DIGITS - 1 && d >> 32 != 0)) return d;
+        d = carry_once(d);
+        if (!__any_sync(FULL_MASK, threadIdx.x % 32 < DIGITS - 1 && d >> 32 != 0)) return d;
     }
 }
 
@@ -330,8 +330,7 @@ __device__ float round_digits(long long d, unsigned flags, double &wide)
 /* A block's digits into the grid's words, and the finishing block's rounding: fp32 to *out, fp64 to *wide
  * (the launchers: the first 8 bytes of Run.partials; the demo reads it there). The block's first warp calls
  * it, lane k holding digit k (below 2^62 in magnitude; lanes from DIGITS on hold 0). A grid of one block
- * rounds its own digits, with no atomics. One carry pass (each lane's carry up one lane, once) leaves every
- * digit below 2^33 in magnitude. */
+ * rounds its own digits, with no atomics. One carry pass leaves every digit below 2^33 in magnitude. */
 __device__ void finish_grid(long long d, unsigned flags, float *out, double *wide)
 {
     const int lane = threadIdx.x;
@@ -341,8 +340,7 @@ __device__ void finish_grid(long long d, unsigned flags, float *out, double *wid
         if (lane == 0) *out = f, *wide = w;
         return;
     }
-    long long carry = lane < DIGITS - 1 ? d >> 32 : 0, below = __shfl_up_sync(FULL_MASK, carry, 1);
-    d += (lane ? below : 0) - carry * 4294967296LL;
+    d = carry_once(d);
     unsigned long long add = lane < DIGITS ? (unsigned long long)d + BLOCK_COUNT
                              : 1 + ((unsigned long long)(flags & SAW_NAN ? 1 : 0) << 16)
                                  + ((unsigned long long)(flags & SAW_PLUS_INF ? 1 : 0) << 32)
@@ -413,16 +411,16 @@ __device__ __forceinline__ double power_of_two(int e) { return __longlong_as_dou
  * (x - (t - s)), and both parts are exact doubles. A sum kept inside one binade [2^A, 2^(A+1)) rounds each x
  * onto its grid of 2^(A - 52): t - s is the part of x on that grid, x - (t - s) the part below it, at most half
  * a unit. Each thread keeps two such windows for a tile of values:
- *   high starts at 1.5 2^A and takes values below 2^(A - 7): 32 of them move it by less than 2^(A - 2), so
- *        it stays in its binade, and it keeps their bits down to 2^(A - 52);
+ *   high starts at 1.5 2^A and takes tiles whose magnitudes add up to less than 2^(A - 2): they move it by
+ *        less than that, so it stays in its binade, and it keeps their bits down to 2^(A - 52);
  *   low  starts at 1.5 2^(A - 46) and takes what high leaves (each below 2^(A - 53)), down to 2^(A - 98).
- * Two compares of each value, before any addition, say whether the tile was taken whole: it is below the
- * limit, and it is 0 or its field's last bit is at least 2^(A - 98), so that low takes what high leaves of it
- * exactly; NaN and Inf fail them.
+ * Checks without an fp64 compare say whether the tile was taken whole: its magnitudes add up to less than
+ * the limit, and each value is 0 or its field's last bit is at least 2^(A - 98), so that low takes what high
+ * leaves of it exactly; NaN and Inf fail them.
  * A value of exponent field f is below 2^(f - 126) and its last bit is 2^(max(f, 1) - 150): A = F + 8 - 119
- * for the largest field F seen takes values up to 2^8 times the largest and keeps fields F + 8 down to
- * F - 59 exact, a range of 2^68. A is at least -51, where low's grid is 2^-149: then every finite value
- * below the limit is exact, subnormals included. After a tile both windows hold integers of their units,
+ * for the largest field F seen takes a tile of values up to 2^8 times the largest and keeps fields F + 8
+ * down to F - 59 exact, a range of 2^68. A is at least -51, where low's grid is 2^-149: then every finite
+ * value of a tile under the limit is exact, subnormals included. After a tile both windows hold integers of their units,
  * and within a binade the difference of two doubles' bits counts the units between them: the tile's sums
  * go to int64 totals as those differences, exactly. */
 #define HEADROOM 8 /* fields above the largest seen that the windows still take */
@@ -439,10 +437,11 @@ struct Windows {
     }
     __device__ double high_base() const { return 1.5 * power_of_two(a); }
     __device__ double low_base() const { return 1.5 * power_of_two(a - 46); }
-    /* 2^(a - 7) (Inf where that is past fp32), and 2^(a - 75): the least magnitude of a field whose last bit is
-     * at least 2^(a - 98), 0 at the lowest binade (where every finite value's is). */
-    __device__ float limit() const { return a - 7 > 127 ? INFINITY : __int_as_float((a - 7 + 127) << 23); }
-    __device__ float lower() const { return a > -51 ? __int_as_float((a + 52) << 23) : 0.0f; }
+    /* The limit of a tile's magnitudes, 2^(a - 2), times 2^-16 (a normal float for every a); and 2^(a - 75), the
+     * least magnitude of a field whose last bit is at least 2^(a - 98), as the key below (0 at the lowest binade,
+     * where every finite value's is: every key passes). */
+    __device__ float scaled_limit() const { return __int_as_float((a - 2 - 16 + 127) << 23); }
+    __device__ uint32_t lower_key() const { return a > -51 ? ((uint32_t)(a + 52) << 24) - 1u : 0u; }
     /* The totals into the digits: 2^(a - 52) is bit a + 97 of the digits, 2^(a - 98) bit a + 51. */
     __device__ void flush(long long *d)
     {
@@ -459,18 +458,18 @@ template <> struct Vector<float> {
     static __device__ __forceinline__ uint32_t bits(uint4 v, int k) { return (&v.x)[k]; }
     static __device__ __forceinline__ void clear(uint4 &v, int k) { (&v.x)[k] = 0; }
 };
-template <> struct Vector<__half> {
+struct Vector16 { /* 16-bit values, two to a word */
     static constexpr int COUNT = 8;
+    static __device__ __forceinline__ void clear(uint4 &v, int k) { (&v.x)[k / 2] &= k % 2 ? 0xffffu : 0xffff0000u; }
+};
+template <> struct Vector<__half> : Vector16 {
     static __device__ __forceinline__ uint32_t bits(uint4 v, int k)
     {
         return __float_as_uint(__half2float(reinterpret_cast<const __half *>(&v)[k]));
     }
-    static __device__ __forceinline__ void clear(uint4 &v, int k) { (&v.x)[k / 2] &= k % 2 ? 0xffffu : 0xffff0000u; }
 };
-template <> struct Vector<__nv_bfloat16> {
-    static constexpr int COUNT = 8;
+template <> struct Vector<__nv_bfloat16> : Vector16 {
     static __device__ __forceinline__ uint32_t bits(uint4 v, int k) { return (k % 2 ? (&v.x)[k / 2] >> 16 : (&v.x)[k / 2] & 0xffffu) << 16; }
-    static __device__ __forceinline__ void clear(uint4 &v, int k) { (&v.x)[k / 2] &= k % 2 ? 0xffffu : 0xffff0000u; }
 };
 template <typename T>
 __device__ __forceinline__ uint32_t value_bits(T v) { return __float_as_uint((float)v); }
@@ -483,27 +482,37 @@ __device__ __forceinline__ void load_tile(uint4 *r, const uint4 *v, uint64_t i, 
     for (int k = 0; k < UNROLL; k++) r[k] = i + k * blockDim.x < vectors ? __ldcs(v + i + k * blockDim.x) : make_uint4(0, 0, 0, 0);
 }
 
-/* A tile's values through the windows (two compares, a conversion and four fp64 additions a value, no
- * branch); true where every value was in the windows' range: then its sums join the totals. */
+/* A tile's values through the windows (a conversion and four fp64 additions a value, no branch); true where
+ * every value was in the windows' range: then its sums join the totals. The checks cost three operations a
+ * value, one of them a compare:
+ *   the limit: the magnitudes times 2^-16 are summed (one fused multiply-add each; finite values cannot
+ *     overflow, NaN and Inf stay themselves) and the sum compared once (its rounding, under 2^-18 of it,
+ *     is far inside the limit's margin of 2 below what keeps high in its binade);
+ *   the lower bound: the key of a value's bits b, 2 b - 1 as an unsigned integer (the sign shifted out), is
+ *     monotonic in the magnitude, except that 0 becomes the largest key; at least lower's key, the value is 0
+ *     or at least lower. */
 template <typename T>
 __device__ __forceinline__ bool split_tile(Windows &w, const uint4 *r)
 {
     const double high_base = w.high_base(), low_base = w.low_base();
-    const float limit = w.limit(), lower = w.lower();
+    const float scaled_limit = w.scaled_limit();
+    const uint32_t lower_key = w.lower_key();
     double high = high_base, low = low_base;
+    float scaled_sum = 0.0f;
     bool exact = true;
 #pragma unroll
     for (int k = 0; k < UNROLL; k++)
 #pragma unroll
         for (int j = 0; j < Vector<T>::COUNT; j++) {
-            float f = __uint_as_float(Vector<T>::bits(r[k], j));
-            exact &= fabsf(f) < limit;
-            exact &= fabsf(f) >= lower || f == 0.0f;
+            uint32_t bits = Vector<T>::bits(r[k], j);
+            float f = __uint_as_float(bits);
+            scaled_sum = fmaf(fabsf(f), 0x1p-16f, scaled_sum);
+            exact &= bits * 2u - 1u >= lower_key;
             double x = f, t = high + x;
             low += x - (t - high);
             high = t;
         }
-    if (!exact) return false;
+    if (!exact || !(scaled_sum < scaled_limit)) return false;
     w.int_high += __double_as_longlong(high) - __double_as_longlong(high_base);
     w.int_low += __double_as_longlong(low) - __double_as_longlong(low_base);
     return true;
