@@ -420,9 +420,9 @@ __device__ __forceinline__ double power_of_two(int e) { return __longlong_as_dou
  * A value of exponent field f is below 2^(f - 126) and its last bit is 2^(max(f, 1) - 150): A = F + 8 - 119
  * for the largest field F seen takes a tile of values up to 2^8 times the largest and keeps fields F + 8
  * down to F - 59 exact, a range of 2^68. A is at least -51, where low's grid is 2^-149: then every finite
- * value of a tile under the limit is exact, subnormals included. After a tile both windows hold integers of their units,
- * and within a binade the difference of two doubles' bits counts the units between them: the tile's sums
- * go to int64 totals as those differences, exactly. */
+ * value of a tile under the limit is exact, subnormals included. After a tile both windows hold integers
+ * of their units, and within a binade the difference of two doubles' bits counts the units between them:
+ * the tile's sums go to int64 totals as those differences, exactly. */
 #define HEADROOM 8 /* fields above the largest seen that the windows still take */
 
 struct Windows {
