@@ -4,6 +4,7 @@ Prints a line per test, "ok   NAME" or "FAIL NAME: why" (tests/run.sh counts the
 usage: python3 tests/test_report.py   (from the repository root)"""
 import contextlib
 import glob
+import importlib.util
 import io
 import os
 import re
@@ -245,6 +246,26 @@ with tempfile.TemporaryDirectory() as tmp:
     def _():
         ok, what = falls({"a": (5.1, 3.8), "b": (5.0, 5.1), "c": (9.0, 9.1)})
         assert ok, what
+
+    @test("make stage-NN sass's summary counts a load by its width, with modifiers on either side of it")
+    def _():
+        spec = importlib.util.spec_from_file_location("report_profile", "scripts/report/profile.py")
+        profile = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(profile)
+        ptxas, sass = os.path.join(tmp, "ptxas"), os.path.join(tmp, "sass")
+        open(ptxas, "w").write("ptxas info    : Compiling entry function '_Z1kPKf' for 'sm_90'\n"
+                               "ptxas info    : Used 32 registers, 68 bytes smem\n")
+        open(sass, "w").write("        Function : _Z1kPKf\n"
+                              "        /*0080*/                   LDG.E.EF.128 R4, desc[UR4][R2.64] ;\n"
+                              "        /*0090*/                   LDG.E.128.CONSTANT R8, desc[UR4][R2.64+0x1000] ;\n"
+                              "        /*00a0*/                   LDG.E.128 R12, desc[UR4][R2.64+0x2000] ;\n"
+                              "        /*00b0*/                   LDG.E.64 R16, desc[UR4][R6.64] ;\n"
+                              "        /*00c0*/                   LDG.E.EF R18, desc[UR4][R6.64] ;\n"
+                              "        /*00d0*/                   LDG.E.U16.CONSTANT R19, desc[UR4][R6.64] ;\n"
+                              "        /*00e0*/                   LDGSTS.E.128 [R20], desc[UR4][R6.64] ;\n"
+                              "        /*00f0*/                   RED.E.ADD.F32.FTZ.RN.STRONG.GPU desc[UR4][R6.64], R0 ;\n")
+        line = profile.sass(ptxas, sass).split("\n")[1]
+        assert "LDG<=32 2  LDG.64 1  LDG.128 3 |" in line and "RED/ATOM 1 | 32 registers, 68 bytes shared" in line, line
 
 for csv in sorted(glob.glob("plots/reference/*/results.csv")):
     stages = [s for s in dict.fromkeys(r["stage"] for r in common.read_csv(csv, "stage")) if s != "00_device"]

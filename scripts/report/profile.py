@@ -23,7 +23,9 @@ LONGEST = ("launch__grid_size", "dram__throughput.avg.pct_of_peak_sustained_elap
            "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
            "smsp__average_warps_issue_stalled_membar_per_issue_active.ratio")
 # The summary's columns and their SASS patterns; a load counts once, at its widest pattern.
-LOADS = (("ldg128", r" LDG\.E\.128"), ("ldg64", r" LDG\.E\.64"), ("ldg32", r" LDG\.E"))
+# A global load's width is a part of its name, among modifiers that may come before it (LDG.E.EF.128: a
+# streamed 16-byte load, as __ldcs compiles) or after it (LDG.E.128.CONSTANT); no width part: 32 bits or less.
+LOADS = (("ldg128", r" LDG(\.\w+)*\.128\b"), ("ldg64", r" LDG(\.\w+)*\.64\b"), ("ldg32", r" LDG\."))
 OTHERS = (("bfly", r" SHFL\.BFLY"), ("down", r" SHFL\.DOWN"), ("bar", r" BAR\.SYNC"), ("warpsync", r" WARPSYNC"),
           ("atom", r" (RED|REDG|ATOM|ATOMG|ATOMS)\."))
 
