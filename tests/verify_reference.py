@@ -16,6 +16,11 @@ Of each plots/reference/<gpu>/:
   accuracy.csv               every result within its bound (stage, kernel, n, pass, fill, cond)
   demo-<stage>.txt           a demo's "bits:" lines (results that are the same on every GPU) are the same
                              in every reference that has that demo
+  cccl-<stage>.txt etc.      a program's tables as it printed them, committed beside the reference
+                             (cccl-*.txt): every row of a kernel whose bits are the same in every run has
+                             the same result and verdict in every reference that has the file, and every
+                             row of a kernel with an exact accumulator (describe-<stage>.txt) passed with
+                             error 0
   limits.csv                 a row for each limit kernel of a program and for CUB at each of its bench
                              sizes (its describe-<stage>.txt: stage, limit kernels, bench sizes), and
                              every profiled run read its input from DRAM (stage, kernel, dtype, n, dram_bytes)
@@ -231,6 +236,44 @@ def same_bits(refs):
     return lines
 
 
+TABLE_ROW = re.compile(r"^(\w+) +(\S+) +(\S+) +\S+ +(ok|FAIL|-) +.* (same|vary)$")
+
+
+def table_rows(path):
+    """A program's printed tables: {(the "N = ..." heading up to its ';', kernel, its k-th row there):
+    (result, rel_err, verdict, bits)}."""
+    rows, heading = {}, ""
+    for line in open(path, encoding="utf-8").read().split("\n"):
+        if line.startswith("N = "):
+            heading = line.split(";")[0]
+        elif m := TABLE_ROW.match(line):
+            k = sum(key[:2] == (heading, m[1]) for key in rows)
+            rows[(heading, m[1], k)] = (m[2], m[3], m[4], m[5])
+    return rows
+
+
+def same_tables(refs):
+    """The printed tables committed beside the references (cccl-*.txt): a result that is the same in every
+    run is the same on every GPU, and an exact kernel's is exact."""
+    lines, names = [], sorted({os.path.basename(p) for d in refs for p in glob.glob(f"{d}/cccl-*.txt")})
+    for name in names:
+        stage = re.sub(r"^cccl(-[a-z]+)?-|\.txt$", "", name)
+        tables = {d: table_rows(f"{d}/{name}") for d in refs if os.path.isfile(f"{d}/{name}")}
+        first = next(iter(tables.values()))
+        differ = [f"{os.path.basename(d)}: {key[1]} at {key[0]}: {rows[key][0]} {rows[key][2]}, not {row[0]} {row[2]}"
+                  for d, rows in tables.items() for key, row in first.items()
+                  if row[3] == "same" and key in rows and (rows[key][0], rows[key][2]) != (row[0], row[2])]
+        inexact = [f"{os.path.basename(d)}: {key[1]} at {key[0]}: error {row[1]}, {row[2]}"
+                   for d, rows in tables.items() for key, row in rows.items()
+                   if accumulators(d, stage).get(key[1]) == "exact" and (num(row[1]) != 0 or row[2] != "ok")]
+        count = sum(len(rows) for rows in tables.values())
+        lines += verdict(differ + inexact + ([f"no rows in {name}"] if not count else []),
+                         f"{name}: its {count} rows on {len(tables)} GPUs: every run-to-run identical result the same on "
+                         "every GPU, every exact kernel's error 0",
+                         f"{name}: rows that differ between GPUs or are not exact: ")
+    return lines
+
+
 def describe(path):
     """A program's --describe saved beside the results (describe-<stage>.txt): {key: value}."""
     keys = {}
@@ -376,7 +419,7 @@ def verdicts(dirs):
         lines += checked(checks_can_fail, d)
     for d in refs:
         lines += checked(within_bound, d)
-    lines += checked(same_bits, refs)
+    lines += checked(same_bits, refs) + checked(same_tables, refs)
     for d in refs:
         lines += limits(d)
     for d in refs:
