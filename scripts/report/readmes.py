@@ -122,17 +122,17 @@ def bench_table(folder, lang):
 
 def sizes_table(stage_csv, csv, lang):
     """The multi-GPU program's sum (sum_*, shards summed by the roofline's stage), its all-reduce by size."""
-    via, out, head = number(roofline(csv)), "", text(lang, "all-reduce head") + "\n" + rule("llrrrl")
+    via, sums, rows = number(roofline(csv)), "", ""
     for r in read_csv(stage_csv, "gpu kernel dtype n median_us gbps pass bytes_read"):
         k, us, gbps = r["kernel"], float(r["median_us"]), float(r["gbps"])
         ok = "ok" if r["pass"] == "1" else "FAIL"
         if k.startswith("sum_"):
-            out += text(lang, "multi-GPU sum") % (r["gpu"], k, int(float(r["n"])), via, us, gbps, ok) + "\n\n"
+            sums += text(lang, "multi-GPU sum") % (r["gpu"], k, int(float(r["n"])), via, us, gbps, ok) + "\n\n"
             continue
-        b, out, head = float(r["bytes_read"]), out + head, ""  # the table's head before its first row
+        b = float(r["bytes_read"])
         size = f"{awk_str(b / 1073741824)} GiB" if b >= 1073741824 else f"{awk_str(b / 1048576)} MiB"
-        out += "| `%s` | %s | %s | %.1f | %.1f | %s |\n" % (k, r["dtype"], size, us, gbps, ok)
-    return out
+        rows += "| `%s` | %s | %s | %.1f | %.1f | %s |\n" % (k, r["dtype"], size, us, gbps, ok)
+    return sums + (text(lang, "all-reduce head") + "\n" + rule("llrrrl") + rows if rows else "")
 
 def stage_block(stage, stage_csv, csv, img, lang):
     """The measured block of STAGE, whose rows are in STAGE_CSV (CSV, or the multi-GPU program's)."""
@@ -180,13 +180,15 @@ def readmes(check, csv, img):
             "accuracy": accuracy_block(img, f"../{img}", lang)}, check)
     for readme in sorted(glob.glob("stages/*/README.md")):  # every stage's measured block and demo output
         stage, page = os.path.basename(os.path.dirname(readme)), open(readme, encoding="utf-8").read()
-        rows_csv = [c for c in (csv, f"{img}/multigpu.csv") if "<!-- stage-results:begin -->" in page
-                    and os.path.exists(c) and any(r["stage"] == stage for r in read_csv(c, "stage"))][:1]
+        # The stage's rows: the primary's results, else a multi-GPU run, the primary's or another GPU's.
+        rows_csv = [c for c in [csv, f"{img}/multigpu.csv"] + others("multigpu.csv", img)
+                    if "<!-- stage-results:begin -->" in page and os.path.exists(c)
+                    and any(r["stage"] == stage for r in read_csv(c, "stage"))][:1]
         demo = "<!-- demo-output:begin -->" in page.split("\n")
         if demo and not os.path.exists(f"{img}/demo-{stage}.txt"):
             fail(f"{readme} shows its demo's output, and {img}/demo-{stage}.txt is missing: run make bench")
         for p, lang in siblings(readme):
-            blocks = {"stage-results": stage_block(stage, c, csv, img, lang) for c in rows_csv}
+            blocks = {"stage-results": stage_block(stage, c, csv, os.path.dirname(c), lang) for c in rows_csv}
             blocks.update({"demo-output": demo_block(stage, csv, img, lang)} if demo else {})
             status |= update(p, blocks, check)
     for csv in sorted(glob.glob("plots/reference/*/results.csv")):  # each GPU's own page
