@@ -379,15 +379,15 @@ done
 # Every column list a guide quotes, and every count of them, is the header the programs write
 # (CSV_HEADER, common/program.h): a column added there and not in a guide fails here.
 header=$(sed -n 's/^#define CSV_HEADER "\(.*\)"$/\1/p' common/program.h)
-guides=$(ls README*.md docs/*.md stages/*/README*.md)
-quoted=$(grep -ohE '`gpu,stage,kernel,[a-z0-9_,]*`' $guides | tr -d '`' | sort -u)
-counts=$(grep -ohE "every program's [0-9]+ columns|共用的 [0-9]+ 列" $guides | grep -oE '[0-9]+' | sort -u)
+guides=(README*.md docs/*.md stages/*/README*.md)
+quoted=$(grep -ohE '`gpu,stage,kernel,[a-z0-9_,]*`' "${guides[@]}" | tr -d '`' | sort -u)
+counts=$(grep -ohE "every program's [0-9]+ columns|共用的 [0-9]+ 列" "${guides[@]}" | grep -oE '[0-9]+' | sort -u)
 stale=$(printf '%s\n' "$quoted" | grep -vxF "$header" | tr '\n' ' ')
 columns=$(printf '%s' "$header" | awk -F, '{ print NF }')
 if [ -z "$header" ] || [ -z "$quoted" ]; then bad "no CSV_HEADER in common/program.h, or no guide quotes it"
 elif [ -n "$stale" ]; then bad "guides quote CSV columns other than the programs' header ($header): $stale"
 elif [ -n "$(printf '%s\n' "$counts" | grep -vx "$columns")" ]; then bad "guides count the CSV's columns as $(echo $counts), not $columns"
-else ok "the CSV columns the guides quote ($(grep -lE '`gpu,stage,kernel,' $guides | wc -l) guides) are the $columns the programs write"; fi
+else ok "the CSV columns the guides quote ($(grep -lE '`gpu,stage,kernel,' "${guides[@]}" | wc -l) guides) are the $columns the programs write"; fi
 # The front page is for a newcomer: short, the reference in docs/. Each stage README opens with the
 # articles it follows, by their titles (《...》), and each title is in the front page's table of the
 # articles, in both languages.
