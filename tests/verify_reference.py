@@ -21,6 +21,9 @@ Of each plots/reference/<gpu>/:
                              the same result and verdict in every reference that has the file, and every
                              row of a kernel with an exact accumulator (describe-<stage>.txt) passed with
                              error 0
+                             and the first size from which a kernel fails there (on every larger size of
+                             the fills it fails on, passing on the others, the same on every GPU) is the
+                             one its stage's README quotes, in both languages, beside those fills' names
   limits.csv                 a row for each limit kernel of a program and for CUB at each of its bench
                              sizes (its describe-<stage>.txt: stage, limit kernels, bench sizes), and
                              every profiled run read its input from DRAM (stage, kernel, dtype, n, dram_bytes)
@@ -274,6 +277,56 @@ def same_tables(refs):
     return lines
 
 
+HEADING = re.compile(r"^N = (\d+).*?, fill (\w+)")
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+
+
+def first_failures(refs):
+    """The sizes from which a kernel of the printed tables (cccl-*.txt) fails, quoted by its stage's README:
+    {stage: {kernel: (first failing N, fills it fails on, fills it passes on)}} of every GPU, and the problems
+    (a failure that does not hold from that size up, or a GPU where it starts elsewhere)."""
+    found, problems = {}, []
+    for d in refs:
+        verdicts_of = {}
+        for path in sorted(glob.glob(f"{d}/cccl-*.txt")):
+            stage = re.sub(r"^cccl(-[a-z]+)?-|\.txt$", "", os.path.basename(path))
+            for (heading, kernel, _), row in table_rows(path).items():
+                if m := HEADING.match(heading):
+                    verdicts_of.setdefault((stage, kernel), []).append((int(m[1]), m[2], row[2]))
+        for (stage, kernel), rows in sorted(verdicts_of.items()):
+            failing = sorted({fill for _, fill, v in rows if v == "FAIL"})
+            if not failing:
+                continue
+            first = min(n for n, _, v in rows if v == "FAIL")
+            passing = sorted({fill for n, fill, _ in rows if n >= first} - set(failing))
+            problems += [f"{os.path.basename(d)}: {kernel} at {n}, fill {fill}: {v}, not {'FAIL' if fill in failing else 'ok'}"
+                         for n, fill, v in rows if n >= first and v != ("FAIL" if fill in failing else "ok")]
+            seen = found.setdefault(stage, {}).setdefault(kernel, (first, failing, passing))
+            if seen != (first, failing, passing):
+                problems.append(f"{os.path.basename(d)}: {kernel} fails from {first} on {' '.join(failing)}, "
+                                f"elsewhere from {seen[0]} on {' '.join(seen[1])}")
+    return found, problems
+
+
+def failures_quoted(refs):
+    """Each kernel's first failing size in the printed tables, the same on every GPU and quoted by its stage's
+    README (both languages) in a paragraph that names the fills it fails and passes on."""
+    found, problems = first_failures(refs)
+    said = []
+    for stage, kernels in sorted(found.items()):
+        pages = sorted(glob.glob(f"{ROOT}/stages/{stage}/README*.md"))
+        for kernel, (first, failing, passing) in sorted(kernels.items()):
+            for page in pages or [f"stages/{stage}/README.md"]:
+                paragraphs = open(page, encoding="utf-8").read().split("\n\n") if os.path.isfile(page) else []
+                quoting = [p for p in paragraphs if f"{first:,}" in p and kernel in p]
+                if not any(all(fill in p for fill in failing + passing) for p in quoting):
+                    problems.append(f"{os.path.basename(page)} of {stage} does not say that {kernel} fails from {first:,} "
+                                    f"on {' and '.join(failing)} (and passes on {' and '.join(passing) or 'no other fill'})")
+            said.append(f"{kernel} from {first:,} on {' and '.join(failing)}, right on {' and '.join(passing) or 'no other fill'}")
+    return verdict(problems, "the printed tables' failures hold from their first size up, the same on every GPU, and "
+                   f"the READMEs quote them: {'; '.join(said) or 'none'}", "printed tables' failures: ")
+
+
 def describe(path):
     """A program's --describe saved beside the results (describe-<stage>.txt): {key: value}."""
     keys = {}
@@ -419,7 +472,7 @@ def verdicts(dirs):
         lines += checked(checks_can_fail, d)
     for d in refs:
         lines += checked(within_bound, d)
-    lines += checked(same_bits, refs) + checked(same_tables, refs)
+    lines += checked(same_bits, refs) + checked(same_tables, refs) + checked(failures_quoted, refs)
     for d in refs:
         lines += limits(d)
     for d in refs:
