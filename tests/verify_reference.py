@@ -255,12 +255,17 @@ def table_rows(path):
     return rows
 
 
+def table_stage(path):
+    """The stage whose program printed a table file: cccl-<stage>.txt, cccl-<what>-<stage>.txt."""
+    return re.sub(r"^cccl(-[a-z]+)?-|\.txt$", "", os.path.basename(path))
+
+
 def same_tables(refs):
     """The printed tables committed beside the references (cccl-*.txt): a result that is the same in every
     run is the same on every GPU, and an exact kernel's is exact."""
     lines, names = [], sorted({os.path.basename(p) for d in refs for p in glob.glob(f"{d}/cccl-*.txt")})
     for name in names:
-        stage = re.sub(r"^cccl(-[a-z]+)?-|\.txt$", "", name)
+        stage = table_stage(name)
         tables = {d: table_rows(f"{d}/{name}") for d in refs if os.path.isfile(f"{d}/{name}")}
         first = next(iter(tables.values()))
         differ = [f"{os.path.basename(d)}: {key[1]} at {key[0]}: {rows[key][0]} {rows[key][2]}, not {row[0]} {row[2]}"
@@ -289,7 +294,7 @@ def first_failures(refs):
     for d in refs:
         verdicts_of = {}
         for path in sorted(glob.glob(f"{d}/cccl-*.txt")):
-            stage = re.sub(r"^cccl(-[a-z]+)?-|\.txt$", "", os.path.basename(path))
+            stage = table_stage(path)
             for (heading, kernel, _), row in table_rows(path).items():
                 if m := HEADING.match(heading):
                     verdicts_of.setdefault((stage, kernel), []).append((int(m[1]), m[2], row[2]))
