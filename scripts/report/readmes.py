@@ -121,18 +121,26 @@ def bench_table(folder, lang):
     return out
 
 def sizes_table(stage_csv, csv, lang):
-    """The multi-GPU program's sum (sum_*, shards summed by the roofline's stage), its all-reduce by size."""
-    via, sums, rows = number(roofline(csv)), "", ""
+    """The multi-GPU program's sums (sum_*, shards summed by the roofline's stage), then its all-reduce's busbw:
+    a row per dtype and size, a column per run (kernel), in the CSV's order."""
+    via, sums, busbw, runs = number(roofline(csv)), "", {}, []
     for r in read_csv(stage_csv, "gpu kernel dtype n median_us gbps pass bytes_read"):
         k, us, gbps = r["kernel"], float(r["median_us"]), float(r["gbps"])
         ok = "ok" if r["pass"] == "1" else "FAIL"
         if k.startswith("sum_"):
             sums += text(lang, "multi-GPU sum") % (r["gpu"], k, int(float(r["n"])), via, us, gbps, ok) + "\n\n"
             continue
-        b = float(r["bytes_read"])
+        if k not in runs:
+            runs.append(k)
+        busbw.setdefault((r["dtype"], float(r["bytes_read"])), {})[k] = "%.1f" % gbps + ("" if ok == "ok" else " FAIL")
+    if not busbw:
+        return sums
+    out = sums + text(lang, "all-reduce caption") + "\n\n" + text(lang, "all-reduce head")
+    out += "".join(f" `{k}` |" for k in runs) + "\n" + rule("ll" + "r" * len(runs))
+    for (dtype, b), cells in busbw.items():
         size = f"{awk_str(b / 1073741824)} GiB" if b >= 1073741824 else f"{awk_str(b / 1048576)} MiB"
-        rows += "| `%s` | %s | %s | %.1f | %.1f | %s |\n" % (k, r["dtype"], size, us, gbps, ok)
-    return sums + (text(lang, "all-reduce head") + "\n" + rule("llrrrl") + rows if rows else "")
+        out += f"| {dtype} | {size} |" + "".join(f" {cells.get(k, '-')} |" for k in runs) + "\n"
+    return out
 
 def stage_block(stage, stage_csv, csv, img, lang):
     """The measured block of STAGE, whose rows are in STAGE_CSV (CSV, or the multi-GPU program's)."""

@@ -104,8 +104,12 @@ TEXT = {
                       "stage %s and the partials all-reduced: %.1f µs, %.0f GB/s of input, check %s.",
                       "%s，%s：%d 个 fp32 元素分布在各 GPU 上求和，每个分片由阶段 %s 归约，部分和再做 all-reduce：%.1f µs，输入 %.0f GB/s，"
                       "检查 %s。"),
-    "all-reduce head": ("| all-reduce | dtype | bytes per GPU | time (µs) | busbw (GB/s) | check |",
-                        "| all-reduce | dtype | 每个 GPU 的字节数 | 时间 (µs) | busbw (GB/s) | 检查 |"),
+    "all-reduce caption": ("The all-reduce's bus bandwidth in GB/s, a column per run (`allreduce_gG`: on G GPUs; "
+                           "`_procs`: one process per GPU), against the bytes each GPU holds; a run whose check "
+                           "failed is marked FAIL:",
+                           "all-reduce 的总线带宽（GB/s），每次运行一列（`allreduce_gG`：在 G 块 GPU 上；`_procs`：每块 GPU 一个进程），"
+                           "按每个 GPU 持有的字节数排列；校验失败的运行标 FAIL："),
+    "all-reduce head": ("| dtype | bytes per GPU |", "| dtype | 每个 GPU 的字节数 |"),
     "targets caption": ("The stage's targets (`targets.csv`), on every GPU's committed results: the worst "
                         "ratio over the sizes, and where:",
                         "本阶段的目标（`targets.csv`），在每块 GPU 已提交的结果上：各规模中最差的比值及其位置："),
