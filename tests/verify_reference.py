@@ -315,15 +315,16 @@ def first_failures(refs):
 
 def failures_quoted(refs):
     """Each kernel's first failing size in the printed tables, the same on every GPU and quoted by its stage's
-    README (both languages) in a paragraph that names the fills it fails and passes on."""
+    README (both languages) in a paragraph or list item that names the fills it fails and passes on."""
     found, problems = first_failures(refs)
     said = []
     for stage, kernels in sorted(found.items()):
         pages = sorted(glob.glob(f"{ROOT}/stages/{stage}/README*.md"))
+        problems += [] if pages else [f"stages/{stage} has no README to quote its printed tables' failures"]
         for kernel, (first, failing, passing) in sorted(kernels.items()):
-            for page in pages or [f"stages/{stage}/README.md"]:
-                paragraphs = open(page, encoding="utf-8").read().split("\n\n") if os.path.isfile(page) else []
-                quoting = [p for p in paragraphs if f"{first:,}" in p and kernel in p]
+            for page in pages:
+                parts = re.split(r"\n\n|\n(?=- )", open(page, encoding="utf-8").read())
+                quoting = [p for p in parts if f"{first:,}" in p and kernel in p]
                 if not any(all(fill in p for fill in failing + passing) for p in quoting):
                     problems.append(f"{os.path.basename(page)} of {stage} does not say that {kernel} fails from {first:,} "
                                     f"on {' and '.join(failing)} (and passes on {' and '.join(passing) or 'no other fill'})")
