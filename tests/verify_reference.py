@@ -288,8 +288,10 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 def first_failures(refs):
     """The sizes from which a kernel of the printed tables (cccl-*.txt) fails, quoted by its stage's README:
-    {stage: {kernel: (first failing N, fills it fails on, fills it passes on)}} of every GPU, and the problems
-    (a failure that does not hold from that size up, or a GPU where it starts elsewhere)."""
+    {stage: {kernel: (first failing N, fills it fails on, fills it passes on, the largest N below the first
+    failing one where it passes on a fill it fails on later, and those fills)}} of every GPU, and the problems
+    (a failure that does not hold from that size up, a fill it fails on where it does not pass at every size
+    checked below, or a GPU where any of them differs)."""
     found, problems = {}, []
     for d in refs:
         verdicts_of = {}
@@ -306,29 +308,44 @@ def first_failures(refs):
             passing = sorted({fill for n, fill, _ in rows if n >= first} - set(failing))
             problems += [f"{os.path.basename(d)}: {kernel} at {n}, fill {fill}: {v}, not {'FAIL' if fill in failing else 'ok'}"
                          for n, fill, v in rows if n >= first and v != ("FAIL" if fill in failing else "ok")]
-            seen = found.setdefault(stage, {}).setdefault(kernel, (first, failing, passing))
-            if seen != (first, failing, passing):
-                problems.append(f"{os.path.basename(d)}: {kernel} fails from {first} on {' '.join(failing)}, "
-                                f"elsewhere from {seen[0]} on {' '.join(seen[1])}")
+            # On a fill it fails on, every size checked below the first failure passes.
+            below = [(n, fill, v) for n, fill, v in rows if n < first and fill in failing]
+            checked_fills = {fill for _, fill, v in below if v == "ok"}
+            problems += [f"{os.path.basename(d)}: {kernel} at {n}, fill {fill}: {v}, not ok below {first}"
+                         for n, fill, v in below if fill in checked_fills and v != "ok"]
+            last_ok = max((n for n, fill, v in below if v == "ok"), default=0)
+            facts = (first, failing, passing, last_ok, sorted(checked_fills))
+            seen = found.setdefault(stage, {}).setdefault(kernel, facts)
+            if seen != facts:
+                problems.append(f"{os.path.basename(d)}: {kernel} fails from {first} on {' '.join(failing)}, passing up to "
+                                f"{last_ok}; elsewhere from {seen[0]} on {' '.join(seen[1])}, passing up to {seen[3]}")
     return found, problems
 
 
 def failures_quoted(refs):
     """Each kernel's first failing size in the printed tables, the same on every GPU and quoted by its stage's
-    README (both languages) in a paragraph or list item that names the fills it fails and passes on."""
+    README (both languages) in a paragraph or list item that names the fills it fails and passes on, and in a
+    sentence there that names the kernel, the largest size below it where it passes (2^k where it is a power of
+    two) and the fills it passes on there."""
     found, problems = first_failures(refs)
     said = []
     for stage, kernels in sorted(found.items()):
         pages = sorted(glob.glob(f"{ROOT}/stages/{stage}/README*.md"))
         problems += [] if pages else [f"stages/{stage} has no README to quote its printed tables' failures"]
-        for kernel, (first, failing, passing) in sorted(kernels.items()):
+        for kernel, (first, failing, passing, last_ok, fills_below) in sorted(kernels.items()):
+            up_to = f"2^{last_ok.bit_length() - 1}" if last_ok & (last_ok - 1) == 0 else f"{last_ok:,}"
+            below_it = f"below it up to {up_to} on {' and '.join(fills_below)}" if last_ok else ""
             for page in pages:
                 parts = re.split(r"\n\n|\n(?=- )", open(page, encoding="utf-8").read())
                 quoting = [p for p in parts if f"{first:,}" in p and kernel in p]
-                if not any(all(fill in p for fill in failing + passing) for p in quoting):
+                below = [s for p in quoting for s in re.split(r"(?<=\.)\s+|(?<=。)", p)
+                         if kernel in s and up_to in s and all(fill in s for fill in fills_below)]
+                if not any(all(fill in p for fill in failing + passing) for p in quoting) or (last_ok and not below):
                     problems.append(f"{os.path.basename(page)} of {stage} does not say that {kernel} fails from {first:,} "
-                                    f"on {' and '.join(failing)} (and passes on {' and '.join(passing) or 'no other fill'})")
-            said.append(f"{kernel} from {first:,} on {' and '.join(failing)}, right on {' and '.join(passing) or 'no other fill'}")
+                                    f"on {' and '.join(failing)} (and passes on {' and '.join(passing) or 'no other fill'}"
+                                    f"{', and passes ' + below_it if below_it else ''})")
+            said.append(f"{kernel} from {first:,} on {' and '.join(failing)}, right on {' and '.join(passing) or 'no other fill'}"
+                        f"{', passing ' + below_it if below_it else ''}")
     return verdict(problems, "the printed tables' failures hold from their first size up, the same on every GPU, and "
                    f"the READMEs quote them: {'; '.join(said) or 'none'}", "printed tables' failures: ")
 
