@@ -333,14 +333,14 @@ def failures_quoted(refs):
         pages = sorted(glob.glob(f"{ROOT}/stages/{stage}/README*.md"))
         problems += [] if pages else [f"stages/{stage} has no README to quote its printed tables' failures"]
         for kernel, (first, failing, passing, last_ok, fills_below) in sorted(kernels.items()):
-            up_to = f"2^{last_ok.bit_length() - 1}" if last_ok & (last_ok - 1) == 0 else f"{last_ok:,}"
+            up_to = f"2^{last_ok.bit_length() - 1}" if last_ok and last_ok & (last_ok - 1) == 0 else f"{last_ok:,}"
             below_it = f"below it up to {up_to} on {' and '.join(fills_below)}" if last_ok else ""
             for page in pages:
                 parts = re.split(r"\n\n|\n(?=- )", open(page, encoding="utf-8").read())
                 quoting = [p for p in parts if f"{first:,}" in p and kernel in p]
-                below = [s for p in quoting for s in re.split(r"(?<=\.)\s+|(?<=。)", p)
-                         if kernel in s and up_to in s and all(fill in s for fill in fills_below)]
-                if not any(all(fill in p for fill in failing + passing) for p in quoting) or (last_ok and not below):
+                sentences = [s for p in quoting for s in re.split(r"(?<=\.)\s+|(?<=。)", p)
+                             if kernel in s and up_to in s and all(fill in s for fill in fills_below)]
+                if not any(all(fill in p for fill in failing + passing) for p in quoting) or (last_ok and not sentences):
                     problems.append(f"{os.path.basename(page)} of {stage} does not say that {kernel} fails from {first:,} "
                                     f"on {' and '.join(failing)} (and passes on {' and '.join(passing) or 'no other fill'}"
                                     f"{', and passes ' + below_it if below_it else ''})")
