@@ -20,10 +20,10 @@ Of each plots/reference/<gpu>/:
                              (cccl-*.txt): every row of a kernel whose bits are the same in every run has
                              the same result and verdict in every reference that has the file, and every
                              row of a kernel with an exact accumulator (describe-<stage>.txt) passed with
-                             error 0
-                             and the first size from which a kernel fails there (on every larger size of
-                             the fills it fails on, passing on the others, the same on every GPU) is the
-                             one its stage's README quotes, in both languages, beside those fills' names
+                             error 0; the first size from which a kernel fails there (on every larger size
+                             of the fills it fails on, passing on the others) and the largest size below it
+                             where it passes (at every checked size below, on those fills) are the same on
+                             every GPU and quoted by its stage's README, in both languages, with the fills
   limits.csv                 a row for each limit kernel of a program and for CUB at each of its bench
                              sizes (its describe-<stage>.txt: stage, limit kernels, bench sizes), and
                              every profiled run read its input from DRAM (stage, kernel, dtype, n, dram_bytes)
@@ -39,7 +39,8 @@ import re
 import statistics
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts", "report"))
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+sys.path.insert(0, os.path.join(ROOT, "scripts", "report"))
 from common import num, passed, read_csv  # noqa: E402
 
 FLUSHED_READINGS = 9
@@ -283,7 +284,6 @@ def same_tables(refs):
 
 
 HEADING = re.compile(r"^N = (\d+).*?, fill (\w+)")
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 
 def first_failures(refs):
