@@ -24,6 +24,10 @@ Of each plots/reference/<gpu>/:
                              of the fills it fails on, passing on the others) and the largest size below it
                              where it passes (at every checked size below, on those fills) are the same on
                              every GPU and quoted by its stage's README, in both languages, with the fills
+  sanitize-<stage>.txt       compute-sanitizer's output committed beside the reference: in every reference
+                             if in one; each run on that folder's GPU, clean (a zero summary) with every kernel
+                             verified, and each of the four tools run on every kernel of the stage's own
+                             (describe-<stage>.txt: not a library's)
   limits.csv                 a row for each limit kernel of a program and for CUB at each of its bench
                              sizes (its describe-<stage>.txt: stage, limit kernels, bench sizes), and
                              every profiled run read its input from DRAM (stage, kernel, dtype, n, dram_bytes)
@@ -350,6 +354,43 @@ def failures_quoted(refs):
                    f"the READMEs quote them: {'; '.join(said) or 'none'}", "printed tables' failures: ")
 
 
+SANITIZER_RUN = re.compile(r"^== compute-sanitizer --tool (\w+) \S+ --kernel (\S+)", re.M)
+SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
+CLEAN = re.compile(r"^========= (ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\))$", re.M)
+
+
+def sanitizers_clean(refs):
+    """compute-sanitizer's output committed beside the references (sanitize-<stage>.txt, a "== compute-sanitizer
+    ..." line before each run's output): on every GPU alike, each run on its folder's GPU and clean, and every
+    tool run on every kernel of the stage's own."""
+    lines, names = [], sorted({os.path.basename(p) for d in refs for p in glob.glob(f"{d}/sanitize-*.txt")})
+    for name in names:
+        stage, problems, runs = re.sub(r"^sanitize-|\.txt$", "", name), [], 0
+        for d in refs:
+            gpu, path = os.path.basename(d), f"{d}/{name}"
+            if not os.path.isfile(path):
+                problems.append(f"no {name} for {gpu}")
+                continue
+            text = open(path, encoding="utf-8").read()
+            on = read_csv(f"{d}/results.csv", "gpu")[0]["gpu"]
+            starts = [m.start() for m in SANITIZER_RUN.finditer(text)] + [len(text)]
+            covered = {tool: set() for tool in SANITIZER_TOOLS}
+            for a, b in zip(starts, starts[1:]):
+                run, m = text[a:b], SANITIZER_RUN.match(text[a:b])
+                runs += 1
+                problems += [f"{gpu}: {m[1]} on {m[2]}: {what}" for what, ok in (
+                    ("not clean", CLEAN.search(run)), ("a kernel not verified", "all kernels passed verification" in run),
+                    (f"not on the {on}", f"stage {stage} on {on} (" in run)) if not ok]
+                covered.setdefault(m[1], set()).update(m[2].split(","))
+            own = {w[1] for w in kernel_lines(d, stage) if w[3] != "library"}
+            problems += [f"{gpu}: {tool} not run on {' '.join(sorted(own - covered[tool]))}"
+                         for tool in SANITIZER_TOOLS if own - covered[tool]]
+        lines += verdict(problems + ([f"no runs in {name}"] if not runs else []),
+                         f"{name}: its {runs} runs on {len(refs)} GPUs clean, each tool on every kernel of {stage}'s own",
+                         f"{name}: ")
+    return lines
+
+
 def describe(path):
     """A program's --describe saved beside the results (describe-<stage>.txt): {key: value}."""
     keys = {}
@@ -496,6 +537,7 @@ def verdicts(dirs):
     for d in refs:
         lines += checked(within_bound, d)
     lines += checked(same_bits, refs) + checked(same_tables, refs) + checked(failures_quoted, refs)
+    lines += checked(sanitizers_clean, refs)
     for d in refs:
         lines += limits(d)
     for d in refs:
