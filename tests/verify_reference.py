@@ -371,18 +371,19 @@ def sanitizers_clean(refs):
             if not os.path.isfile(path):
                 problems.append(f"no {name} for {gpu}")
                 continue
-            text = open(path, encoding="utf-8").read()
+            output = open(path, encoding="utf-8").read()
             on = read_csv(f"{d}/results.csv", "gpu")[0]["gpu"]
-            starts = [m.start() for m in SANITIZER_RUN.finditer(text)] + [len(text)]
+            starts = [m.start() for m in SANITIZER_RUN.finditer(output)] + [len(output)]
             covered = {tool: set() for tool in SANITIZER_TOOLS}
             for a, b in zip(starts, starts[1:]):
-                run, m = text[a:b], SANITIZER_RUN.match(text[a:b])
+                run, m = output[a:b], SANITIZER_RUN.match(output[a:b])
                 runs += 1
                 problems += [f"{gpu}: {m[1]} on {m[2]}: {what}" for what, ok in (
                     ("not clean", CLEAN.search(run)), ("a kernel not verified", "all kernels passed verification" in run),
                     (f"not on the {on}", f"stage {stage} on {on} (" in run)) if not ok]
                 covered.setdefault(m[1], set()).update(m[2].split(","))
             own = {w[1] for w in kernel_lines(d, stage) if w[3] != "library"}
+            problems += [] if own else [f"{gpu}: no kernels of {stage}'s own in describe-{stage}.txt"]
             problems += [f"{gpu}: {tool} not run on {' '.join(sorted(own - covered[tool]))}"
                          for tool in SANITIZER_TOOLS if own - covered[tool]]
         lines += verdict(problems + ([f"no runs in {name}"] if not runs else []),
