@@ -226,9 +226,14 @@ def within_bound(folder):
                    f"results of {acc} outside their bound: ")
 
 
+def committed_files(refs, kind):
+    """The names of the KIND-*.txt files committed beside any of the references REFS, sorted."""
+    return sorted({os.path.basename(p) for d in refs for p in glob.glob(f"{d}/{kind}-*.txt")})
+
+
 def same_bits(refs):
     """The "bits:" lines of each demo output (its results that every GPU must give alike) agree across GPUs."""
-    lines, demos = [], sorted({os.path.basename(p) for d in refs for p in glob.glob(f"{d}/demo-*.txt")})
+    lines, demos = [], committed_files(refs, "demo")
     for demo in demos:
         bits = {d: [line for line in open(f"{d}/{demo}", encoding="utf-8").read().split("\n") if line.startswith("bits:")]
                 for d in refs if os.path.isfile(f"{d}/{demo}")}
@@ -260,17 +265,18 @@ def table_rows(path):
     return rows
 
 
-def table_stage(path):
-    """The stage whose program printed a table file: cccl-<stage>.txt, cccl-<what>-<stage>.txt."""
-    return re.sub(r"^cccl(-[a-z]+)?-|\.txt$", "", os.path.basename(path))
+def file_stage(path):
+    """The stage whose program wrote a file committed beside the references: <kind>-<stage>.txt,
+    <kind>-<what>-<stage>.txt (cccl-large-13_exact.txt)."""
+    return re.sub(r"^[a-z]+(-[a-z]+)?-|\.txt$", "", os.path.basename(path))
 
 
 def same_tables(refs):
     """The printed tables committed beside the references (cccl-*.txt): a result that is the same in every
     run is the same on every GPU, and an exact kernel's is exact."""
-    lines, names = [], sorted({os.path.basename(p) for d in refs for p in glob.glob(f"{d}/cccl-*.txt")})
-    for name in names:
-        stage = table_stage(name)
+    lines = []
+    for name in committed_files(refs, "cccl"):
+        stage = file_stage(name)
         tables = {d: table_rows(f"{d}/{name}") for d in refs if os.path.isfile(f"{d}/{name}")}
         first = next(iter(tables.values()))
         differ = [f"{os.path.basename(d)}: {key[1]} at {key[0]}: {rows[key][0]} {rows[key][2]}, not {row[0]} {row[2]}"
@@ -300,7 +306,7 @@ def first_failures(refs):
     for d in refs:
         verdicts_of = {}
         for path in sorted(glob.glob(f"{d}/cccl-*.txt")):
-            stage = table_stage(path)
+            stage = file_stage(path)
             for (heading, kernel, _), row in table_rows(path).items():
                 if m := HEADING.match(heading):
                     verdicts_of.setdefault((stage, kernel), []).append((int(m[1]), m[2], row[2]))
@@ -363,9 +369,9 @@ def sanitizers_clean(refs):
     """compute-sanitizer's output committed beside the references (sanitize-<stage>.txt, a "== compute-sanitizer
     ..." line before each run's output): on every GPU alike, each run on its folder's GPU and clean, and every
     tool run on every kernel of the stage's own."""
-    lines, names = [], sorted({os.path.basename(p) for d in refs for p in glob.glob(f"{d}/sanitize-*.txt")})
-    for name in names:
-        stage, problems, runs = re.sub(r"^sanitize-|\.txt$", "", name), [], 0
+    lines = []
+    for name in committed_files(refs, "sanitize"):
+        stage, problems, runs = file_stage(name), [], 0
         for d in refs:
             gpu, path = os.path.basename(d), f"{d}/{name}"
             if not os.path.isfile(path):
