@@ -108,8 +108,8 @@ exercise | solution)
     # At the check sizes with each check fill; a failing exercise prints the hints of its exercise.cu.
     src=stages/$stage/exercise.cu bin=build/$stage/$tool
     [ -f "$src" ] || die "stage $stage has no exercise (no $src)"
-    [ "$tool" = exercise ] || [ -f "solutions/$stage.cu" ] || die "this copy has no solutions/$stage.cu (a handout):" \
-        "make stage-${stage%%_*} exercise checks your own work"
+    [ "$tool" = exercise ] || [ -f "solutions/$stage.cu" ] ||
+        die "this copy has no solutions/$stage.cu (a handout): make stage-${stage%%_*} exercise checks your own work"
     sizes=$(describe "$bin" "check sizes") fills=$(describe "$bin" "check fills") status=0
     [[ -n $sizes && -n $fills ]] || die "$bin --describe names no check sizes or no check fills"
     for fill in $fills; do # exit 1: a failed check; anything else is no verdict on the exercise (no GPU, usage)
