@@ -23,16 +23,20 @@ nvcc_release = $(NVCC) --version | sed -n 's/.*release \([0-9][0-9.]*\),.*/\1/p'
 # GPU code: ARCH=sm_90 builds for one architecture; otherwise the GPU in this machine (-arch=native),
 # or, with no GPU, every architecture from Turing on that this nvcc can build (sm_100 and sm_120 need
 # CUDA 12.8), plus PTX of the newest for newer GPUs.
+# ARCH=all builds that list on a machine with a GPU too (make test-full does).
 DEFAULT_ARCHS := 75 80 86 89 90 100 120
-ifdef ARCH
+NVCC_ARCHS = $(patsubst compute_%,%,$(shell $(NVCC) --list-gpu-arch 2>/dev/null))
+BUILD_ARCHS = $(or $(filter $(NVCC_ARCHS),$(DEFAULT_ARCHS)),$(DEFAULT_ARCHS))
+LIST_ARCH_FLAGS = $(foreach a,$(BUILD_ARCHS),-gencode arch=compute_$a,code=sm_$a) \
+                  -gencode arch=compute_$(lastword $(BUILD_ARCHS)),code=compute_$(lastword $(BUILD_ARCHS))
+ifeq ($(ARCH),all)
+  ARCH_FLAGS := $(LIST_ARCH_FLAGS)
+else ifdef ARCH
   ARCH_FLAGS := -arch=$(ARCH)
 else ifeq ($(shell nvidia-smi -L >/dev/null 2>&1 && echo yes),yes)
   ARCH_FLAGS := -arch=native
 else
-  NVCC_ARCHS := $(patsubst compute_%,%,$(shell $(NVCC) --list-gpu-arch 2>/dev/null))
-  BUILD_ARCHS := $(or $(filter $(NVCC_ARCHS),$(DEFAULT_ARCHS)),$(DEFAULT_ARCHS))
-  ARCH_FLAGS := $(foreach a,$(BUILD_ARCHS),-gencode arch=compute_$a,code=sm_$a) \
-                -gencode arch=compute_$(lastword $(BUILD_ARCHS)),code=compute_$(lastword $(BUILD_ARCHS))
+  ARCH_FLAGS := $(LIST_ARCH_FLAGS)
 endif
 # A newer CCCL than the toolkit's (it is header-only): CCCL_HOME=/path, a CCCL checkout (its cub/,
 # libcudacxx/include and thrust/), is read before the toolkit's by every build (make clean first: an
@@ -142,7 +146,7 @@ define need_stage
 endef
 
 .PHONY: help all run check demo diff sass profile sanitize tree exercise solution grade handout tour audit bench accuracy limits programs plot \
-        reference docs docs-check test clean need-nvcc toolkit $(foreach s,$(STAGES),stage-$(call stage_num,$s))
+        reference docs docs-check test test-full test-time clean need-nvcc toolkit $(foreach s,$(STAGES),stage-$(call stage_num,$s))
 
 help: export STAGE_HELP_TEXT = $(STAGE_HELP)
 help:
@@ -195,7 +199,12 @@ help:
 	@echo "  make docs-check             whether make docs would change anything, and every stage's claims"
 	@echo "                              about measured results (claims.csv) on every GPU's results"
 	@echo "  make plot [CSV=file]        draw the charts from a CSV (default: the committed reference results)"
-	@echo "  make test                   the test suite (GPU half skipped when no GPU is present)"
+	@echo "  make test [ONLY=..] [LIST=1] the test suite, ending N passed, N failed, N skipped (its GPU tests"
+	@echo "                              skipped without a GPU); ONLY=PATTERN: a module, a stage (stage-05) or a"
+	@echo "                              test's name; LIST=1: list the tests (docs/README.md#the-tests)"
+	@echo "  make test-full              make test, and every fill, sizes past 2^31, the sanitizers, ncu, the"
+	@echo "                              notebook's cells, built for every architecture"
+	@echo "  make test-time              how long make test and make test-full take in a fresh clone"
 	@echo "  make clean                  remove build/ and plots/results/"
 	@echo
 	@echo "  ARCH=sm_90                  build for one GPU architecture (default: this machine's GPU, or a list)"
@@ -390,8 +399,22 @@ docs-check:
 plot:
 	@scripts/docs.sh plot $(CSV)
 
+# The test suite (tests/run.py, tests/test_*.py): ONLY=PATTERN runs the tests that match, LIST=1 lists them.
+# make test builds for the GPU present, or, without one, for one architecture and its PTX (TEST_ARCH); make
+# test-full adds every fill, the sizes past 2^31, the sanitizers, ncu and the notebook's cells, and builds
+# what make all builds. The makes the tests run are make's own first level (each a job per core).
+TEST_ARCH := sm_75
+TEST_RUN = env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL JOBS=$(JOBS) python3 tests/run.py $(if $(ONLY),--only '$(ONLY)') $(if $(LIST),--list)
 test:
-	+@tests/run.sh
+	@$(if $(or $(ARCH),$(filter yes,$(GPU_USABLE))),,ARCH=$(TEST_ARCH)) $(if $(ARCH),ARCH=$(ARCH)) $(TEST_RUN)
+
+test-full:
+	@TEST_FULL=1 ARCH=$(or $(ARCH),all) $(TEST_RUN)
+
+
+# How long make test and make test-full take from a clean build (build/ removed first), and their verdicts.
+test-time:
+	@scripts/test_time.sh
 
 clean:
 	rm -rf $(BUILD) plots/results

@@ -1,277 +1,533 @@
-"""Unit tests of the reporting program (scripts/report) and of the reference checks (tests/verify_reference.py),
-on made-up CSVs and on the committed results.
-Prints a line per test, "ok   NAME" or "FAIL NAME: why" (tests/run.sh counts them); exits 1 if one failed.
-usage: python3 tests/test_report.py   (from the repository root)"""
+"""The reporting program (scripts/report): its tables, charts, claims, targets and cited figures on made-up
+CSVs, each shown an input it must reject; the fall check of the reference results (tests/verify_reference.py)
+on made-up series; and the tables, charts and targets of the committed reference results."""
 import contextlib
+import functools
 import glob
+import importlib
+import importlib.util
 import io
 import os
 import re
 import sys
-import tempfile
 
-sys.path.insert(0, "scripts/report")
-import charts  # noqa: E402
-import claims  # noqa: E402
-import common  # noqa: E402
-import profile  # noqa: E402  (the report's, first on the path: not the standard library's)
-import tables  # noqa: E402
+from tests import charts_lib, support
 
-sys.path.insert(0, "tests")
-import verify_reference  # noqa: E402
-
-HEADER = "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub,fill,rel_bound"
+ROOT = support.ROOT
+REPORT = os.path.join(ROOT, "scripts", "report")
+HEADER = ("gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub,fill,"
+          "rel_bound")
 DEVICE = ["X,00_device,dram_peak,,,,1000,100,,,,,,,,,,", "X,00_device,d2d_copy,,,,900,90,,,,,,,,,,",
           "X,00_device,read_sol,,,,950,95,,,,,,,,,,", "X,00_device,launch_floor,,,2,,,,,,,,,,,,"]
-results = []
 
 
-def test(name):
-    def wrap(fn):
-        try:
-            fn()
-            results.append(f"ok   {name}")
-        except AssertionError as e:
-            results.append(f"FAIL {name}: {e}")
-        except SystemExit as e:
-            results.append(f"FAIL {name}: exit {e.code}")
-        return fn
-    return wrap
+@functools.lru_cache(None)
+def report(name):
+    """The reporting program's module NAME (scripts/report/NAME.py), imported on first use; one whose name
+    is a standard library module's (profile) is loaded from its file under another name."""
+    if REPORT not in sys.path:
+        sys.path.insert(0, REPORT)
+    if name not in sys.stdlib_module_names:
+        return importlib.import_module(name)
+    spec = importlib.util.spec_from_file_location(f"report_{name}", os.path.join(REPORT, f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
 
 
 def made_up(folder, rows, charts_of):
-    """A results CSV of ROWS (stage,kernel,dtype,n,median_us,fill) in FOLDER, with each stage's
-    description (describe-<stage>.txt: its charts, and stage 01's baseline) beside it."""
+    """A results CSV of ROWS (stage, kernel, dtype, n, median_us, fill[, {column: value}]) in FOLDER, with
+    each stage's description (describe-<stage>.txt: its charts, and the baseline "base") beside it."""
     lines = [HEADER] + DEVICE
-    for stage, kernel, dtype, n, us, fill in rows:
+    columns = HEADER.split(",")
+    for stage, kernel, dtype, n, us, fill, *more in rows:
         gbps = 4 * n / us / 1e3
-        lines.append(f"X,{stage},{kernel},{dtype},{n},{us},{gbps:.1f},{gbps / 10:.1f},1e-08,1,,flushed,same,{4 * n},1,1,{fill},1e-06")
+        row = dict(zip(columns, f"X,{stage},{kernel},{dtype},{n},{us},{gbps:.1f},{gbps / 10:.1f},1e-08,1,,flushed,"
+                                f"same,{4 * n},1,1,{fill},1e-06".split(",")))
+        row.update(*more)
+        lines.append(",".join(row[c] for c in columns))
     path = os.path.join(folder, "results.csv")
-    open(path, "w").write("\n".join(lines) + "\n")
+    write(path, "\n".join(lines) + "\n")
     for stage, tokens in charts_of.items():
-        open(os.path.join(folder, f"describe-{stage}.txt"), "w").write(
-            f"stage: {stage}\nbaseline: base\ncharts: {tokens}\n")
+        write(os.path.join(folder, f"describe-{stage}.txt"), f"stage: {stage}\nbaseline: base\ncharts: {tokens}\n")
     return path
 
 
-def table_rows(text):
-    """(µs, speed-up) of each data row of a Markdown table, by its header's columns ("-": none)."""
-    out, time_col, speed_col = [], None, None
-    for line in text.split("\n"):
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if time_col is None:
-            if "time (µs)" in cells:
-                time_col = cells.index("time (µs)")
-                speed_col = next(i for i, c in enumerate(cells) if c.startswith("speed-up"))
-            continue
-        if len(cells) > speed_col and re.match(r"^[0-9.]+$", cells[time_col]):
-            out.append((float(cells[time_col]), cells[speed_col]))
-    return out
+def fails(case, call, code=2):
+    """Asserts that CALL() exits CODE (the reporting program's fail()); returns what it wrote on stderr."""
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), case.assertRaises(SystemExit) as raised:
+        call()
+    case.assertEqual(raised.exception.code, code, err.getvalue())
+    return err.getvalue()
 
 
-def consistent(text):
-    """Whether, between any two rows of a table, the faster has the larger speed-up."""
-    rows = [(us, float(s[:-1])) for us, s in table_rows(text) if s != "-"]
-    return all(not (a[0] < b[0] and a[1] < b[1]) for a in rows for b in rows)
+class MadeUpResults(support.Case):
+    """The reporting program on made-up CSVs."""
 
+    def setUp(self):
+        self.tmp = support.scratch(self)
 
-with tempfile.TemporaryDirectory() as tmp:
-    @test("a missing column is an error that names it (exit 2)")
-    def _():
-        path = os.path.join(tmp, "bad.csv")
-        open(path, "w").write("gpu,stage\nX,01\n")
-        err = io.StringIO()
-        with contextlib.redirect_stderr(err):
-            try:
-                common.read_csv(path, "gpu stage kernel")
-                raise AssertionError("read without an error")
-            except SystemExit as e:
-                assert e.code == 2, f"exit {e.code}"
-        assert "no column kernel" in err.getvalue(), err.getvalue()
+    def folder(self, name):
+        path = os.path.join(self.tmp, name)
+        os.makedirs(path)
+        return path
 
-    @test("two fills of one kernel: the tables and the charts show its first fill, not the last row")
-    def _():
-        folder = tempfile.mkdtemp(dir=tmp)
-        path = made_up(folder, [("01_a", "base", "f32", 1024, 10.0, "random"), ("01_a", "fast", "f32", 1024, 5.0, "random"),
-                                ("01_a", "base", "f32", 1024, 99.0, "ones"), ("01_a", "fast", "f32", 1024, 98.0, "ones")],
-                       {"01_a": "bandwidth+ scaling"})
-        text = tables.table(path, "all")
-        assert "| 01_a `fast` | 5.0 |" in text and "98.0" not in text, text
-        drawn = charts.Results(path)
-        assert drawn.at("01_a", "fast", "f32", 1024)["median_us"] == "5.0" and \
-            drawn.at("01_a", "base", "f32", 1024)["median_us"] == "10.0", drawn.rows
+    def test_missing_column_exits_2_naming_it(self):
+        path = os.path.join(self.tmp, "bad.csv")
+        write(path, "gpu,stage\nX,01\n")
+        err = fails(self, lambda: report("common").read_csv(path, "gpu stage kernel"))
+        self.assertIn("no column kernel", err)
 
-    @test("a time whose spread stays above its program's noisy spread is marked ~, with the note")
-    def _():
-        folder = tempfile.mkdtemp(dir=tmp)
-        path = made_up(folder, [("01_a", "base", "f32", 1024, 10.0, "random"), ("01_a", "fast", "f32", 1024, 5.0, "random")],
-                       {"01_a": "bandwidth+ scaling"})
-        lines = open(path).read().split("\n")
-        lines = [l + ("" if not l else ",spread" if i == 0 else ",0.500" if ",fast," in l else ",0.020" if ",base," in l
-                      else ",") for i, l in enumerate(lines)]
-        open(path, "w").write("\n".join(lines))
-        with open(os.path.join(folder, "describe-01_a.txt"), "a") as f:
+    def test_two_fills_tables_and_charts_show_the_first_fill(self):
+        """Two fills of one kernel: the tables and the charts show its first fill, not the last row."""
+        path = made_up(self.folder("a"), [("01_a", "base", "f32", 1024, 10.0, "random"),
+                                          ("01_a", "fast", "f32", 1024, 5.0, "random"),
+                                          ("01_a", "base", "f32", 1024, 99.0, "ones"),
+                                          ("01_a", "fast", "f32", 1024, 98.0, "ones")], {"01_a": "bandwidth+ scaling"})
+        text = report("tables").table(path, "all")
+        self.assertIn("| 01_a `fast` | 5.0 |", text)
+        self.assertNotIn("98.0", text)
+        drawn = report("charts").Results(path)
+        self.assertEqual(drawn.at("01_a", "fast", "f32", 1024)["median_us"], "5.0")
+        self.assertEqual(drawn.at("01_a", "base", "f32", 1024)["median_us"], "10.0")
+
+    def test_noisy_time_marked_with_tilde_and_note(self):
+        """A time whose spread is above its program's noisy spread is marked ~, with the note; one below is not."""
+        folder = self.folder("a")
+        path = made_up(folder, [("01_a", "base", "f32", 1024, 10.0, "random"),
+                                ("01_a", "fast", "f32", 1024, 5.0, "random")], {"01_a": "bandwidth+ scaling"})
+        lines = open(path, encoding="utf-8").read().split("\n")
+        lines = [line + ("" if not line else ",spread" if i == 0 else ",0.500" if ",fast," in line
+                         else ",0.020" if ",base," in line else ",") for i, line in enumerate(lines)]
+        write(path, "\n".join(lines))
+        with open(os.path.join(folder, "describe-01_a.txt"), "a", encoding="utf-8") as f:
             f.write("noisy spread: 0.10\n")
-        text = tables.table(path, "all")
-        assert "| 01_a `fast` | 5.0~ |" in text and "| 01_a `base` | 10.0 |" in text and "\n~: " in text, text
+        text = report("tables").table(path, "all")
+        self.assertIn("| 01_a `fast` | 5.0~ |", text)
+        self.assertIn("| 01_a `base` | 10.0 |", text)
+        self.assertIn("\n~: ", text)
 
-    @test("a row that passed a bound of the whole sum shows unchecked with its bound, never ok; a failed one FAIL")
-    def _():
-        folder = tempfile.mkdtemp(dir=tmp)
-        path = made_up(folder, [("01_a", "base", "f32", 1024, 10.0, "shifted"), ("01_a", "long", "f32", 1024, 50.0, "shifted"),
-                                ("01_a", "bad", "f32", 1024, 60.0, "shifted")], {"01_a": "bandwidth+"})
-        rows = [line.split(",") for line in open(path).read().split("\n") if line]
-        for r in rows:  # columns 9 and 17: pass and rel_bound
-            if r[2] == "long":
-                r[9], r[17] = "unchecked", "2.5"
-            elif r[2] == "bad":
-                r[9] = "0"
-        open(path, "w").write("\n".join(",".join(r) for r in rows) + "\n")
-        table = tables.table(path, "stage", "01_a")
-        assert "unchecked (≤ 2.5e+00)" in table and "ok (≤ 1.0e-06)" in table and "FAIL (≤ 1.0e-06)" in table, table
-        assert common.passed("unchecked") and not common.passed("0") and common.verdict("unchecked") == "unchecked", table
+    def test_bound_of_whole_sum_shows_unchecked_failed_row_fail(self):
+        """A row that passed a bound of the whole sum shows unchecked with its bound, never ok; a failed one FAIL."""
+        path = made_up(self.folder("a"), [("01_a", "base", "f32", 1024, 10.0, "shifted"),
+                                          ("01_a", "long", "f32", 1024, 50.0, "shifted",
+                                           {"pass": "unchecked", "rel_bound": "2.5"}),
+                                          ("01_a", "bad", "f32", 1024, 60.0, "shifted", {"pass": "0"})],
+                       {"01_a": "bandwidth+"})
+        table = report("tables").table(path, "stage", "01_a")
+        self.assertRegex(table, r"`long`.*\| unchecked \(≤ 2\.5e\+00\) \|")
+        self.assertRegex(table, r"`base`.*\| ok \(≤ 1\.0e-06\) \|")
+        self.assertRegex(table, r"`bad`.*\| FAIL \(≤ 1\.0e-06\) \|")
+        common = report("common")
+        self.assertTrue(common.passed("unchecked"))
+        self.assertFalse(common.passed("0"))
+        self.assertEqual(common.verdict("unchecked"), "unchecked")
 
-    @test("the accuracy tables mark each result: nothing where it passed, unchecked, xfail or FAIL")
-    def _():
-        path = os.path.join(tempfile.mkdtemp(dir=tmp), "accuracy.csv")
+    def test_accuracy_tables_mark_each_verdict(self):
+        """The accuracy tables mark each result: nothing where it passed, unchecked, xfail or FAIL."""
+        path = os.path.join(self.tmp, "accuracy.csv")
         lines = ["gpu,stage,kernel,n,rel_err,pass,fill,rel_bound,cond"]
         for kernel, verdict in (("tight", "1"), ("loose", "unchecked"), ("over", "xfail"), ("wrong", "0")):
             lines.append(f"X,01_a,{kernel},65536,1e-07,{verdict},random,{'' if kernel == 'tight' else '2e-3'},")
-        open(path, "w").write("\n".join(lines) + "\n")
-        text = tables.accuracy_tables(path)
-        for kernel, cell in (("tight", "1.0e-07 (-) |"), ("loose", "(2.0e-03) unchecked |"), ("over", "(2.0e-03) xfail |"),
-                             ("wrong", "(2.0e-03) FAIL |")):
-            assert re.search(rf"`01 {kernel}` \| random \|[^\n]*{re.escape(cell)}", text), (kernel, text)
+        write(path, "\n".join(lines) + "\n")
+        text = report("tables").accuracy_tables(path)
+        for kernel, cell in (("tight", "1.0e-07 (-) |"), ("loose", "(2.0e-03) unchecked |"),
+                             ("over", "(2.0e-03) xfail |"), ("wrong", "(2.0e-03) FAIL |")):
+            with self.subTest(kernel):
+                self.assertRegex(text, rf"`01 {kernel}` \| random \|[^\n]*{re.escape(cell)}")
 
-    @test("speed-ups are computed from one baseline row: the faster row has the larger one")
-    def _():
-        folder = tempfile.mkdtemp(dir=tmp)
-        path = made_up(folder, [("01_a", "base", "f32", 1024, 10.0, "random"), ("02_b", "base2", "f32", 1024, 20.0, "random"),
-                                ("02_b", "fast", "f32", 1024, 8.0, "random")],
+    def test_speedups_from_one_baseline_faster_row_larger(self):
+        """Speed-ups are computed from one baseline row: the faster row has the larger one."""
+        path = made_up(self.folder("a"), [("01_a", "base", "f32", 1024, 10.0, "random"),
+                                          ("02_b", "base2", "f32", 1024, 20.0, "random"),
+                                          ("02_b", "fast", "f32", 1024, 8.0, "random")],
                        {"01_a": "bandwidth+", "02_b": "bandwidth+"})
-        text = tables.table(path, "all")
-        assert table_rows(text), text
-        assert re.search(r"\| 02_b `fast` \| 8\.0 \|[^|]*\|[^|]*\| 1\.25x \|", text), text
-        assert consistent(text), text
+        text = report("tables").table(path, "all")
+        self.assertRegex(text, r"\| 02_b `fast` \| 8\.0 \|[^|]*\|[^|]*\| 1\.25x \|")
+        self.assertRegex(text, r"\| 02_b `base2` \| 20\.0 \|[^|]*\|[^|]*\| 0\.50x \|")
+        header, rows = markdown_table(text)
+        self.assertEqual(inversions(header, rows, "speed-up"), [])
 
-    @test("a kernel moved to another chart: its description, not the CSV, says which")
-    def _():
-        folder = tempfile.mkdtemp(dir=tmp)
+    def test_kernel_moved_chart_follows_description(self):
+        """A kernel moved to another chart: its description, not the CSV, says which."""
+        folder = self.folder("a")
         path = made_up(folder, [("01_a", "base", "f32", 1024, 10.0, "random")], {"01_a": "bandwidth+"})
-        assert charts.chart_names(path) == ["bandwidth"], charts.chart_names(path)
-        open(os.path.join(folder, "describe-01_a.txt"), "w").write("stage: 01_a\nbaseline: base\ncharts: scaling\n")
-        assert charts.chart_names(path) == ["scaling"], charts.chart_names(path)
+        self.assertEqual(report("charts").chart_names(path), ["bandwidth"])
+        write(os.path.join(folder, "describe-01_a.txt"), "stage: 01_a\nbaseline: base\ncharts: scaling\n")
+        self.assertEqual(report("charts").chart_names(path), ["scaling"])
 
-    @test("a claim that no longer holds fails, naming the claim and the numbers")
-    def _():
-        folder = os.path.join(tmp, "gpu-a")
-        os.makedirs(folder)
-        path = made_up(folder, [("01_a", "base", "f32", 1024, 10.0, "random"), ("01_a", "fast", "f32", 1024, 12.0, "random")],
-                       {"01_a": "bandwidth+"})
-        claim = {"claim": "fast-is-faster", "a": "01_a:fast", "b": "01_a:base", "is": "faster", "n": "all", "by": "1", "gpus": "all"}
+    def test_plot_of_a_csv_whose_stages_name_no_chart_exits_2(self):
+        """A CSV whose stages' descriptions name no chart: charts names none, plot exits 2 saying so."""
+        path = made_up(self.folder("a"), [("01_a", "base", "f32", 1024, 10.0, "random")], {"01_a": ""})
+        self.assertEqual(self.expect(0, "", [sys.executable, REPORT, "charts", path]).out, "")
+        self.expect(2, "has no rows for any chart", [sys.executable, REPORT, "plot", path, self.tmp])
+
+    def test_plot_script_on_a_made_up_results_csv(self):
+        """The plot command without gnuplot (exit 4), on another layout (exit 2), drawing its chart."""
+        path = made_up(self.folder("a"), [("01_a", "base", "f32", 1024, 10.0, "random"),
+                                          ("01_a", "base", "f32", 4096, 20.0, "random")], {"01_a": "bandwidth+"})
+        charts_lib.chart_script_checks(self, "made-up results", path, "bandwidth", self.tmp)
+
+    def test_claim_that_no_longer_holds_fails_naming_numbers(self):
+        """A claim that no longer holds fails, naming the claim and the numbers; swapped, it holds."""
+        path = made_up(self.folder("gpu-a"), [("01_a", "base", "f32", 1024, 10.0, "random"),
+                                              ("01_a", "fast", "f32", 1024, 12.0, "random")], {"01_a": "bandwidth+"})
+        claims = report("claims")
+        claim = {"claim": "fast-is-faster", "a": "01_a:fast", "b": "01_a:base", "is": "faster", "n": "all", "by": "1",
+                 "gpus": "all"}
         lines, held = claims.check(claim, claims.times_of(path), "gpu-a")
-        assert not held and lines[0].startswith("FAIL fast-is-faster on the gpu-a, N = 1024: 01_a:fast 12.0 µs"), lines
+        self.assertFalse(held)
+        self.assertEqual(lines, ["FAIL fast-is-faster on the gpu-a, N = 1024: 01_a:fast 12.0 µs, 01_a:base 10.0 µs "
+                                 "(b/a = 0.833; claimed: faster, by 1)"])
         claim["a"], claim["b"] = claim["b"], claim["a"]
         lines, held = claims.check(claim, claims.times_of(path), "gpu-a")
-        assert held, lines
+        self.assertTrue(held, lines)
 
-    @test("a target comparing two kernels (A/B): met or not met, with the worst ratio and where")
-    def _():
-        folder = os.path.join(tmp, "gpu-t")
-        os.makedirs(folder)
-        path = made_up(folder, [("01_a", "base", "f32", 1024, 10.0, "random"), ("02_b", "fast", "f32", 1024, 8.0, "random"),
-                                ("01_a", "base", "f32", 4096, 20.0, "random"), ("02_b", "fast", "f32", 4096, 25.0, "random"),
-                                ("02_b", "fast", "f32", 4096, 5.0, "wide")], {"01_a": "bandwidth+", "02_b": "bandwidth+"})
-        targets = os.path.join(tmp, "targets.csv")
-        open(targets, "w").write("what,n_min,n_max,at_least,label\n02_b:fast/01_a:base,2^10,2^10,1.2,first | 一\n"
-                                 "02_b:fast/01_a:base,2^10,2^12,1.0,both | 二\n")
-        lines = tables.targets([path], "02_b", targets).split("\n")
-        assert "| met (1.250 at 2^10) |" in lines[2], lines[2]
-        assert "| **not met** (0.800 at 2^12) |" in lines[3], lines[3]  # the first fill's row, not the wide one
-        open(targets, "w").write("what,n_min,n_max,at_least,label\n02_b:fast@wide/01_a:base@random,2^12,2^12,4.0,wide | 宽\n"
-                                 "02_b:fast@random/01_a:base@wide,2^12,2^12,1.0,none | 无\n")
-        lines = tables.targets([path], "02_b", targets).split("\n")
-        assert "| met (4.000 at 2^12) |" in lines[2], lines[2]  # the wide row of one kernel against the random of the other
-        assert lines[3].endswith("| - |"), lines[3]  # a fill the run does not have: no ratio
-
-    @test("a claim at row lengths (cols) and on another input type reads those rows alone")
-    def _():
-        path = os.path.join(tmp, "cols.csv")
+    def test_claim_at_row_lengths_and_other_type_reads_those_rows(self):
+        """A claim at row lengths (cols) and on another input type reads those rows alone."""
+        path = os.path.join(self.tmp, "cols.csv")
         rows = [("rows", "a", "f32", 64, 2.0), ("rows", "b", "f32", 64, 1.0), ("rows", "a", "f32", 4096, 1.0),
                 ("rows", "b", "f32", 4096, 3.0), ("", "a", "i32", "", 1.0), ("", "a", "f32", "", 5.0)]
-        open(path, "w").write("stage,kernel,dtype,n,median_us,l2,fill,cols\n" + "".join(
+        write(path, "stage,kernel,dtype,n,median_us,l2,fill,cols\n" + "".join(
             f"09_{s or 'x'},{k},{t},1024,{us},flushed,random,{c}\n" for s, k, t, c, us in rows))
+        claims = report("claims")
         claim = {"claim": "a-long", "a": "09_rows:a", "b": "09_rows:b", "is": "faster", "n": "1024", "cols": "4096",
                  "by": "2", "gpus": "all"}
-        assert claims.check(claim, claims.times_of(path), "g")[1]
+        self.assertTrue(claims.check(claim, claims.times_of(path), "g")[1])
         claim["cols"] = "64 4096"
         lines, held = claims.check(claim, claims.times_of(path), "g")
-        assert not held and "N = 1024 (64 columns)" in lines[0], lines
+        self.assertFalse(held)
+        self.assertIn("N = 1024 (64 columns)", lines[0])
         claim.update(a="09_x:a:i32", b="09_x:a", n="1024", cols="", by="5")
-        assert claims.check(claim, claims.times_of(path), "g")[1]
+        self.assertTrue(claims.check(claim, claims.times_of(path), "g")[1])
 
-    @test("a claim no README cites in both languages fails")
-    def _():
+    def test_claim_uncited_in_both_languages_fails(self):
+        """A claim no README cites in both languages fails."""
         pages = {"stages/01_a/README.md": "as `a-long` says", "stages/01_a/README.zh-CN.md": "见 `a-long`"}
-        assert claims.uncited("a-long", pages) is None
+        claims = report("claims")
+        self.assertIsNone(claims.uncited("a-long", pages))
         pages["stages/01_a/README.zh-CN.md"] = "见 a-long"
-        assert claims.uncited("a-long", pages).startswith("FAIL a-long: no stage README cites it")
+        self.assertEqual(claims.uncited("a-long", pages), "FAIL a-long: no stage README cites it as `a-long` in both "
+                                                          "languages (a claim is for a sentence that makes it)")
 
-    @test("a read-only stage's table says GB/s of input bytes, though GB/s to 0.01 rounds up by over 1% at 2^10")
-    def _():
-        folder = tempfile.mkdtemp(dir=tmp)
+    def claims_tree(self, claims_csv, cite):
+        """A folder laid out as the repository for the claims command: a GPU's results, stage 01_a's claims
+        (CLAIMS_CSV) and its READMEs, each citing the claims named in CITE."""
+        made_up(os.path.join(self.tmp, "plots", "reference", "gpu-a"),
+                [("01_a", "base", "f32", 1024, 10.0, "random"), ("01_a", "fast", "f32", 1024, 12.0, "random")],
+                {"01_a": "bandwidth+"})
+        write(os.path.join(self.tmp, "stages", "01_a", "claims.csv"), claims_csv)
+        for page in ("README.md", "README.zh-CN.md"):
+            write(os.path.join(self.tmp, "stages", "01_a", page), " ".join(f"`{c}`" for c in cite) + "\n")
+        return self.tmp
+
+    def test_claims_command_exits_1_on_a_false_or_uncited_claim(self):
+        """make docs-check's claims: a claim false on the GPU's results, and one no README cites, exit 1."""
+        tree = self.claims_tree("claim,a,b,is,n,by,gpus\nbase-faster,01_a:base,01_a:fast,faster,2^10,1.1,all\n"
+                                "fast-faster,01_a:fast,01_a:base,faster,all,1,all\n"
+                                "base-level,01_a:base,01_a:fast,level,all,1.25,all\n",
+                                cite=("base-faster", "fast-faster"))
+        r = self.expect(1, "", [sys.executable, REPORT, "claims"], cwd=tree)
+        self.assertEqual(r.out.split("\n"), [
+            "ok   base-faster on the gpu-a at 1 N",
+            "FAIL fast-faster on the gpu-a, N = 1024: 01_a:fast 12.0 µs, 01_a:base 10.0 µs (b/a = 0.833; claimed: "
+            "faster, by 1)",
+            "FAIL base-level: no stage README cites it as `base-level` in both languages (a claim is for a sentence "
+            "that makes it)",
+            "ok   base-level on the gpu-a at 1 N", ""])
+
+    def test_claims_command_exits_0_when_every_claim_holds_and_is_cited(self):
+        tree = self.claims_tree("claim,a,b,is,n,by,gpus\nbase-faster,01_a:base,01_a:fast,faster,2^10,1.1,all\n",
+                                cite=("base-faster",))
+        r = self.expect(0, "", [sys.executable, REPORT, "claims"], cwd=tree)
+        self.assertEqual(r.out, "ok   base-faster on the gpu-a at 1 N\n")
+
+    def test_claims_command_exits_2_on_an_unknown_comparison(self):
+        tree = self.claims_tree("claim,a,b,is,n,by,gpus\nbase-slower,01_a:base,01_a:fast,slower,all,1,all\n",
+                                cite=("base-slower",))
+        self.expect(2, r"claim base-slower: is 'slower' \(faster or level\)", [sys.executable, REPORT, "claims"],
+                    cwd=tree)
+
+    def test_target_of_two_kernels_met_or_not_met_with_worst_ratio(self):
+        """A target comparing two kernels (A/B): met or not met, with the worst ratio and where."""
+        path = made_up(self.folder("gpu-t"), [("01_a", "base", "f32", 1024, 10.0, "random"),
+                                              ("02_b", "fast", "f32", 1024, 8.0, "random"),
+                                              ("01_a", "base", "f32", 4096, 20.0, "random"),
+                                              ("02_b", "fast", "f32", 4096, 25.0, "random"),
+                                              ("02_b", "fast", "f32", 4096, 5.0, "wide")],
+                       {"01_a": "bandwidth+", "02_b": "bandwidth+"})
+        targets = os.path.join(self.tmp, "targets.csv")
+        write(targets, "what,n_min,n_max,at_least,label\n02_b:fast/01_a:base,2^10,2^10,1.2,first | 一\n"
+                       "02_b:fast/01_a:base,2^10,2^12,1.0,both | 二\n")
+        lines = report("tables").targets([path], "02_b", targets).split("\n")
+        self.assertIn("| met (1.250 at 2^10) |", lines[2])
+        self.assertIn("| **not met** (0.800 at 2^12) |", lines[3])  # the first fill's row, not the wide one
+        write(targets, "what,n_min,n_max,at_least,label\n02_b:fast@wide/01_a:base@random,2^12,2^12,4.0,wide | 宽\n"
+                       "02_b:fast@random/01_a:base@wide,2^12,2^12,1.0,none | 无\n")
+        lines = report("tables").targets([path], "02_b", targets).split("\n")
+        self.assertIn("| met (4.000 at 2^12) |", lines[2])  # the wide row of one kernel against the random of the other
+        self.assertTrue(lines[3].endswith("| - |"), lines[3])  # a fill the run does not have: no ratio
+
+    def test_targets_of_each_ratio_kind_met_or_not_met(self):
+        """Each ratio of a target (sol, cub, repository, ...) met or not met, with its worst ratio figured by hand."""
+        path = made_up(self.folder("gpu-t"), [
+            ("01_a", "base", "f32", 1048576, 10.0, "random"),
+            ("02_b", "fast", "f32", 1048576, 8.0, "random", {"x_cub": "0.5"}),
+            ("02_b", "fast_deterministic", "f32", 1048576, 16.0, "random", {"x_cub": "0.25"}),
+            ("02_b", "half", "f16", 1048576, 4.0, "random", {"x_cub": "0.75", "bytes_read": "2097152"})],
+            {"01_a": "bandwidth+", "02_b": "bandwidth+"})
+        targets = os.path.join(self.tmp, "targets.csv")
+        write(targets, "what,n_min,n_max,at_least,label\n"
+                       "sol,2^20,2^20,0.9,sol\n"  # (2 µs + 4194304 B / 950 GB/s) / 8 µs = 0.802
+                       "cub,2^20,2^20,1.0,cub\n"  # the fastest fp32 kernel's x CUB, 0.5
+                       "repository,2^20,2^20,1.2,repository\n"  # 10 µs / 8 µs = 1.25
+                       "deterministic,2^20,2^20,0.9,deterministic\n"  # 8 µs / 16 µs = 0.5
+                       "cub_types,2^20,2^20,0.6,types\n")  # the least of the types' best x CUB: 0.5 (f32), 0.75 (f16)
+        lines = report("tables").targets([path], "02_b", targets).split("\n")
+        for line, verdict in zip(lines[2:], ("**not met** (0.802 at 2^20)", "**not met** (0.500 at 2^20)",
+                                             "met (1.250 at 2^20)", "**not met** (0.500 at 2^20)",
+                                             "**not met** (0.500 at 2^20)")):
+            with self.subTest(line.split("|")[1].strip()):
+                self.assertTrue(line.endswith(f"| {verdict} |"), line)
+
+    def cited_claim(self, folder):
+        """A made-up cited.csv of the claim kind (an article's "slow is 100x slower than fast") and a run
+        whose slow kernel failed its check: the cited table."""
+        path = made_up(folder, [("01_a", "base", "f32", 1024, 10.0, "random"),
+                                ("01_a", "slow", "f32", 1024, 50.0, "random", {"pass": "0"}),
+                                ("01_a", "fast", "f32", 1024, 5.0, "random")], {"01_a": "bandwidth+"})
+        cited = os.path.join(folder, "cited.csv")
+        write(cited, "# source: an article | 一篇文章\n# gpu: not named | 未注明\n"
+                     "claim,stage,kernel,than_stage,than_kernel,n,times\nslow / fast,01_a,slow,01_a,fast,1024,100\n")
+        return report("cited").cited(path, cited, "01_a")
+
+    def test_cited_claim_beside_this_run_marks_a_failed_check(self):
+        """A cited claim beside this run: its ratio of this run's times, FAIL where a kernel failed its check."""
+        table = self.cited_claim(self.folder("a"))
+        self.assertIn("| slow / fast | 01_a `slow` | 01_a `fast` | 1024 | about 100x | 50.0 | 5.0 | 10.00x | FAIL |",
+                      table)
+
+    def test_cited_figures_of_an_unknown_kind_exit_2(self):
+        cited = os.path.join(self.tmp, "cited.csv")
+        write(cited, "# source: an article\nclaim,kernel,times\nslow,01_a,100\n")
+        err = fails(self, lambda: report("cited").Figures(cited, "en"))
+        self.assertIn("its header line 'claim,kernel,times' names no kind of cited figures", err)
+
+    def test_readme_citing_a_number_that_differs_fails_the_check(self):
+        """A README whose cited table shows a number other than the run's differs: the check exits 1 naming it."""
+        table = self.cited_claim(self.folder("a"))
+        page = os.path.join(self.tmp, "README.md")
+        write(page, f"# 01\n\n<!-- stage-results:begin -->\n{table}<!-- stage-results:end -->\n")
+        readmes = report("readmes")
+        self.assertEqual(readmes.update(page, {"stage-results": table}, True), 0)
+        write(page, open(page, encoding="utf-8").read().replace("| 10.00x |", "| 12.00x |"))
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = readmes.update(page, {"stage-results": table}, True)
+        self.assertEqual(status, 1)
+        self.assertEqual(err.getvalue(), f"{page} differs from what the results give: run make reference\n")
+        self.assertIn("-| slow / fast | 01_a `slow` | 01_a `fast` | 1024 | about 100x | 50.0 | 5.0 | 12.00x |",
+                      out.getvalue())
+
+    def test_read_only_stage_table_says_gb_s_of_input_bytes(self):
+        """A read-only stage's table says GB/s of input bytes, though GB/s to 0.01 rounds up by over 1% at 2^10."""
+        folder = self.folder("a")
         path = made_up(folder, [("01_a", "base", "f32", 1 << 20, 2000.0, "random")], {"01_a": "bandwidth"})
-        open(path, "a").write("X,01_a,base,f32,1024,16.6,0.25,0.01,1e-08,1,,flushed,same,4096,1,1,random,1e-06\n")
-        text = tables.table(path, "stage", "01_a")
-        assert "GB/s of input bytes" in text, text
+        with open(path, "a", encoding="utf-8") as f:
+            f.write("X,01_a,base,f32,1024,16.6,0.25,0.01,1e-08,1,,flushed,same,4096,1,1,random,1e-06\n")
+        self.assertIn("GB/s of input bytes", report("tables").table(path, "stage", "01_a"))
 
-    def falls(times):
-        """no_fall's verdict on a made-up stage whose kernels take TIMES {kernel: (us at 2^10, us at 2^12)}
-        (the launch floor: 2 us)."""
-        folder = tempfile.mkdtemp(dir=tmp)
+    def test_sass_summary_counts_loads_by_width(self):
+        """make stage-NN sass's summary counts a load by its width, with modifiers on either side of it."""
+        ptxas, sass = os.path.join(self.tmp, "ptxas"), os.path.join(self.tmp, "sass")
+        write(ptxas, "ptxas info    : Compiling entry function '_Z1kPKf' for 'sm_90'\n"
+                     "ptxas info    : Used 32 registers, 68 bytes smem\n")
+        write(sass, "        Function : _Z1kPKf\n"
+                    "        /*0080*/                   LDG.E.EF.128 R4, desc[UR4][R2.64] ;\n"
+                    "        /*0090*/                   LDG.E.128.CONSTANT R8, desc[UR4][R2.64+0x1000] ;\n"
+                    "        /*00a0*/                   LDG.E.128 R12, desc[UR4][R2.64+0x2000] ;\n"
+                    "        /*00b0*/                   LDG.E.64 R16, desc[UR4][R6.64] ;\n"
+                    "        /*00c0*/                   LDG.E.EF R18, desc[UR4][R6.64] ;\n"
+                    "        /*00d0*/                   LDG.E.U16.CONSTANT R19, desc[UR4][R6.64] ;\n"
+                    "        /*00e0*/                   LDGSTS.E.128 [R20], desc[UR4][R6.64] ;\n"
+                    "        /*00f0*/                   RED.E.ADD.F32.FTZ.RN.STRONG.GPU desc[UR4][R6.64], R0 ;\n")
+        line = report("profile").sass(ptxas, sass).split("\n")[1]
+        self.assertIn("LDG<=32 2  LDG.64 1  LDG.128 3 |", line)
+        self.assertIn("RED/ATOM 1 | 32 registers, 68 bytes shared", line)
+
+
+def verify_reference():
+    return importlib.import_module("tests.verify_reference")
+
+
+class FallCheck(support.Case):
+    """The reference check that a kernel's time does not fall as N grows (no_fall), on made-up series."""
+
+    def falls(self, times):
+        """no_fall's verdict on a made-up stage whose kernels take TIMES {kernel: (µs at 2^10, µs at 2^12)}
+        (the launch floor: 2 µs)."""
         rows = [("01_a", k, "f32", n, us, "random") for k, pair in times.items() for n, us in zip((1024, 4096), pair)]
-        return verify_reference.no_fall(made_up(folder, rows, {"01_a": "bandwidth"}))[0]
+        return verify_reference().no_fall(made_up(support.scratch(self), rows, {"01_a": "bandwidth"}))[0]
 
-    @test("a batch slow as a whole fails the fall check, though no kernel falls by a launch floor")
-    def _():
-        ok, what = falls({"a": (5.0, 3.5), "b": (5.5, 3.9), "c": (9.0, 9.1)})
-        assert not ok and "median time falls to 0.71" in what, what
+    def test_batch_slow_as_a_whole_fails(self):
+        """A batch slow as a whole fails the fall check, though no kernel falls by a launch floor."""
+        ok, what = self.falls({"a": (5.0, 3.5), "b": (5.5, 3.9), "c": (9.0, 9.1)})
+        self.assertFalse(ok, what)
+        self.assertIn("median time falls to 0.71", what)
 
-    @test("one kernel whose time falls by more than 25% and a launch floor fails the fall check")
-    def _():
-        ok, what = falls({"a": (12.6, 8.9), "b": (5.0, 5.1), "c": (9.0, 9.1)})
-        assert not ok and "01_a a f32 flushed: 12.6 us at n=1024, 8.9 us at n=4096" in what, what
+    def test_one_kernel_falling_by_over_25_percent_and_a_launch_floor_fails(self):
+        ok, what = self.falls({"a": (12.6, 8.9), "b": (5.0, 5.1), "c": (9.0, 9.1)})
+        self.assertFalse(ok, what)
+        self.assertIn("01_a a f32 flushed: 12.6 us at n=1024, 8.9 us at n=4096", what)
 
-    @test("one kernel's fall of more than 25% but less than a launch floor passes: its own cost, not the batch's")
-    def _():
-        ok, what = falls({"a": (5.1, 3.8), "b": (5.0, 5.1), "c": (9.0, 9.1)})
-        assert ok, what
+    def test_one_kernel_falling_by_less_than_a_launch_floor_passes(self):
+        """One kernel's fall of more than 25% but less than a launch floor passes: its own cost, not the batch's."""
+        ok, what = self.falls({"a": (5.1, 3.8), "b": (5.0, 5.1), "c": (9.0, 9.1)})
+        self.assertTrue(ok, what)
 
-    @test("make stage-NN sass's summary counts a load by its width, with modifiers on either side of it")
-    def _():
-        ptxas, sass = os.path.join(tmp, "ptxas"), os.path.join(tmp, "sass")
-        open(ptxas, "w").write("ptxas info    : Compiling entry function '_Z1kPKf' for 'sm_90'\n"
-                               "ptxas info    : Used 32 registers, 68 bytes smem\n")
-        open(sass, "w").write("        Function : _Z1kPKf\n"
-                              "        /*0080*/                   LDG.E.EF.128 R4, desc[UR4][R2.64] ;\n"
-                              "        /*0090*/                   LDG.E.128.CONSTANT R8, desc[UR4][R2.64+0x1000] ;\n"
-                              "        /*00a0*/                   LDG.E.128 R12, desc[UR4][R2.64+0x2000] ;\n"
-                              "        /*00b0*/                   LDG.E.64 R16, desc[UR4][R6.64] ;\n"
-                              "        /*00c0*/                   LDG.E.EF R18, desc[UR4][R6.64] ;\n"
-                              "        /*00d0*/                   LDG.E.U16.CONSTANT R19, desc[UR4][R6.64] ;\n"
-                              "        /*00e0*/                   LDGSTS.E.128 [R20], desc[UR4][R6.64] ;\n"
-                              "        /*00f0*/                   RED.E.ADD.F32.FTZ.RN.STRONG.GPU desc[UR4][R6.64], R0 ;\n")
-        line = profile.sass(ptxas, sass).split("\n")[1]
-        assert "LDG<=32 2  LDG.64 1  LDG.128 3 |" in line and "RED/ATOM 1 | 32 registers, 68 bytes shared" in line, line
 
-for csv in sorted(glob.glob("plots/reference/*/results.csv")):
-    stages = [s for s in dict.fromkeys(r["stage"] for r in common.read_csv(csv, "stage")) if s != "00_device"]
+# ---- the committed reference results --------------------------------------------------------------------
 
-    @test(f"every table of {csv}: between two rows, the faster has the larger speed-up")
-    def _():
-        bad = [m for m in ("all", "best") if not consistent(tables.table(csv, m))]
-        bad += [s for s in stages if not consistent(tables.table(csv, "stage", s))]
-        assert not bad, "inconsistent: " + " ".join(bad)
+def references(name):
+    """The committed plots/reference/<gpu>/NAME files, relative to the repository."""
+    return sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "plots", "reference", "*", name)))
 
-print("\n".join(results))
-sys.exit(1 if any(r.startswith("FAIL") for r in results) else 0)
+
+def reference_name(path):
+    """plots/reference/<gpu>/NAME.csv as <gpu>_NAME."""
+    return f"{os.path.basename(os.path.dirname(path))}_{os.path.splitext(os.path.basename(path))[0]}"
+
+
+def markdown_table(text):
+    """The cells of the first Markdown table in TEXT: its header's, and each data row's."""
+    lines = [line for line in text.split("\n") if line.startswith("|")]
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in lines]
+    return (rows[0], rows[2:]) if rows else ([], [])
+
+
+def column(header, prefix):
+    """The index of the first column whose header starts with PREFIX."""
+    return next(i for i, cell in enumerate(header) if cell.startswith(prefix))
+
+
+def inversions(header, rows, prefix):
+    """The pairs of rows of a table with a time column where the faster has the smaller value in the column
+    PREFIX (speed-up, x CUB); rows with "-" there are left out."""
+    t, c = header.index("time (µs)"), column(header, prefix)
+    timed = [(float(r[t].rstrip("~")), float(r[c].rstrip("x")), r[0]) for r in rows
+             if re.fullmatch(r"[0-9.]+~?", r[t]) and r[c] != "-"]
+    return [(a[2], b[2]) for a in timed for b in timed if a[0] < b[0] and a[1] < b[1]]
+
+
+def baseline(rows, folder):
+    """The speed-up's baseline of a results CSV: its first stage's baseline kernel (its description's), fp32."""
+    stage = next(r["stage"] for r in rows if r["stage"] != "00_device")
+    with open(os.path.join(folder, f"describe-{stage}.txt"), encoding="utf-8") as f:
+        kernel = re.search(r"^baseline: *(\S+)", f.read(), re.M)[1]
+    return stage, kernel
+
+
+@support.per(lambda: references("results.csv"), name_of=reference_name)
+class CommittedTables(support.Case):
+    """The tables of the committed results, a subtest per table (all, best, each stage's)."""
+
+    def test_each_faster_row_has_larger_speedup(self, csv):
+        """Between two rows of a table, the faster has the larger speed-up (all and best: x CUB too)."""
+        # A stage's table may show no speed-up where its rows have none in the CSV (a scan, a histogram) or
+        # the baseline was not measured at the table's N; a row stage's table is GB/s by row length.
+        path = os.path.join(ROOT, csv)
+        tables = report("tables")
+        rows = [r for r in support.read_csv(path) if r["l2"] != "warm"]
+        stages = [s for s in dict.fromkeys(r["stage"] for r in rows) if s != "00_device"]
+        self.assertTrue(stages, f"{csv} has no stage's rows")
+        for mode, stage in [("all", ""), ("best", "")] + [("stage", s) for s in stages]:
+            with self.subTest(table=stage or mode):
+                text = tables.table(path, mode, stage)
+                header, cells = markdown_table(text)
+                self.assertTrue(cells, f"no table rows in:\n{text}")
+                if "time (µs)" not in header:
+                    self.assertRegex(" ".join(header), r"^kernel( \d+)+$", "neither a time column nor row lengths")
+                    self.assertTrue(all(r["cols"] for r in rows if r["stage"] == stage),
+                                    f"a table by row length, and rows of {stage} without cols in {csv}")
+                    continue
+                for prefix in ("speed-up",) if mode == "stage" else ("speed-up", "x CUB"):
+                    wrong = inversions(header, cells, prefix)
+                    if wrong:
+                        self.fail(f"{len(wrong)} pairs of rows whose faster has the smaller {prefix}, e.g. {wrong[:2]}")
+                speedups = [r for r in cells if r[column(header, "speed-up")] != "-"]
+                if mode != "stage":
+                    self.assertGreater(len(speedups), 1, f"the {mode} table has no two speed-ups")
+                elif not speedups:
+                    n = float(re.search(r"N = (\d+)", text)[1])
+                    mine = [r for r in rows if r["stage"] == stage and float(r["n"] or 0) == n]
+                    base_stage, base_kernel = baseline(rows, os.path.dirname(path))
+                    measured = [r for r in rows if (r["stage"], r["kernel"], r["dtype"]) ==
+                                (base_stage, base_kernel, "f32") and float(r["n"]) == n]
+                    self.assertTrue(mine, f"no rows of {stage} at its table's N = {n:.0f} in {csv}")
+                    self.assertTrue(all(r["speedup"] == "" for r in mine) or not measured,
+                                    f"{stage}'s table shows no speed-up, though {csv} has speed-ups of its rows "
+                                    f"and the baseline {base_stage} {base_kernel} at N = {n:.0f}")
+
+
+@support.per(lambda: references("results.csv") + references("multigpu.csv"), name_of=reference_name)
+class CommittedCharts(support.Case):
+    """The charts of the committed results."""
+
+    def test_each_names_its_charts(self, csv):
+        """The CSV has the rows of some chart of plots/*.gp (its stages' descriptions name their charts)."""
+        r = self.expect(0, "", [sys.executable, REPORT, "charts", csv])
+        self.assertTrue(r.out.split(), f"{csv} has the rows of no chart")
+
+    @support.needs("gnuplot")
+    def test_each_charts_render(self, csv):
+        names = self.expect(0, "", [sys.executable, REPORT, "charts", csv]).out.split()
+        out = support.scratch(self)
+        self.expect(0, "", [sys.executable, REPORT, "plot", csv, out])
+        for name in names:
+            with self.subTest(chart=name):
+                self.assertTrue(charts_lib.is_png(os.path.join(out, f"{name}.png")), f"{name}.png not drawn")
+
+
+@support.per(lambda: references("accuracy.csv"), name_of=reference_name)
+class CommittedAccuracy(support.Case):
+    """The accuracy lab's chart (make accuracy) from its committed results."""
+
+    @support.needs("gnuplot")
+    def test_each_chart_renders(self, csv):
+        png = os.path.join(support.scratch(self), "accuracy.png")
+        self.expect(0, "", [sys.executable, REPORT, "plot-accuracy", csv, png])
+        self.assertTrue(charts_lib.is_png(png), f"{png} not drawn")
+
+
+class MakePlot(support.Case):
+    @support.needs("gnuplot")
+    def test_make_plot_draws_from_the_committed_results(self):
+        self.expect_make(0, "drew the charts", "plot")
+
+
+@support.per(lambda: sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "stages", "*",
+                                                                                       "targets.csv"))),
+             name_of=lambda path: os.path.basename(os.path.dirname(path)))
+class StageTargets(support.Case):
+    """A stage's targets (stages/NN_*/targets.csv) on the committed results."""
+
+    def test_each_target_has_a_verdict_on_every_gpu(self, targets):
+        stage = os.path.basename(os.path.dirname(targets))
+        with open(os.path.join(ROOT, targets), encoding="utf-8") as f:
+            want = [line for line in f.read().split("\n") if line and not line.startswith(("#", "what,"))]
+        refs = references("results.csv")
+        r = self.expect(0, "", [sys.executable, REPORT, "targets", "--stage", stage, "--targets", targets, *refs])
+        lines = r.out.rstrip("\n").split("\n")
+        self.assertEqual(len(lines[0].strip("|").split("|")) - 3, len(refs), f"a column per GPU:\n{r.out}")
+        self.assertEqual(len(lines) - 2, len(want), f"a row per target:\n{r.out}")
+        for line in lines[2:]:
+            cells = line.strip().strip("|").split("|")[3:]
+            with self.subTest(target=line.split("|")[1].strip()):
+                self.assertTrue(all(re.search(r" \([0-9.]+ at 2\^\d+\)", c) for c in cells), line)

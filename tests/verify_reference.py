@@ -1,5 +1,5 @@
-"""The committed reference results checked, a line per check (tests/charts.sh runs it).
-Of each plots/reference/<gpu>/:
+"""The committed reference results checked, a line per check (tests/test_reference.py makes each check a test).
+Of plots/reference/: the results of at least two GPUs (<gpu>/results.csv). Of each plots/reference/<gpu>/:
   results.csv, multigpu.csv  every row passed verification (stage, pass)
   results.csv                no flushed row above the DRAM peak, nor faster than the speed of light
                              (stage, kernel, dtype, n, median_us, gbps, l2, bytes_read)
@@ -31,8 +31,13 @@ Of each plots/reference/<gpu>/:
   limits.csv                 a row for each limit kernel of a program and for CUB at each of its bench
                              sizes (its describe-<stage>.txt: stage, limit kernels, bench sizes), and
                              every profiled run read its input from DRAM (stage, kernel, dtype, n, dram_bytes)
+  results.csv                no time falls as N grows by more than 25%: a batch's median (a stage's kernels at
+                             one N, fill and L2 state), or a kernel's by more than a launch floor as well
+                             (stage, kernel, dtype, n, median_us, l2, fill, cols)
+Of each two of them: a GPU kernel's time ratio between the two at one N within a factor of 2 of its ratios at
+the neighbouring N (results.csv; describe-<stage>.txt for the kernels that run on the CPU).
 usage: python3 tests/verify_reference.py [REFERENCE_DIR...]: "ok   " or "FAIL " and what was checked, a line
-each; exit 1 if one fails."""
+each; exit 1 if one fails, 2 (with the traceback) if a check could not run."""
 import argparse
 import contextlib
 import glob
@@ -42,6 +47,7 @@ import os
 import re
 import statistics
 import sys
+import traceback
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, os.path.join(ROOT, "scripts", "report"))
@@ -425,7 +431,7 @@ def limits_cover(folder, lim, program):
 
 
 def element_bytes(dtype):
-    return 1 if re.match(r'^fp8|^i8$', dtype) else 2 if dtype.endswith("16") else 4
+    return 1 if re.match(r'^fp8|^[iu]8$', dtype) else 2 if dtype.endswith("16") else 4
 
 
 def read_from_dram(lim):
@@ -526,7 +532,7 @@ def checked(check, *args):
 
 
 def verdicts(dirs):
-    """Every check of the reference folders DIRS: [(passed, what was checked)], in tests/charts.sh's order."""
+    """Every check of the reference folders DIRS: [(passed, what was checked)]."""
     dirs = [d.rstrip("/") for d in dirs]
     refs = [d for d in dirs if os.path.isfile(f"{d}/results.csv")]
     lines = committed(dirs)
@@ -565,7 +571,11 @@ def cli(argv):
                         help="plots/reference/<gpu> folders (default: every one with a results.csv)")
     args = parser.parse_args(argv[1:])
     dirs = args.dirs or sorted(os.path.dirname(p) for p in glob.glob("plots/reference/*/results.csv"))
-    lines = verdicts(dirs)
+    try:
+        lines = verdicts(dirs)
+    except Exception:  # a check that crashes is not a check that passed: exit 2, not 1 or 0
+        traceback.print_exc()
+        return 2
     print(text(lines), end="")
     return 0 if all(passed for passed, _ in lines) else 1
 

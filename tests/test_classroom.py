@@ -1,0 +1,270 @@
+"""The classroom (docs/classroom.md): make handout, a copy without the answers, and make stage-NN grade.
+The handout, the grader's usage errors and its compile step run anywhere; grading the solution, the
+exercise's stub and the cheat files of tests/grade/ needs a GPU."""
+import atexit
+import functools
+import os
+import re
+import shutil
+import tempfile
+
+from tests import support
+
+GRADE_CHEATS = os.path.join(support.ROOT, "tests", "grade")
+
+
+@functools.lru_cache(None)
+def workdir():
+    d = tempfile.mkdtemp(prefix="reduce-test-classroom-")
+    atexit.register(shutil.rmtree, d, True)
+    return d
+
+
+def graded_stage():
+    """The stage whose cheat files tests/grade/ holds (a handout has none: its first exercise)."""
+    if os.path.isdir(GRADE_CHEATS):
+        for s in sorted(os.listdir(GRADE_CHEATS)):
+            if os.path.exists(os.path.join(support.ROOT, "stages", s, "exercise.cu")):
+                return s
+    return support.exercises()[0]
+
+
+def num(stage):
+    return stage.split("_")[0]
+
+
+def first_solved():
+    return next((s for s in support.exercises() if support.solved(s)), None)
+
+
+def error_lines(out):
+    """OUT's lines less make's own note of a failed recipe (make: *** [...] Error N)."""
+    return [line for line in out.split("\n") if line.strip() and not re.match(r"^make: \*\*\* \[.*\] Error \d+$", line)]
+
+
+@functools.lru_cache(None)
+def handout():
+    """make handout OUT=DIR into a new folder: (its Result, DIR)."""
+    out = os.path.join(workdir(), "handout")
+    return support.make("handout", f"OUT={out}"), out
+
+
+@functools.lru_cache(None)
+def stub():
+    """The graded stage's stub as a student's file: the "#else" branch of its "#ifdef SOLUTION_FILE"."""
+    lines = support.read(f"stages/{graded_stage()}/exercise.cu").split("\n")
+    start = lines.index("#ifdef SOLUTION_FILE")
+    first = next(i for i in range(start, len(lines)) if lines[i].startswith("#else")) + 1
+    end = next(i for i in range(first, len(lines)) if lines[i].startswith("#endif"))
+    path = os.path.join(workdir(), "stub.cu")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines[first:end]) + "\n")
+    return path
+
+
+@functools.lru_cache(None)
+def broken_grade():
+    """make stage-NN grade of a file that does not compile, SEED=3, into a class sheet of its own:
+    (its Result, the file, the sheet)."""
+    broken = os.path.join(workdir(), "broken.cu")
+    with open(broken, "w", encoding="utf-8") as f:
+        f.write("__global__ void reduce_max_shuffle(\n")
+    sheet = os.path.join(workdir(), "broken.csv")
+    r = support.make(f"stage-{num(graded_stage())}", "grade", f"FILE={broken}", "SEED=3", f"CLASS={sheet}")
+    return r, broken, sheet
+
+
+class Handout(support.Case):
+
+    def made(self):
+        r, out = handout()
+        if r.rc != 0:
+            self.fail(f"make handout OUT={out} exited {r.rc}:\n{r.tail()}")
+        return out
+
+    def test_handout_without_out_exits_2(self):
+        self.expect_make(2, r"make handout OUT=DIR", "handout", env={"OUT": None})
+
+    def test_handout_writes_a_copy(self):
+        r, out = handout()
+        self.assertEqual(r.rc, 0, r)
+        self.assertRegex(r.out, rf"^{re.escape(out)}: a handout of \d+ files, without solutions/")
+
+    def test_handout_into_a_folder_not_empty_exits_2(self):
+        out = self.made()
+        self.expect_make(2, r"^error: OUT=.* exists and is not empty", "handout", f"OUT={out}")
+
+    def test_handout_has_every_exercise_with_hints_in_both_languages(self):
+        out = self.made()
+        exercises = support.exercises()
+        self.assertTrue(exercises)
+        for s in exercises:
+            with self.subTest(s):
+                with open(os.path.join(out, "stages", s, "exercise.cu"), encoding="utf-8") as f:
+                    text = f.read()
+                self.assertIn("Hint:", text)
+                self.assertIn("提示", text)
+
+    def test_handout_holds_no_solutions_or_cheat_files(self):
+        out = self.made()
+        self.assertTrue(os.path.isfile(os.path.join(out, "Makefile")), "the handout has no Makefile")
+        self.assertFalse(os.path.exists(os.path.join(out, "solutions")), "the handout holds solutions/")
+        self.assertFalse(os.path.exists(os.path.join(out, "tests", "grade")), "the handout holds tests/grade/")
+
+    def test_no_solution_body_in_handout(self):
+        """No function body of solutions/ is anywhere in the handout (tests/no_answers.py)."""
+        if not first_solved():
+            self.skipTest(support.NO_SOLUTIONS)
+        self.expect(0, r"^ok: none of the \d+ function bodies",
+                    ["python3", "tests/no_answers.py", "solutions", self.made()])
+
+    def test_no_answers_finds_a_solution_pasted_into_handout_exit_1(self):
+        if not first_solved():
+            self.skipTest(support.NO_SOLUTIONS)
+        out = self.made()
+        pasted = os.path.join(out, "stages", "pasted.cu")
+        self.addCleanup(os.remove, pasted)
+        with open(pasted, "w", encoding="utf-8") as f:
+            for name in sorted(os.listdir(os.path.join(support.ROOT, "solutions"))):
+                f.write(support.read(f"solutions/{name}"))
+        self.expect(1, r"stages/pasted\.cu: a function body of", ["python3", "tests/no_answers.py", "solutions", out])
+
+    def test_solution_in_handout_one_error_line_exit_2(self):
+        """make stage-NN solution in a handout says, in one error line, that it has no solution (exit 2)."""
+        s = first_solved()
+        if not s:
+            self.skipTest(support.NO_SOLUTIONS)
+        r = self.expect_make(2, "", "-C", self.made(), f"stage-{num(s)}", "solution")
+        want = (rf"^error: this copy has no solutions/{s}\.cu \(a handout\): make stage-{num(s)} exercise checks your "
+                r"own work$")
+        lines = error_lines(r.out)
+        self.assertEqual(len(lines), 1, f"wanted one error line:\n{r.tail()}")
+        self.assertRegex(lines[0], want)
+
+    def test_solution_here_passes_the_handout_refusal(self):
+        """In this copy, which has the solution, make stage-NN solution goes on to the GPU (hidden: exit 2)."""
+        s = first_solved()
+        if not s:
+            self.skipTest(support.NO_SOLUTIONS)
+        r = self.expect_make(2, rf"^make stage-{num(s)} solution runs kernels on an NVIDIA GPU", f"stage-{num(s)}",
+                             "solution", env={"CUDA_VISIBLE_DEVICES": ""})
+        self.assertNotIn("has no solutions/", r.out)
+
+    def test_make_all_in_handout_builds_stages_and_stubs_alone(self):
+        """make -n -B all in the handout succeeds: every exercise's stub and every program built here, no solution."""
+        self.need_build()
+        r = self.expect_make(0, "", "-C", self.made(), "-n", "-B", "all")
+        outputs = set(re.findall(r" -o (\S+)", r.out))
+        wanted = {f"build/{s}/exercise" for s in support.exercises()}
+        wanted |= {p for p in support.programs() if support.built(p)}
+        self.assertEqual(wanted - outputs, set(), f"make -n -B all in the handout does not build these:\n{r.tail()}")
+        self.assertEqual(re.findall(r"solutions/\S+", r.out), [], "make all in the handout builds a solution")
+
+    def test_make_all_here_builds_solutions(self):
+        """The same make -n -B all in this copy builds the solutions (what the handout's must not)."""
+        if not first_solved():
+            self.skipTest(support.NO_SOLUTIONS)
+        self.expect_make(0, r" -DSOLUTION_FILE=.*solutions/", "-n", "-B", "all")
+
+
+class Grade(support.Case):
+    """make stage-NN grade's usage errors and its compile step, which need no GPU."""
+
+    def grade(self, *args, env=None):
+        return support.make(f"stage-{num(graded_stage())}", "grade", *args, env=env)
+
+    def test_grade_without_stage_exits_2(self):
+        self.expect_make(2, r"name a stage: make stage-NN grade FILE=", "grade", "FILE=x.cu")
+
+    def test_grade_without_file_exits_2(self):
+        self.need_build()
+        self.expect_make(2, r"give the student's file", f"stage-{num(graded_stage())}", "grade")
+
+    def test_grade_missing_file_exits_2(self):
+        self.need_build()
+        missing = os.path.join(support.scratch(self), "missing.cu")
+        self.expect_make(2, rf"FILE={re.escape(missing)}: no such file", f"stage-{num(graded_stage())}", "grade",
+                         f"FILE={missing}")
+
+    def test_grade_refuses_bad_seed_ratio_timeout_exit_2(self):
+        self.need_build()
+        student = os.path.join(support.scratch(self), "student.cu")
+        open(student, "w").close()
+        for bad in ("SEED=x", "RATIO=fast", "TIMEOUT=0"):
+            with self.subTest(bad):
+                self.expect_make(2, rf"^error: {bad.split('=')[0]}=", f"stage-{num(graded_stage())}", "grade",
+                                 f"FILE={student}", bad)
+
+    def test_grade_stage_without_exercise_exits_2(self):
+        s = next((s for s in support.stages() if s not in support.exercises()), None)
+        if not s:
+            self.skipTest("every stage has an exercise")
+        self.expect_make(2, r"has no exercise", "grade", f"STAGE={num(s)}", "FILE=x.cu")
+
+    def test_grade_file_that_does_not_compile_fails_exit_2(self):
+        """A file that does not compile: the compiler's errors, FAIL (the grader's 1, make's 2)."""
+        self.need_build()
+        r, broken, _ = broken_grade()
+        self.assertEqual(r.rc, 2, r)
+        self.assertRegex(r.out, rf"compile: FAIL: {re.escape(broken)} does not compile")
+        self.assertRegex(r.out, r"(?m)^make: \*\*\* \[.*\] Error 1$")
+
+    def test_grade_file_that_does_not_compile_in_class_sheet(self):
+        """The class sheet has its header, then the file's FAIL line."""
+        self.need_build()
+        _, broken, sheet = broken_grade()
+        with open(sheet, encoding="utf-8") as f:
+            lines = f.read().split("\n")
+        self.assertEqual(lines, ["file,stage,task,seed,correct,memcheck,racecheck,time_ratio,verdict",
+                                 f"{broken},{graded_stage()},all,3,does not compile,-,-,-,FAIL", ""])
+
+    def test_grade_without_gpu_compiles_then_graders_exit_3_makes_2(self):
+        """With no usable GPU the grader compiles the file, says the rest needs one and exits 3; make, 2."""
+        self.need_build()
+        sheet = os.path.join(support.scratch(self), "class.csv")
+        r = self.grade(f"FILE={stub()}", f"CLASS={sheet}", env={"CUDA_VISIBLE_DEVICES": ""})
+        self.assertEqual(r.rc, 2, r)
+        self.assertRegex(r.out, r"(?m)^compile: ok\. The rest of the grade runs kernels")
+        self.assertRegex(r.out, r"(?m)^make: \*\*\* \[.*\] Error 3$")
+        self.assertFalse(os.path.exists(sheet), "the grader wrote a line to the class sheet without a verdict")
+
+
+class GradeOnGpu(support.Case):
+    """make stage-NN grade on the solution, the stub and the cheat files (half a minute a file)."""
+
+    def grade(self, file, rc, pattern):
+        self.need_build()
+        sheet = os.path.join(support.scratch(self), "class.csv")
+        return self.expect_make(rc, pattern, f"stage-{num(graded_stage())}", "grade", f"FILE={file}", "SEED=11",
+                                f"CLASS={sheet}")
+
+    def cheat(self, name):
+        path = os.path.join(GRADE_CHEATS, graded_stage(), name)
+        if not os.path.exists(path):
+            self.skipTest(f"no {os.path.relpath(path, support.ROOT)}: a handout has no cheat files")
+        return os.path.relpath(path, support.ROOT)
+
+    @support.needs("gpu")
+    def test_grade_passes_solution(self):
+        """The solution passes at the hidden sizes, within RATIO of itself."""
+        s = graded_stage()
+        if not support.solved(s):
+            self.skipTest(support.NO_SOLUTIONS)
+        self.grade(f"solutions/{s}.cu", 0, rf"^PASS: solutions/{s}\.cu")
+
+    @support.needs("gpu")
+    def test_grade_fails_stub_wrong_sum(self):
+        self.grade(stub(), 2, r"^[a-z_0-9]+ +wrong ")
+
+    @support.needs("gpu")
+    def test_grade_fails_cheat_right_at_visible_sizes_only(self):
+        self.grade(self.cheat("visible_sizes.cu"), 2, r"^[a-z_0-9]+ +wrong ")
+
+    @support.needs("gpu", "compute-sanitizer")
+    def test_grade_memcheck_catches_cheat_reading_past_input(self):
+        self.grade(self.cheat("out_of_bounds.cu"), 2, r" ok +FINDING ")
+
+    @support.needs("gpu", "compute-sanitizer")
+    def test_grade_catches_cheat_with_shared_memory_race(self):
+        """A shared-memory race: caught by racecheck, or by a wrong sum."""
+        self.grade(self.cheat("race.cu"), 2, r" ok +clean +FINDING | wrong ")

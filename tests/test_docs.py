@@ -1,0 +1,315 @@
+"""The guides, in English and Chinese, kept in step: each README.md, docs/*.md and stage README beside its
+README.zh-CN.md with the same headings, the same generated blocks and links both ways; the CSV columns the
+guides quote are the programs' header; the front pages are short; each stage README opens with the articles it
+follows. And make docs-check: it passes on the committed results and fails on a stale README or a claim that
+no longer holds; the demos' output the READMEs show is committed for every GPU."""
+import csv
+import glob
+import io
+import os
+import re
+import shutil
+
+from tests import support
+
+ROOT = support.ROOT
+FRONT_LINES = 220  # the front page is for a newcomer: the reference is in docs/
+BEYOND = re.compile(r"beyond the articles|超出[^，。\n]*文章")
+
+
+def relative(pattern):
+    return sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, pattern)))
+
+
+def guides():
+    """The English guides, each with a Chinese sibling README.zh-CN.md beside it."""
+    return [p for p in relative("README.md") + relative("docs/*.md") + relative("stages/*/README.md")
+            if not p.endswith(".zh-CN.md")]
+
+
+def chinese(page):
+    return page[:-len(".md")] + ".zh-CN.md"
+
+
+def name_of(path):
+    return re.sub(r"\W+", "_", os.path.splitext(path)[0])
+
+
+# ---- the checks, each a function of the pages' texts ---------------------------------------------------
+
+def heading_levels(text):
+    """The run of #s that starts each line starting with # (headings, and comments in code blocks), in order."""
+    return [re.match(r"#+", line)[0] for line in text.split("\n") if line.startswith("#")]
+
+
+def generated_blocks(text):
+    """Each generated block (<!-- TAG:begin --> ... <!-- TAG:end -->): its markers, with its table rows and charts."""
+    blocks, tag, rows, charts = [], None, 0, 0
+    for line in text.split("\n"):
+        if re.fullmatch(r"<!-- [a-z-]+:begin -->", line):
+            tag, rows, charts = line, 0, 0
+        elif re.fullmatch(r"<!-- [a-z-]+:end -->", line):
+            blocks.append((tag, rows, charts, line))
+            tag = None
+        elif tag:
+            rows += line.startswith("|")
+            charts += line.startswith("![")
+    return blocks
+
+
+def links_to(text, page):
+    """Whether TEXT links to the page PAGE beside it."""
+    return f"]({os.path.basename(page)})" in text
+
+
+def quoted_headers(text):
+    """The CSV column lists a guide quotes (`gpu,stage,kernel,...`)."""
+    return re.findall(r"`(gpu,stage,kernel,[a-z0-9_,]*)`", text)
+
+
+def column_counts(text):
+    """The counts of the CSV's columns a guide gives, in either language."""
+    return [int(en or zh) for en, zh in re.findall(r"every program's ([0-9]+) columns|共用的 ([0-9]+) 列", text)]
+
+
+def column_problems(text, header):
+    """How the column lists a guide quotes, and its counts of them, differ from the programs' HEADER."""
+    return [f"quotes {q}" for q in quoted_headers(text) if q != header] + \
+        [f"counts {n} columns" for n in column_counts(text) if n != len(header.split(","))]
+
+
+def front_problem(text):
+    """Where a front page is too long for a newcomer: its lines, over FRONT_LINES; None where it is not."""
+    lines = text.count("\n")
+    return f"{lines} lines, over {FRONT_LINES}: the reference belongs in docs/" if lines > FRONT_LINES else None
+
+
+def opening(text):
+    """A stage README's opening: its first paragraph after the title that starts in bold."""
+    lines, found = text.split("\n")[1:], []
+    for line in lines:
+        if found and line == "":
+            break
+        if found or line.startswith("**"):
+            found.append(line)
+    return "\n".join(found)
+
+
+def titles(text):
+    """The articles' titles (《...》) of a text, once each, its lines joined."""
+    return sorted(set(re.findall(r"《[^》]*》", text.replace("\n", " "))))
+
+
+def articles(text):
+    """A front page's section of the articles (## The articles, ## 文章)."""
+    section = re.search(r"^## (?:The articles|文章)\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+    return section[1] if section else ""
+
+
+def opening_problem(text, fronts):
+    """What is wrong with a stage README's opening (None where nothing is): it names the articles it follows
+    by their titles, each in the articles' table of every front page of FRONTS ({page: text}), or says it
+    goes beyond the articles."""
+    first = opening(text)
+    found = titles(first)
+    if not found:
+        return None if BEYOND.search(first) else "it does not open with the articles it follows (a first bold " \
+                                                  "paragraph naming 《titles》) nor says it goes beyond them"
+    unknown = [f"{t} in {page}" for t in found for page, front in fronts.items() if t not in articles(front)]
+    return f"it names articles missing from the front pages' table of the articles: {unknown}" if unknown else None
+
+
+# ---- the guides -------------------------------------------------------------------------------------------
+
+@support.per(guides, name_of=name_of)
+class Guides(support.Case):
+    """Each English guide and its Chinese sibling: the structure, not the translation."""
+
+    def pair(self, page):
+        zh = chinese(page)
+        self.assertTrue(os.path.isfile(os.path.join(ROOT, zh)), f"{page} has no Chinese sibling {zh}")
+        return support.read(page), support.read(zh)
+
+    def test_each_has_a_chinese_sibling(self, page):
+        self.assertTrue(os.path.isfile(os.path.join(ROOT, chinese(page))), f"{page} has no {chinese(page)}")
+
+    def test_each_chinese_has_the_same_headings(self, page):
+        """The Chinese page has the English page's headings, level by level, in order."""
+        en, zh = self.pair(page)
+        self.assertTrue(heading_levels(en), f"{page} has no heading")
+        self.assertEqual(heading_levels(zh), heading_levels(en))
+
+    def test_each_chinese_has_the_same_generated_blocks(self, page):
+        """The Chinese page has the same generated blocks, each with as many table rows and charts."""
+        en, zh = self.pair(page)
+        self.assertEqual(generated_blocks(zh), generated_blocks(en))
+
+    def test_each_pages_link_to_each_other(self, page):
+        en, zh = self.pair(page)
+        self.assertTrue(links_to(en, chinese(page)), f"{page} does not link to {os.path.basename(chinese(page))}")
+        self.assertTrue(links_to(zh, page), f"{chinese(page)} does not link to {os.path.basename(page)}")
+
+
+class CsvColumns(support.Case):
+    """Every column list a guide quotes, and every count of them, is the header the programs write."""
+
+    def test_guides_quote_the_programs_csv_header(self):
+        """Each quoted column list is CSV_HEADER of common/program.h, each count its number of columns."""
+        header = re.search(r'^#define CSV_HEADER "(.*)"$', support.read("common/program.h"), re.M)
+        self.assertTrue(header, "no CSV_HEADER in common/program.h")
+        header = header[1]
+        pages = relative("README*.md") + relative("docs/*.md") + relative("stages/*/README*.md")
+        quoting = {p: support.read(p) for p in pages}
+        quoting = {p: text for p, text in quoting.items() if quoted_headers(text) or column_counts(text)}
+        self.assertTrue(any(quoted_headers(text) for text in quoting.values()), "no guide quotes the CSV's columns")
+        for page, text in quoting.items():
+            with self.subTest(page):
+                self.assertEqual(column_problems(text, header), [], f"the programs' header: {header}")
+
+
+@support.per(["README.md", "README.zh-CN.md"], name_of=name_of)
+class FrontPages(support.Case):
+    def test_each_is_at_most_220_lines(self, page):
+        self.assertIsNone(front_problem(support.read(page)))
+
+
+@support.per(lambda: relative("stages/*/README.md") + relative("stages/*/README.zh-CN.md"), name_of=name_of)
+class StageOpenings(support.Case):
+    def test_each_opens_with_the_articles_it_follows(self, page):
+        """It names its articles by 《title》, each in both front pages' table, or says it goes beyond them."""
+        fronts = {p: support.read(p) for p in ("README.md", "README.zh-CN.md")}
+        self.assertIsNone(opening_problem(support.read(page), fronts))
+
+
+class ChecksReject(support.Case):
+    """The checks of the guides above, each shown a made-up page it must reject."""
+    EN = "# Stage\n\n[中文](README.zh-CN.md)\n\n## One\n\n<!-- stage-results:begin -->\n| a |\n|---|\n| 1 |\n" \
+         "![chart](x.png)\n<!-- stage-results:end -->\n\n## Two\n"
+    ZH = "# 阶段\n\n[English](README.md)\n\n## 一\n\n<!-- stage-results:begin -->\n| a |\n|---|\n| 1 |\n" \
+         "![图](x.png)\n<!-- stage-results:end -->\n\n## 二\n"
+    # D: in the English page's section after the articles'; E: in the Chinese page's table alone.
+    FRONTS = {"README.md": "## The articles\n\n| 《A》 | x |\n| 《B》 | y |\n\n## Read on\n\n《D》\n",
+              "README.zh-CN.md": "## 文章\n\n| 《A》 | x |\n| 《B》 | y |\n| 《D》 | z |\n| 《E》 | w |\n"}
+
+    def test_headings_a_missing_or_moved_heading_differs(self):
+        self.assertEqual(heading_levels(self.ZH), heading_levels(self.EN))
+        self.assertNotEqual(heading_levels(self.ZH.replace("## 二\n", "")), heading_levels(self.EN))
+        self.assertNotEqual(heading_levels(self.ZH.replace("## 二", "### 二")), heading_levels(self.EN))
+
+    def test_generated_blocks_a_missing_row_or_chart_differs(self):
+        self.assertEqual(generated_blocks(self.ZH), generated_blocks(self.EN))
+        self.assertNotEqual(generated_blocks(self.ZH.replace("| 1 |\n", "")), generated_blocks(self.EN))
+        self.assertNotEqual(generated_blocks(self.ZH.replace("![图](x.png)\n", "")), generated_blocks(self.EN))
+        self.assertNotEqual(generated_blocks(self.ZH.replace("stage-results", "demo-output")),
+                            generated_blocks(self.EN))
+
+    def test_links_a_page_without_the_link_is_found(self):
+        self.assertTrue(links_to(self.EN, "stages/01_a/README.zh-CN.md"))
+        self.assertFalse(links_to(self.EN.replace("[中文](README.zh-CN.md)", "中文"), "stages/01_a/README.zh-CN.md"))
+
+    def test_csv_columns_a_dropped_column_and_a_wrong_count_are_found(self):
+        header = "gpu,stage,kernel,n,us"
+        self.assertEqual(column_problems("all `gpu,stage,kernel,n,us`, every program's 5 columns; 共用的 5 列", header), [])
+        self.assertEqual(column_problems("rows with every program's 4 columns, `gpu,stage,kernel,n`; 共用的 6 列", header),
+                         ["quotes gpu,stage,kernel,n", "counts 4 columns", "counts 6 columns"])
+
+    def test_front_pages_a_long_page_is_rejected(self):
+        self.assertIsNone(front_problem("line\n" * FRONT_LINES))
+        self.assertIn("221 lines", front_problem("line\n" * (FRONT_LINES + 1)))
+
+    def test_openings_an_unknown_title_or_no_articles_is_rejected(self):
+        page = "# Stage 01\n\n[中文](README.zh-CN.md)\n\n**Follows.** 《A》 §1 and\n《B》 §2.\n\nThen 《C》.\n"
+        self.assertIsNone(opening_problem(page, self.FRONTS))  # C: after the opening paragraph
+        self.assertIn("《D》 in README.md", opening_problem(page.replace("《B》", "《D》"), self.FRONTS))
+        self.assertIn("《E》 in README.md", opening_problem(page.replace("《B》", "《E》"), self.FRONTS))
+        self.assertIn("does not open", opening_problem(page.replace("**Follows.** ", "Follows. "), self.FRONTS))
+        self.assertIsNone(opening_problem("# 13\n\n**Beyond.** This stage goes beyond the articles.\n", self.FRONTS))
+
+
+# ---- make docs-check ---------------------------------------------------------------------------------------
+
+def docs_tree(case):
+    """A copy of what make docs-check reads (scripts/, stages/, docs/, the front pages, plots/ but its
+    results) in a scratch folder, without a build (the synopsis goes unchecked there)."""
+    tree = support.scratch(case)
+    skip = shutil.ignore_patterns("__pycache__")
+    for folder in ("scripts", "stages", "docs"):
+        shutil.copytree(os.path.join(ROOT, folder), os.path.join(tree, folder), ignore=skip)
+    shutil.copytree(os.path.join(ROOT, "plots"), os.path.join(tree, "plots"),
+                    ignore=lambda d, names: [n for n in names if n == "__pycache__" or
+                                             (n == "results" and os.path.samefile(d, os.path.join(ROOT, "plots")))])
+    for page in relative("README*.md"):
+        shutil.copy(os.path.join(ROOT, page), os.path.join(tree, page))
+    return tree
+
+
+def docs_check(tree):
+    """scripts/docs.sh check (make docs-check) in TREE."""
+    return support.run(["bash", "scripts/docs.sh", "check"], cwd=tree)
+
+
+STALE = re.compile(r"^(\S+) (?:differs from what the results give|is missing)", re.M)
+
+
+class DocsCheck(support.Case):
+    def test_make_docs_check_passes_on_the_committed_results(self):
+        """Every generated block is the one the committed results give, every claim holds, the synopsis checked."""
+        self.need_build()
+        r = self.expect_make(0, "", "docs-check")
+        self.assertNotIn("not checked", r.out)
+
+    def test_docs_check_names_a_readme_with_one_number_changed(self):
+        """A stage README whose generated block shows one number other than the results': exit 1, naming it."""
+        tree = docs_tree(self)
+        pages = [p for p in relative("stages/*/README.md") if "<!-- stage-results:begin -->" in support.read(p)]
+        self.assertTrue(pages, "no stage README has a generated block")
+        page, text = pages[0], support.read(pages[0])
+        begin = text.index("<!-- stage-results:begin -->")
+        number = re.compile(r"\| (\d+\.)(\d) \|").search(text, begin)
+        self.assertTrue(number, f"no number in {page}'s generated block")
+        changed = f"| {number[1]}{(int(number[2]) + 1) % 10} |"
+        with open(os.path.join(tree, page), "w", encoding="utf-8") as f:
+            f.write(text[:number.start()] + changed + text[number.end():])
+        r = docs_check(tree)
+        self.assertEqual(r.rc, 1, r)
+        self.assertEqual(STALE.findall(r.out), [page], r)
+        line_start = text.rindex("\n", 0, number.start()) + 1
+        self.assertIn(f"-{text[line_start:number.start()]}{changed}", r.out)  # the diff shows the line
+        self.assertNotRegex(r.out, r"(?m)^FAIL ")
+
+    def test_docs_check_fails_a_claim_that_no_longer_holds(self):
+        """A stage's claim that one kernel is faster, by 1000x: docs-check exits 1, naming the claim."""
+        tree = docs_tree(self)
+        claims = {p: support.read_csv(os.path.join(ROOT, p)) for p in relative("stages/*/claims.csv")}
+        found = [(p, rows) for p, rows in claims.items() if any(c["is"] == "faster" for c in rows)]
+        self.assertTrue(found, "no stage claims that a kernel is faster")
+        path, rows = found[0]
+        claim = next(c for c in rows if c["is"] == "faster")
+        claim["by"] = "1000"
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        with open(os.path.join(tree, path), "w", encoding="utf-8") as f:
+            f.write(out.getvalue())
+        r = docs_check(tree)
+        self.assertEqual(r.rc, 1, r)
+        failed = re.findall(r"(?m)^FAIL (\S+)", r.out)
+        self.assertTrue(failed, r)
+        self.assertEqual(set(failed), {claim["claim"]}, r)
+        self.assertRegex(r.out, rf"(?m)^FAIL {re.escape(claim['claim'])} on the .*claimed: faster, by 1000\)$")
+        self.assertEqual(STALE.findall(r.out), [], r)
+
+
+@support.per(lambda: [os.path.dirname(p) for p in relative("plots/reference/*/results.csv")],
+             name_of=os.path.basename)
+class DemoOutputs(support.Case):
+    def test_each_has_the_output_of_every_demo_a_readme_shows(self, folder):
+        """A stage README showing its demo's output (<!-- demo-output:begin -->): demo-<stage>.txt is committed."""
+        shown = [os.path.basename(os.path.dirname(p)) for p in relative("stages/*/README.md")
+                 if "<!-- demo-output:begin -->" in support.read(p).split("\n")]
+        self.assertTrue(shown, "no stage README shows its demo's output")
+        for stage in shown:
+            with self.subTest(stage):
+                demo = os.path.join(ROOT, folder, f"demo-{stage}.txt")
+                self.assertTrue(os.path.isfile(demo) and os.path.getsize(demo) > 0, f"{demo} is missing or empty")

@@ -1,0 +1,184 @@
+"""Every program (make programs): the common flags, with the same meaning everywhere, and no GPU needed:
+--help and --describe, every bad option refused with exit 2 and its message, no GPU found (exit 3, no CSV
+row), the stage harness's own flags, the GPU engineer's tools without their tool, the demos and the
+accuracy lab without a GPU."""
+import functools
+import os
+import re
+import unittest
+
+from tests import support
+from tests.host_lib import without_cuda_tools
+
+COMMON_FLAGS = "--n --kernel --list --describe --fill --seed --reps --warmup --csv --check --l2 --help".split()
+DESCRIBE_KEYS = ["stage", "program", "gpus", "kernel", "input types", "fills", "check fills", "bench fills",
+                 "default sizes", "bench sizes", "check sizes", "edge sizes", "row stage", "baseline",
+                 "warm-L2 kernels", "flush probes", "accuracy kernels", "limit kernels", "tree kernels", "charts",
+                 "csv", "noisy spread"]
+NO_GPU = "no CUDA-capable GPU found"
+
+
+@functools.lru_cache(None)
+def output(program, *args):
+    return support.run([os.path.join(support.ROOT, program), *args])
+
+
+class ProgramCase(support.Case):
+
+    def program(self, program):
+        """PROGRAM, built (make all), or the test is skipped: make all leaves out what it cannot build here."""
+        self.need_build()
+        if not support.built(program):
+            self.skipTest(f"{program} is not built here (its stage's tests say why)")
+        return os.path.join(support.ROOT, program)
+
+    def help_text(self, program):
+        self.program(program)
+        r = output(program, "--help")
+        self.assertEqual(r.rc, 0, r)
+        return r.out
+
+    def table(self, program):
+        """The kernel names of PROGRAM --list (its lines "  NAME ...")."""
+        self.program(program)
+        r = output(program, "--list")
+        self.assertEqual(r.rc, 0, r)
+        return set(re.findall(r"(?m)^  (\S+) ", r.out))
+
+
+@support.per(support.programs, support.stage_of)
+class CommonFlags(ProgramCase):
+
+    def test_each_help_lists_every_common_flag(self, program):
+        text = self.help_text(program)
+        missing = [f for f in COMMON_FLAGS if not re.search(rf"(^|\s){f}(\s|$)", text)]
+        self.assertEqual(missing, [], f"{program} --help does not list them")
+
+    def test_each_describe_prints_every_key_in_order(self, program):
+        self.program(program)
+        r = output(program, "--describe")
+        self.assertEqual(r.rc, 0, r)
+        keys = [line.split(":")[0] for line in r.out.rstrip("\n").split("\n")]
+        self.assertEqual([k for i, k in enumerate(keys) if i == 0 or k != keys[i - 1]], DESCRIBE_KEYS)
+
+    def test_each_describe_names_its_stage_and_program(self, program):
+        self.program(program)
+        self.assertEqual(support.describe(program, "stage"), support.stage_of(program))
+        self.assertEqual(support.describe(program, "program"), os.path.basename(program))
+
+    def test_each_describe_has_check_sizes_and_its_check_and_bench_fills_among_its_fills(self, program):
+        self.program(program)
+        fills = support.describe(program, "fills").split()
+        check_fills = support.describe(program, "check fills").split()
+        self.assertTrue(check_fills, "no check fills")
+        self.assertTrue(support.describe(program, "check sizes"), "no check sizes")
+        unknown = [f for f in check_fills + support.describe(program, "bench fills").split() if f not in fills]
+        self.assertEqual(unknown, [], f"check or bench fills not among its fills ({' '.join(fills)})")
+
+    def test_each_accuracy_kernels_are_kernels_of_its_table(self, program):
+        table = self.table(program)
+        self.assertTrue(table, f"{program} --list lists no kernel")
+        self.assertEqual([k for k in support.describe(program, "accuracy kernels").split() if k not in table], [])
+
+    def test_each_limit_kernels_are_kernels_of_its_table(self, program):
+        table = self.table(program)
+        self.assertTrue(table, f"{program} --list lists no kernel")
+        self.assertEqual([k for k in support.describe(program, "limit kernels").split() if k not in table], [])
+
+    def test_each_bad_option_exits_2_saying_what_is_wrong(self, program):
+        path = self.program(program)
+        first = next((k[0] for k in support.kernels(program) if k[2] == "default"), None)
+        self.assertIsNotNone(first, "--describe lists no default kernel")
+        for what, args, message in [
+                ("an unknown flag", ["--bogus"], "unknown option '--bogus'"),
+                ("--n without a value", ["--n"], "option --n needs a value"),
+                ("--n 0", ["--n", "0"], "--n '0'"),
+                ("--n -5", ["--n", "-5"], "--n '-5'"),
+                ("--n abc", ["--n", "abc"], "--n 'abc'"),
+                ("an unknown --kernel", ["--kernel", "nope"], "unknown kernel 'nope'"),
+                ("--kernel with one unknown name in a list", ["--kernel", f"{first},nope"], "unknown kernel 'nope'"),
+                ("an unknown --fill", ["--fill", "zeros"], "unknown fill 'zeros'"),
+                ("--reps 0", ["--reps", "0"], "--reps '0'"),
+                ("--warmup x", ["--warmup", "x"], "--warmup 'x'"),
+                ("--l2 with a bad value", ["--l2", "cold"], "--l2 'cold'"),
+                ("--csv to an unwritable path", ["--csv", "/nonexistent/dir/out.csv"], "cannot write the CSV")]:
+            with self.subTest(what):
+                self.expect(2, re.escape(message), [path, *args])
+
+    def test_each_without_a_gpu_exits_3_saying_so_and_writes_no_csv_row(self, program):
+        path = self.program(program)
+        csv = os.path.join(support.scratch(self), "nogpu.csv")
+        r = support.run([path, "--n", "1000", "--csv", csv], env={"CUDA_VISIBLE_DEVICES": ""})
+        with self.subTest("exit 3 saying so"):
+            self.assertEqual(r.rc, 3, r)
+            self.assertIn(NO_GPU, r.out)
+        with self.subTest("no CSV row"):
+            self.assertFalse(os.path.exists(csv) and os.path.getsize(csv) > 0, f"{program} wrote to its CSV")
+
+    def test_each_harness_flags_offset_cond_cols_refuse_bad_values_exit_2(self, program):
+        path = self.program(program)
+        text = self.help_text(program)
+        cases = []
+        if "--offset" in text:
+            cases += [("--offset 16", ["--offset", "16"], "--offset '16'"),
+                      ("--offset x", ["--offset", "x"], "--offset 'x'")]
+        if "--cond" in text:
+            cases += [("--cond 5, below 10", ["--fill", "cond", "--cond", "5"], "--cond '5'"),
+                      ("--cond x", ["--fill", "cond", "--cond", "x"], "--cond 'x'"),
+                      ("--cond without --fill cond", ["--cond", "1e8"], "of --fill cond only"),
+                      ("--fill cond with two sizes", ["--fill", "cond", "--n", "1K,2K"], "one size a run")]
+        if "--cols" in text and support.describe(program, "row stage") == "no":
+            cases += [("--cols on a one-vector stage", ["--cols", "32"], "for a row stage")]
+        if not cases:
+            self.skipTest("its --help lists no --offset, --cond or --cols (the last on a one-vector stage)")
+        for what, args, message in cases:
+            with self.subTest(what):
+                self.expect(2, re.escape(message), [path, *args])
+
+    def test_each_profile_without_ncu_exits_4_or_2_for_a_multi_gpu_program(self, program):
+        """make stage-NN profile: without ncu, exit 4 saying so; a program on several GPUs, exit 2 saying why."""
+        self.program(program)
+        stage = support.stage_of(program)
+        if support.describe(program, "gpus") == "one":
+            self.expect(4, "ncu not found", ["bash", "scripts/stage_tool.sh", "profile", stage],
+                        env={"PATH": without_cuda_tools(self)})
+        else:
+            self.expect(2, "not a single-GPU stage program", ["scripts/stage_tool.sh", "profile", stage])
+
+    def test_each_sanitize_without_compute_sanitizer_exits_4_or_2_for_a_multi_gpu_program(self, program):
+        self.program(program)
+        stage = support.stage_of(program)
+        if support.describe(program, "gpus") == "one":
+            self.expect(4, "compute-sanitizer not found", ["bash", "scripts/stage_tool.sh", "sanitize", stage],
+                        env={"PATH": without_cuda_tools(self)})
+        else:
+            self.expect(2, "not a single-GPU stage program", ["scripts/stage_tool.sh", "sanitize", stage])
+
+
+def demo_stages():
+    return [s for s in support.stages() if os.path.exists(os.path.join(support.ROOT, "stages", s, "demo.cu"))]
+
+
+@support.per(demo_stages)
+class Demos(support.Case):
+
+    def test_each_demo_without_a_gpu_exits_3_saying_so(self, stage):
+        self.need_build()
+        self.expect(3, NO_GPU, [os.path.join(support.ROOT, "build", stage, "demo")], env={"CUDA_VISIBLE_DEVICES": ""})
+
+
+class Accuracy(support.Case):
+
+    def test_make_accuracy_without_a_gpu_says_so_in_2_lines_exit_3(self):
+        """The lab says so and stops: nothing but that line and the program it ran."""
+        self.need_build()
+        r = support.run(["bash", "scripts/accuracy.sh"], env={"CUDA_VISIBLE_DEVICES": ""})
+        with self.subTest("exit 3 saying so"):
+            self.assertEqual(r.rc, 3, r)
+            self.assertIn(NO_GPU, r.out)
+        with self.subTest("at most 2 lines"):
+            self.assertLessEqual(len([line for line in r.out.split("\n") if line]), 2, r)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,122 @@
+"""Stage 09 (a sum per row): its options (no GPU needed), then its rows on the GPU: random shapes, --fill
+ones, a NaN (+Inf) in one row, rows of one element, every sub-warp width, a matrix past 2^31 elements, and
+the exercise's solution on few long rows."""
+import os
+import random
+import re
+import unittest
+
+from tests import gpu_lib, support
+
+ROWS = os.path.join(support.ROOT, "build/09_rows/reduce")
+SOLUTION = os.path.join(support.ROOT, "build/09_rows/solution")
+
+
+def kernels():
+    """Every kernel of the table (and CUB's row), from --describe."""
+    return [k[0] for k in support.kernels("build/09_rows/reduce")]
+
+
+def log_sum_exp_kernels():
+    return [k for k in kernels() if re.match(r"rows_[a-z_]*softmax", k)]
+
+
+class Stage09(support.Case):
+    def test_rows_without_cols_is_a_usage_error_exit_2(self):
+        self.need_build()
+        self.expect(2, "--rows needs --cols", [ROWS, "--rows", "5"])
+
+    def test_cols_longer_than_the_matrix_is_a_usage_error_exit_2(self):
+        self.need_build()
+        self.expect(2, "each H must be at most", [ROWS, "--n", "1000", "--cols", "2000"])
+
+    def test_a_matrix_size_with_0_columns_is_a_usage_error_exit_2(self):
+        self.need_build()
+        self.expect(2, "--n '3x0'", [ROWS, "--n", "3x0"])
+
+    @support.needs("gpu")
+    @support.full_only
+    def test_fuzz_30_random_shapes_every_kernel_on_unaligned_rows_passes(self):
+        """rows x cols, odd or not, each kernel against its fp64 row sums"""
+        self.need_build()
+        rng = random.Random(909)
+        shapes = ",".join(f"{rng.randint(1, 3000)}x{rng.randint(1, 5000)}" for _ in range(30))
+        run = gpu_lib.run_csv([ROWS, "--check", "--n", shapes, "--reps", "1", "--warmup", "0", "--seed", "9",
+                               "--offset", "1"])
+        self.assertEqual(run.result.rc, 0, repr(run.result))
+        self.assertEqual(len(run.rows), 30 * len(kernels()), f"rows, wanted 30 shapes x the kernels:\n{run.result.tail()}")
+        self.assertEqual([f"{r['kernel']} {r['n']}/{r['cols']}" for r in run.rows if r["pass"] != "1"], [],
+                         "rows that do not pass")
+
+    @support.needs("gpu")
+    def test_fill_ones_every_sum_kernel_gives_exactly_1000_the_log_sum_exps_1_plus_log_1000(self):
+        """777 rows of 1000 ones: every sum kernel exact, every log-sum-exp kernel within its bound"""
+        self.need_build()
+        run = gpu_lib.run_csv([ROWS, "--check", "--rows", "777", "--cols", "1000", "--fill", "ones", "--reps", "1",
+                               "--warmup", "0"])
+        self.assertEqual(run.result.rc, 0, repr(run.result))
+        lse = log_sum_exp_kernels()
+        exact = sorted(r["kernel"] for r in run.rows if r["kernel"] not in lse and float(r["rel_err"]) == 0 and r["pass"] == "1")
+        passed = sorted(r["kernel"] for r in run.rows if r["kernel"] in lse and r["pass"] == "1")
+        self.assertEqual(exact, sorted(k for k in kernels() if k not in lse), "the sum kernels exact")
+        self.assertEqual(passed, sorted(lse), "the log-sum-exp kernels passing")
+
+    def non_finite(self, fill):
+        self.need_build()
+        self.expect(0, "all kernels passed", [ROWS, "--check", "--n", "7x1000,1000x7,3x333,1x1000003", "--fill", fill,
+                                              "--reps", "1", "--warmup", "0"])
+
+    @support.needs("gpu")
+    def test_fill_nan_the_row_holding_it_gives_nan_from_every_kernel_the_other_rows_pass(self):
+        """a NaN at element 777: its row's sums and log-sum-exps are NaN, every other row its finite value"""
+        self.non_finite("nan")
+
+    @support.needs("gpu")
+    def test_fill_inf_the_row_holding_it_gives_inf_from_every_kernel_the_other_rows_pass(self):
+        self.non_finite("inf")
+
+    @support.needs("gpu")
+    def test_rows_of_one_element_every_log_sum_exp_kernel_gives_the_element_exactly(self):
+        """exp(0) = 1, log(1) = 0"""
+        self.need_build()
+        lse = log_sum_exp_kernels()
+        self.assertTrue(lse, "no log-sum-exp kernel in --describe")
+        run = gpu_lib.run_csv([ROWS, "--check", "--n", "1000x1", "--kernel", ",".join(lse), "--reps", "1", "--warmup", "0"])
+        self.assertEqual(run.result.rc, 0, repr(run.result))
+        exact = sorted(r["kernel"] for r in run.rows if float(r["rel_err"]) == 0 and r["pass"] == "1")
+        self.assertEqual(exact, sorted(lse), f"the log-sum-exp kernels exact:\n{run.result.tail()}")
+
+    @support.needs("gpu")
+    def test_subwarp_and_auto_at_cols_1_to_48_and_around_every_width_on_unaligned_rows(self):
+        """each row read once, by a group of 1, 2, ..., 32 lanes, around each width's threshold"""
+        self.need_build()
+        cols = ",".join(map(str, range(1, 49))) + ",63,64,65,127,128,129,255,256,257,511,512,513,2047,2048,2049"
+        self.expect(0, "all kernels passed", [ROWS, "--check", "--rows", "37", "--kernel", "rows_subwarp_per_row,rows_auto",
+                                              "--offset", "3", "--reps", "1", "--warmup", "0", "--cols", cols])
+
+    @support.needs("gpu")
+    @support.full_only
+    def test_a_matrix_of_2_16_x_32769_past_2_31_elements_every_kernel_passes(self):
+        self.need_build()
+        self.expect(0, "all kernels passed", [ROWS, "--check", "--n", "2^16x32769", "--reps", "1", "--warmup", "0"])
+
+    def solution_on_long_rows(self, fill):
+        """few long rows in slices, unaligned; three runs give the same bits (the finish is a second kernel)"""
+        if not support.solved("09_rows"):
+            self.skipTest(support.NO_SOLUTIONS)
+        self.need_build()
+        self.expect(0, "all kernels passed", [SOLUTION, "--check", "--n", "1x2^22+3,2x777777,3x100003,9x8191,5x4096",
+                                              "--fill", fill, "--offset", "1", "--seed", "9", "--reps", "3", "--warmup", "0"])
+
+    @support.needs("gpu")
+    def test_exercise_solution_on_few_long_rows_fill_ones_the_same_bits_every_run(self):
+        """--fill ones makes every row exactly its length"""
+        self.solution_on_long_rows("ones")
+
+    @support.needs("gpu")
+    def test_exercise_solution_on_few_long_rows_fill_random_the_same_bits_every_run(self):
+        self.solution_on_long_rows("random")
+
+
+if __name__ == "__main__":
+    unittest.main()
