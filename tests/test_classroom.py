@@ -245,8 +245,9 @@ class GradeOnGpu(support.Case):
         return os.path.relpath(path, support.ROOT)
 
     @support.needs("gpu")
+    @support.full_only
     def test_grade_passes_solution(self):
-        """The solution passes at the hidden sizes, within RATIO of itself."""
+        """The solution passes at the hidden sizes, within RATIO of itself, clean under the sanitizers."""
         s = graded_stage()
         if not support.solved(s):
             self.skipTest(support.NO_SOLUTIONS)
@@ -261,10 +262,12 @@ class GradeOnGpu(support.Case):
         self.grade(self.cheat("visible_sizes.cu"), 2, r"^[a-z_0-9]+ +wrong ")
 
     @support.needs("gpu", "compute-sanitizer")
+    @support.full_only
     def test_grade_memcheck_catches_cheat_reading_past_input(self):
         self.grade(self.cheat("out_of_bounds.cu"), 2, r" ok +FINDING ")
 
     @support.needs("gpu", "compute-sanitizer")
+    @support.full_only
     def test_grade_catches_cheat_with_shared_memory_race(self):
         """A shared-memory race: caught by racecheck, or by a wrong sum."""
         self.grade(self.cheat("race.cu"), 2, r" ok +clean +FINDING | wrong ")

@@ -55,6 +55,7 @@ class Stage10(support.Case):
                      "--check"])
 
     @support.needs("gpu", "cuobjdump")
+    @support.full_only
     def test_make_sass_warpscans_scan_is_shfl_up(self):
         self.need_build()
         self.expect_make(0, "SHFL.UP", "stage-10", "sass")
