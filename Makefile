@@ -146,7 +146,7 @@ define need_stage
 endef
 
 .PHONY: help all run check demo diff sass profile sanitize tree exercise solution grade handout tour audit bench accuracy limits programs plot \
-        reference docs docs-check test test-full test-time clean need-nvcc toolkit $(foreach s,$(STAGES),stage-$(call stage_num,$s))
+        reference docs docs-check test test-full test-time mutants clean need-nvcc toolkit $(foreach s,$(STAGES),stage-$(call stage_num,$s))
 
 help: export STAGE_HELP_TEXT = $(STAGE_HELP)
 help:
@@ -205,6 +205,7 @@ help:
 	@echo "  make test-full              make test, and every fill, sizes past 2^31, the sanitizers, ncu, the"
 	@echo "                              notebook's cells, built for every architecture"
 	@echo "  make test-time              how long make test and make test-full take in a fresh clone"
+	@echo "  make mutants [GPU=1]        deliberate defects in a copy of the tree, each of which the tests must catch"
 	@echo "  make clean                  remove build/ and plots/results/"
 	@echo
 	@echo "  ARCH=sm_90                  build for one GPU architecture (default: this machine's GPU, or a list)"
@@ -411,6 +412,11 @@ test:
 test-full:
 	@TEST_FULL=1 ARCH=$(or $(ARCH),all) $(TEST_RUN)
 
+# Deliberate defects the tests must catch (tests/mutants.py), each in a copy of the tree; GPU=1 adds those
+# only a GPU shows. It builds as make test does.
+mutants:
+	@$(if $(or $(ARCH),$(filter yes,$(GPU_USABLE))),,ARCH=$(TEST_ARCH)) $(if $(ARCH),ARCH=$(ARCH)) \
+	  env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL JOBS=$(JOBS) python3 tests/mutants.py $(if $(GPU),--gpu) $(if $(ONLY),--only '$(ONLY)')
 
 # How long make test and make test-full take from a clean build (build/ removed first), and their verdicts.
 test-time:

@@ -146,11 +146,15 @@ class MakeErrors(support.Case):
 
 
 def no_gpu_goals():
-    """The verbs that run kernels: every stage's run, the first stage with a demo's demo and the first with
-    an exercise's exercise, bench and tour."""
+    """The verbs that run kernels: every stage's run, the first stage's check, profile, sanitize and tree, the
+    first stage with a demo's demo and the first with an exercise's exercise and solution, and the verbs of
+    the whole repository that do."""
+    first, exercise = num(support.stages()[0]), num(support.exercises()[0])
     first_demo = next(s for s in support.stages() if os.path.exists(f"{support.ROOT}/stages/{s}/demo.cu"))
     return ([f"stage-{num(s)} run" for s in support.stages()]
-            + [f"stage-{num(first_demo)} demo", f"stage-{num(support.exercises()[0])} exercise", "bench", "tour"])
+            + [f"stage-{first} {verb}" for verb in ("check", "profile", "sanitize", "tree")]
+            + [f"stage-{num(first_demo)} demo", f"stage-{exercise} exercise", f"stage-{exercise} solution",
+               "bench", "tour", "audit", "accuracy", "limits"])
 
 
 @functools.lru_cache(None)

@@ -1,0 +1,229 @@
+"""Deliberate defects that the test suite must catch (make mutants): each mutant changes one piece of text
+in one file of a copy of the tree, runs the tests that should see it (python3 tests/run.py --only PATTERN),
+and is killed when they fail. Before the mutants, each pattern's tests run once on the unchanged copy and
+must pass (a mutant killed by tests that fail anyway proves nothing). Prints a table; exits 1 if a mutant
+survives, a mutation no longer applies (its text is not in the file exactly once), or a baseline fails.
+
+usage: python3 tests/mutants.py [--gpu] [--only NAME_PATTERN] [--list]
+  --gpu    the mutants that only a GPU can catch as well (a kernel off by one, a missing barrier, a wrong
+           tolerance); without a GPU they are not run
+  --only   the mutants whose name matches the regular expression"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# (name, file, text, replacement, tests that must fail: a --only pattern of tests/run.py, needs a GPU)
+MUTANTS = [
+    # The exact host reference and its rounding (common/host.c), caught by its unit tests.
+    ("exact sum: a digit's high half added at half its weight", "common/host.c",
+     "    a->digit[e / 32 + 1] += sign * high;", "    a->digit[e / 32 + 1] += sign * (high >> 1);", "test_host_unit", False),
+    ("exact sum: the sticky bit forgotten", "common/host.c",
+     "        sticky |= (int)(w & 1u);\n", "", "test_host_unit", False),
+    ("unit roundoff one bit too large", "common/host.c",
+     "    return ldexp(1.0, -significand_bits);", "    return ldexp(1.0, 1 - significand_bits);", "test_host_unit", False),
+    ("error bound 1000 times looser", "common/host.c",
+     "    return fmin(worst, prob) + reference_error(ref);", "    return 1000.0 * fmin(worst, prob) + reference_error(ref);",
+     "test_host_unit", False),
+    ("log-sum-exp bound 1000 times looser", "common/host.c",
+     "    return e_sum + e_log + e_add + e_ref;", "    return 1000.0 * (e_sum + e_log + e_add + e_ref);", "test_host_unit", False),
+    ("a result passes on the bound's far side", "common/host.c",
+     "    return fabs(result - ref->sum) <= tol;", "    return fabs(result - ref->sum) <= 2.0 * tol;", "test_host_unit", False),
+    ("integers summing below 2^p no longer exact", "common/host.c",
+     "    if (ref->all_integers && ref->abs_sum <= ldexp(1.0, narrow < 24 ? narrow : 24)) return 0.0;\n", "",
+     "test_host_unit", False),
+    # The .npy and raw reader (common/host.c), caught through the programs' --input refusals and its unit tests.
+    ("npy: a version 2 header read at version 1's offset", "common/host.c",
+     "fseek(f, (long)(major == 1 ? 10 : 12), SEEK_SET)", "fseek(f, 10L, SEEK_SET)", "test_host_unit|test_input", False),
+    ("npy: Fortran order accepted", "common/host.c",
+     'if (strncmp(f, "False", 5)) return', 'if (0) return', "test_host_unit|test_input", False),
+    ("npy: big-endian float32 taken for little-endian", "common/host.c",
+     """{"'<f4'", "f32"}, {"'<f2'", "f16"}""", """{"'<f4'", "f32"}, {"'>f4'", "f32"}, {"'<f2'", "f16"}""",
+     "test_host_unit|test_input", False),
+    ("npy: int32 read as float32", "common/host.c",
+     """{"'<i4'", "i32"}""", """{"'<i4'", "f32"}""", "test_host_unit|test_input", False),
+    ("npy: bytes after the array accepted", "common/host.c",
+     "        else if (bytes != a.count * size)", "        else if (bytes < a.count * size)", "test_host_unit|test_input", False),
+    ("npy: a truncated file accepted", "common/host.c",
+     "        else if (bytes != a.count * size)", "        else if (bytes > a.count * size)", "test_host_unit|test_input", False),
+    ("raw: a partial last element accepted", "common/host.c",
+     "        if (!data_at && bytes % size)", "        if (0)", "test_host_unit|test_input", False),
+    # The option parser (common/host.c, common/program.cu).
+    ("sizes: 0 accepted", "common/host.c",
+     "    if (*p || v == 0 || v > MAX_ELEMENTS) return -1;", "    if (*p || v > MAX_ELEMENTS) return -1;",
+     "test_host_unit|test_programs", False),
+    ("sizes: 2^k shifts past 64 bits", "common/host.c",
+     "if (v != 2 || parse_u64(&p, &k) || k > 40) return -1;", "if (v != 2 || parse_u64(&p, &k)) return -1;",
+     "test_host_unit", False),
+    ("sizes: 2^k + c wraps past 2^64", "common/host.c",
+     "            if (c > MAX_ELEMENTS) return -1;\n", "", "test_host_unit", False),
+    ("--reps 0 accepted", "common/program.cu",
+     "if (parse_int(v, 1, 100000, &num))", "if (parse_int(v, 0, 100000, &num))", "test_programs", False),
+    ("--input beside --n accepted", "common/program.cu",
+     "    if (o->sizes != p->default_sizes) usage_error", "    if (0) usage_error", "test_input", False),
+    ("--dtype without --input accepted", "common/program.cu",
+     "    if (input_dtype && !input_path) usage_error", "    if (0) usage_error", "test_input", False),
+    ("--l2 takes any word", "common/program.cu",
+     'if (strcmp(v, "flushed") && strcmp(v, "warm")) usage_error', 'if (0) usage_error', "test_programs", False),
+    # The reporting program: speed-ups, claims of both kinds and their citing, targets, README blocks.
+    ("report: the speed-up inverted", "scripts/report/tables.py",
+     "speedup = divide(base[n], us) if n in base", "speedup = divide(us, base[n]) if n in base", "test_report|test_docs", False),
+    ("claims: faster holds at half the factor", "scripts/report/claims.py",
+     'tb / ta >= by if claim["is"] == "faster"', 'tb / ta >= by / 2 if claim["is"] == "faster"', "test_report|test_docs",
+     False),
+    ("claims: level holds at twice the spread", "scripts/report/claims.py",
+     "max(ta, tb) / min(ta, tb) <= by)", "max(ta, tb) / min(ta, tb) <= 2 * by)", "test_report|test_docs", False),
+    ("claims: cited in English alone enough", "scripts/report/claims.py",
+     'cite in text and cite in pages.get(page.replace(".md", ".zh-CN.md"), "")', "cite in text", "test_report|test_docs",
+     False),
+    ("targets: a ratio of two kernels inverted", "scripts/report/tables.py",
+     "            return b / a if a is not None and b is not None else None",
+     "            return a / b if a is not None and b is not None else None", "test_report|test_docs", False),
+    ("README blocks: a stale block passes docs-check", "scripts/report/readmes.py",
+     "    if old == new or not check:\n        return 0", "    if old is not None or not check:\n        return 0",
+     "test_docs|test_report", False),
+    # The checks of the committed references.
+    ("references: a row 1% above the DRAM peak allowed", "tests/verify_reference.py",
+     'num(r["gbps"]) > num(peak) * 1.001', 'num(r["gbps"]) > num(peak) * 1.01', "test_reference", False),
+    ("references: one flushed reading enough", "tests/verify_reference.py",
+     "FLUSHED_READINGS = 9", "FLUSHED_READINGS = 1", "test_reference", False),
+    ("references: an fp32 row checked at a bound of 1e-2", "tests/verify_reference.py",
+     "TIGHT = 1e-3 ", "TIGHT = 1e-2 ", "test_reference", False),
+    ("references: a multi-GPU row at 101% of the peak allowed", "tests/verify_reference.py",
+     'num(r["pct_peak"]) > 100.1]', 'num(r["pct_peak"]) > 101]', "test_reference", False),
+    # The Makefile's refusals.
+    ("make: a verb without a stage goes on", "Makefile",
+     '	  echo "error: name a stage: make stage-NN $1 (NN: $(foreach s,$(STAGES),$(call stage_num,$s)))" >&2; \\\n	  exit 2; fi',
+     '	  echo "error: name a stage: make stage-NN $1 (NN: $(foreach s,$(STAGES),$(call stage_num,$s)))" >&2; \\\n	  exit 0; fi',
+     "test_make", False),
+    ("make: check runs without a GPU", "Makefile",
+     "    $(filter run check,$(MAKECMDGOALS)) \\\n", "    $(filter run,$(MAKECMDGOALS)) \\\n", "test_make", False),
+    ("make: an nvcc of CUDA 12.4 accepted", "Makefile", "NVCC_MIN := 12.5", "NVCC_MIN := 12.4", "test_make", False),
+    ("make: a missing demo is not an error", "Makefile",
+     "has no demo (stages/$$s/demo.cu; stages with one:$(foreach s,$(DEMOS), $(call stage_num,$s)))\" >&2; exit 2; fi",
+     "has no demo (stages/$$s/demo.cu; stages with one:$(foreach s,$(DEMOS), $(call stage_num,$s)))\" >&2; exit 0; fi",
+     "test_make", False),
+    # The handout and the grader.
+    ("handout: the solutions kept", "scripts/stage_tool.sh",
+     "grep -vE '^(solutions|tests/grade)/' \"$tmp/files\"", "grep -vE '^(tests/grade)/' \"$tmp/files\"", "test_classroom", False),
+    ("no_answers: a pasted solution not found", "tests/no_answers.py",
+     "for body, name in wanted.items() if body in text]", "for body, name in wanted.items() if body in text and 0]",
+     "test_classroom", False),
+    # What only a GPU shows (--gpu): a kernel off by one, a missing barrier, a tolerance made loose.
+    ("02: the barrier after the loads missing", "stages/02_shared/reduce.cu",
+     "    if (i + BLOCK < n) v += x[i + BLOCK];\n    s_x[tid] = v;\n    __syncthreads();\n",
+     "    if (i + BLOCK < n) v += x[i + BLOCK];\n    s_x[tid] = v;\n",
+     "test_gpu.*02_shared|test_stage_02", True),
+    ("06: the grid-stride loop one element short", "stages/06_gridstride/reduce.cu",
+     "tid; i < n; i += stride) sum +=", "tid; i + 1 < n; i += stride) sum +=", "test_gpu.*06_gridstride|test_stage_06", True),
+    ("08: the tail one element short", "stages/08_roofline/reduce.cu",
+     "    if (t < n - tail) acc +=", "    if (t + 1 < n - tail) acc +=", "test_gpu.*08_roofline|test_stage_08", True),
+    ("03: the error bound's tree 1000 times deeper", "stages/03_atomic/reduce.cu",
+     "    r->shape.tree = LOG2_BLOCK;\n", "    r->shape.tree = 1000 * LOG2_BLOCK;\n", "test_gpu.*03_atomic|test_stage_03", True),
+    ("06: the error bound's loop 1000 times longer", "stages/06_gridstride/reduce.cu",
+     "    r->shape.serial = PER_THREAD;\n", "    r->shape.serial = 1000 * PER_THREAD;\n", "test_gpu.*06_gridstride|test_stage_06", True),
+    ("08: the error bound's tree 1000 times deeper", "stages/08_roofline/reduce.cu",
+     "    r->shape.tree = 5 + 5;\n", "    r->shape.tree = 1000 * (5 + 5);\n", "test_gpu.*08_roofline|test_stage_08", True),
+]
+
+
+def tree_files():
+    """The files of the working tree: in a git checkout, tracked or untracked but not ignored; elsewhere
+    every file but the build's and the results'."""
+    git = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL)
+    if git.returncode == 0:
+        return [f for f in git.stdout.decode().split("\0") if f and os.path.isfile(os.path.join(ROOT, f))]
+    files = []
+    for top, dirs, names in os.walk(ROOT):
+        rel = os.path.relpath(top, ROOT)
+        dirs[:] = [d for d in dirs if os.path.normpath(os.path.join(rel, d)) not in (".git", "build", "plots/results")
+                   and d != "__pycache__"]
+        files += [os.path.normpath(os.path.join(rel, n)) for n in names]
+    return files
+
+
+def copy_tree(dest, files):
+    for f in files:
+        os.makedirs(os.path.dirname(os.path.join(dest, f)), exist_ok=True)
+        shutil.copy2(os.path.join(ROOT, f), os.path.join(dest, f), follow_symlinks=False)
+    if os.path.isdir(os.path.join(ROOT, "build")):
+        shutil.copytree(os.path.join(ROOT, "build"), os.path.join(dest, "build"), symlinks=True)
+    if os.path.isdir(os.path.join(ROOT, ".git")):
+        shutil.copytree(os.path.join(ROOT, ".git"), os.path.join(dest, ".git"), symlinks=True)
+
+
+def run_tests(tree, pattern):
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    start = time.time()
+    p = subprocess.run([sys.executable, "tests/run.py", "--only", pattern], cwd=tree, env=env,
+                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = p.stdout.decode("utf-8", "replace")
+    last = next((line for line in reversed(out.split("\n")) if re.match(r"^\d+ passed, ", line)), "no summary line")
+    return p.returncode, last, time.time() - start, out
+
+
+def main(argv):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--gpu", action="store_true")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--list", action="store_true")
+    args = ap.parse_args(argv)
+    chosen = [m for m in MUTANTS if re.search(args.only, m[0], re.I) and (args.gpu or not m[5])]
+    if args.list:
+        for name, path, _, _, pattern, gpu in chosen:
+            print(f"{name:55} {path:32} {pattern}{'  (GPU)' if gpu else ''}")
+        return 0
+    files = tree_files()
+    problems = 0
+    for name, path, text, _, _, _ in chosen:
+        count = open(os.path.join(ROOT, path), encoding="utf-8").read().count(text)
+        if count != 1:
+            print(f"FAIL mutant '{name}': its text is in {path} {count} times, not once")
+            problems += 1
+    if problems:
+        return 1
+    work = tempfile.mkdtemp(prefix="reduce-mutants-")
+    try:
+        base = os.path.join(work, "base")
+        copy_tree(base, files)
+        for pattern in sorted({m[4] for m in chosen}):
+            rc, last, seconds, out = run_tests(base, pattern)
+            print(f"baseline {pattern}: {last} ({seconds:.0f} s)", flush=True)
+            if rc != 0:
+                print("\n".join("     | " + line for line in out.rstrip().split("\n")[-15:]))
+                problems += 1
+        if problems:
+            print("a baseline fails: the mutants would prove nothing")
+            return 1
+        rows = []
+        for name, path, text, replacement, pattern, _ in chosen:
+            tree = os.path.join(work, "mutant")
+            shutil.rmtree(tree, ignore_errors=True)
+            shutil.copytree(base, tree, symlinks=True)
+            target = os.path.join(tree, path)
+            body = open(target, encoding="utf-8").read()
+            with open(target, "w", encoding="utf-8") as f:
+                f.write(body.replace(text, replacement))
+            rc, last, seconds, _ = run_tests(tree, pattern)
+            verdict = "killed" if rc != 0 else "SURVIVED"
+            rows.append((name, path, pattern, last, seconds, verdict))
+            print(f"{verdict:8} {name} ({path}; {pattern}: {last}; {seconds:.0f} s)", flush=True)
+        survived = sum(r[5] == "SURVIVED" for r in rows)
+        print("\n| mutant | file | tests run | their result | s | verdict |\n|---|---|---|---|---:|---|")
+        for name, path, pattern, last, seconds, verdict in rows:
+            print(f"| {name} | `{path}` | `{pattern}` | {last} | {seconds:.0f} | {verdict} |")
+        print(f"\n{len(rows) - survived} of {len(rows)} mutants killed, {survived} survived")
+        return 1 if survived else 0
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
