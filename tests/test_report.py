@@ -229,11 +229,13 @@ class MadeUpResults(support.Case):
         return self.tmp
 
     def test_claims_command_exits_1_on_a_false_or_uncited_claim(self):
-        """make docs-check's claims: a claim false on the GPU's results, and one no README cites, exit 1."""
+        """make docs-check's claims: a claim of either kind false on the GPU's results, and one no README cites,
+        exit 1."""
         tree = self.claims_tree("claim,a,b,is,n,by,gpus\nbase-faster,01_a:base,01_a:fast,faster,2^10,1.1,all\n"
                                 "fast-faster,01_a:fast,01_a:base,faster,all,1,all\n"
-                                "base-level,01_a:base,01_a:fast,level,all,1.25,all\n",
-                                cite=("base-faster", "fast-faster"))
+                                "base-level,01_a:base,01_a:fast,level,all,1.25,all\n"
+                                "base-close,01_a:base,01_a:fast,level,all,1.1,all\n",
+                                cite=("base-faster", "fast-faster", "base-close"))
         r = self.expect(1, "", [sys.executable, REPORT, "claims"], cwd=tree)
         self.assertEqual(r.out.split("\n"), [
             "ok   base-faster on the gpu-a at 1 N",
@@ -241,7 +243,9 @@ class MadeUpResults(support.Case):
             "faster, by 1)",
             "FAIL base-level: no stage README cites it as `base-level` in both languages (a claim is for a sentence "
             "that makes it)",
-            "ok   base-level on the gpu-a at 1 N", ""])
+            "ok   base-level on the gpu-a at 1 N",
+            "FAIL base-close on the gpu-a, N = 1024: 01_a:base 10.0 µs, 01_a:fast 12.0 µs (b/a = 1.200; claimed: "
+            "level, by 1.1)", ""])
 
     def test_claims_command_exits_0_when_every_claim_holds_and_is_cited(self):
         tree = self.claims_tree("claim,a,b,is,n,by,gpus\nbase-faster,01_a:base,01_a:fast,faster,2^10,1.1,all\n",
