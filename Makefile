@@ -418,7 +418,7 @@ mutants:
 	@$(if $(or $(ARCH),$(filter yes,$(GPU_USABLE))),,ARCH=$(TEST_ARCH)) $(if $(ARCH),ARCH=$(ARCH)) \
 	  env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL JOBS=$(JOBS) python3 tests/mutants.py $(if $(GPU),--gpu) $(if $(ONLY),--only '$(ONLY)')
 
-# How long make test and make test-full take from a clean build (build/ removed first), and their verdicts.
+# How long make test and make test-full take in a fresh clone of HEAD (build included), and their verdicts.
 test-time:
 	@scripts/test_time.sh
 

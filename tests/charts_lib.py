@@ -6,25 +6,6 @@ import sys
 from tests import support
 
 
-def is_png(path):
-    """Whether PATH exists and starts as a PNG file does."""
-    if not os.path.isfile(path):
-        return False
-    with open(path, "rb") as f:
-        return f.read(4) == b"\x89PNG"
-
-
-def no_gnuplot_path(tmpdir):
-    """A folder for PATH holding bash and python3 alone: no gnuplot on it."""
-    folder = os.path.join(tmpdir, "nognuplot")
-    os.makedirs(folder, exist_ok=True)
-    for name, target in (("bash", "/bin/bash"), ("python3", sys.executable)):
-        link = os.path.join(folder, name)
-        if not os.path.lexists(link):
-            os.symlink(target, link)
-    return folder
-
-
 def chart_script_checks(case, label, csv_path, chart_name, tmpdir):
     """Three subtests of CASE, named after LABEL: plot on CSV_PATH without gnuplot says so and exits 4; plot
     on a file of another layout (the Makefile) exits 2; plot draws TMPDIR/<chart>-chart/CHART_NAME.png where
@@ -32,13 +13,13 @@ def chart_script_checks(case, label, csv_path, chart_name, tmpdir):
     out = os.path.join(tmpdir, f"{chart_name}-chart")
     with case.subTest(f"{label}: plot without gnuplot says so, exit 4"):
         case.expect(4, "gnuplot not found", [sys.executable, "scripts/report", "plot", csv_path, out],
-                    env={"PATH": no_gnuplot_path(tmpdir)})
+                    env={"PATH": support.tools_path(case, ("bash", "python3"))})
     with case.subTest(f"{label}: plot on a CSV of another layout, exit 2"):
         case.expect(2, "not a results CSV", [sys.executable, "scripts/report", "plot", "Makefile", out])
     with case.subTest(f"{label}: plot draws {chart_name}.png"):
         if support.missing("gnuplot"):
             case.skipTest(support.missing("gnuplot"))
         case.expect(0, "", [sys.executable, "scripts/report", "plot", csv_path, out])
-        case.assertTrue(is_png(os.path.join(out, f"{chart_name}.png")),
+        case.assertTrue(support.is_png(os.path.join(out, f"{chart_name}.png")),
                         f"plot exited 0 and drew no PNG {chart_name}.png in {out}: "
                         f"{sorted(os.listdir(out)) if os.path.isdir(out) else 'no such folder'}")

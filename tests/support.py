@@ -79,10 +79,7 @@ def _cuda_release():
 def missing(tool):
     """Why TOOL cannot be used here and how to install it, or None where it can."""
     if tool == "nbformat":
-        for py in (sys.executable, "python3", "/usr/bin/python3"):
-            if run([py, "-c", "import nbformat"]).rc == 0:
-                return None
-        return "no python3 with the nbformat package: apt-get install python3-nbformat"
+        return None if nbformat_python() else "no python3 with the nbformat package: apt-get install python3-nbformat"
     if shutil.which(tool):
         return None
     how = {"gnuplot": "apt-get install gnuplot-nox", "shellcheck": "apt-get install shellcheck",
@@ -95,6 +92,7 @@ def missing(tool):
     return f"{tool} is not installed: {how.get(tool, 'install it')}"
 
 
+@functools.lru_cache(None)
 def nbformat_python():
     """A python3 that imports nbformat, or None."""
     for py in (sys.executable, "python3", "/usr/bin/python3"):
@@ -197,6 +195,28 @@ class Case(unittest.TestCase):
 
 # ---- the stages and their programs --------------------------------------------------------------------
 
+# What make and the scripts need on a PATH without the CUDA tools (make programs too).
+BASIC_TOOLS = "bash dirname basename cat sed awk grep ls xargs mktemp rm make head tail tr uniq sort".split()
+
+
+def tools_path(test, tools=BASIC_TOOLS):
+    """A folder for PATH holding the commands TOOLS alone (each linked from this PATH; python3 is this
+    Python), removed when TEST ends: a machine without the tools left out."""
+    folder = os.path.join(scratch(test), "bin")
+    os.mkdir(folder)
+    for tool in tools:
+        os.symlink(sys.executable if tool == "python3" else shutil.which(tool), os.path.join(folder, tool))
+    return folder
+
+
+def is_png(path):
+    """Whether PATH exists and starts as a PNG file does."""
+    if not os.path.isfile(path):
+        return False
+    with open(path, "rb") as f:
+        return f.read(4) == b"\x89PNG"
+
+
 def stages():
     """The stage folders, in order (stages/NN_name)."""
     return sorted(d for d in os.listdir(os.path.join(ROOT, "stages")) if re.match(r"^\d\d_", d)
@@ -212,6 +232,11 @@ def programs():
 
 def program_of(stage):
     return next((p for p in programs() if p.split("/")[1] == stage), None)
+
+
+def stage_num(stage):
+    """NN of a stage folder NN_name: make stage-NN names it."""
+    return stage.split("_")[0]
 
 
 def stage_of(program):

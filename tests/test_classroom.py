@@ -29,10 +29,6 @@ def graded_stage():
     return support.exercises()[0]
 
 
-def num(stage):
-    return stage.split("_")[0]
-
-
 def first_solved():
     return next((s for s in support.exercises() if support.solved(s)), None)
 
@@ -70,7 +66,7 @@ def broken_grade():
     with open(broken, "w", encoding="utf-8") as f:
         f.write("__global__ void reduce_max_shuffle(\n")
     sheet = os.path.join(workdir(), "broken.csv")
-    r = support.make(f"stage-{num(graded_stage())}", "grade", f"FILE={broken}", "SEED=3", f"CLASS={sheet}")
+    r = support.make(f"stage-{support.stage_num(graded_stage())}", "grade", f"FILE={broken}", "SEED=3", f"CLASS={sheet}")
     return r, broken, sheet
 
 
@@ -134,8 +130,8 @@ class Handout(support.Case):
         s = first_solved()
         if not s:
             self.skipTest(support.NO_SOLUTIONS)
-        r = self.expect_make(2, "", "-C", self.made(), f"stage-{num(s)}", "solution")
-        want = (rf"^error: this copy has no solutions/{s}\.cu \(a handout\): make stage-{num(s)} exercise checks your "
+        r = self.expect_make(2, "", "-C", self.made(), f"stage-{support.stage_num(s)}", "solution")
+        want = (rf"^error: this copy has no solutions/{s}\.cu \(a handout\): make stage-{support.stage_num(s)} exercise checks your "
                 r"own work$")
         lines = error_lines(r.out)
         self.assertEqual(len(lines), 1, f"wanted one error line:\n{r.tail()}")
@@ -146,7 +142,7 @@ class Handout(support.Case):
         s = first_solved()
         if not s:
             self.skipTest(support.NO_SOLUTIONS)
-        r = self.expect_make(2, rf"^make stage-{num(s)} solution runs kernels on an NVIDIA GPU", f"stage-{num(s)}",
+        r = self.expect_make(2, rf"^make stage-{support.stage_num(s)} solution runs kernels on an NVIDIA GPU", f"stage-{support.stage_num(s)}",
                              "solution", env={"CUDA_VISIBLE_DEVICES": ""})
         self.assertNotIn("has no solutions/", r.out)
 
@@ -171,19 +167,19 @@ class Grade(support.Case):
     """make stage-NN grade's usage errors and its compile step, which need no GPU."""
 
     def grade(self, *args, env=None):
-        return support.make(f"stage-{num(graded_stage())}", "grade", *args, env=env)
+        return support.make(f"stage-{support.stage_num(graded_stage())}", "grade", *args, env=env)
 
     def test_grade_without_stage_exits_2(self):
         self.expect_make(2, r"name a stage: make stage-NN grade FILE=", "grade", "FILE=x.cu")
 
     def test_grade_without_file_exits_2(self):
         self.need_build()
-        self.expect_make(2, r"give the student's file", f"stage-{num(graded_stage())}", "grade")
+        self.expect_make(2, r"give the student's file", f"stage-{support.stage_num(graded_stage())}", "grade")
 
     def test_grade_missing_file_exits_2(self):
         self.need_build()
         missing = os.path.join(support.scratch(self), "missing.cu")
-        self.expect_make(2, rf"FILE={re.escape(missing)}: no such file", f"stage-{num(graded_stage())}", "grade",
+        self.expect_make(2, rf"FILE={re.escape(missing)}: no such file", f"stage-{support.stage_num(graded_stage())}", "grade",
                          f"FILE={missing}")
 
     def test_grade_refuses_bad_seed_ratio_timeout_exit_2(self):
@@ -192,14 +188,14 @@ class Grade(support.Case):
         open(student, "w").close()
         for bad in ("SEED=x", "RATIO=fast", "TIMEOUT=0"):
             with self.subTest(bad):
-                self.expect_make(2, rf"^error: {bad.split('=')[0]}=", f"stage-{num(graded_stage())}", "grade",
+                self.expect_make(2, rf"^error: {bad.split('=')[0]}=", f"stage-{support.stage_num(graded_stage())}", "grade",
                                  f"FILE={student}", bad)
 
     def test_grade_stage_without_exercise_exits_2(self):
         s = next((s for s in support.stages() if s not in support.exercises()), None)
         if not s:
             self.skipTest("every stage has an exercise")
-        self.expect_make(2, r"has no exercise", "grade", f"STAGE={num(s)}", "FILE=x.cu")
+        self.expect_make(2, r"has no exercise", "grade", f"STAGE={support.stage_num(s)}", "FILE=x.cu")
 
     def test_grade_file_that_does_not_compile_fails_exit_2(self):
         """A file that does not compile: the compiler's errors, FAIL (the grader's 1, make's 2)."""
@@ -235,7 +231,7 @@ class GradeOnGpu(support.Case):
     def grade(self, file, rc, pattern):
         self.need_build()
         sheet = os.path.join(support.scratch(self), "class.csv")
-        return self.expect_make(rc, pattern, f"stage-{num(graded_stage())}", "grade", f"FILE={file}", "SEED=11",
+        return self.expect_make(rc, pattern, f"stage-{support.stage_num(graded_stage())}", "grade", f"FILE={file}", "SEED=11",
                                 f"CLASS={sheet}")
 
     def cheat(self, name):

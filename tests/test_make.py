@@ -10,7 +10,6 @@ import tempfile
 import unittest
 
 from tests import support
-from tests.host_lib import num, without_cuda_tools
 
 # The verbs make help must list, each under one name.
 HELP_ITEMS = ["stage-NN run", "stage-NN check", "stage-NN demo", "stage-NN diff", "stage-NN sass", "stage-NN profile",
@@ -149,11 +148,11 @@ def no_gpu_goals():
     """The verbs that run kernels: every stage's run, the first stage's check, profile, sanitize and tree, the
     first stage with a demo's demo and the first with an exercise's exercise and solution, and the verbs of
     the whole repository that do."""
-    first, exercise = num(support.stages()[0]), num(support.exercises()[0])
+    first, exercise = support.stage_num(support.stages()[0]), support.stage_num(support.exercises()[0])
     first_demo = next(s for s in support.stages() if os.path.exists(f"{support.ROOT}/stages/{s}/demo.cu"))
-    return ([f"stage-{num(s)} run" for s in support.stages()]
+    return ([f"stage-{support.stage_num(s)} run" for s in support.stages()]
             + [f"stage-{first} {verb}" for verb in ("check", "profile", "sanitize", "tree")]
-            + [f"stage-{num(first_demo)} demo", f"stage-{exercise} exercise", f"stage-{exercise} solution",
+            + [f"stage-{support.stage_num(first_demo)} demo", f"stage-{exercise} exercise", f"stage-{exercise} solution",
                "bench", "tour", "audit", "accuracy", "limits"])
 
 
@@ -179,7 +178,7 @@ class NoGpuRefusal(support.Case):
         stage = re.fullmatch(r"stage-(\d\d) run", goal)
         if stage:
             self.need_build()
-            program = support.program_of(next(s for s in support.stages() if num(s) == stage[1]))
+            program = support.program_of(next(s for s in support.stages() if support.stage_num(s) == stage[1]))
             if not support.built(program):
                 self.skipTest(f"{program} is not built here (its stage's tests say why)")
         return no_gpu_make(goal)
@@ -240,17 +239,17 @@ def stages_without(name):
 class NoDemo(support.Case):
 
     def test_each_make_demo_of_a_stage_without_one_says_so_exit_2(self, stage):
-        self.expect_make(2, "has no demo", f"stage-{num(stage)}", "demo")
+        self.expect_make(2, "has no demo", f"stage-{support.stage_num(stage)}", "demo")
 
 
 @support.per(lambda: stages_without("exercise.cu"))
 class NoExercise(support.Case):
 
     def test_each_make_exercise_of_a_stage_without_one_says_so_exit_2(self, stage):
-        self.expect_make(2, "has no exercise", f"stage-{num(stage)}", "exercise")
+        self.expect_make(2, "has no exercise", f"stage-{support.stage_num(stage)}", "exercise")
 
     def test_each_make_solution_of_a_stage_without_an_exercise_says_so_exit_2(self, stage):
-        self.expect_make(2, "has no exercise", f"stage-{num(stage)}", "solution")
+        self.expect_make(2, "has no exercise", f"stage-{support.stage_num(stage)}", "solution")
 
 
 class Toolkit(support.Case):
@@ -259,7 +258,7 @@ class Toolkit(support.Case):
 
     def fake_toolkit(self):
         """A PATH without the CUDA tools, and a fake nvcc."""
-        path = without_cuda_tools(self)
+        path = support.tools_path(self)
         nvcc = os.path.join(os.path.dirname(path), "nvcc")
         with open(nvcc, "w") as f:
             f.write(FAKE_NVCC)

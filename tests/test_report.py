@@ -496,7 +496,7 @@ class CommittedCharts(support.Case):
         self.expect(0, "", [sys.executable, REPORT, "plot", csv, out])
         for name in names:
             with self.subTest(chart=name):
-                self.assertTrue(charts_lib.is_png(os.path.join(out, f"{name}.png")), f"{name}.png not drawn")
+                self.assertTrue(support.is_png(os.path.join(out, f"{name}.png")), f"{name}.png not drawn")
 
 
 @support.per(lambda: references("accuracy.csv"), name_of=reference_name)
@@ -507,7 +507,7 @@ class CommittedAccuracy(support.Case):
     def test_each_chart_renders(self, csv):
         png = os.path.join(support.scratch(self), "accuracy.png")
         self.expect(0, "", [sys.executable, REPORT, "plot-accuracy", csv, png])
-        self.assertTrue(charts_lib.is_png(png), f"{png} not drawn")
+        self.assertTrue(support.is_png(png), f"{png} not drawn")
 
 
 class MakePlot(support.Case):

@@ -6,7 +6,6 @@ import re
 import unittest
 
 from tests import support
-from tests.host_lib import num, without_cuda_tools
 
 
 def earlier_same_name():
@@ -57,7 +56,7 @@ class FirstStageDiff(support.Case):
 
     def test_diff_of_the_first_stage_says_nothing_is_before_it(self):
         first = support.stage_of(support.programs()[0])
-        self.expect_make(0, "is the first", f"stage-{num(first)}", "diff")
+        self.expect_make(0, "is the first", f"stage-{support.stage_num(first)}", "diff")
 
 
 @support.per(earlier_same_name, support.stage_of)
@@ -65,14 +64,14 @@ class Diff(support.Case):
 
     def test_each_diff_shows_the_change_from_the_previous_stage_built_the_same_way(self, program):
         self.expect_make(0, rf"^\+\+\+ {re.escape(support.source_of(program))}",
-                         f"stage-{num(support.stage_of(program))}", "diff")
+                         f"stage-{support.stage_num(support.stage_of(program))}", "diff")
 
 
 @support.per(of_their_own, support.stage_of)
 class DiffOfTheirOwn(support.Case):
 
     def test_each_diff_of_a_program_of_its_own_says_why_exit_2(self, program):
-        self.expect_make(2, "a program of its own", f"stage-{num(support.stage_of(program))}", "diff")
+        self.expect_make(2, "a program of its own", f"stage-{support.stage_num(support.stage_of(program))}", "diff")
 
 
 @support.per(lambda: with_kernels(True), support.stage_of)
@@ -81,7 +80,7 @@ class Sass(support.Case):
     def test_each_sass_without_cuobjdump_says_so_exit_4(self, program):
         self.expect(4, "cuobjdump not found",
                     ["bash", "scripts/stage_tool.sh", "sass", support.stage_of(program), "nvcc"],
-                    env={"PATH": without_cuda_tools(self)})
+                    env={"PATH": support.tools_path(self)})
 
 
 @support.per(lambda: with_kernels(False), support.stage_of)
@@ -91,7 +90,7 @@ class SassNoKernels(support.Case):
         """It says so before it looks for cuobjdump."""
         self.expect(2, "compiles no kernel of its own",
                     ["bash", "scripts/stage_tool.sh", "sass", support.stage_of(program), "nvcc"],
-                    env={"PATH": without_cuda_tools(self)})
+                    env={"PATH": support.tools_path(self)})
 
 
 @support.per(support.exercises)

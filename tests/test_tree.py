@@ -135,15 +135,11 @@ class Draw(support.Case):
     @support.needs("gnuplot")
     def test_draw_writes_png(self):
         self.assertEqual(drawn("shuffle").rc, 0, drawn("shuffle"))
-        with open(os.path.join(workdir(), "shuffle.png"), "rb") as f:
-            self.assertEqual(f.read(4), b"\x89PNG")
+        self.assertTrue(support.is_png(os.path.join(workdir(), "shuffle.png")), "no PNG drawn")
 
     def test_draw_without_gnuplot_terminal_form_then_exit_4(self):
         """On a PATH without gnuplot: the terminal form, then a line saying no PNG was drawn, exit 4."""
-        bin_dir = os.path.join(support.scratch(self), "bin")
-        os.mkdir(bin_dir)
-        for tool in ("bash", "python3", "head", "grep", "mktemp", "rm", "dirname", "sed"):
-            os.symlink(shutil.which(tool), os.path.join(bin_dir, tool))
+        bin_dir = support.tools_path(self, ("bash", "python3", "head", "grep", "mktemp", "rm", "dirname", "sed"))
         png = os.path.join(bin_dir, "x.png")
         r = self.expect(4, r"(?m)^gnuplot not found: no PNG drawn",
                         ["scripts/tree.sh", "draw", made_up("shuffle"), png], env={"PATH": bin_dir})
@@ -191,8 +187,7 @@ class CommittedRecords(support.Case):
             with self.subTest(f"{stage} {kernel}"):
                 png = os.path.join(support.scratch(self), f"{stage}-{kernel}.png")
                 self.expect(0, r"additions", ["scripts/tree.sh", "draw", stage_record(stage, kernel), png])
-                with open(png, "rb") as f:
-                    self.assertEqual(f.read(4), b"\x89PNG")
+                self.assertTrue(support.is_png(png), f"{png} is not a PNG")
 
 
 @support.per(RECORDS, lambda r: f"{r[0]}_{r[1]}")
@@ -286,6 +281,6 @@ class Refusals(support.Case):
                             [f"build/{stage}/tree", "--kernel", kernel])
 
     def test_make_tree_without_gpu_says_so_exit_2(self):
-        first = HARNESS[0].split("_")[0]
+        first = support.stage_num(HARNESS[0])
         self.expect_make(2, rf"^make stage-{first} tree runs kernels on an NVIDIA GPU", f"stage-{first}", "tree",
                          env=NO_GPU_ENV)
