@@ -384,10 +384,13 @@ typedef struct {
     void *cub_temp;
     size_t cub_temp_bytes;
     /* Row stages: each row's fp64 reference (and log-sum-exp, where such a kernel runs) and
-     * tolerance, the row results read back, CUB's offsets. */
+     * tolerance, the row results read back (two a row for a Welford kernel: the means, then the
+     * variances), CUB's offsets. */
     Reference *row_refs;
     Reference *row_lse;      /* NULL unless an OP_LOGSUMEXP kernel is selected */
     double *row_tols;
+    Moments *row_moments;    /* a Welford kernel's references and bounds, made at a size's first run of it */
+    MomentsTolerance *row_moment_tols;
     float *h_row_sums;
     int64_t *row_offsets;
 } Bench;
@@ -550,34 +553,68 @@ static void row_references(const float *x, uint64_t rows, uint64_t cols)
     }
 }
 
-/* Every row's result against its reference, the sum or, for OP_LOGSUMEXP, the log-sum-exp (tolerances
- * from the launcher's shape of one row, computed once per kernel and size): 1 if all pass; the worst
- * row's errors and a hash of the bits of all results, for the run-to-run comparison. */
+/* A Welford kernel's row i (its mean in h_row_sums[i], its variance in h_row_sums[rows + i]): both within
+ * their bounds. err and bound, relative to the reference (absolute where it is 0), are the variance's,
+ * the number LayerNorm divides by, or the mean's where the mean fails: on mean-zero data the mean's bound,
+ * like a sum's, can be as large as the mean itself. */
+static int moments_row_passes(uint64_t i, uint64_t rows, double *err, double *bound)
+{
+    const Moments *m = &bench.row_moments[i];
+    const MomentsTolerance *t = &bench.row_moment_tols[i];
+    double mean = bench.h_row_sums[i], var = bench.h_row_sums[rows + i];
+    int mean_ok = value_passes(mean, m->mean, t->mean);
+    double want = mean_ok ? m->var : m->mean, tol = mean_ok ? t->var : t->mean;
+    *err = relative_error(mean_ok ? var : mean, want);
+    *bound = want != 0.0 ? tol / fabs(want) : tol;
+    return mean_ok && value_passes(var, m->var, t->var);
+}
+
+/* Every row's result against its reference, the sum or, for OP_LOGSUMEXP, the log-sum-exp, or a Welford
+ * kernel's mean and variance (tolerances from the launcher's shape of one row, computed once per kernel
+ * and size): 1 if all pass; the worst row's errors and a hash of the bits of all results, for the
+ * run-to-run comparison. */
 static int rows_pass(const Run *r, const float *values, Op op, int new_shape, double *rel_err, double *rel_bound, double *hash)
 {
     const Reference *refs = op == OP_LOGSUMEXP ? bench.row_lse : bench.row_refs;
-    CUDA_CHECK(cudaMemcpy(bench.h_row_sums, r->row_sums, r->rows * sizeof(float), cudaMemcpyDeviceToHost));
+    int welford = r->shape.welford;
+    uint64_t results = welford ? 2 * r->rows : r->rows;
+    CUDA_CHECK(cudaMemcpy(bench.h_row_sums, r->row_sums, results * sizeof(float), cudaMemcpyDeviceToHost));
     if (new_shape) {
 #pragma omp parallel for schedule(static) if (r->rows >= 64)
-        for (int64_t i = 0; i < (int64_t)r->rows; i++)
-            bench.row_tols[i] = op == OP_LOGSUMEXP ? logsumexp_tolerance(r->shape, &refs[i], r->cols)
-                                                   : sum_tolerance(r->shape, &refs[i], values + i * r->cols, r->cols);
+        for (int64_t i = 0; i < (int64_t)r->rows; i++) {
+            if (welford) {
+                bench.row_moments[i] = reference_moments(values + i * r->cols, r->cols);
+                bench.row_moment_tols[i] = moments_tolerance(r->shape, &bench.row_moments[i]);
+            } else {
+                bench.row_tols[i] = op == OP_LOGSUMEXP ? logsumexp_tolerance(r->shape, &refs[i], r->cols)
+                                                       : sum_tolerance(r->shape, &refs[i], values + i * r->cols, r->cols);
+            }
+        }
     }
     int pass = 1;
     double worst = -1.0;
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
     for (uint64_t i = 0; i < r->rows; i++) {
-        const Reference *ref = &refs[i];
-        double v = bench.h_row_sums[i], tol = bench.row_tols[i];
-        int ok = result_passes(v, ref, tol);
-        double err = relative_error(v, ref->sum);
+        double err, bound;
+        int ok;
+        if (welford) {
+            ok = moments_row_passes(i, r->rows, &err, &bound);
+        } else {
+            const Reference *ref = &refs[i];
+            double v = bench.h_row_sums[i], tol = bench.row_tols[i];
+            ok = result_passes(v, ref, tol);
+            err = relative_error(v, ref->sum);
+            bound = ref->sum != 0.0 ? tol / fabs(ref->sum) : tol;
+        }
         double score = !ok ? INFINITY : isnan(err) ? 0.0 : err;
         pass &= ok;
         if (score > worst) {
             worst = score;
             *rel_err = err;
-            *rel_bound = ref->sum != 0.0 ? tol / fabs(ref->sum) : tol;
+            *rel_bound = bound;
         }
+    }
+    for (uint64_t i = 0; i < results; i++) {
         uint32_t bits;
         memcpy(&bits, &bench.h_row_sums[i], sizeof bits);
         h = (h ^ bits) * 1099511628211ull;
@@ -618,6 +655,7 @@ typedef struct {
     double rel_bound;     /* the tolerance, relative to the reference (a row stage: of that row) */
     double spread;        /* the timed runs' interquartile range over their median */
     double chain;         /* the longest path of additions (Shape), for the CSV */
+    int row_results;      /* a row stage's results written per row (2 for a Welford kernel's mean and variance) */
 } Measure;
 
 /* What the runs of one kernel share with the timing loop's callbacks. */
@@ -709,7 +747,7 @@ static Measure measure(const Kernel *k, const Reference *ref, const float *value
     /* The first run, checked with the partials poisoned with NaN, so a partial that no block wrote shows. */
     CUDA_CHECK(cudaMemset(r->partials, 0xff, PARTIALS_CAPACITY(r->n) * sizeof(float)));
     CUDA_CHECK(cudaMemset(r->out, 0xff, sizeof(float)));
-    if (reduce_stage.program.rows) CUDA_CHECK(cudaMemset(r->row_sums, 0xff, r->rows * sizeof(float)));
+    if (reduce_stage.program.rows) CUDA_CHECK(cudaMemset(r->row_sums, 0xff, 2 * r->rows * sizeof(float)));
     double first_us = time_runs(&t, 0, 1, NULL);
     if (r->refuse) {
         m.status = ST_SKIP;
@@ -724,6 +762,7 @@ static Measure measure(const Kernel *k, const Reference *ref, const float *value
     m.result = kr.first;
     m.tol = kr.tol;
     m.chain = shape.acc_bits == ACC_EXACT ? 0.0 : shape.serial + shape.tree + shape.wide + shape.atomic;
+    m.row_results = shape.welford ? 2 : 1;
     m.reproducible = kr.reproducible;
     if (reduce_stage.program.rows) {
         m.rel_err = kr.rel_err;
@@ -781,23 +820,23 @@ static void print_table_head(uint64_t n, const char *text, const Options *o)
            "time(us)", "GB/s", "%peak", "speed-up", "x CUB", "bits");
 }
 
-/* Bytes the algorithm must move: its input (and a row stage's row sums, written). */
-static double bytes_of(uint64_t n, Dtype t)
+/* Bytes the algorithm must move: its input (and a row stage's row results, written: row_results floats a row). */
+static double bytes_of(uint64_t n, Dtype t, int row_results)
 {
-    return n * (double)dtype_bytes[t] + (reduce_stage.program.rows ? bench.run.rows * 4.0 : 0.0);
+    return n * (double)dtype_bytes[t] + (reduce_stage.program.rows ? bench.run.rows * 4.0 * row_results : 0.0);
 }
 
 static void print_group_head(Dtype t, uint64_t n, const Reference *ref, const Device *d)
 {
-    double sol = speed_of_light_us(&d->sol, bytes_of(n, t));
+    double sol = speed_of_light_us(&d->sol, bytes_of(n, t, 1));
     printf("-- %s input, %.1f MiB; fp64 reference %.10g", dtype_names[t], n * (double)dtype_bytes[t] / 1048576.0, ref->sum);
     if (bench.fill >= FILL_WIDE || bench.input >= 0) printf(", condition number sum|x| / |sum x| %.3g", ref->abs_sum / fabs(ref->sum));
-    printf("; speed of light %.2f us (%.1f GB/s)\n", sol, bytes_of(n, t) / (sol * 1e3));
+    printf("; speed of light %.2f us (%.1f GB/s)\n", sol, bytes_of(n, t, 1) / (sol * 1e3));
 }
 
 static double gbps_of(const Measure *m, uint64_t n, Dtype t)
 {
-    return bytes_of(n, t) / (m->median_us * 1e-6) / 1e9;
+    return bytes_of(n, t, m->row_results) / (m->median_us * 1e-6) / 1e9;
 }
 
 /* "2.5x" of a time against this one, "-" without it. */
@@ -922,7 +961,7 @@ static void allocate(const Sizes *s, const Options *o, const Device *d)
         CUDA_CHECK(cub::DeviceSegmentedReduce::Sum(NULL, bytes, (const float *)NULL, (float *)NULL, (int64_t)max_rows,
                                                    (const int64_t *)NULL, (const int64_t *)NULL));
         if (bytes > bench.cub_temp_bytes) bench.cub_temp_bytes = bytes;
-        rows_bytes = max_rows * (sizeof(float) + 2 * sizeof(int64_t));
+        rows_bytes = max_rows * (2 * sizeof(float) + 2 * sizeof(int64_t));
     }
     size_t in_bytes = max_n * sizeof(float); /* fp32 is the widest input type; --offset adds < 64 bytes */
     char what[64];
@@ -943,13 +982,16 @@ static void allocate(const Sizes *s, const Options *o, const Device *d)
     CUDA_CHECK(cudaMallocHost((void **)&bench.h_partials, bench.capacity * sizeof(float)));
     bench.cub_temp = device_alloc(bench.cub_temp_bytes, "CUB's temporary storage");
     if (reduce_stage.program.rows) {
-        r->row_sums = (float *)device_alloc(max_rows * sizeof(float), "the row sums");
+        r->row_sums = (float *)device_alloc(2 * max_rows * sizeof(float), "the row results");
         bench.row_offsets = (int64_t *)device_alloc((max_rows + 1) * sizeof(int64_t), "CUB's row offsets");
-        CUDA_CHECK(cudaMallocHost((void **)&bench.h_row_sums, max_rows * sizeof(float)));
+        CUDA_CHECK(cudaMallocHost((void **)&bench.h_row_sums, 2 * max_rows * sizeof(float)));
         bench.row_refs = (Reference *)malloc(max_rows * sizeof(Reference));
         bench.row_tols = (double *)malloc(max_rows * sizeof(double));
         if (any_lse) bench.row_lse = (Reference *)malloc(max_rows * sizeof(Reference));
-        if (!bench.row_refs || !bench.row_tols || (any_lse && !bench.row_lse)) {
+        /* A Welford kernel says so in the Shape of its first run; the pages stay untouched until then. */
+        bench.row_moments = (Moments *)malloc(max_rows * sizeof(Moments));
+        bench.row_moment_tols = (MomentsTolerance *)malloc(max_rows * sizeof(MomentsTolerance));
+        if (!bench.row_refs || !bench.row_tols || (any_lse && !bench.row_lse) || !bench.row_moments || !bench.row_moment_tols) {
             fprintf(stderr, "error: out of host memory for %llu row references\n", (unsigned long long)max_rows);
             exit(EXIT_USAGE);
         }

@@ -228,7 +228,7 @@ int read_array_file(const char *path, const char *raw_type, ArrayFile *out, char
         fseek(f, 0, SEEK_END);
         long end = ftell(f);
         uint64_t bytes = end > (long)data_at ? (uint64_t)end - data_at : 0, size = (uint64_t)array_type_bytes[a.type];
-        if (!data_at) a.count = bytes / size;
+        if (!data_at) a.count = a.cols = bytes / size; /* raw: one dimension, as a 1-D .npy */
         if (!data_at && bytes % size)
             snprintf(err, err_size, "%llu bytes: not a whole number of %s elements (truncated?)", (unsigned long long)bytes, array_type_name[a.type]);
         else if (a.count == 0) snprintf(err, err_size, "no elements in it");
@@ -514,9 +514,39 @@ Reference reference_logsumexp(const float *x, uint64_t n)
     return r;
 }
 
+Moments reference_moments(const float *x, uint64_t n)
+{
+    Reference sum = reference_sum(x, n);
+    Moments m = {sum.sum / (double)n, NAN, NAN, sum.max_abs, NAN, n};
+    if (sum.non_finite) return m;
+    /* sum (x_i - mean)^2 in chunks, combined in order as in reference_sum */
+    int64_t chunks = (int64_t)((n + CHUNK - 1) / CHUNK);
+    double s = 0.0, c = 0.0, lo = INFINITY, hi = -INFINITY;
+#pragma omp parallel for ordered schedule(static, 1) reduction(min : lo) reduction(max : hi) if (chunks > 1)
+    for (int64_t k = 0; k < chunks; k++) {
+        double ks = 0.0, kc = 0.0;
+        uint64_t end = (uint64_t)(k + 1) * CHUNK < n ? (uint64_t)(k + 1) * CHUNK : n;
+        for (uint64_t i = (uint64_t)k * CHUNK; i < end; i++) {
+            double d = x[i] - m.mean;
+            neumaier_add(&ks, &kc, d * d);
+            if (x[i] < lo) lo = x[i];
+            if (x[i] > hi) hi = x[i];
+        }
+#pragma omp ordered
+        {
+            neumaier_add(&s, &c, ks);
+            c += kc;
+        }
+    }
+    m.m2 = s + c;
+    m.var = m.m2 / (double)n;
+    m.range = hi - lo;
+    return m;
+}
+
 Shape shape_unknown(uint64_t n)
 {
-    Shape s = {0.0, 0.0, 0.0, 0, 0.0, 0.0, 0.0};
+    Shape s = {0.0, 0.0, 0.0, 0, 0.0, 0.0, 0.0, 0};
     s.serial = n > 1 ? (double)(n - 1) : 1.0;
     return s;
 }
@@ -535,7 +565,7 @@ Shape shape_cub_reduce(uint64_t n, int sm_count)
 {
     double tiles = ceil((double)n / 4096.0);
     double g_min = sm_count ? fmin(tiles, 5.0 * sm_count) : 1.0, g_max = sm_count ? fmin(tiles, 40.0 * sm_count) : 1.0;
-    Shape s = {0.0, 0.0, 0.0, 0, 0.0, 0.0, 0.0};
+    Shape s = {0.0, 0.0, 0.0, 0, 0.0, 0.0, 0.0, 0};
     s.serial = ceil(tiles / fmax(g_min, 1.0)) * 16.0 + (g_max > 1.0 ? ceil(g_max / 4096.0) * 16.0 : 0.0);
     s.tree = (g_max > 1.0 ? 2.0 : 1.0) * (5.0 + 7.0);
     return s;
@@ -654,6 +684,60 @@ double logsumexp_tolerance(Shape s, const Reference *ref, uint64_t n)
     return e_sum + e_log + e_add + e_ref;
 }
 
+/* A row's mean and variance as a Welford kernel computes them in fp32 (u = 2^-24): every element is the
+ * state (1, x, 0), and two states merge by Chan, Golub and LeVeque's rule ("Updating formulae and a pairwise
+ * algorithm for computing sample variances", Stanford STAN-CS-79-773, 1979):
+ *   n = na + nb, w = nb / n, d = mb - ma, m = ma + d w, M2 = (M2a + M2b) + d d na w,
+ * s.serial merges on a thread's path (its loop: Welford's update is the merge with nb = 1), then s.tree
+ * levels. Up to 2^24 elements a row every count is an exact fp32 integer; past that nothing is derived
+ * (INFINITY). A merge with an empty side is exact. Write d_max = serial + tree (merges on any element's
+ * path), a = (serial + 1) / 2 + tree (the sum of |S| / n over the merges, S the elements a merge joins: a
+ * loop of k elements joins 2, 3, ..., k of them, a tree level each element once) and b = 1 + tree (merges
+ * in which an element is on the b side: its own in the loop, one a level).
+ * - The mean. A merge rounds d, w, d w and the sum: m_hat = (ma' + d' w (1 + t3)) (1 + e), |t3| <= g3 =
+ *   3u / (1 - 3u), e <= u, where ma', mb' are the computed inputs and d' = mb' - ma'. The inputs' errors
+ *   pass on with the weights na / n and nb / n, so a merge's own error reaches the row's mean scaled by
+ *   |S| / n (times (1 + u) per later merge: at most grow = 1 / (1 - d_max u)). Its own error is at most
+ *   g3 w |d'| + u |m_hat|, with |d'| <= range + 2E and |m_hat| <= max|x| + E, E the largest error of any
+ *   computed mean; summed over the merges with sum |S| / n <= a and sum w |S| / n <= b:
+ *     E <= (g3 b range + a u max|x|) / (1 / grow - 2 g3 b - a u):
+ *   a recursive sum's error, about d u max|x|, and a term for the weights.
+ * - M2. Exactly, M2 = sum over the merges of d_S^2 c_S, c_S = na nb / n (the merge formula, telescoped from
+ *   single elements whose M2 is 0). The kernel's d' = d_S + D_S with |D_S| <= 2E, so by Cauchy-Schwarz
+ *   sum d'^2 c_S lies between (sqrt(M2) - 2E sqrt(C))^2 and (sqrt(M2) + 2E sqrt(C))^2: it is within
+ *   moved = 2E sqrt(C) (2 sqrt(M2) + 2E sqrt(C)) of M2, C = sum c_S <= n (1 + tree / 4) (a loop's c_S < 1
+ *   each, a tree level's sum at most n / 4). Each term d' d' na w is rounded 6 times (d' twice, three
+ *   products, w), added once where it is made, then once in each later loop merge and twice a level
+ *   (M2a + M2b, then the term), and the variance is one division by n: k = 6 + 1 + serial + 2 tree + 1
+ *   roundings at most. Every addition adds nonnegative numbers, so the total is within g_k (M2 + moved)
+ *   (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., Lemma 3.1). FMAs round less.
+ * With max|x| ~ |mean|, 2E sqrt(C) / sqrt(M2) is about 2 d u sqrt(1 + tree / 4) |mean| sqrt(n / M2): Chan,
+ * Golub and LeVeque's condition number of the variance, kappa = sqrt(1 + mean^2 n / M2) ("Algorithms for
+ * computing the sample variance: analysis and recommendations", The American Statistician 37(3), 1983),
+ * times the chain length and u. The one-pass sum and sum of squares loses kappa^2 u instead.
+ * The reference adds its own: 2 units of 2^-53 on the mean, and on the variance 8 units plus (mean
+ * 2^-52)^2, what its rounded mean adds to M2 / n. */
+MomentsTolerance moments_tolerance(Shape s, const Moments *ref)
+{
+    MomentsTolerance t = {0.0, 0.0};
+    if (!isfinite(ref->var)) return t; /* a NaN or an Inf was read: value_passes wants the same value */
+    double n = (double)ref->n;
+    if (n > 0x1p24) {
+        t.mean = t.var = INFINITY;
+        return t;
+    }
+    double u = unit_roundoff(24), u64 = unit_roundoff(53);
+    double d = s.serial + s.tree, a = (s.serial + 1.0) / 2.0 + s.tree, b = 1.0 + s.tree, g3 = 3.0 * u / (1.0 - 3.0 * u);
+    double room = 1.0 - d * u - 2.0 * g3 * b - a * u; /* 1 / grow = 1 - d u */
+    double e = room > 0.0 ? (g3 * b * ref->range + a * u * ref->max_abs) / room : INFINITY;
+    double spread = 2.0 * e * sqrt(n * (1.0 + s.tree / 4.0));
+    double moved = spread * (2.0 * sqrt(ref->m2) + spread);
+    double k = 6.0 + 1.0 + s.serial + 2.0 * s.tree + 1.0, gk = k * u < 1.0 ? k * u / (1.0 - k * u) : INFINITY;
+    t.mean = e + 2.0 * u64 * fabs(ref->mean);
+    t.var = (moved + gk * (ref->m2 + moved)) / n + 8.0 * u64 * ref->var + pow(2.0 * u64 * ref->mean, 2.0);
+    return t;
+}
+
 double max_chunk_abs_sum(const float *x, uint64_t n, double span)
 {
     uint64_t len = span >= 1.0 && span < (double)n ? (uint64_t)span : n;
@@ -671,6 +755,13 @@ int result_passes(double result, const Reference *ref, double tol)
     if (!isfinite(ref->sum)) return isnan(ref->sum) ? isnan(result) : result == ref->sum;
     if (!isfinite(result)) return 0;
     return fabs(result - ref->sum) <= tol;
+}
+
+int value_passes(double result, double want, double tol)
+{
+    Reference ref = {0};
+    ref.sum = want;
+    return result_passes(result, &ref, tol);
 }
 
 double relative_error(double result, double ref)

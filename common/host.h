@@ -123,6 +123,9 @@ typedef struct {
     double wide;     /* fp32 adds after the narrow accumulator, before the atomics (0 where acc_bits is 0) */
     double exps;     /* a log-sum-exp's: expf results that multiply one term on its path (0 or 1: the term's
                         own exp(x - max); an online max rescales the running sum, up to one more per addition) */
+    int welford;     /* 1: a row stage's kernel that merges Welford states (count, mean, M2) where others add
+                        (serial: merges in a thread's loop, tree: levels after it); it writes each row's mean to
+                        row_sums[row] and its variance to row_sums[rows + row] (see moments_tolerance) */
 } Shape;
 #define ACC_EXACT (-1)
 Shape shape_unknown(uint64_t n);
@@ -151,9 +154,32 @@ double logsumexp_tolerance(Shape s, const Reference *ref, uint64_t n);
  * what a kernel's narrow accumulator may have to hold. */
 double max_chunk_abs_sum(const float *x, uint64_t n, double span);
 
+/* LayerNorm's statistics of a row x[0..n), in fp64: mean, the exact sum rounded once (reference_sum)
+ * divided by n; m2 = sum (x_i - mean)^2, a second pass over the values (compensated); var = m2 / n, the
+ * population variance. Where a NaN or an Inf is read, the mean follows IEEE's rules as the sum does (NaN,
+ * or the infinity) and m2 and var are NaN (x_i - mean is Inf - Inf, or NaN). */
+typedef struct {
+    double mean, m2, var;
+    double max_abs;   /* the largest |x_i| */
+    double range;     /* the largest x_i minus the smallest */
+    uint64_t n;
+} Moments;
+Moments reference_moments(const float *x, uint64_t n);
+
+/* Absolute bounds on the mean and the variance of a correct fp32 kernel of Shape s (s.welford): Chan,
+ * Golub and LeVeque's merges, s.serial of them in a thread's loop, then s.tree levels; host.c derives
+ * them. 0 where ref is not finite (the result must be the same NaN or Inf); INFINITY past 2^24 elements
+ * in a row (fp32 counts are no longer exact integers there). */
+typedef struct {
+    double mean, var;
+} MomentsTolerance;
+MomentsTolerance moments_tolerance(Shape s, const Moments *ref);
+
 /* Does result pass against ref within tol? A non-finite reference passes only when the result is the
  * same non-finite value (NaN for NaN, +Inf for +Inf, ...); a NaN result never passes otherwise. */
 int result_passes(double result, const Reference *ref, double tol);
+/* The same against a value that is not a Reference's sum (a row's mean, its variance). */
+int value_passes(double result, double want, double tol);
 
 /* |result - ref| / |ref| (or the absolute error when ref is 0). */
 double relative_error(double result, double ref);

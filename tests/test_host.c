@@ -154,7 +154,7 @@ static void test_accuracy_fills(void)
             c = (t - s) - y;
             s = t;
         }
-        Shape kahan = {3, 0, 0, 0, 0, 0, 0};
+        Shape kahan = {3, 0, 0, 0, 0, 0, 0, 0};
         double tol = sum_tolerance(kahan, &ref, w, n);
         kahan_ok &= fabs((double)(s - c) - ref.sum) <= tol;
         plain_misses += fabs((double)plain - ref.sum) > 3 * tol;
@@ -193,7 +193,7 @@ static void test_tolerance(void)
 
     float serial = 0.0f; /* one thread, one long chain */
     for (int i = 0; i < N; i++) serial += x[i];
-    Shape chain = {(double)N, 0, 0, 0, 0, 0, 0};
+    Shape chain = {(double)N, 0, 0, 0, 0, 0, 0, 0};
     double tol_chain = sum_tolerance(chain, &ref, x, N);
 #ifdef _OPENMP
     int threads = omp_get_max_threads();
@@ -216,7 +216,7 @@ static void test_tolerance(void)
     Reference stag_ref = reference_sum(stag, N + 1);
     float stag_sum = 0.0f;
     for (int i = 0; i <= N; i++) stag_sum += stag[i];
-    Shape stag_chain = {(double)N + 1, 0, 0, 0, 0, 0, 0};
+    Shape stag_chain = {(double)N + 1, 0, 0, 0, 0, 0, 0, 0};
     check(stag_sum == 33554432.0f && fabs(stag_sum - stag_ref.sum) <= sum_tolerance(stag_chain, &stag_ref, stag, N + 1) &&
               fabs(stag_sum - stag_ref.sum) > sum_tolerance(stag_chain, &stag_ref, NULL, N + 1),
           "a serial loop that stagnates (2^25, then 2^20 values of 3/4, all lost) is within its bound, not within the probabilistic one");
@@ -226,12 +226,12 @@ static void test_tolerance(void)
     memcpy(t, x, N * sizeof *t);
     for (int len = N; len > 1; len /= 2)
         for (int i = 0; i < len / 2; i++) t[i] = t[i] + t[i + len / 2];
-    Shape tree = {0, 20, 0, 0, 0, 0, 0};
+    Shape tree = {0, 20, 0, 0, 0, 0, 0, 0};
     double tol_tree = sum_tolerance(tree, &ref, x, N);
     check(fabs(t[0] - ref.sum) <= tol_tree, "a pairwise fp32 tree over 2^20 random values is within its bound");
     check(tol_tree < tol_chain, "a tree of depth 20 gets a tighter bound than a chain of 2^20");
     double u = unit_roundoff(24);
-    Shape small = {0, 8, 0, 0, 0, 0, 0};
+    Shape small = {0, 8, 0, 0, 0, 0, 0, 0};
     check(fabs(sum_tolerance(small, &ref, x, N) - (8 * u / (1 - 8 * u) * ref.abs_sum +
                                                     2 * unit_roundoff(53) * fabs(ref.sum) +
                                                     2.0 * N * unit_roundoff(53) * unit_roundoff(53) * ref.abs_sum)) <
@@ -267,19 +267,19 @@ static void test_tolerance(void)
     check(sum_tolerance(tree, &big, NULL, 16777217) > 0.0, "integers past 2^24 are no longer exact in fp32");
 
     /* A half-precision tree (11 bits) then fp32 atomics. */
-    Shape half_tree = {0, 10, 4, 11, 1024, 0, 0};
-    check(sum_tolerance(half_tree, &ref, x, N) > sum_tolerance((Shape){0, 10, 4, 0, 0, 0, 0}, &ref, x, N),
+    Shape half_tree = {0, 10, 4, 11, 1024, 0, 0, 0};
+    check(sum_tolerance(half_tree, &ref, x, N) > sum_tolerance((Shape){0, 10, 4, 0, 0, 0, 0, 0}, &ref, x, N),
           "an fp16 accumulator gets a looser bound than fp32");
     /* An fp16 pack then an fp32 tree: the fp32 additions after the narrow part count, at fp32's
      * unit roundoff: more than without them, far less than if they were done in fp16. */
-    Shape pair = {1, 0, 4, 11, 2, 10, 0}, pair_no_wide = {1, 0, 4, 11, 2, 0, 0}, pair_all_fp16 = {1, 10, 4, 11, 2, 0, 0};
+    Shape pair = {1, 0, 4, 11, 2, 10, 0, 0}, pair_no_wide = {1, 0, 4, 11, 2, 0, 0, 0}, pair_all_fp16 = {1, 10, 4, 11, 2, 0, 0, 0};
     double tol_pair = sum_tolerance(pair, &ref, x, N);
     check(tol_pair > sum_tolerance(pair_no_wide, &ref, x, N) && tol_pair < sum_tolerance(pair_all_fp16, &ref, x, N),
           "fp32 additions after a narrow accumulator (Shape.wide) count at fp32's unit roundoff");
-    check(fabs(sum_tolerance((Shape){0, 10, 4, 0, 0, 6, 0}, &ref, x, N) - sum_tolerance((Shape){0, 16, 4, 0, 0, 0, 0}, &ref, x, N)) <
+    check(fabs(sum_tolerance((Shape){0, 10, 4, 0, 0, 6, 0, 0}, &ref, x, N) - sum_tolerance((Shape){0, 16, 4, 0, 0, 0, 0, 0}, &ref, x, N)) <
               1e-12 * ref.abs_sum,
           "with an fp32 accumulator, wide additions count as tree levels");
-    Shape exact = {0, 10, 4, ACC_EXACT, 0, 0, 0};
+    Shape exact = {0, 10, 4, ACC_EXACT, 0, 0, 0, 0};
     check(sum_tolerance(exact, &ref, x, N) == 0.0, "integer accumulators must be exact");
     /* The bench's data (shifted): a result of 0 and one that lost an element of average size both fail
      * where the shape lets them; the old mean-zero data let 0 pass a long chain's bound. */
@@ -289,7 +289,7 @@ static void test_tolerance(void)
     check(fill_value(FILL_SHIFTED, 1, 9) == fill_value(FILL_RANDOM, 1, 9) + 0.5f, "shifted is random plus 1/2");
     Reference sref = reference_sum(shifted, M);
     check(sref.abs_sum / sref.sum > 1.1 && sref.abs_sum / sref.sum < 1.4, "shifted data: condition number near 5/4");
-    Shape block_atomics = {0, 8, M / 256, 0, 0, 0, 0}, per_element = {0, 0, M, 0, 0, 0, 0};
+    Shape block_atomics = {0, 8, M / 256, 0, 0, 0, 0, 0}, per_element = {0, 0, M, 0, 0, 0, 0, 0};
     double lost = sref.sum / M; /* one element of average size */
     check(!result_passes(0.0, &sref, sum_tolerance(block_atomics, &sref, shifted, M)) &&
               !result_passes(sref.sum - lost, &sref, sum_tolerance(block_atomics, &sref, shifted, M)),
@@ -300,7 +300,7 @@ static void test_tolerance(void)
      * size sqrt(N / 3), which the bound (it scales with sum|x|) exceeds; the shifted data's is N / 2. */
     double N28 = 268435456.0;
     Reference walk = {sqrt(N28 / 3.0), N28 / 2.0, 0, 0, 1.0, 0.0, 1.0, 0, 0.0f}, half = {N28 / 2.0, N28 * 0.625, 0, 0, 1.5, 0.0, 1.5, 0, 0.0f};
-    Shape blocks28 = {0, 8, N28 / 256, 0, 0, 0, 0};
+    Shape blocks28 = {0, 8, N28 / 256, 0, 0, 0, 0, 0};
     check(result_passes(0.0, &walk, sum_tolerance(blocks28, &walk, NULL, (uint64_t)N28)) &&
               !result_passes(0.0, &half, sum_tolerance(blocks28, &half, NULL, (uint64_t)N28)),
           "at 2^28, a result of 0 passes the bound on mean-zero data and fails it on shifted data");
@@ -317,7 +317,7 @@ static void test_tolerance(void)
     float *grid = malloc(G * sizeof *grid), loop = 0.0f;
     for (int i = 0; i < G; i++) loop += grid[i] = (float)(i % 97) / 8.0f - 3.0f;
     Reference gref = reference_sum(grid, G);
-    Shape one_loop = {G, 0, 0, 0, 0, 0, 0};
+    Shape one_loop = {G, 0, 0, 0, 0, 0, 0, 0};
     double prob_tol = sum_tolerance(one_loop, &gref, grid, G);
     gref.structured = 1;
     check(!result_passes(loop, &gref, prob_tol) && result_passes(loop, &gref, sum_tolerance(one_loop, &gref, grid, G)),
@@ -374,7 +374,7 @@ static float lse_online(const float *x, int n)
  * the two kernels' kinds (random data, a wide spread, a rising row that rescales at every element). */
 static void test_logsumexp(void)
 {
-    Shape one_pass = {1, 7, 0, 0, 0, 0, 1};
+    Shape one_pass = {1, 7, 0, 0, 0, 0, 1, 0};
     Reference single = reference_logsumexp((float[]){2.5f}, 1);
     check(single.sum == 2.5 && single.abs_sum == 1.0 && single.arg_error == 0.0, "log-sum-exp of one element is that element");
     double tol_single = logsumexp_tolerance(one_pass, &single, 1);
@@ -400,14 +400,14 @@ static void test_logsumexp(void)
      * (exps = 1): u (9 + 3 ln 4); online (exps = 1 + 4): u (29 + 3 ln 4). */
     Reference four = reference_logsumexp((float[]){1, 1, 1, 1}, 4);
     double by_hand_two = 0x1p-24 * (9 + 3 * log(4.0)), by_hand_online = 0x1p-24 * (29 + 3 * log(4.0));
-    check(fabs(logsumexp_tolerance((Shape){4, 0, 0, 0, 0, 0, 1}, &four, 4) / by_hand_two - 1) < 1e-4 &&
-              fabs(logsumexp_tolerance((Shape){4, 0, 0, 0, 0, 0, 5}, &four, 4) / by_hand_online - 1) < 1e-4,
+    check(fabs(logsumexp_tolerance((Shape){4, 0, 0, 0, 0, 0, 1, 0}, &four, 4) / by_hand_two - 1) < 1e-4 &&
+              fabs(logsumexp_tolerance((Shape){4, 0, 0, 0, 0, 0, 5, 0}, &four, 4) / by_hand_online - 1) < 1e-4,
           "log-sum-exp of four ones: the two-pass and online bounds are u (9 + 3 ln 4) and u (29 + 3 ln 4), as derived by hand");
 
     enum { N = 1 << 18 };
     float *x = malloc(N * sizeof *x);
     fill_array(x, N, FILL_RANDOM, 11);
-    Shape two = {N, 0, 0, 0, 0, 0, 1}, online = {N, 0, 0, 0, 0, 0, 1 + N};
+    Shape two = {N, 0, 0, 0, 0, 0, 1, 0}, online = {N, 0, 0, 0, 0, 0, 1 + N, 0};
     for (int spread = 1; spread <= 100; spread *= 100) {
         for (int i = 0; i < N; i++) x[i] = fill_value(FILL_RANDOM, 11, i) * spread;
         Reference ref = reference_logsumexp(x, N);
@@ -422,6 +422,156 @@ static void test_logsumexp(void)
     Reference rising = reference_logsumexp(x, N);
     check(fabs(lse_online(x, N) - rising.sum) <= logsumexp_tolerance(online, &rising, N),
           "online log-sum-exp of a rising row (a rescale at every element) within its bound");
+    free(x);
+}
+
+/* rows_welford's arithmetic in fp32 on the host (stages/09_rows/reduce.cu): the state (count, mean, M2) and
+ * Chan et al.'s merge, and a block of 128 threads per row: each thread merges its elements t, t + 128, ...,
+ * then each warp's xor butterfly, then one over the 4 warps' states; thread 0's state gives the mean and
+ * M2 / n (NaN where the mean is not finite). The merge can go wrong on purpose, to show the bound sees it:
+ * the mean's weight na / n for nb / n, or M2's term d^2 nb w for d^2 na w. */
+typedef struct {
+    float n, mean, m2;
+} Welford;
+enum { MERGE_RIGHT, MERGE_MEAN_WEIGHT, MERGE_M2_WEIGHT };
+
+static Welford welford_merge(Welford a, Welford b, int how)
+{
+    float n = a.n + b.n, w = n > 0.0f ? b.n / n : 0.0f, d = b.mean - a.mean;
+    float w_mean = how == MERGE_MEAN_WEIGHT && n > 0.0f ? a.n / n : w;
+    float mean = isinf(a.mean) || isinf(b.mean) ? a.mean + b.mean : a.mean + d * w_mean;
+    return (Welford){n, mean, a.m2 + b.m2 + d * d * (how == MERGE_M2_WEIGHT ? b.n : a.n) * w};
+}
+
+enum { ROW_THREADS = 128 };
+static Shape welford_shape_of(uint64_t cols)
+{
+    return (Shape){(double)((cols + ROW_THREADS - 1) / ROW_THREADS), 7, 0, 0, 0, 0, 0, 1};
+}
+
+static void welford_row(const float *x, uint64_t cols, int how, float *mean, float *var)
+{
+    Welford t[ROW_THREADS], next[ROW_THREADS];
+    for (int i = 0; i < ROW_THREADS; i++) {
+        t[i] = (Welford){0.0f, 0.0f, 0.0f};
+        for (uint64_t j = (uint64_t)i; j < cols; j += ROW_THREADS) t[i] = welford_merge(t[i], (Welford){1.0f, x[j], 0.0f}, how);
+    }
+    for (int mask = 16; mask > 0; mask /= 2) { /* every lane merges its partner's state into its own */
+        for (int i = 0; i < ROW_THREADS; i++) next[i] = welford_merge(t[i], t[i ^ mask], how);
+        memcpy(t, next, sizeof t);
+    }
+    Welford warps[4] = {t[0], t[32], t[64], t[96]}, merged[4];
+    for (int mask = 2; mask > 0; mask /= 2) {
+        for (int i = 0; i < 4; i++) merged[i] = welford_merge(warps[i], warps[i ^ mask], how);
+        memcpy(warps, merged, sizeof warps);
+    }
+    *mean = warps[0].mean;
+    *var = isfinite(warps[0].mean) ? warps[0].m2 / warps[0].n : NAN;
+}
+
+/* The one-pass sum and sum of squares on the same block, in fp32: E[x^2] - E[x]^2. */
+static float naive_variance_row(const float *x, uint64_t cols)
+{
+    float s[ROW_THREADS], q[ROW_THREADS];
+    for (int i = 0; i < ROW_THREADS; i++) {
+        s[i] = q[i] = 0.0f;
+        for (uint64_t j = (uint64_t)i; j < cols; j += ROW_THREADS) {
+            s[i] += x[j];
+            q[i] += x[j] * x[j];
+        }
+    }
+    float sum = 0.0f, squares = 0.0f;
+    for (int i = 0; i < ROW_THREADS; i++) {
+        sum += s[i];
+        squares += q[i];
+    }
+    float mean = sum / (float)cols;
+    return squares / (float)cols - mean * mean;
+}
+
+/* Do the emulated kernel's mean and variance of x[0..cols) pass against reference_moments within
+ * moments_tolerance? */
+static int welford_passes(const float *x, uint64_t cols, int how)
+{
+    float mean, var;
+    welford_row(x, cols, how, &mean, &var);
+    Moments ref = reference_moments(x, cols);
+    MomentsTolerance tol = moments_tolerance(welford_shape_of(cols), &ref);
+    return value_passes(mean, ref.mean, tol.mean) && value_passes(var, ref.var, tol.var);
+}
+
+/* LayerNorm's moments: the reference on exact cases and against a long double oracle, non-finite inputs,
+ * and rows_welford's arithmetic within its bound on shifted data and on a large mean with a small spread
+ * (where the one-pass sum of squares is not), and outside it with a wrong weight in the merge. */
+static void test_moments(void)
+{
+    Moments four = reference_moments((float[]){1, 2, 3, 4}, 4);
+    check(four.mean == 2.5 && four.m2 == 5.0 && four.var == 1.25 && four.range == 3.0 && four.max_abs == 4.0,
+          "moments of 1, 2, 3, 4: mean 2.5, M2 5, population variance 1.25");
+    Moments one = reference_moments((float[]){-3.5f}, 1);
+    float mean, var;
+    welford_row((float[]){-3.5f}, 1, MERGE_RIGHT, &mean, &var);
+    check(one.mean == -3.5 && one.var == 0.0 && mean == -3.5f && var == 0.0f,
+          "moments of one element: the element and 0, exactly, from the reference and from fp32 merges");
+    Moments nan = reference_moments((float[]){1, NAN, 2}, 3), inf = reference_moments((float[]){1, INFINITY, 2}, 3);
+    MomentsTolerance none = moments_tolerance(welford_shape_of(3), &inf);
+    check(isnan(nan.mean) && isnan(nan.var) && inf.mean == INFINITY && isnan(inf.var) && none.mean == 0.0 && none.var == 0.0,
+          "moments with a NaN are NaN; with a +Inf the mean is +Inf, the variance NaN (tolerance 0: the same value)");
+    Moments long_row = four;
+    long_row.n = (1u << 24) + 1;
+    MomentsTolerance unbounded = moments_tolerance(welford_shape_of(long_row.n), &long_row);
+    check(unbounded.mean == INFINITY && unbounded.var == INFINITY && isfinite(moments_tolerance(welford_shape_of(4), &four).var),
+          "no moments bound past 2^24 elements in a row (fp32 counts stop being exact integers)");
+
+    enum { COLS = 4097 };
+    float *x = malloc(COLS * sizeof *x);
+    /* a +Inf at every position of a thread's loop and of the butterfly: the mean +Inf, the variance NaN */
+    int inf_right = 1;
+    for (int at = 0; at < 300; at++) {
+        for (int i = 0; i < 300; i++) x[i] = fill_value(FILL_SHIFTED, 3, (uint64_t)i);
+        x[at] = INFINITY;
+        welford_row(x, 300, MERGE_RIGHT, &mean, &var);
+        inf_right &= mean == INFINITY && isnan(var);
+    }
+    check(inf_right, "fp32 merges of a row of 300 with a +Inf anywhere: mean +Inf, variance NaN");
+
+    long double oracle_mean = 0.0L, oracle_m2 = 0.0L;
+    for (int i = 0; i < COLS; i++) x[i] = 1000.0f + fill_value(FILL_RANDOM, 4, (uint64_t)i);
+    for (int i = 0; i < COLS; i++) oracle_mean += x[i];
+    oracle_mean /= COLS;
+    for (int i = 0; i < COLS; i++) oracle_m2 += (x[i] - oracle_mean) * (x[i] - oracle_mean);
+    Moments big = reference_moments(x, COLS);
+    check(fabsl(big.mean - oracle_mean) <= 1e-15L * oracle_mean && fabsl(big.m2 - oracle_m2) <= 1e-13L * oracle_m2,
+          "moments of 1000 + [-1, 1): the reference agrees with a long double two-pass oracle");
+
+    static const uint64_t lengths[] = {1, 2, 3, 31, 128, 129, 1000, COLS};
+    int shifted = 1;
+    for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++)
+        for (uint64_t seed = 1; seed <= 20; seed++) {
+            for (uint64_t i = 0; i < lengths[l]; i++) x[i] = fill_value(FILL_SHIFTED, seed, i);
+            shifted &= welford_passes(x, lengths[l], MERGE_RIGHT);
+        }
+    check(shifted, "fp32 merges of shifted rows of 1 to 4097 elements (20 seeds each) within the moments bound");
+    for (int i = 0; i < COLS; i++) x[i] = 1.0f;
+    welford_row(x, COLS, MERGE_RIGHT, &mean, &var);
+    check(mean == 1.0f && var == 0.0f && welford_passes(x, COLS, MERGE_RIGHT), "fp32 merges of 4097 ones: mean 1 and variance 0 exactly");
+
+    /* A large mean, a small spread: the variance's condition number sqrt(1 + mean^2 n / M2) near 1.7 mean. */
+    for (float offset = 100.0f; offset <= 10000.0f; offset *= 10.0f) {
+        for (int i = 0; i < COLS; i++) x[i] = offset + fill_value(FILL_RANDOM, 5, (uint64_t)i);
+        Moments ref = reference_moments(x, COLS);
+        MomentsTolerance tol = moments_tolerance(welford_shape_of(COLS), &ref);
+        char name[160];
+        snprintf(name, sizeof name, "a row of %g + [-1, 1): fp32 merges within the bound (%.1e of the variance)", offset,
+                 tol.var / ref.var);
+        check(welford_passes(x, COLS, MERGE_RIGHT), name);
+        snprintf(name, sizeof name, "a row of %g + [-1, 1): the fp32 sum and sum of squares outside it (error %.1e of the variance)",
+                 offset, fabs(naive_variance_row(x, COLS) - ref.var) / ref.var);
+        check(!value_passes(naive_variance_row(x, COLS), ref.var, tol.var), name);
+    }
+    for (int i = 0; i < COLS; i++) x[i] = fill_value(FILL_SHIFTED, 6, (uint64_t)i);
+    check(!welford_passes(x, COLS, MERGE_MEAN_WEIGHT), "a merge with the mean's weight na / n for nb / n fails the bound");
+    check(!welford_passes(x, COLS, MERGE_M2_WEIGHT), "a merge with M2's term d^2 nb w for d^2 na w fails the bound");
     free(x);
 }
 
@@ -515,7 +665,8 @@ static void test_array_file(void)
     check(read_array_file(path, "bf16", &a, err, sizeof err) == -1 && strstr(err, "not a whole number"),
           "array file: raw bytes that are not a whole number of elements are refused");
     check(read_array_file(path, "f64", &a, err, sizeof err) == -1 && strstr(err, "give one of"), "array file: an unknown --dtype is refused");
-    check(!read_array_file(path, "fp8_e4m3", &a, err, sizeof err) && a.count == 5 && a.rows == 0, "array file: raw fp8 bytes with --dtype");
+    check(!read_array_file(path, "fp8_e4m3", &a, err, sizeof err) && a.count == 5 && a.rows == 0 && a.cols == 5,
+          "array file: raw fp8 bytes with --dtype, one dimension of 5");
     free(a.bytes);
     remove(path);
     check(read_array_file(path, "f32", &a, err, sizeof err) == -1 && strstr(err, "cannot read"), "array file: a missing file is refused");
@@ -636,6 +787,7 @@ int main(void)
     test_accuracy_fills();
     test_tolerance();
     test_logsumexp();
+    test_moments();
     test_array_file();
     test_reference_exact();
     printf("done %d checks\n", checks);

@@ -109,5 +109,14 @@ class EveryProgram(support.Case):
         self.program(program)
         t, shape = self.file_type(program)
         raw = inputs.write(os.path.join(support.scratch(self), "raw.bin"), inputs.DESCR[t], shape, raw=True)
+        csv = os.path.join(support.scratch(self), "raw.csv")
         self.expect(0, r"all kernels passed", [program, "--input", raw, "--dtype", t, "--reps", "1", "--warmup", "0",
-                                               "--check"])
+                                               "--check", "--csv", csv])
+        # Raw bytes have one dimension: every element summed, and a row stage's one row holds them all.
+        count = eval(shape.replace(",", "*"))
+        rows = [row for row in support.read_csv(csv) if row["stage"] != "00_device"]
+        self.assertTrue(rows, f"{csv} has no kernel rows")
+        for row in rows:
+            self.assertEqual(int(row["n"]), count, f"{row['kernel']}: n")
+            if row["cols"]:
+                self.assertEqual(int(row["cols"]), count, f"{row['kernel']}: one row of every element")

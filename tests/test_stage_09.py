@@ -1,12 +1,14 @@
 """Stage 09 (a sum per row): its options (no GPU needed), then its rows on the GPU: random shapes, --fill
-ones, a NaN (+Inf) in one row, rows of one element, every sub-warp width, a matrix past 2^31 elements, and
-the exercise's solution on few long rows."""
+ones, a NaN (+Inf) in one row, rows of one element, LayerNorm's moments of rows with a large mean and a
+small spread, every sub-warp width, a matrix past 2^31 elements, and the exercise's solution on few long
+rows."""
 import os
 import random
 import re
+import struct
 import unittest
 
-from tests import gpu_lib, support
+from tests import gpu_lib, npy, support
 
 ROWS = os.path.join(support.ROOT, "build/09_rows/reduce")
 SOLUTION = os.path.join(support.ROOT, "build/09_rows/solution")
@@ -19,6 +21,11 @@ def kernels():
 
 def log_sum_exp_kernels():
     return [k for k in kernels() if re.match(r"rows_[a-z_]*softmax", k)]
+
+
+def welford_kernels():
+    """The kernels that write a row's mean and variance."""
+    return [k for k in kernels() if "welford" in k]
 
 
 class Stage09(support.Case):
@@ -50,7 +57,8 @@ class Stage09(support.Case):
 
     @support.needs("gpu")
     def test_fill_ones_every_sum_kernel_gives_exactly_1000_the_log_sum_exps_1_plus_log_1000(self):
-        """777 rows of 1000 ones: every sum kernel exact, every log-sum-exp kernel within its bound"""
+        """777 rows of 1000 ones: every sum kernel exact (Welford's: mean 1, variance 0), every log-sum-exp
+        kernel within its bound"""
         self.need_build()
         run = gpu_lib.run_csv([ROWS, "--check", "--rows", "777", "--cols", "1000", "--fill", "ones", "--reps", "1",
                                "--warmup", "0"])
@@ -86,6 +94,25 @@ class Stage09(support.Case):
         # CUB's row sum, timed beside every run, is not a log-sum-exp.
         exact = sorted(r["kernel"] for r in run.rows if r["kernel"] in lse and float(r["rel_err"]) == 0 and r["pass"] == "1")
         self.assertEqual(exact, sorted(lse), f"the log-sum-exp kernels exact:\n{run.result.tail()}")
+
+    @support.needs("gpu")
+    def test_welford_on_rows_of_40_plus_minus_1_from_a_file_mean_and_variance_within_a_checking_bound(self):
+        """129 rows of 1000 values 40 + [-1, 1): the variance's condition number about 70, where the fp32 sum
+        and sum of squares misses the bound (tests/test_host.c shows it); Welford's mean and variance pass,
+        held to a bound below a thousandth ("1", not "unchecked")"""
+        self.need_build()
+        welford = welford_kernels()
+        self.assertTrue(welford, "no Welford kernel in --describe")
+        rows, cols = 129, 1000
+        rng = random.Random(40)
+        data = struct.pack(f"<{rows * cols}f", *(40.0 + rng.uniform(-1.0, 1.0) for _ in range(rows * cols)))
+        header = npy.encode("<f4", f"{rows},{cols}")[:-len(data)]
+        path = npy.write(os.path.join(support.scratch(self), "offset.npy"), header + data)
+        run = gpu_lib.run_csv([ROWS, "--check", "--input", path, "--kernel", ",".join(welford), "--reps", "1",
+                               "--warmup", "0"])
+        self.assertEqual(run.result.rc, 0, repr(run.result))
+        checked = sorted(r["kernel"] for r in run.rows if r["kernel"] in welford and r["pass"] == "1")
+        self.assertEqual(checked, sorted(welford), f"the Welford kernels checked and passing:\n{run.result.tail()}")
 
     @support.needs("gpu")
     def test_subwarp_and_auto_at_cols_1_to_48_and_around_every_width_on_unaligned_rows(self):

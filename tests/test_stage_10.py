@@ -1,7 +1,10 @@
-"""Stage 10 (the libraries) and its demo: the demo's exact block sums, the three grid finishes' equal bits,
+"""Stage 10 (the libraries) and its demo: the demo's exact block sums and exact sums per label (by atomics,
+__match_any_sync and cg::labeled_partition), the three grid finishes' equal bits,
 the WarpScan aggregate's exact sum, WarpScan's shuffles in the SASS, the pairwise exercise, and the
 cg::reduce record against Nsight Compute."""
+import functools
 import os
+import re
 import unittest
 
 from tests import support
@@ -10,6 +13,18 @@ LIBRARY = os.path.join(support.ROOT, "build/10_library/reduce")
 EXERCISE = os.path.join(support.ROOT, "build/10_library/exercise")
 SOLUTION = os.path.join(support.ROOT, "build/10_library/solution")
 GRID_FINISHES = ["grid_sync_cooperative", "grid_last_block", "grid_two_launches"]
+LABEL_PATTERNS = 4  # the rows of the demo's table of sums per label
+
+
+@functools.lru_cache(None)
+def demo():
+    return support.run([os.path.join(support.ROOT, "build/10_library/demo")])
+
+
+def label_rows(out):
+    """The rows of the demo's table of sums per label: (pattern, groups per warp, three times in us)."""
+    rows = re.findall(r"(?m)^(\d+ labels, [^\d]+(?:\d+)?)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)$", out)
+    return [(name.strip(), *map(float, numbers)) for name, *numbers in rows]
 
 
 def grid_differences(out):
@@ -35,7 +50,20 @@ class Stage10(support.Case):
     @support.needs("gpu")
     def test_demo_shuffles_and_shared_memory_both_give_every_blocks_exact_sum(self):
         self.need_build()
-        self.expect(0, "every block's total is the exact sum", [os.path.join(support.ROOT, "build/10_library/demo")])
+        self.assertEqual(demo().rc, 0, repr(demo()))
+        self.assertIn("every block's total is the exact sum", demo().out)
+
+    @support.needs("gpu")
+    def test_demo_labeled_partition_match_any_and_atomics_give_every_labels_exact_sum(self):
+        """cg::labeled_partition and cg::reduce on the group against __match_any_sync by hand and an atomic each"""
+        self.need_build()
+        self.assertEqual(demo().rc, 0, repr(demo()))
+        self.assertIn("every label's sum is the exact sum, by all three", demo().out)
+        rows = label_rows(demo().out)
+        self.assertEqual(len(rows), LABEL_PATTERNS, demo().tail(10))
+        runs = {name: groups for name, groups, *_ in rows}
+        self.assertEqual(runs["4 labels, runs of 32"], 1.0, "a run of 32 aligned to the warps: one group per warp")
+        self.assertGreater(runs["1024 labels, at random"], 25, "1024 labels at random: nearly one group per lane")
 
     @support.needs("gpu")
     def test_the_three_grid_finishes_give_the_same_bits_at_every_size_in_every_run(self):

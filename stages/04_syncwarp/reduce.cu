@@ -51,10 +51,11 @@ static void run_syncwarp(Run *r)
     launch_block_atomic(r, reduce_syncwarp, "reduce_syncwarp", LEETCUDA_BLOCK, LOG2_LEETCUDA_BLOCK);
 }
 
-/* Reduce blog §3 (and the last warp of course chapter v4), correct on Volta and later: the last warp
- * unrolled, every lane adding unconditionally. Since Volta a warp's lanes are scheduled independently, so lane 5 reading
- * s[21] may happen after lane 21 has overwritten it. Each step therefore reads, waits for the whole
- * warp (__syncwarp), then writes and waits again; volatile keeps every access in shared memory. */
+/* Reduce blog §3's warpReduce (course chapter v4 calls a warp_reduce without printing its body),
+ * correct on Volta and later: the last warp unrolled, every lane adding unconditionally. Since Volta
+ * a warp's lanes are scheduled independently, so lane 5 reading s[21] may happen after lane 21 has
+ * overwritten it. Each step therefore reads, waits for the whole warp (__syncwarp), then writes and
+ * waits again; volatile keeps every access in shared memory. */
 __device__ void warp_reduce_unrolled(volatile TRACED(float) *s, unsigned tid)
 {
     float v = s[tid];
@@ -79,6 +80,31 @@ __device__ void load_and_halve_to_64(TRACED(float) *s_x, const float *x, uint64_
     }
 }
 
+/* Reduce blog §3 as it ends: each block's sum written to d_out[blockIdx.x] and the blocks' sums added
+ * elsewhere (here on the CPU, inside the timed region). Stage 02's reduce_shared, the blog's §2, is the
+ * same kernel with the same 256 threads and a __syncthreads at every level down to one value: the two
+ * differ only in the last warp, which is what the blog says unrolling it saves. */
+__global__ void reduce_unrolled_warp_partials(const float *x, float *partials, uint64_t n)
+{
+    __shared__ TRACED(float) s_x[BLOCK];
+    unsigned tid = threadIdx.x;
+    load_and_halve_to_64(s_x, x, n);
+    if (tid < 32) {
+        warp_reduce_unrolled(s_x, tid);
+        if (tid == 0) partials[blockIdx.x] = s_x[0];
+    }
+}
+
+static void run_unrolled_warp_partials(Run *r)
+{
+    unsigned blocks = grid_for(r->n, BLOCK, "reduce_unrolled_warp_partials");
+    reduce_unrolled_warp_partials<<<blocks, BLOCK>>>(r->in, r->partials, r->n);
+    LAUNCH_CHECK("reduce_unrolled_warp_partials");
+    r->host_partials = blocks;
+    r->shape.tree = LOG2_BLOCK;
+}
+
+/* The same with stage 03's finish: one atomicAdd per block onto the result. */
 __global__ void reduce_unrolled_warp(const float *x, float *out, uint64_t n)
 {
     __shared__ TRACED(float) s_x[BLOCK];
@@ -127,9 +153,10 @@ static void run_chapter_v4(Run *r)
     r->shape.tree = LOG2_BLOCK;
 }
 
-/* The articles' form, kept to be caught (not run by default): plain shared memory, no __syncwarp.
- * It assumes the 32 lanes run in lock-step, which no GPU since Volta promises; the compiler may also
- * keep s[tid] in a register between the statements. A data race: compute-sanitizer's racecheck. */
+/* Blog §3's warpReduce as written, kept to be caught (not run by default): plain shared memory, no
+ * __syncwarp. It assumes what chapter v4's comment on its call says, that the 32 lanes run in
+ * lock-step, which no GPU since Volta promises; the compiler may also keep s[tid] in a register
+ * between the statements. A data race: compute-sanitizer's racecheck. */
 __device__ void warp_reduce_racy(TRACED(float) *s, unsigned tid)
 {
     s[tid] += s[tid + 32];
@@ -158,11 +185,13 @@ static void run_unrolled_warp_racy(Run *r)
 
 static const Kernel kernels[] = {
     {"reduce_syncwarp", "LeetCUDA reduce §3.4.1: __syncwarp for the last 32 elements, 128 threads", run_syncwarp},
-    {"reduce_unrolled_warp", "reduce blog §3: unrolled last warp, volatile + __syncwarp, one atomicAdd per block",
+    {"reduce_unrolled_warp_partials", "reduce blog §3 as written: unrolled last warp, volatile + __syncwarp, sums on the CPU",
+     run_unrolled_warp_partials},
+    {"reduce_unrolled_warp", "reduce blog §3 with stage 03's finish: the same, one atomicAdd per block",
      run_unrolled_warp},
     {"reduce_chapter_v4", "course chapter v4: v3's two loads per thread + the unrolled last warp, sums on the CPU",
      run_chapter_v4},
-    {"reduce_unrolled_warp_racy", "the articles' unrolled last warp: no volatile, no __syncwarp (a race)",
+    {"reduce_unrolled_warp_racy", "blog §3's warpReduce as written: no volatile, no __syncwarp (a race)",
      run_unrolled_warp_racy, .flags = NOT_DEFAULT},
 };
 

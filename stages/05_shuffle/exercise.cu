@@ -1,17 +1,18 @@
 /* Exercise 05 (the course chapter's §7.6): two rewrites of v5 in the one-load, atomic-finish form of
  * reduce_warp_shuffle in reduce.cu (the chapter's exact v5 is reduce_chapter_v5 there).
  * 1. reduce_max_shuffle: the maximum instead of the sum. Replace + by fmaxf in both shuffle trees, and
- *    combine the blocks with an atomic max. CUDA has no float atomicMax; for values that may be
- *    negative use atomicMax on int for non-negative floats and atomicMin on unsigned for negative ones
- *    (IEEE floats of one sign order like their bit patterns), or a compare-and-swap loop. The padding
- *    past n must be -INFINITY, not 0. The harness checks the result against the exact maximum.
+ *    combine the blocks with an atomic max. CUDA has no float atomicMax. The stage's demo (demo.cu)
+ *    builds one from an atomicCAS loop; here build it from the integer atomics on the float's bits,
+ *    without atomicCAS: IEEE floats of one sign order like their bit patterns, so atomicMax on int
+ *    serves the non-negative values and atomicMin on unsigned the negative ones. The padding past n
+ *    must be -INFINITY, not 0. The harness checks the result against the exact maximum.
  * 2. reduce_cg: v5 with cooperative groups. cg::tiled_partition<32>(cg::this_thread_block()) gives the
  *    warp; cg::reduce(warp, v, cg::plus<float>()) replaces the shuffle loop; the warp sums still go
  *    through shared memory (block.sync() for the barrier), and thread 0 does the atomicAdd.
  * Hint: the result starts at -INFINITY for the max (the launcher sets it); see the atomic_max_float
- *       helper declared below and write its body.
+ *       helper declared below and write its body with atomicMax and atomicMin, not atomicCAS.
  * Hint: the stubs below return the first element of each block (max) and only warp 0's sum (cg).
- * 提示：求最大值时结果从 -INFINITY 开始（由 launcher 设置）；参见下面声明的 atomic_max_float 辅助函数，写出它的函数体。
+ * 提示：求最大值时结果从 -INFINITY 开始（由 launcher 设置）；参见下面声明的 atomic_max_float 辅助函数，用 atomicMax 和 atomicMin 写出它的函数体，不用 atomicCAS。
  * 提示：下面的桩返回每个线程块的第一个元素（max），以及只有 warp 0 的和（cg）。 */
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
@@ -30,7 +31,7 @@ namespace cg = cooperative_groups;
 #else
 __device__ void atomic_max_float(float *address, float v)
 {
-    atomicExch(address, v); /* TODO: a real atomic maximum */
+    atomicExch(address, v); /* TODO: a real atomic maximum, from atomicMax and atomicMin on the bits */
 }
 
 __global__ void reduce_max_shuffle(const float *x, float *out, uint64_t n)

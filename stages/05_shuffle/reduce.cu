@@ -6,6 +6,9 @@
 #define LEETCUDA_BLOCK 128 /* the LeetCUDA article's block size */
 #define LOG2_LEETCUDA_BLOCK 7
 #define BLOCK_1024 1024    /* the reduce blog's reduce_v3, the chapter's v5 (32 warp sums), the shuffle article */
+#define BLOG_BLOCK 256     /* the reduce blog's reduce4: the block its §2 comment "s = 128" implies */
+#define BLOG_WARPS (BLOG_BLOCK / 32)
+static_assert(BLOG_WARPS == 1 << 3, "reduce_warp_shuffle_partials's shape: 3 levels of warp sums");
 
 /* Load the block's slice into shared memory and halve it until 32 values are left in s_x[0..31]. */
 __device__ void load_and_halve_to_32(TRACED(float) *s_x, const float *x, uint64_t n)
@@ -74,17 +77,45 @@ static void run_shuffle_tail_divergent_mask(Run *r)
     r->shape.tree = LOG2_LEETCUDA_BLOCK;
 }
 
-/* Reduce blog §4 (its reduce_v3, launched with 1024 threads): shuffle first. Every warp reduces its 32
- * values in registers, lane 0 of each warp writes the warp's sum to shared memory, one barrier, and
- * warp 0 reduces the warps' sums with shuffles again. One __syncthreads in all, instead of one per
- * level. The blog's s_y[32] holds a sum for each of the at most 32 warps of a block; it never zeroes
- * its output before the atomics (here the launcher does). */
 __device__ float warp_sum_down(float v)
 {
     for (unsigned offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(FULL_MASK, v, offset);
     return v;
 }
 
+/* Reduce blog §4's reduce4: shuffle first. Every warp reduces its 32 values in registers, lane 0 of
+ * each warp writes the warp's sum to shared memory, one barrier, and warp 0 reduces the warps' sums
+ * with shuffles again; each block's sum goes to d_out[blockIdx.x], added elsewhere (here on the CPU,
+ * inside the timed region). One __syncthreads in all, instead of one per level. The blog sizes
+ * warpLevelSums with blockDim.x / warpSize, which does not compile; here the block is a constant. Its
+ * 256 threads are those of the blog's §2 and §3 (stage 02's reduce_shared, stage 04's
+ * reduce_unrolled_warp_partials): the same loads and the same finish, three ways to reduce a block. */
+__global__ void __launch_bounds__(BLOG_BLOCK) reduce_warp_shuffle_partials(const float *x, float *partials, uint64_t n)
+{
+    __shared__ TRACED(float) warp_sums[BLOG_WARPS];
+    unsigned tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    uint64_t i = (uint64_t)blockIdx.x * BLOG_BLOCK + tid;
+    float v = warp_sum_down(i < n ? x[i] : 0.0f);
+    if (lane == 0) warp_sums[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = warp_sum_down(lane < BLOG_WARPS ? warp_sums[lane] : 0.0f);
+        if (lane == 0) partials[blockIdx.x] = v;
+    }
+}
+
+static void run_warp_shuffle_partials(Run *r)
+{
+    unsigned blocks = grid_for(r->n, BLOG_BLOCK, "reduce_warp_shuffle_partials");
+    reduce_warp_shuffle_partials<<<blocks, BLOG_BLOCK>>>(r->in, r->partials, r->n);
+    LAUNCH_CHECK("reduce_warp_shuffle_partials");
+    r->host_partials = blocks;
+    r->shape.tree = 5 + 3; /* 32 lanes, then 8 warp sums (the lanes past them add zeros, which round nothing) */
+}
+
+/* Reduce blog §4's reduce_v3, its 优化写法 ("optimised form"), launched with 1024 threads by its launch_reduction:
+ * the same shuffles, one atomicAdd per block onto the result. Its s_y[32] holds a sum for each of the
+ * at most 32 warps of a block; it never zeroes its output before the atomics (here the launcher does). */
 __global__ void __launch_bounds__(BLOCK_1024) reduce_warp_shuffle(const float *x, float *out, uint64_t n)
 {
     __shared__ TRACED(float) warp_sums[32];
@@ -159,6 +190,8 @@ static void run_xor_allreduce(Run *r)
 static const Kernel kernels[] = {
     {"reduce_shuffle_tail", "LeetCUDA reduce §3.4.2: shared-memory tree, last warp with __shfl_down_sync, 128 threads",
      run_shuffle_tail},
+    {"reduce_warp_shuffle_partials", "reduce blog §4 (reduce4): shuffle first, 8 warp sums in shared memory, 256 threads, "
+     "sums on the CPU", run_warp_shuffle_partials},
     {"reduce_warp_shuffle", "reduce blog §4 (reduce_v3): shuffle first, 32 warp sums in shared memory, 1024 threads",
      run_warp_shuffle},
     {"reduce_chapter_v5", "course chapter v5: v3's two loads, shuffles, 32 warp sums (1024 threads), sums on the CPU",

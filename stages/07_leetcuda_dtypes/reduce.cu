@@ -67,9 +67,10 @@ __global__ void block_all_reduce_sum(const In *x, float *y, uint64_t n)
 }
 
 /* LeetCUDA's launcher, for an S x K input: a block per row, of K/PACK threads when that is one of
- * 32, 64, ..., 1024. Otherwise it throws (and with K not a multiple of PACK its S tiles, laid end to
- * end, miss the input's last S (K mod PACK) elements); here such a K takes the launcher's other branch,
- * 1024/PACK threads per block, a block per 1024 elements. A plain N is one row. */
+ * 32, 64, ..., 1024. Another K/PACK up to 1024 makes it throw (and with K not a multiple of PACK its S
+ * tiles, laid end to end, miss the input's last S (K mod PACK) elements); a K/PACK past 1024, or a
+ * 1-D input, takes its other branch: 1024/PACK threads per block, a block per 1024 elements. Here every
+ * K that is not a whole power of two from 32 to 1024 packs takes that other branch. A plain N is one row. */
 static unsigned leetcuda_threads(uint64_t k, int pack)
 {
     uint64_t nt = k / pack;

@@ -5,7 +5,8 @@
  * Then what the article's BlockAllReduce (§3) and its closing note on softmax (§5) lead to: a block
  * all-reduce for any operator that leaves the result in every thread, softmax's max and sum per row
  * (as the row's log-sum-exp) in two passes and in the online softmax's one pass (the course chapter,
- * §7.7.5), rows shorter than a warp shared among groups of lanes (the shuffle article's width), and a
+ * §7.7.5), LayerNorm's mean and variance per row in one pass (Welford's, merged as the online softmax
+ * merges), rows shorter than a warp shared among groups of lanes (the shuffle article's width), and a
  * kernel that picks the split by the row length. */
 #include <cub/cub.cuh>
 
@@ -46,6 +47,25 @@ struct MergeOp {
     }
 };
 
+/* LayerNorm's state over a set of elements (Welford): n, how many; mean, their mean; m2, the sum of
+ * (x - mean)^2 over them. One element x is the state (1, x, 0). n is an exact integer up to 2^24. */
+struct Welford {
+    float n, mean, m2;
+};
+/* Chan, Golub and LeVeque's merge of two disjoint sets, the (m, l) merge's counterpart: n = na + nb,
+ * d = mean_b - mean_a, mean = mean_a + d nb / n, m2 = m2_a + m2_b + d^2 na nb / n. Merging one element
+ * is Welford's update. The weight nb / n is one division, shared; an empty side (0, 0, 0) leaves the
+ * other exact, and two empty sides stay empty (the weight 0, not 0 / 0). An infinite mean on either
+ * side makes the mean their sum (the Inf, or NaN for +Inf and -Inf), where d would be Inf - Inf. */
+struct WelfordOp {
+    __device__ Welford operator()(Welford a, Welford b) const
+    {
+        float n = a.n + b.n, w = n > 0.0f ? b.n / n : 0.0f, d = b.mean - a.mean;
+        float mean = isinf(a.mean) || isinf(b.mean) ? a.mean + b.mean : a.mean + d * w;
+        return {n, mean, a.m2 + b.m2 + d * d * a.n * w};
+    }
+};
+
 __device__ __forceinline__ float shfl_xor(float v, int mask, int width)
 {
     return __shfl_xor_sync(FULL_MASK, v, mask, width);
@@ -53,6 +73,10 @@ __device__ __forceinline__ float shfl_xor(float v, int mask, int width)
 __device__ __forceinline__ MaxSum shfl_xor(MaxSum p, int mask, int width)
 {
     return {shfl_xor(p.m, mask, width), shfl_xor(p.l, mask, width)};
+}
+__device__ __forceinline__ Welford shfl_xor(Welford s, int mask, int width)
+{
+    return {shfl_xor(s.n, mask, width), shfl_xor(s.mean, mask, width), shfl_xor(s.m2, mask, width)};
 }
 
 /* The xor butterfly within each group of `width` lanes (a power of two, at most 32): every lane of a
@@ -210,6 +234,23 @@ __global__ void __launch_bounds__(BLOCK) rows_online_softmax(const float *x, flo
     if (threadIdx.x == 0) out[blockIdx.x] = isinf(s.m) && !isnan(s.l) ? s.m : s.m + logf(s.l);
 }
 
+/* LayerNorm's mean and variance of each row in one pass (the course chapter, §7.7.5), as the online
+ * softmax does its (m, l): each thread merges its elements into its Welford state, then the states are
+ * merged across the block by the same rule, shuffles within warps and shared memory between them. The
+ * row's mean goes to out[row], its population variance m2 / n to out[rows + row]; a row whose mean is not
+ * finite (it holds a NaN or an Inf) has no variance: NaN. */
+__global__ void __launch_bounds__(BLOCK) rows_welford(const float *x, float *out, uint64_t rows, uint64_t cols)
+{
+    const float *p = x + (uint64_t)blockIdx.x * cols;
+    Welford s = {0.0f, 0.0f, 0.0f};
+    for (uint64_t i = threadIdx.x; i < cols; i += BLOCK) s = WelfordOp()(s, Welford{1.0f, p[i], 0.0f});
+    s = block_all_reduce<WelfordOp, Welford, BLOCK>(s);
+    if (threadIdx.x == 0) {
+        out[blockIdx.x] = s.mean;
+        out[rows + blockIdx.x] = isfinite(s.mean) ? s.m2 / s.n : NAN;
+    }
+}
+
 /* Rows shorter than a warp's share: `width` lanes per row (a power of two, at most 32), BLOCK / width
  * rows per block, the groups reduced with __shfl_xor_sync's width argument (the shuffle article, §1.2
  * and §3). A lane whose row does not exist still joins the shuffles, which name every lane. */
@@ -298,6 +339,17 @@ static void run_online_softmax(Run *r)
     r->shape.exps = 1 + r->shape.serial + r->shape.tree;
 }
 
+/* Welford's moments: a merge per element in a thread's loop, then block_all_reduce's levels; the shape
+ * says the row's results are a mean and a variance (moments_tolerance in common/host.c bounds them). */
+static void run_welford(Run *r)
+{
+    rows_welford<<<grid_for(r->rows, 1, "rows_welford"), BLOCK>>>(r->in, r->row_sums, r->rows, r->cols);
+    LAUNCH_CHECK("rows_welford");
+    r->shape.serial = serial_adds(r->cols, BLOCK, 0);
+    r->shape.tree = levels(32) + levels(WARPS);
+    r->shape.welford = 1;
+}
+
 /* Elements per thread that the warp and block splits aim for: four 16-byte packs per thread. */
 #define ROW_SHARE 16
 /* Elements per lane that the sub-warp groups aim for: two 16-byte packs. Measured on the H200 at 32 to
@@ -350,6 +402,8 @@ static const Kernel kernels[] = {
      run_softmax_two_pass, .op = OP_LOGSUMEXP},
     {"rows_online_softmax", "chapter §7.7.5: FlashAttention's online softmax, (m, l) pairs merged in one pass; log-sum-exp",
      run_online_softmax, .op = OP_LOGSUMEXP},
+    {"rows_welford", "chapter §7.7.5: LayerNorm's mean and variance, Welford states merged in one pass like (m, l)",
+     run_welford, .no_tree = "it writes two results a row (a mean and a variance), and the record build has room for one"},
     {"rows_subwarp_per_row", "warp shuffle article §1.2, §3: W lanes per row, __shfl_xor_sync's width, packed loads", run_subwarp},
     {"rows_auto", "beyond the articles: lanes, a warp or a block per row, by the row length", run_auto},
 };

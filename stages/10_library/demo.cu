@@ -1,13 +1,21 @@
-/* The chapter's §7.5, question 1: is a warp shuffle about twice as fast as shared memory? The same
+/* 1. The chapter's §7.5, question 1: is a warp shuffle about twice as fast as shared memory? The same
  * reductions done both ways, a warp's sum and a 256-thread block's sum, each repeated many times on
  * values held in registers, so that no load from DRAM is timed, only the reduction. Each repetition
  * waits for the one before, so with one block per SM the time of a repetition is the latency of one
  * reduction; with as many blocks as fit on an SM, the SM runs that many at once and the time is set
- * by how fast it works through them. The values are small integers, every sum is exact, and the
- * program checks both ways' results against the exact sum: exit 1 if one differs. */
+ * by how fast it works through them.
+ * 2. The chapter's §7.8.5, cg::labeled_partition: a sum per label, the threads of a warp grouped by a
+ * label read at run time, against an atomic per element and against __match_any_sync by hand.
+ * The values of both are small integers, every sum is exact, and the program checks every result
+ * against the exact sum: exit 1 if one differs. */
 #include <stdio.h>
 
 #include "common.h"
+
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+
+namespace cg = cooperative_groups;
 
 #define BLOCK 256
 #define WARPS (BLOCK / 32)
@@ -105,10 +113,9 @@ static unsigned blocks_per_sm(RepeatFn kernel)
     return (unsigned)per_sm;
 }
 
-int main(void)
+/* Part 1: the §7.5 table; the number of block totals that are not the exact sum. */
+static int shuffles_against_shared_memory(const GpuInfo *gpu)
 {
-    GpuInfo gpu;
-    open_gpu(&gpu);
     const struct {
         const char *level;
         RepeatFn shuffle, shared;
@@ -123,21 +130,21 @@ int main(void)
         if (blocks_per_sm(levels[l].shared) < full) full = blocks_per_sm(levels[l].shared);
     }
     float *d_out, *h_out;
-    CUDA_CHECK(cudaMalloc(&d_out, (size_t)gpu.sm_count * full * sizeof(float)));
-    CUDA_CHECK(cudaMallocHost(&h_out, (size_t)gpu.sm_count * full * sizeof(float)));
+    CUDA_CHECK(cudaMalloc(&d_out, (size_t)gpu->sm_count * full * sizeof(float)));
+    CUDA_CHECK(cudaMallocHost(&h_out, (size_t)gpu->sm_count * full * sizeof(float)));
 
     printf("The chapter's §7.5, question 1: a warp's and a block's sum by shuffles and by shared memory, on\n"
            "%s (%d SMs); %d reductions in a row on values in registers, median of %d launches.\n"
            "ns: the time of one repetition, all blocks each doing one reduction; with 1 block per SM that is\n"
            "one reduction's latency, with %u the SM works through %u at once.\n\n",
-           gpu.name, gpu.sm_count, REPS, RUNS, full, full);
+           gpu->name, gpu->sm_count, REPS, RUNS, full, full);
     printf("%-20s %14s %14s %20s %18s\n", "reduction", "blocks per SM", "shuffles (ns)", "shared memory (ns)",
            "shared / shuffles");
     int wrong = 0;
     for (int l = 0; l < 2; l++) {
         unsigned per_sm[2] = {1, full};
         for (int c = 0; c < 2; c++) {
-            unsigned blocks = (unsigned)gpu.sm_count * per_sm[c];
+            unsigned blocks = (unsigned)gpu->sm_count * per_sm[c];
             double shuffle = time_repetition(levels[l].shuffle, blocks, levels[l].exact, d_out, h_out, &wrong);
             double shared = time_repetition(levels[l].shared, blocks, levels[l].exact, d_out, h_out, &wrong);
             printf("%-20s %14u %14.1f %20.1f %17.2fx\n", levels[l].level, per_sm[c], shuffle, shared, shared / shuffle);
@@ -145,10 +152,178 @@ int main(void)
     }
     CUDA_CHECK(cudaFree(d_out));
     CUDA_CHECK(cudaFreeHost(h_out));
-    if (wrong) {
+    if (wrong)
         printf("\n%d block totals differ from the exact sum\n", wrong);
-        return EXIT_VERIFY;
+    else
+        printf("\nevery block's total is the exact sum, by shuffles and by shared memory\n");
+    return wrong;
+}
+
+/* ---- 2. §7.8.5: a sum per label, threads grouped by cg::labeled_partition ---------------------- */
+
+#define LABELED_N (1u << 22) /* values 0 to 3: every label's sum, and every partial sum, below 2^24 */
+#define MAX_LABELS 1024
+
+/* The sum of v over this lane's group (the lanes of peers, this one among them), in the group's lowest
+ * lane, written by hand on __match_any_sync's mask. Each round the group's live lanes pair up in order:
+ * a lane at an even position takes the value of the next live lane above it, and the lanes at odd
+ * positions drop out, so ceil(log2(group size)) rounds of one shuffle and one ballot. Every lane of the
+ * warp takes part in every round (the shuffles name the whole warp); a dropped lane reads its own value. */
+__device__ __forceinline__ float sum_over_peers(unsigned peers, float v)
+{
+    unsigned lane = threadIdx.x % 32;
+    unsigned above = peers & ~((2u << lane) - 1u);        /* the group's lanes above this one */
+    unsigned position = __popc(peers & ((1u << lane) - 1u)); /* this lane's rank in its group */
+    unsigned live = FULL_MASK;                            /* lanes that still hold a partial sum */
+    while (__any_sync(FULL_MASK, (above & live) != 0)) {
+        int partner = __ffs(above & live) - 1; /* the next live lane of the group above this one, or -1 */
+        float theirs = __shfl_sync(FULL_MASK, v, partner < 0 ? (int)lane : partner);
+        bool keeps = (live >> lane & 1u) && position % 2 == 0;
+        if (keeps && partner >= 0) v += theirs;
+        live = __ballot_sync(FULL_MASK, keeps);
+        position /= 2;
     }
-    printf("\nevery block's total is the exact sum, by shuffles and by shared memory\n");
-    return EXIT_OK;
+    return v;
+}
+
+enum { PER_ELEMENT, MATCH_BY_HAND, LABELED_PARTITION };
+
+/* sums[label[i]] += x[i] for every i, each warp taking 32 consecutive elements at a time, a grid apart.
+ * The loop runs the same steps in every lane (base is the warp's), so that the whole warp takes part in
+ * every match and shuffle; a lane past n holds the label `labels`, no label of the data, and the value 0,
+ * and adds nothing. PER_ELEMENT: one atomicAdd per element. MATCH_BY_HAND: __match_any_sync, the tree of
+ * sum_over_peers, one atomicAdd per group. LABELED_PARTITION: the same with cooperative groups. */
+template <int METHOD>
+__global__ void __launch_bounds__(BLOCK) sums_per_label(const float *x, const int *label, uint64_t n, int labels,
+                                                        float *sums)
+{
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cg::this_thread_block());
+    uint64_t step = (uint64_t)gridDim.x * BLOCK;
+    for (uint64_t base = (uint64_t)blockIdx.x * BLOCK + warp.meta_group_rank() * 32; base < n; base += step) {
+        uint64_t i = base + warp.thread_rank();
+        float v = i < n ? x[i] : 0.0f;
+        int key = i < n ? label[i] : labels;
+        if (METHOD == PER_ELEMENT) {
+            if (key < labels) atomicAdd(&sums[key], v);
+        } else if (METHOD == MATCH_BY_HAND) {
+            unsigned peers = __match_any_sync(FULL_MASK, key);
+            v = sum_over_peers(peers, v);
+            if (key < labels && (int)warp.thread_rank() == __ffs(peers) - 1) atomicAdd(&sums[key], v);
+        } else {
+            cg::coalesced_group group = cg::labeled_partition(warp, key); /* the warp's lanes with this key */
+            v = cg::reduce(group, v, cg::plus<float>());
+            if (key < labels && group.thread_rank() == 0) atomicAdd(&sums[key], v);
+        }
+    }
+}
+
+typedef void (*LabelFn)(const float *, const int *, uint64_t, int, float *);
+
+static uint64_t mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* The median time of kernel over the input, in us, after one untimed launch; sums zeroed before every
+ * launch, outside the timed region. wrong counts the labels whose sum is not the exact one. */
+static double time_per_label(LabelFn kernel, const GpuInfo *gpu, const float *x, const int *label, int labels,
+                             float *sums, float *h_sums, const double *exact, int *wrong)
+{
+    int per_sm = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BLOCK, 0));
+    unsigned blocks = (unsigned)gpu->sm_count * (unsigned)per_sm, needed = (LABELED_N + BLOCK - 1) / BLOCK;
+    if (blocks > needed) blocks = needed;
+    cudaEvent_t start, stop;
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    double us[RUNS];
+    for (int run = -1; run < RUNS; run++) {
+        CUDA_CHECK(cudaMemsetAsync(sums, 0, labels * sizeof(float)));
+        CUDA_CHECK(cudaEventRecord(start));
+        kernel<<<blocks, BLOCK>>>(x, label, LABELED_N, labels, sums);
+        LAUNCH_CHECK("sums_per_label");
+        CUDA_CHECK(cudaEventRecord(stop));
+        CUDA_CHECK(cudaEventSynchronize(stop));
+        float ms = 0.0f;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+        if (run >= 0) us[run] = ms * 1e3;
+    }
+    CUDA_CHECK(cudaMemcpy(h_sums, sums, labels * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int k = 0; k < labels; k++) *wrong += h_sums[k] != exact[k];
+    CUDA_CHECK(cudaEventDestroy(start));
+    CUDA_CHECK(cudaEventDestroy(stop));
+    return median(us, RUNS);
+}
+
+/* Part 2: a sum per label on four patterns of labels; the number of label sums that are not exact. */
+static int sums_per_label_table(const GpuInfo *gpu)
+{
+    const struct {
+        const char *name;
+        int labels, run; /* label of element i: a hash of i / run, mod labels */
+    } patterns[] = {
+        {"4 labels, at random", 4, 1},
+        {"4 labels, runs of 32", 4, 32},
+        {"32 labels, at random", 32, 1},
+        {"1024 labels, at random", MAX_LABELS, 1},
+    };
+    float *x, *sums, *h_x, *h_sums;
+    int *label, *h_label;
+    double exact[MAX_LABELS]; /* each label's sum, on the host: exact (integers below 2^24) */
+    CUDA_CHECK(cudaMalloc(&x, LABELED_N * sizeof(float)));
+    CUDA_CHECK(cudaMalloc(&label, LABELED_N * sizeof(int)));
+    CUDA_CHECK(cudaMalloc(&sums, MAX_LABELS * sizeof(float)));
+    CUDA_CHECK(cudaMallocHost(&h_x, LABELED_N * sizeof(float)));
+    CUDA_CHECK(cudaMallocHost(&h_label, LABELED_N * sizeof(int)));
+    CUDA_CHECK(cudaMallocHost(&h_sums, MAX_LABELS * sizeof(float)));
+    for (uint64_t i = 0; i < LABELED_N; i++) h_x[i] = (float)(mix(i) % 4);
+    CUDA_CHECK(cudaMemcpy(x, h_x, LABELED_N * sizeof(float), cudaMemcpyHostToDevice));
+
+    printf("\nThe chapter's §7.8.5, cg::labeled_partition: a sum per label, 2^22 values (0 to 3) and their labels\n"
+           "(int32) read from memory, L2 not flushed between launches; us: median of %d launches.\n"
+           "groups: distinct labels per 32 elements, on average (the atomics per warp of the last two columns).\n\n",
+           RUNS);
+    printf("%-24s %7s %24s %24s %32s\n", "labels", "groups", "atomic per element (us)", "match_any by hand (us)",
+           "labeled_partition + reduce (us)");
+    int wrong = 0;
+    for (size_t p = 0; p < sizeof patterns / sizeof patterns[0]; p++) {
+        int labels = patterns[p].labels;
+        for (int k = 0; k < labels; k++) exact[k] = 0.0;
+        uint64_t groups = 0;
+        for (uint64_t i = 0; i < LABELED_N; i++) {
+            h_label[i] = (int)(mix(i / patterns[p].run + 0x5bd1e995ull) % (uint64_t)labels);
+            exact[h_label[i]] += h_x[i];
+            int seen = 0; /* this label already among the earlier elements of the warp's 32? */
+            for (uint64_t j = i - i % 32; j < i && !seen; j++) seen = h_label[j] == h_label[i];
+            groups += !seen;
+        }
+        CUDA_CHECK(cudaMemcpy(label, h_label, LABELED_N * sizeof(int), cudaMemcpyHostToDevice));
+        const LabelFn methods[3] = {sums_per_label<PER_ELEMENT>, sums_per_label<MATCH_BY_HAND>,
+                                    sums_per_label<LABELED_PARTITION>};
+        double us[3];
+        for (int m = 0; m < 3; m++) us[m] = time_per_label(methods[m], gpu, x, label, labels, sums, h_sums, exact, &wrong);
+        printf("%-24s %7.1f %24.1f %24.1f %32.1f\n", patterns[p].name, groups / (LABELED_N / 32.0), us[0], us[1], us[2]);
+    }
+    CUDA_CHECK(cudaFree(x));
+    CUDA_CHECK(cudaFree(label));
+    CUDA_CHECK(cudaFree(sums));
+    CUDA_CHECK(cudaFreeHost(h_x));
+    CUDA_CHECK(cudaFreeHost(h_label));
+    CUDA_CHECK(cudaFreeHost(h_sums));
+    if (wrong)
+        printf("\n%d label sums differ from the exact sum\n", wrong);
+    else
+        printf("\nevery label's sum is the exact sum, by all three\n");
+    return wrong;
+}
+
+int main(void)
+{
+    GpuInfo gpu;
+    open_gpu(&gpu);
+    int wrong = shuffles_against_shared_memory(&gpu);
+    wrong += sums_per_label_table(&gpu);
+    return wrong ? EXIT_VERIFY : EXIT_OK;
 }
