@@ -19,6 +19,8 @@ charts() { # DIR: the charts of a reference folder, drawn in it (gnuplot)
 blocks() { # [--check]: every generated block from the committed results of the primary GPU
     local gpu status=0
     gpu=$(cat plots/reference/primary 2>/dev/null) || die "no plots/reference/primary: run make bench and make reference"
+    [ -f "plots/reference/$gpu/results.csv" ] ||
+        die "plots/reference/$gpu/results.csv not found (plots/reference/primary names $gpu): run make bench and make reference"
     report readmes "$@" "plots/reference/$gpu/results.csv" "plots/reference/$gpu" || status=1
     scripts/tree.sh readme "$@" || status=1
     if ls build/*/* >/dev/null 2>&1; then synopsis "$@" || status=1
@@ -38,6 +40,15 @@ reference)
     for f in "$src"/{results,multigpu,flush_check,accuracy,limits}.csv "$src"/{demo,describe,sass,profile}-*.txt; do
         [ -f "$f" ] && cp "$f" "$dst/"
     done
+    # The commit the copied run measured (HEAD: bench on a committed tree), for the reference's page and claims.
+    if head=$(git rev-parse --verify -q HEAD 2>/dev/null) && [ "$(git rev-parse --show-toplevel)" = "$(pwd -P)" ]; then
+        echo "$head" >"$dst/measured_at"
+        [ -z "$(git status --porcelain -- 'stages/*/*.cu' 'stages/*/*.mk' common)" ] || echo "warning: kernel or" \
+            "harness files differ from HEAD ($head): $dst/measured_at names HEAD, commit and bench again" >&2
+    else
+        rm -f "$dst/measured_at"
+        echo "not a git checkout: $dst/measured_at not written (the commit measured is not recorded)" >&2
+    fi
     echo "$gpu" >plots/reference/primary
     charts "$dst" || exit $?
     blocks

@@ -725,3 +725,61 @@ class CommittedAndCommandLine(Broken):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+# ---- the stages changed since a reference's run -------------------------------------------------------------
+
+@support.per(REFS, gpu)
+class EachChangedSince(support.Case):
+    def test_each_page_lists_the_stages_git_says_changed(self, folder):
+        """a reference with measured_at: its page's line of the stages changed since is git's, blob by blob"""
+        got, why = vr.changed_listed(folder)
+        if got is None:
+            self.skipTest(why)
+        for ok, what in got:
+            self.assertTrue(ok, what)
+
+
+class RejectsChangedSince(Broken):
+    def recorded(self):
+        """The copy of a reference with measured_at whose commit git holds (else the test skips)."""
+        for folder in self.refs:
+            got, why = vr.changed_listed(folder)
+            if got is not None:
+                return folder
+        self.skipTest(f"no reference's commit can be checked here: {why}")
+
+    def test_rejects_a_page_that_leaves_a_changed_stage_out(self):
+        folder = self.recorded()
+        edit_text(f"{folder}/README.md", rf"^({re.escape(vr.CHANGED)}[^:]*: )\S+?, ", r"\1")
+        self.rejects(vr.changed_listed(folder)[0], "its page lists", "git:")
+
+    def test_rejects_a_page_that_says_none_changed(self):
+        folder = self.recorded()
+        edit_text(f"{folder}/README.md", rf"^({re.escape(vr.CHANGED)}[^:]*: ).*$", r"\1none.")
+        self.rejects(vr.changed_listed(folder)[0], "its page lists none")
+
+    def test_changed_by_git_names_every_stage_for_a_harness_file_and_none_for_a_readme(self):
+        """the computation itself, in a made-up checkout: a README changed: none; a stage's .cu: that stage;
+        a file of common/: every stage"""
+        top = support.scratch(self)
+
+        def git(*args):
+            r = support.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=top)
+            self.assertEqual(r.rc, 0, r)
+            return r.out.strip()
+        for path in ("stages/01_a/reduce.cu", "stages/01_a/README.md", "stages/02_b/reduce.cu", "common/x.h"):
+            os.makedirs(os.path.dirname(os.path.join(top, path)), exist_ok=True)
+            open(os.path.join(top, path), "w", encoding="utf-8").write("one\n")
+        git("init", "-q")
+        git("add", "-A")
+        git("commit", "-q", "-m", "one")
+        commit = git("rev-parse", "HEAD")
+        self.assertEqual(vr.changed_by_git(commit, top), ([], None))
+        open(os.path.join(top, "stages/01_a/README.md"), "a", encoding="utf-8").write("two\n")
+        self.assertEqual(vr.changed_by_git(commit, top), ([], None))
+        open(os.path.join(top, "stages/02_b/reduce.cu"), "a", encoding="utf-8").write("two\n")
+        self.assertEqual(vr.changed_by_git(commit, top), (["02_b"], None))
+        open(os.path.join(top, "common/x.h"), "a", encoding="utf-8").write("two\n")
+        self.assertEqual(vr.changed_by_git(commit, top), (["01_a", "02_b"], None))
+        self.assertIsNone(vr.changed_by_git("0" * 40, top)[0])

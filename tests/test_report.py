@@ -209,24 +209,121 @@ class MadeUpResults(support.Case):
         self.assertTrue(claims.check(claim, claims.times_of(path), "g")[1])
 
     def test_claim_uncited_in_both_languages_fails(self):
-        """A claim no README cites in both languages fails."""
-        pages = {"stages/01_a/README.md": "as `a-long` says", "stages/01_a/README.zh-CN.md": "见 `a-long`"}
+        """A claim no README ties to a sentence in both languages fails: its mark, not its name, ties it."""
+        pages = {"stages/01_a/README.md": "a is faster<!-- claim: a-long -->.",
+                 "stages/01_a/README.zh-CN.md": "a 更快<!-- claim: a-long -->。"}
         claims = report("claims")
         self.assertIsNone(claims.uncited("a-long", pages))
-        pages["stages/01_a/README.zh-CN.md"] = "见 a-long"
-        self.assertEqual(claims.uncited("a-long", pages), "FAIL a-long: no stage README cites it as `a-long` in both "
-                                                          "languages (a claim is for a sentence that makes it)")
+        pages["stages/01_a/README.zh-CN.md"] = "a 更快（`a-long`）。"
+        self.assertEqual(claims.uncited("a-long", pages), "FAIL a-long: no stage README ends a sentence with "
+                         "<!-- claim: a-long --> in both languages (a claim is for a sentence that makes it)")
 
-    def claims_tree(self, claims_csv, cite):
-        """A folder laid out as the repository for the claims command: a GPU's results, stage 01_a's claims
-        (CLAIMS_CSV) and its READMEs, each citing the claims named in CITE."""
+    def test_claim_name_in_prose_fails(self):
+        """A claim's name shown to the reader fails, naming the page; inside its mark it does not, nor in a longer name."""
+        claims = report("claims")
+        self.assertEqual(claims.in_prose(["a-long"], {"x.md": "a is faster<!-- claim: a-long --> (a-longer)."}), [])
+        self.assertEqual(claims.in_prose(["a-long"], {"x.md": "a is faster (`a-long` of `claims.csv`)."}), [
+            "FAIL a-long: x.md shows the claim's name; say what was measured, and mark the sentence with "
+            "<!-- claim: a-long -->"])
+
+    def test_sentence_of_a_mark(self):
+        """The sentence a mark ends: back to the sentence, clause or list item before it; marks side by side share it."""
+        claims = report("claims")
+        text = "First. On both GPUs a is faster<!-- claim: x --><!-- claim: y -->; b is level<!-- claim: z -->.\n" \
+               "- item one\n- 两块 GPU 上都更快<!-- claim: w -->。"
+        self.assertEqual([(c, said) for _, c, said in claims.marks({"p": text})], [
+            ("x", "On both GPUs a is faster"), ("y", "On both GPUs a is faster"), ("z", "b is level"),
+            ("w", "两块 GPU 上都更快")])
+        self.assertTrue(all(claims.EVERY.search(said) for said in ("On both GPUs a is faster", "两块 GPU 上都更快",
+                                                                   "在每块参考 GPU 上都成立", "on every reference GPU")))
+        self.assertFalse(any(claims.EVERY.search(said) for said in ("b is level", "the table has each GPU's figure")))
+
+    def claims_tree(self, claims_csv, cite, said="a sentence"):
+        """A folder laid out as the repository for the claims command: a GPU's results (the primary reference),
+        stage 01_a's claims (CLAIMS_CSV) and its READMEs, each with a sentence SAID marked with each claim named
+        in CITE."""
         made_up(os.path.join(self.tmp, "plots", "reference", "gpu-a"),
                 [("01_a", "base", "f32", 1024, 10.0, "random"), ("01_a", "fast", "f32", 1024, 12.0, "random")],
                 {"01_a": "bandwidth+"})
+        write(os.path.join(self.tmp, "plots", "reference", "primary"), "gpu-a\n")
         write(os.path.join(self.tmp, "stages", "01_a", "claims.csv"), claims_csv)
         for page in ("README.md", "README.zh-CN.md"):
-            write(os.path.join(self.tmp, "stages", "01_a", page), " ".join(f"`{c}`" for c in cite) + "\n")
+            write(os.path.join(self.tmp, "stages", "01_a", page),
+                  "".join(f"{said}<!-- claim: {c} -->. " for c in cite) + "\n")
         return self.tmp
+
+    def earlier_run(self, tree, slower_fast):
+        """A second reference, gpu-b, in TREE: its run measured at the tree's first commit (a git checkout made
+        here), its fast kernel SLOWER_FAST µs; then stage 01_a's reduce.cu changed since."""
+        made_up(os.path.join(tree, "plots", "reference", "gpu-b"),
+                [("01_a", "base", "f32", 1024, 10.0, "random", {"gpu": "Y"}),
+                 ("01_a", "fast", "f32", 1024, slower_fast, "random", {"gpu": "Y"})], {"01_a": "bandwidth+"})
+        write(os.path.join(tree, "stages", "01_a", "reduce.cu"), "one\n")
+
+        def git(*args):
+            r = support.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tree)
+            self.assertEqual(r.rc, 0, r)
+            return r.out.strip()
+        git("init", "-q")
+        git("add", "-A")
+        git("commit", "-q", "-m", "one")
+        write(os.path.join(tree, "plots", "reference", "gpu-b", "measured_at"), git("rev-parse", "HEAD") + "\n")
+        return git
+
+    def test_claims_of_a_stage_changed_since_an_earlier_run_are_not_held_to_it(self):
+        """A claim false on gpu-b: held to it while its stage is as measured (exit 1), excused once the stage's
+        kernel file changed since (exit 0, a skip line naming the stage); the primary is held all the same."""
+        tree = self.claims_tree("claim,a,b,is,n,by,gpus\nbase-faster,01_a:base,01_a:fast,faster,2^10,1.1,all\n",
+                                cite=("base-faster",))
+        self.earlier_run(tree, 9.0)
+        r = self.expect(1, "", [sys.executable, REPORT, "claims"], cwd=tree)
+        self.assertIn("FAIL base-faster on the gpu-b, N = 1024", r.out)
+        write(os.path.join(tree, "stages", "01_a", "reduce.cu"), "two\n")
+        r = self.expect(0, "", [sys.executable, REPORT, "claims"], cwd=tree)
+        self.assertEqual(r.out, "ok   base-faster on the gpu-a at 1 N\nskip base-faster on the gpu-b: not held to it, "
+                                "01_a changed since its run (its README)\n")
+        write(os.path.join(tree, "plots", "reference", "primary"), "gpu-b\n")  # the primary is never excused
+        self.expect(1, "FAIL base-faster on the gpu-b", [sys.executable, REPORT, "claims"], cwd=tree)
+
+    def test_claims_sentence_on_both_gpus_fails_where_one_is_not_checked(self):
+        """A sentence saying a claim holds on both GPUs fails once one reference is excused from it; without
+        "both" it passes."""
+        tree = self.claims_tree("claim,a,b,is,n,by,gpus\nbase-faster,01_a:base,01_a:fast,faster,2^10,1.1,all\n",
+                                cite=("base-faster",), said="On both GPUs base is faster")
+        self.earlier_run(tree, 12.0)
+        self.expect(0, "", [sys.executable, REPORT, "claims"], cwd=tree)
+        write(os.path.join(tree, "stages", "01_a", "reduce.cu"), "two\n")
+        r = self.expect(1, "", [sys.executable, REPORT, "claims"], cwd=tree)
+        self.assertIn("FAIL base-faster: stages/01_a/README.md says it holds on every reference GPU, and it is not "
+                      "checked on the gpu-b: \"On both GPUs base is faster\"", r.out)
+        for page in ("README.md", "README.zh-CN.md"):
+            write(os.path.join(tree, "stages", "01_a", page), "Base is faster<!-- claim: base-faster -->.\n")
+        self.expect(0, "", [sys.executable, REPORT, "claims"], cwd=tree)
+
+    def test_claims_command_exits_1_on_a_mark_of_an_unknown_claim(self):
+        tree = self.claims_tree("claim,a,b,is,n,by,gpus\nbase-faster,01_a:base,01_a:fast,faster,2^10,1.1,all\n",
+                                cite=("base-faster", "no-such-claim"))
+        r = self.expect(1, "", [sys.executable, REPORT, "claims"], cwd=tree)
+        self.assertIn("FAIL no-such-claim: stages/01_a/README.md marks a sentence with a claim no claims.csv has", r.out)
+
+    def test_target_of_a_stage_changed_since_an_earlier_run_is_not_held_to_it(self):
+        """The targets table: gpu-b's cell says it is not held once the stage changed since its run; the
+        primary's cell keeps its verdict."""
+        tree = self.claims_tree("claim,a,b,is,n,by,gpus\n", cite=())
+        git = self.earlier_run(tree, 12.0)
+        targets = os.path.join(tree, "stages", "01_a", "targets.csv")
+        write(targets, "what,n_min,n_max,at_least,label\n01_a:fast/01_a:base,2^10,2^10,1.5,first | 一\n")
+        cmd = [sys.executable, REPORT, "targets", "--stage", "01_a", "--targets", "stages/01_a/targets.csv",
+               "plots/reference/gpu-a/results.csv", "plots/reference/gpu-b/results.csv"]
+        self.assertEqual(self.expect(0, "", cmd, cwd=tree).out.split("\n")[2],
+                         "| first | 2^10 | ≥ 1.500 | **not met** (0.833 at 2^10) | **not met** (0.833 at 2^10) |")
+        write(os.path.join(tree, "stages", "01_a", "reduce.cu"), "two\n")
+        self.assertEqual(self.expect(0, "", cmd, cwd=tree).out.split("\n")[2],
+                         "| first | 2^10 | ≥ 1.500 | **not met** (0.833 at 2^10) | not held: stage 01 changed since this run |")
+        self.assertTrue(git("status", "--short"))
+        write(os.path.join(tree, "plots", "reference", "primary"), "gpu-b\n")  # the primary is held to every target
+        self.assertEqual(self.expect(0, "", cmd, cwd=tree).out.split("\n")[2],
+                         "| first | 2^10 | ≥ 1.500 | **not met** (0.833 at 2^10) | **not met** (0.833 at 2^10) |")
 
     def test_claims_command_exits_1_on_a_false_or_uncited_claim(self):
         """make docs-check's claims: a claim of either kind false on the GPU's results, and one no README cites,
@@ -241,8 +338,8 @@ class MadeUpResults(support.Case):
             "ok   base-faster on the gpu-a at 1 N",
             "FAIL fast-faster on the gpu-a, N = 1024: 01_a:fast 12.0 µs, 01_a:base 10.0 µs (b/a = 0.833; claimed: "
             "faster, by 1)",
-            "FAIL base-level: no stage README cites it as `base-level` in both languages (a claim is for a sentence "
-            "that makes it)",
+            "FAIL base-level: no stage README ends a sentence with <!-- claim: base-level --> in both languages (a "
+            "claim is for a sentence that makes it)",
             "ok   base-level on the gpu-a at 1 N",
             "FAIL base-close on the gpu-a, N = 1024: 01_a:base 10.0 µs, 01_a:fast 12.0 µs (b/a = 1.200; claimed: "
             "level, by 1.1)", ""])
@@ -531,7 +628,11 @@ class StageTargets(support.Case):
         lines = r.out.rstrip("\n").split("\n")
         self.assertEqual(len(lines[0].strip("|").split("|")) - 3, len(refs), f"a column per GPU:\n{r.out}")
         self.assertEqual(len(lines) - 2, len(want), f"a row per target:\n{r.out}")
+        primary = refs.index(os.path.join("plots", "reference", support.read("plots/reference/primary").strip(),
+                                          "results.csv"))
         for line in lines[2:]:
             cells = line.strip().strip("|").split("|")[3:]
-            with self.subTest(target=line.split("|")[1].strip()):
-                self.assertTrue(all(re.search(r" \([0-9.]+ at 2\^\d+\)", c) for c in cells), line)
+            with self.subTest(target=line.split("|")[1].strip()):  # a verdict, or (not the primary's) not held
+                self.assertTrue(all(re.search(r" \([0-9.]+ at 2\^\d+\)", c) or (
+                    i != primary and re.fullmatch(r" not held: stages? [0-9, and]+ changed since this run ", c))
+                    for i, c in enumerate(cells)), line)

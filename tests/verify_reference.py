@@ -34,6 +34,8 @@ Of plots/reference/: the results of at least two GPUs (<gpu>/results.csv). Of ea
   results.csv                no time falls as N grows by more than 25%: a batch's median (a stage's kernels at
                              one N, fill and L2 state), or a kernel's by more than a launch floor as well
                              (stage, kernel, dtype, n, median_us, l2, fill, cols)
+  README.md                  with a measured_at (the commit of its run), its line of the stages changed since
+                             is what git says: stages/<stage>/*.cu, *.mk and common/* (every stage), blob by blob
 Of each two of them: a GPU kernel's time ratio between the two at one N within a factor of 2 of its ratios at
 the neighbouring N (results.csv; describe-<stage>.txt for the kernels that run on the CPU).
 usage: python3 tests/verify_reference.py [REFERENCE_DIR...]: "ok   " or "FAIL " and what was checked, a line
@@ -46,6 +48,7 @@ import math
 import os
 import re
 import statistics
+import subprocess
 import sys
 import traceback
 
@@ -521,6 +524,57 @@ def ratios_in_step(a, b):
                         "is in step with its neighbours'", f"time ratios out of step between {a} and {b}: ")
 
 
+CHANGED = "Changed since, in their kernels or harness"  # how a reference's page starts its line of them
+
+
+def changed_by_git(commit, root=ROOT):
+    """The stages whose stages/<stage>/*.cu or *.mk, or any common/* file (every stage), differ between COMMIT and
+    the files in ROOT now, each file's blob compared; (None, why) where git cannot tell."""
+    def git(*args, stdin=None):
+        try:
+            p = subprocess.run(["git", "-C", root, *args], input=stdin, capture_output=True, text=True)
+        except OSError:
+            return None
+        return p.stdout if p.returncode == 0 else None
+
+    if git("rev-parse", "--verify", "-q", f"{commit}^{{commit}}") is None:
+        return None, f"no git checkout at {root} holds commit {commit}"
+
+    def watched(path):
+        return path.startswith("common/") or (path.startswith("stages/") and path.count("/") == 2
+                                                and path.endswith((".cu", ".mk")))
+    then = {line.split("\t", 1)[1]: line.split()[2] for line in git("ls-tree", "-r", commit, "--", "stages",
+                                                                    "common").splitlines()}
+    then = {path: blob for path, blob in then.items() if watched(path)}
+    paths = sorted(os.path.relpath(p, root) for pattern in ("stages/*/*.cu", "stages/*/*.mk", "common/**")
+                   for p in glob.glob(os.path.join(root, pattern), recursive=True) if os.path.isfile(p))
+    now = dict(zip(paths, git("hash-object", "--stdin-paths", stdin="".join(f"{p}\n" for p in paths)).split()))
+    stages = {d for d in os.listdir(os.path.join(root, "stages")) if os.path.isdir(os.path.join(root, "stages", d))}
+    out = set()
+    for path in (p for p in set(then) | set(now) if then.get(p) != now.get(p)):
+        out |= stages if path.startswith("common/") else {path.split("/")[1]}
+    return sorted(out), None
+
+
+def changed_listed(folder, root=ROOT):
+    """A reference page's line of the stages changed since its run (its measured_at) against git's blobs: (its
+    verdicts, None), or (None, why) where there is nothing to check or git cannot tell."""
+    try:
+        commit = open(f"{folder}/measured_at", encoding="utf-8").read().split()[0]
+    except (OSError, IndexError):
+        return None, f"{folder} records no commit (measured_at)"
+    stages, why = changed_by_git(commit, root)
+    if stages is None:
+        return None, why
+    lines = [line for line in open(f"{folder}/README.md", encoding="utf-8").read().split("\n")
+             if line.startswith(CHANGED)]
+    listed = lines[0].split(":", 1)[1].split(".")[0].strip() if lines else "(no such line)"
+    listed = [] if listed == "none" else listed.split(", ")
+    problems = [] if listed == stages else [f"its page lists {', '.join(listed) or 'none'}; git: {', '.join(stages) or 'none'}"]
+    return verdict(problems, f"{folder}/README.md lists the stages changed since {commit[:12]} as git does",
+                   f"{folder}/README.md: the stages changed since {commit[:12]}: "), None
+
+
 def checked(check, *args):
     """CHECK(*ARGS)'s verdicts; where a CSV it reads is not of its layout, one FAIL with read_csv's message."""
     err = io.StringIO()
@@ -555,6 +609,8 @@ def verdicts(dirs):
         lines += limits(d)
     for d in refs:
         lines += checked(no_fall, f"{d}/results.csv")
+    for d in refs:
+        lines += changed_listed(d)[0] or []
     for i, a in enumerate(refs):
         for b in refs[i + 1:]:
             lines += checked(ratios_in_step, a, b)

@@ -36,11 +36,11 @@ TEXT = {
     "head all": ("| kernel | time (µs) | GB/s | % of peak | speed-up vs {base} | x CUB | check |",
                  "| kernel | 时间 (µs) | GB/s | 占峰值 % | 相对 {base} 加速 | x CUB | 检查 |"),
     "library": ("library | `cub::DeviceReduce::Sum`", "库 | `cub::DeviceReduce::Sum`"),
-    "limit": ("limit | speed of light", "极限 | 光速"),
-    "sol": ("speed of light", "光速"),
+    "limit": ("limit | speed of light", "上限 | SOL"),
+    "sol": ("speed of light", "SOL（带宽上限）"),
     "x CUB at": ("| x CUB at N = |", "| x CUB，N = |"),
-    "sol µs": ("| speed of light (µs) |", "| 光速 (µs) |"),
-    "sol over": ("| speed of light / `{k}` |", "| 光速 / `{k}` |"),
+    "sol µs": ("| speed of light (µs) |", "| SOL (µs) |"),
+    "sol over": ("| speed of light / `{k}` |", "| SOL / `{k}` |"),
     "trip µs": ("| the same with one DRAM round trip (µs) |", "| 同上，加一次 DRAM 往返 (µs) |"),
     "trip over": ("| that / `{k}` |", "| 它 / `{k}` |"),
     "times caption": ("Time in µs at every N of the run (medians, L2 flushed); an empty kernel between the "
@@ -49,6 +49,9 @@ TEXT = {
     "µs at": ("| µs at N = |", "| µs，N = |"),
     "targets head": ("| target | N | needs |", "| 目标 | N | 要求 |"),
     "met": ("met", "达成"),
+    "not held": ("not held: {stage} {numbers} changed since this run", "不再对照：这次运行之后阶段 {numbers} 有改动"),
+    "stage": ("stage", "阶段"),
+    "stages": ("stages", "阶段"),
     "not met": ("**not met**", "**未达成**"),
     "at": ("at", "于"),
     "error by N": ("Relative error (bound) against N:", "相对误差（界）随 N 的变化："),
@@ -95,8 +98,13 @@ TEXT = {
                     "`make reference`).",
                     "这块 GPU 还没有提交精度结果（先 `make accuracy`，再 `make reference`）。"),
     "accuracy alt": ("relative error against N and against the condition number", "相对误差随 N 和随条件数的变化"),
+    "accuracy tables at": ("Each kernel's error and its bound, by N and by condition number, are tabled on the "
+                           "{gpu}'s page: [accuracy]({page}).",
+                           "每个 kernel 的误差及其界（随 N、随条件数）列在 {gpu} 的页面上：[精度]({page})。"),
     "accuracy caption": ("{gpu}, `make accuracy`:", "{gpu}，`make accuracy`："),
     "same results": ("The same on the {gpu}:", "{gpu} 上的同样结果："),
+    "same results at": ("The same on the {gpu}, a record of commit `{commit}` (its page lists the stages changed "
+                        "since):", "{gpu} 上的同一组表，是在提交 `{commit}` 上跑的一次记录（此后改过哪些阶段，见它的页面）："),
     "bench head": ("| stage | program | kernels | bench sizes | bench fills | also timed with the L2 warm |",
                    "| 阶段 | 程序 | kernel 数 | 基准测试规模 | 基准测试数据 | 另在 L2 保温时计时 |"),
     "sizes": ("sizes", "个规模"),
@@ -110,9 +118,11 @@ TEXT = {
                            "all-reduce 的总线带宽（GB/s），每次运行一列（`allreduce_gG`：在 G 块 GPU 上；`_procs`：每块 GPU 一个进程），"
                            "按每个 GPU 持有的字节数排列；校验失败的运行标 FAIL："),
     "all-reduce head": ("| dtype | bytes per GPU |", "| dtype | 每个 GPU 的字节数 |"),
-    "targets caption": ("The stage's targets (`targets.csv`), on every GPU's committed results: the worst "
-                        "ratio over the sizes, and where:",
-                        "本阶段的目标（`targets.csv`），在每块 GPU 已提交的结果上：各规模中最差的比值及其位置："),
+    "targets caption": ("The stage's targets (`targets.csv`), on every reference GPU's committed results: the "
+                        "worst ratio over the sizes, and where (a run of an earlier commit is not held to a target "
+                        "that reads a stage changed since):",
+                        "本阶段的目标（`targets.csv`），在每块参考 GPU 已提交的结果上：各规模中最差的比值及其位置"
+                        "（早先某次提交上的运行，不再对照读到此后有改动的阶段的目标）："),
     "ratios caption": ("The targets, at every N of the run (>1: faster than CUB):",
                        "各目标，在这次运行的每个 N 上（>1：比 CUB 快）："),
     "limits caption": ("What limits each N: Nsight Compute's counters of the timed run "

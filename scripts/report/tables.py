@@ -7,12 +7,14 @@
     program's "noisy spread" is marked ~.
   times, ratios, limits_table, targets and accuracy_tables: the other tables of a stage's README."""
 import math
+import os
 import re
 from operator import itemgetter
 
 from common import awk_str, bilingual, chart_tokens, description, device, exponent, fail, first_fills, flushed
 from common import median, n_head, num, number, parse_size, passed, read_csv, read_lines, rel, rule, text
-from common import verdict
+from common import phrase, verdict
+from provenance import excused
 
 NEED = "gpu stage kernel dtype n median_us gbps rel_err pass cols l2 bytes_read speedup x_cub"
 key = itemgetter("stage", "kernel", "dtype")
@@ -255,18 +257,31 @@ class Run:
 def targets(csv, stage, targets, lang="en"):
     """STAGE's targets (the file TARGETS: a row per target, its header defines the ratios) on the results
     CSVs CSV (a list): a column per GPU in the order of their first rows, "met" or "not met" with the worst
-    ratio over the target's sizes and the N where it is. Sizes a run lacks are not counted."""
+    ratio over the target's sizes and the N where it is. Sizes a run lacks are not counted. A reference that
+    is not the primary is not held to a target that reads a stage changed since its run (provenance.py): its
+    cell says so."""
     need = "gpu stage kernel dtype n median_us l2 bytes_read x_cub cols fill"
-    rows = [r for path in csv for r in flushed(read_csv(path, need))]
+    rows, excuse = [], {}  # excuse: each GPU's stages changed since its run, where it is not held to them
+    for path in csv:
+        mine = flushed(read_csv(path, need))
+        rows += mine
+        for gpu in {r["gpu"] for r in mine} - set(excuse):
+            excuse[gpu] = excused(os.path.dirname(path))
     runs = {gpu: Run([r for r in rows if r["gpu"] == gpu], stage)
             for gpu in dict.fromkeys(r["gpu"] for r in rows)}
+    stages = {r["stage"] for r in rows if r["stage"] != "00_device"}
     out = text(lang, "targets head") + "".join(f" {g} |" for g in runs) + "\n" + rule("llr" + "l" * len(runs))
     for line in (line for line in read_lines(targets) if line and not line.startswith(("#", "what,"))):
         what, lo, hi, least, label = (line.split(",") + [""] * 4)[:5]
         lo, hi = parse_size(lo), parse_size(hi)
         out += f"| {bilingual(label, lang)} | {exponent(lo)}" + ("–" + exponent(hi) if hi > lo else "")
         out += " | ≥ %.3f |" % num(least)
-        out += "".join(run.verdict(what, lo, hi, num(least), lang) for run in runs.values()) + "\n"
+        read = ({k.split("@")[0].split(":")[0] for k in what.split("/")} if "/" in what
+                else stages if what == "repository" else {stage})  # the stages the target reads
+        out += "".join(" %s |" % text(lang, "not held").format(
+            stage=text(lang, "stage" if len(excuse[g] & read) == 1 else "stages"),
+            numbers=phrase([number(s) for s in sorted(excuse[g] & read)], lang))
+            if excuse[g] & read else run.verdict(what, lo, hi, num(least), lang) for g, run in runs.items()) + "\n"
     return out
 
 def accuracy_tables(csv, lang="en"):
