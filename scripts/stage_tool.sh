@@ -27,6 +27,23 @@ single_gpu_program() { # exit 2 unless $bin is a built single-GPU program (profi
     [ "$(describe "$bin" gpus)" = one ] || { echo "$bin is not a single-GPU stage program (its --describe says gpus:" \
         "$(describe "$bin" gpus)): make stage-NN $tool drives those; run its tool by hand on this one" >&2; exit 2; }
 }
+stubs_place() { # bodies NAME | rest, on stdin an exercise.cu: bodies: its code in the stubs' place, between the #else
+    # of its "#ifdef SOLUTION_FILE" and the matching #endif, after a #line naming NAME; rest: every other line.
+    # Exit 1 where there is no such #ifdef, #else and #endif.
+    awk -v what="$1" -v name="${2:-}" '
+        function directive(d) { return $0 ~ "^[ \t]*#[ \t]*" d "([ \t(]|$)" }
+        BEGIN { gsub(/[\\"]/, "\\\\&", name) }
+        state == 0 && $0 ~ /^[ \t]*#[ \t]*ifdef[ \t]+SOLUTION_FILE([ \t]|$)/ { state = 1; depth = 0; if (what == "rest") print; next }
+        state == 1 || state == 2 {
+            if (directive("if") || directive("ifdef") || directive("ifndef")) depth++
+            else if (directive("endif") && depth > 0) depth--
+            else if (directive("endif")) { state = state == 2 ? 3 : 4; if (what == "rest") print; next }
+            else if (directive("else") && depth == 0 && state == 1) {
+                state = 2; if (what == "bodies") printf "#line %d \"%s\"\n", NR + 1, name; else print; next }
+        }
+        what == "bodies" && state == 2 || what == "rest" && state != 2 { print }
+        END { exit state != 3 }'
+}
 case $tool in
 diff)
     [ -n "$(earlier "$bin")" ] || { echo "stage $stage is the first: there is nothing before it to compare with"; exit 0; }
@@ -55,25 +72,36 @@ profile)
     single_gpu_program
     need ncu "error: ncu not found: Nsight Compute (ncu) comes with the CUDA toolkit; make stage-NN profile needs it and a GPU"
     # The table's columns, in the order report ncu --mode profile reads them; ncu reads one checked and one timed
-    # run per kernel, CUB's included.
+    # run per kernel, CUB's included. The program's own CSV gives N, to turn bytes into bytes per element.
     metrics=$(printf '%s,' dram__throughput.avg.pct_of_peak_sustained_elapsed \
         sm__warps_active.avg.pct_of_peak_sustained_active smsp__thread_inst_executed_per_inst_executed.ratio "$shared_metrics" \
-        l1tex__t_{requests,sectors}_pipe_lsu_mem_global_op_ld.sum l1tex__t_requests_pipe_lsu_mem_global_op_{atom,red}.sum \
+        l1tex__t_{requests,sectors}_pipe_lsu_mem_global_op_ld.sum l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum \
+        l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct lts__t_sector_hit_rate.pct dram__bytes_{read,write}.sum \
+        l1tex__t_requests_pipe_lsu_mem_global_op_{atom,red}.sum \
         smsp__average_warps_issue_stalled_{long_scoreboard,barrier,short_scoreboard,membar}_per_issue_active.ratio \
         gpu__time_duration.sum)
     ncu --clock-control none --kernel-name-base function --kernel-name regex:"^(?!($(ncu_skip "$bin"))\$)" \
-        --metrics "${metrics%,}" --csv "$bin" --n 16M --reps 1 --warmup 0 "$@" >"$tmp/ncu" 2>"$tmp/err" ||
+        --metrics "${metrics%,}" --csv "$bin" --n 16M --reps 1 --warmup 0 "$@" --csv "$tmp/rows.csv" >"$tmp/ncu" 2>"$tmp/err" ||
         { cat "$tmp/err" "$tmp/ncu" | tail -n 20; exit 1; }
-    echo "Nsight Compute, N = 16M (or the --n given), clocks as the GPU sets them (--clock-control none); the last launch of each kernel:"
+    # N: that of the program's last row (each kernel's last launch is at the last size given)
+    n=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+                 $c["stage"] != "00_device" && $c["n"] != "" { n = $c["n"] } END { print n }' "$tmp/rows.csv" 2>/dev/null)
+    echo "Nsight Compute, N = ${n:-?} (16M unless ARGS gives --n), clocks as the GPU sets them (--clock-control none); the last launch of each kernel:"
     echo "  dram%: DRAM throughput, % of peak; occ%: achieved occupancy; thr/inst: active threads per warp"
     echo "  instruction (32 = no divergence); ld/st wf: shared-memory wavefronts per shared load/store"
     echo "  instruction (1 = no bank conflict for 4-byte accesses, n = an n-way conflict; - = none executed);"
     echo "  sect/req: 32-byte sectors per global load request (4 = a warp's 4-byte loads fully coalesced);"
+    echo "  ld B/el: bytes of the 32-byte sectors global loads asked L1 for, per input element (4 = each fp32"
+    echo "  element loaded once; more: elements loaded again, or sectors partly used);"
+    echo "  L1 hit%: share of those global load sectors found in L1; L2 hit%: share of all L2 sector accesses"
+    echo "  (loads that missed L1, stores, atomics) found in L2;"
+    echo "  rd B/el, wr B/el: DRAM bytes read and written, per input element (rd 4 = an fp32 input read from"
+    echo "  DRAM once; ncu flushes the caches before each launch);"
     echo "  atomics: global atomic and reduction requests (ATOM + RED; a RED sets no scoreboard,"
     echo "  so an atomic hot spot shows in the time, not in long_sb);"
     echo "  stalls: warps stalled per issued instruction, on memory (long_sb), barriers, shared memory/"
     echo "  shuffles (short_sb), memory barriers"
-    report ncu --mode profile --metrics "${metrics%,}" "$tmp/ncu" ;;
+    report ncu --mode profile --n "$n" --metrics "${metrics%,}" "$tmp/ncu" ;;
 sanitize)
     single_gpu_program
     need compute-sanitizer "error: compute-sanitizer not found: it comes with the CUDA toolkit; make stage-NN sanitize needs it and a GPU"
@@ -145,8 +173,21 @@ grade)
         echo "$file,$stage,$1,$seed,$2,$3,$4,$5,$6" >>"$class"
     }
     mkdir -p "$GRADE_DIR"
+    # A whole exercise.cu handed in includes SOLUTION_FILE, which the bodies alone never do (they would include
+    # themselves): its code in the stubs' place, between the #else of its "#ifdef SOLUTION_FILE" and the matching
+    # #endif, is what is graded, numbered by #line as in FILE, so that the compiler's errors name FILE's lines.
+    bodies=$file
+    if grep -qE '^[[:space:]]*#[[:space:]]*include[[:space:]]+SOLUTION_FILE([[:space:]]|$)' "$file"; then
+        bodies=$tmp/bodies.cu name=$(realpath "$file")
+        stubs_place bodies "$name" <"$file" >"$bodies" ||
+            die "FILE=$file includes SOLUTION_FILE, as the whole $src does, but has no \"#ifdef SOLUTION_FILE\" ... \"#else\" ... \"#endif\" around its stubs: keep the exercise's, or hand in the bodies alone"
+        lines=$(sed -n '1s/^#line \([0-9]*\) .*/\1/p' "$bodies")
+        printf '%s' "whole file: $file is the whole $src; its lines $lines-$((lines + $(wc -l <"$bodies") - 2)), in the stubs' place, are graded"
+        if diff -q -w -B --strip-trailing-cr <(stubs_place rest <"$src") <(stubs_place rest <"$file") >/dev/null; then echo
+        else echo "; outside them it differs from $src, and those changes are not graded (diff -w $src $file)"; fi
+    fi
     # shellcheck disable=SC2086 # the compile command, word by word
-    if ! timeout 600 ${GRADE_BUILD:?the Makefile passes GRADE_BUILD} -DSOLUTION_FILE="\"$(realpath "$file")\"" -o "$bin" >"$tmp/cc" 2>&1; then
+    if ! timeout 600 ${GRADE_BUILD:?the Makefile passes GRADE_BUILD} -DSOLUTION_FILE="\"$(realpath "$bodies")\"" -o "$bin" >"$tmp/cc" 2>&1; then
         echo "compile: FAIL: $file does not compile in place of the stubs of $src; the compiler's first errors:"
         grep -m 5 'error' "$tmp/cc" | sed 's/^/  /'
         sheet all "does not compile" - - - FAIL

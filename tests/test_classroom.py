@@ -45,17 +45,40 @@ def handout():
     return support.make("handout", f"OUT={out}"), out
 
 
-@functools.lru_cache(None)
-def stub():
-    """The graded stage's stub as a student's file: the "#else" branch of its "#ifdef SOLUTION_FILE"."""
-    lines = support.read(f"stages/{graded_stage()}/exercise.cu").split("\n")
+def stubs_place(stage):
+    """STAGE's exercise.cu as lines, and its stubs' place in them, [first, end): the "#else" branch of its
+    "#ifdef SOLUTION_FILE", where solutions/<stage>.cu goes."""
+    lines = support.read(f"stages/{stage}/exercise.cu").split("\n")
     start = lines.index("#ifdef SOLUTION_FILE")
     first = next(i for i in range(start, len(lines)) if lines[i].startswith("#else")) + 1
     end = next(i for i in range(first, len(lines)) if lines[i].startswith("#endif"))
-    path = os.path.join(workdir(), "stub.cu")
+    return lines, first, end
+
+
+def student_file(name, text):
+    path = os.path.join(workdir(), name)
     with open(path, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines[first:end]) + "\n")
+        f.write(text)
     return path
+
+
+@functools.lru_cache(None)
+def stub():
+    """The graded stage's stub as a student's file: the "#else" branch of its "#ifdef SOLUTION_FILE"."""
+    lines, first, end = stubs_place(graded_stage())
+    return student_file("stub.cu", "\n".join(lines[first:end]) + "\n")
+
+
+def whole_file(stage, bodies, name, before=""):
+    """STAGE's whole exercise.cu with BODIES in its stubs' place (and BEFORE as its first lines), as a student
+    who edits the file hands it in: (its path, the line of FILE where the bodies start)."""
+    lines, first, end = stubs_place(stage)
+    text = before + "\n".join(lines[:first] + [bodies.rstrip("\n")] + lines[end:])
+    return student_file(name, text), before.count("\n") + first + 1
+
+
+def solved_exercises():
+    return [s for s in support.exercises() if support.solved(s)]
 
 
 @functools.lru_cache(None)
@@ -68,6 +91,26 @@ def broken_grade():
     sheet = os.path.join(workdir(), "broken.csv")
     r = support.make(f"stage-{support.stage_num(graded_stage())}", "grade", f"FILE={broken}", "SEED=3", f"CLASS={sheet}")
     return r, broken, sheet
+
+
+class Exercises(support.Case):
+    """docs/classroom.md in both languages against the stage folders: which stages have an exercise."""
+    PAGES = {"docs/classroom.md": r"Stages? ([0-9, and]+?) ha(?:s|ve) none\.", "docs/classroom.zh-CN.md": r"阶段 ?([0-9、和 ]+?) 没有练习"}
+
+    def test_classroom_names_the_stages_without_an_exercise(self):
+        """The sentence that names the stages with no stages/*/exercise.cu names exactly those."""
+        want = [support.stage_num(s) for s in support.stages() if s not in support.exercises()]
+        for page, pattern in self.PAGES.items():
+            with self.subTest(page):
+                found = re.search(pattern, support.read(page))
+                self.assertTrue(found, f"{page} has no sentence /{pattern}/")
+                self.assertEqual(re.findall(r"\d\d", found[1]), want, f"{page}: {found[0]}")
+
+    def test_classroom_task_table_has_a_row_per_exercise(self):
+        want = [support.stage_num(s) for s in support.exercises()]
+        for page in self.PAGES:
+            with self.subTest(page):
+                self.assertEqual(re.findall(r"(?m)^\| (\d\d) \|", support.read(page)), want, page)
 
 
 class Handout(support.Case):
@@ -267,3 +310,83 @@ class GradeOnGpu(support.Case):
     def test_grade_catches_cheat_with_shared_memory_race(self):
         """A shared-memory race: caught by racecheck, or by a wrong sum."""
         self.grade(self.cheat("race.cu"), 2, r" ok +clean +FINDING | wrong ")
+
+
+WHOLE = r"(?m)^whole file: {file} is the whole stages/{stage}/exercise\.cu; its lines {first}-{last}, in the stubs' place, are graded"
+
+
+def grade_without_gpu(stage, file, sheet):
+    """make stage-NN grade FILE with CUDA hiding every GPU: the grader stops after the compile step."""
+    return support.make(f"stage-{support.stage_num(stage)}", "grade", f"FILE={file}", "SEED=5", f"CLASS={sheet}",
+                        env={"CUDA_VISIBLE_DEVICES": ""})
+
+
+@support.per(solved_exercises)
+class WholeFile(support.Case):
+    """A student who edits exercise.cu hands in the whole file, not the bodies alone: its code in the stubs' place
+    is graded (docs/classroom.md)."""
+
+    def test_each_grade_builds_whole_exercise_with_solution(self, stage):
+        """exercise.cu with the solution's bodies in its stubs' place: compiled (no GPU: exit 3); on a GPU
+        (make test-full), it passes. make test grades the graded stage's; make test-full, every stage's."""
+        if not support.FULL and stage != graded_stage():
+            self.skipTest(f"make test grades stage {graded_stage()}'s whole file; make test-full, every stage's")
+        self.need_build()
+        bodies = support.read(f"solutions/{stage}.cu")
+        file, first = whole_file(stage, bodies, f"{stage}-whole.cu")
+        sheet = os.path.join(support.scratch(self), "class.csv")
+        whole = WHOLE.format(file=re.escape(file), stage=stage, first=first, last=first + bodies.rstrip("\n").count("\n"))
+        if support.FULL and support.gpu():
+            r = self.expect_make(0, rf"^PASS: {re.escape(file)}", f"stage-{support.stage_num(stage)}", "grade", f"FILE={file}",
+                                 "SEED=11", f"CLASS={sheet}")
+        else:
+            r = grade_without_gpu(stage, file, sheet)
+            self.assertEqual(r.rc, 2, r)
+            self.assertRegex(r.out, r"(?m)^compile: ok\. The rest of the grade runs kernels")
+            self.assertRegex(r.out, r"(?m)^make: \*\*\* \[.*\] Error 3$")
+        self.assertRegex(r.out, whole + "$")
+
+
+def unedited():
+    """The graded stage's exercise.cu, handed in as it is: (its path, the first and last line of its stubs)."""
+    lines, first, end = stubs_place(graded_stage())
+    return student_file("exercise.cu", "\n".join(lines)), first + 1, end
+
+
+class WholeFileStub(support.Case):
+    """The exercise.cu handed in unedited is graded as its stubs; a whole file's errors name its own lines."""
+
+    def test_grade_unedited_exercise_compiles_its_stubs(self):
+        """No GPU: the unedited exercise.cu compiles, and its stubs' lines are the ones graded (exit 3)."""
+        self.need_build()
+        file, first, last = unedited()
+        r = grade_without_gpu(graded_stage(), file, os.path.join(support.scratch(self), "class.csv"))
+        self.assertEqual(r.rc, 2, r)
+        self.assertRegex(r.out, WHOLE.format(file=re.escape(file), stage=graded_stage(), first=first, last=last) + "$")
+        self.assertRegex(r.out, r"(?m)^make: \*\*\* \[.*\] Error 3$")
+
+    @support.needs("gpu")
+    @support.full_only
+    def test_grade_fails_unedited_exercise_as_its_stubs(self):
+        file, _, _ = unedited()
+        self.expect_make(2, r"^[a-z_0-9]+ +wrong ", f"stage-{support.stage_num(graded_stage())}", "grade", f"FILE={file}",
+                         "SEED=11", f"CLASS={os.path.join(support.scratch(self), 'class.csv')}")
+
+    def test_grade_whole_file_errors_name_its_lines_and_its_changes(self):
+        """A whole file changed outside its stubs, with an error in their place: the report says the changes are
+        not graded, and the compiler's error names the file's own line."""
+        self.need_build()
+        stage = graded_stage()
+        file, first = whole_file(stage, "int broken = ;\n", "changed.cu", before="// alice, group 3\n")
+        r = grade_without_gpu(stage, file, os.path.join(support.scratch(self), "class.csv"))
+        self.assertEqual(r.rc, 2, r)
+        self.assertRegex(r.out, WHOLE.format(file=re.escape(file), stage=stage, first=first, last=first) +
+                         rf"; outside them it differs from stages/{stage}/exercise\.cu, and those changes are not graded")
+        self.assertRegex(r.out, rf"(?m)^compile: FAIL: {re.escape(file)} does not compile")
+        self.assertRegex(r.out, rf"(?m)^  {re.escape(file)}\({first}\): error")
+
+    def test_grade_whole_file_without_its_ifdef_exits_2(self):
+        self.need_build()
+        file = student_file("no-ifdef.cu", "#include SOLUTION_FILE\n")
+        self.expect_make(2, rf"^error: FILE={re.escape(file)} includes SOLUTION_FILE, as the whole .* does, but has no "
+                         r'"#ifdef SOLUTION_FILE"', f"stage-{support.stage_num(graded_stage())}", "grade", f"FILE={file}")

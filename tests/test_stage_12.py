@@ -333,6 +333,50 @@ class Mpi(Stage12):
                          env={"CUDA_VISIBLE_DEVICES": ""})
 
 
+class MpirunAsRoot(Stage12):
+    """make stage-12 run MODE=mpi as root: one line says what Open MPI needs, before mpirun starts, and sets none
+    of it. A stand-in MPIRUN, an id on the PATH that says the user, and GPU_USABLE=yes run the launcher without a
+    GPU, as root or not."""
+    NOTE = (r"(?m)^note: running as root, where Open MPI's mpirun stops with a warning: set OMPI_ALLOW_RUN_AS_ROOT=1 and "
+            r"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1, add --allow-run-as-root to MPIRUN_FLAGS, or run as a user$")
+
+    def launch(self, uid, env=None, flags=None):
+        """make stage-12 run MODE=mpi GPUS=2 where id -u says UID, with ENV and MPIRUN_FLAGS=FLAGS: its Result."""
+        self.need_multigpu()
+        if built_without_mpi():
+            self.skipTest(NO_MPI)
+        bin_dir = support.scratch(self)
+        for name, body in (("mpirun", 'echo "mpirun started: $* (OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT-unset})"'),
+                           ("id", f"echo {uid}")):
+            with open(os.path.join(bin_dir, name), "w", encoding="utf-8") as f:
+                f.write(f"#!/bin/sh\n{body}\n")
+            os.chmod(os.path.join(bin_dir, name), 0o755)
+        full = {"PATH": bin_dir + os.pathsep + os.environ["PATH"], "OMPI_ALLOW_RUN_AS_ROOT": None,
+                "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": None, **(env or {})}
+        r = support.make("stage-12", "run", "MODE=mpi", "GPUS=2", "GPU_USABLE=yes", f"MPIRUN={bin_dir}/mpirun",
+                         *([f"MPIRUN_FLAGS={flags}"] if flags else []), env=full)
+        self.assertEqual(r.rc, 0, repr(r))
+        self.assertRegex(r.out, r"(?m)^mpirun started: -np 2 ")
+        return r
+
+    def test_as_root_one_line_before_mpirun_and_nothing_set(self):
+        r = self.launch(0)
+        self.assertEqual(len(re.findall(self.NOTE, r.out)), 1, repr(r))
+        self.assertLess(re.search(self.NOTE, r.out).start(), r.out.index("mpirun started:"), repr(r))
+        self.assertIn("(OMPI_ALLOW_RUN_AS_ROOT=unset)", r.out)
+
+    def test_as_root_with_one_of_the_two_variables_the_line(self):
+        self.assertRegex(self.launch(0, env={"OMPI_ALLOW_RUN_AS_ROOT": "1"}).out, self.NOTE)
+
+    def test_no_line_as_root_allowed_or_as_a_user(self):
+        allowed = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+        for what, uid, env, flags in (("both variables set", 0, allowed, None),
+                                      ("--allow-run-as-root", 0, None, "--bind-to none --allow-run-as-root"),
+                                      ("a user", 1000, None, None)):
+            with self.subTest(what):
+                self.assertNotRegex(self.launch(uid, env=env, flags=flags).out, r"(?m)^note: running as root")
+
+
 class Gpu(Stage12):
     """make stage-12 run with --check at small sizes: the CSV's rows must pass."""
 

@@ -8,7 +8,8 @@ its single-tile one. By --mode:
   shared (tree.sh agree): "ld I W" and "st I W", the shared-memory instructions and wavefronts of loads
     and stores. Exit 1 where the profile has no reading.
   profile (stage_tool.sh profile): its table, a line per kernel in the order first launched, each of the
-    --metrics (its 16 columns' metrics, in stage_tool.sh's order) at its last launch.
+    --metrics (its 21 columns' metrics, in stage_tool.sh's order) at its last launch; --n, the input's elements
+    at that launch, turns byte counts into bytes per element ("-" without it).
 sass: make stage-NN sass's summary, a line per kernel of what its SASS holds (load widths, shuffles,
 barriers, atomics) and, from the assembler's report (nvcc -Xptxas -v), its registers and shared memory."""
 import re
@@ -86,21 +87,28 @@ def shared_counts(path):
                                    num(value.get(f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum", "0")))
                    for op in ("ld", "st")) if value else "", 0 if value else 1
 
-def profile_table(path, metrics):
+def profile_table(path, metrics, n=""):
+    """The table of stage_tool.sh profile: METRICS are its columns' metrics, in its order; N the input's elements."""
     def per(a, b):
         return "%.2f" % (a / b) if b > 0 else "-"
+    elements = num(n)
     value, order = {}, {}
     for _, kernel, metric, v in metric_rows(path):
         k = re.sub(r"^void ", "", re.sub(r"\(.*", "", kernel, count=1))
         order[k], value[k, metric] = None, num(v)
-    out = "%-50s %7s %6s %8s %6s %6s %8s %10s %8s %8s %8s %7s %9s\n" % (
-        "kernel", "dram%", "occ%", "thr/inst", "ld wf", "st wf", "sect/req", "atomics", "long_sb", "barrier",
-        "short_sb", "membar", "time(us)")
+    names = metrics.split(",")
+    if len(names) != 21:
+        fail(f"--metrics names {len(names)} metrics; the profile table reads 21 (stage_tool.sh's order)")
+    out = "%-50s %7s %6s %8s %6s %6s %8s %7s %7s %7s %7s %7s %10s %8s %8s %8s %7s %9s\n" % (
+        "kernel", "dram%", "occ%", "thr/inst", "ld wf", "st wf", "sect/req", "ld B/el", "L1 hit%", "L2 hit%",
+        "rd B/el", "wr B/el", "atomics", "long_sb", "barrier", "short_sb", "membar", "time(us)")
     for k in order:
-        (dram, occupancy, threads, ld, ld_wf, st, st_wf, requests, sectors, atom, red, long_sb, barrier,
-         short_sb, membar, time) = (value.get((k, metric), 0) for metric in metrics.split(","))
-        out += "%-50s %7.1f %6.1f %8.1f %6s %6s %8s %10d %8.2f %8.2f %8.2f %7.2f %9.1f\n" % (
+        (dram, occupancy, threads, ld, ld_wf, st, st_wf, requests, sectors, ld_bytes, l1_hit, l2_hit, dram_read,
+         dram_write, atom, red, long_sb, barrier, short_sb, membar, time) = (value.get((k, metric), 0)
+                                                                            for metric in names)
+        out += "%-50s %7.1f %6.1f %8.1f %6s %6s %8s %7s %7.1f %7.1f %7s %7s %10d %8.2f %8.2f %8.2f %7.2f %9.1f\n" % (
             k[:50], dram, occupancy, threads, per(ld_wf, ld), per(st_wf, st), per(sectors, requests),
+            per(ld_bytes, elements), l1_hit, l2_hit, per(dram_read, elements), per(dram_write, elements),
             atom + red, long_sb, barrier, short_sb, membar, time / 1000)
     return out
 
@@ -109,7 +117,7 @@ def ncu(mode, ncu_csv, gpu, stage, n, dtype, names, regex, last, metrics):
         return limits_rows(ncu_csv, gpu, stage, n, dtype, names)
     if mode == "flush":
         return flush_reading(ncu_csv, regex, last)
-    return shared_counts(ncu_csv) if mode == "shared" else profile_table(ncu_csv, metrics)
+    return shared_counts(ncu_csv) if mode == "shared" else profile_table(ncu_csv, metrics, n)
 
 def sass(ptxas, sass):
     """The summary, a line per kernel in the order of the SASS (cuobjdump --dump-sass), from it and the

@@ -464,6 +464,10 @@ static void launch(const Kernel *k, Run *r)
 
 /* ---- the sum of one vector spread over the GPUs --------------------------------------------- */
 
+/* How long each GPU spins before a rep of the sum, per GPU this process drives: longer than the host takes
+ * to enqueue a rep on one GPU (its flush, stage 08's launch, the events, its share of the all-reduce). */
+#define AHEAD_US_PER_GPU 50.0
+
 /* Shard of rank r: elements [n r / G, n (r + 1) / G) of one vector whose element i is
  * fill_value(random, --seed, i), or element i of the --input file (file: its values; NULL: the fill), so
  * the vector and its sum do not depend on G. */
@@ -496,14 +500,20 @@ static void run_sum(const Options *o, const Kernel *k, uint64_t n, const float *
      * previous all-reduce ends, so one process starting late does not count as communication. So this
      * is not the common time_runs, which times one GPU and waits for each run before the next: the events
      * keep this schedule on the G GPUs, and the medians come from the common median(). Each run's total
-     * goes to a slot of its own, so that the bits of every run can be compared afterwards. */
+     * goes to a slot of its own, so that the bits of every run can be compared afterwards.
+     * comm is timed from the end of this GPU's shard to the end of the all-reduce, so it includes any wait
+     * for a GPU whose shard ends later. That wait must not be the host's: one thread enqueues the rep on
+     * G GPUs, one after the other, and a small shard takes less time than those launches. So each GPU
+     * first spins (untimed) AHEAD_US_PER_GPU times the GPUs this process drives, while the host enqueues
+     * the rep on the others: with the GPUs' work slower than the host's launches, the host stays ahead,
+     * and after the first rep every GPU starts each rep when the all-reduce before it ends: together. */
     for (int it = 0; it < run_count; it++) {
         int k_ = it - o->warmup;
         for (int l = 0; l < world.local; l++) {
             Gpu *gp = &world.gpu[l];
             CUDA_CHECK(cudaSetDevice(gp->device));
-            if (o->warm) keep_gpu_busy(50.0, 0); /* as time_runs: the GPU busy while the rep is enqueued */
-            else l2_flush(&gp->flush, 0);
+            keep_gpu_busy(AHEAD_US_PER_GPU * world.local, 0); /* as time_runs: busy while the rep is enqueued */
+            if (!o->warm) l2_flush(&gp->flush, 0);
             if (k_ >= 0) CUDA_CHECK(cudaEventRecord(gp->ev[k_], 0));
             memset(&runs[l].shape, 0, sizeof runs[l].shape); /* the launcher fills in its shape */
             launch(k, &runs[l]); /* legacy default stream: NCCL's stream (a blocking one) waits for it */
@@ -582,8 +592,11 @@ static int report_sum(const Options *o, const Kernel *k, uint64_t n, const SumRe
     if (input_path) snprintf(data, sizeof data, ", input %s (f32),", input_path);
     printf("\nsum of N = %llu fp32 elements%s over %d GPU%s: stage 08 %s on each shard, then ncclAllReduce of the %d "
            "partial sums\n", (unsigned long long)n, data, G, G > 1 ? "s" : "", k->name, G);
-    printf("medians of %d runs; local: the shard's reduction, comm: the all-reduce of one float%s\n", o->reps,
-           o->warm ? "; L2 left warm (--l2 warm: no flush before each run)" : "");
+    printf("medians of %d runs; local: the shard's reduction; comm: from its end to the end of the all-reduce of one "
+           "float, so it includes any wait for another GPU's shard (one host thread starts the GPUs in turn) and can\n"
+           "exceed many times over the all-reduce alone (the table's smallest size); NCCL's first call, which connects\n"
+           "the GPUs, ran untimed before%s\n",
+           o->reps, o->warm ? "; L2 left warm (--l2 warm: no flush before each run)" : "");
     printf("%-6s %-5s %12s %10s %16s %16s %10s  %s\n", "shard", "gpu", "elements", "local µs", "result",
            "fp64 reference", "tolerance", "check");
     for (int r = 0; r < G; r++)
@@ -846,6 +859,25 @@ static void alloc_gpus(const Options *o, uint64_t shard_cap, uint64_t max_bytes,
     }
 }
 
+/* NCCL connects the GPUs lazily, in a communicator's first collective: milliseconds that are the setup's,
+ * not an all-reduce's. One all-reduce of one float on every GPU, waited for, before anything is timed. */
+static void connect_gpus(void)
+{
+    for (int l = 0; l < world.local; l++) {
+        CUDA_CHECK(cudaSetDevice(world.gpu[l].device));
+        CUDA_CHECK(cudaMemsetAsync(world.gpu[l].out, 0, sizeof(float), world.gpu[l].stream));
+    }
+    NCCL_CHECK(ncclGroupStart());
+    for (int l = 0; l < world.local; l++)
+        NCCL_CHECK(ncclAllReduce(world.gpu[l].out, world.gpu[l].out, 1, ncclFloat32, ncclSum, world.gpu[l].comm,
+                                 world.gpu[l].stream));
+    NCCL_CHECK(ncclGroupEnd());
+    for (int l = 0; l < world.local; l++) {
+        CUDA_CHECK(cudaSetDevice(world.gpu[l].device));
+        CUDA_CHECK(cudaStreamSynchronize(world.gpu[l].stream));
+    }
+}
+
 static void free_gpus(const Options *o)
 {
     for (int l = 0; l < world.local; l++) {
@@ -958,6 +990,7 @@ int main(int argc, char **argv)
         for (int l = 0; l < world.local; l++) world.gpu[l].comm = comms[l];
     }
     alloc_gpus(&o, shard_cap, max_bytes, max_count);
+    connect_gpus();
 
     Ident ids[MAX_GPUS], all_ids[MAX_GPUS];
     for (int l = 0; l < world.local; l++) {

@@ -60,6 +60,8 @@ USAGE_ERROR_12_multigpu = $(if $(filter-out threads mpi,$(MODE)),MODE=$(MODE): g
   needs mpirun$(comma) and none was found ($(MPI_LOOKED); no mpirun on the PATH): $(MPI_HOWTO)),MODE=mpi needs MPI$(comma) \
   and none was found ($(MPI_LOOKED)): $(MPI_HOWTO))))
 GPUS ?=
+MPI_ROOT_NOTE := note: running as root, where Open MPI's mpirun stops with a warning: set OMPI_ALLOW_RUN_AS_ROOT=1 \
+  and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1, add --allow-run-as-root to MPIRUN_FLAGS, or run as a user
 PROGRAMS += $(MULTIGPU)
 
 # Each block of help text starts on a line of its own (make help drops the empty lines).
@@ -106,7 +108,9 @@ endif
 
 # The launch, with the program's options as $1 (a subshell: the loops run it once per check fill). mpi:
 # G = GPUS, else the GPUs in CUDA_VISIBLE_DEVICES, else those nvidia-smi lists; mpirun starts the G
-# copies and ends them all when one fails.
+# copies and ends them all when one fails. As root, Open MPI's mpirun refuses to start unless both
+# OMPI_ALLOW_RUN_AS_ROOT variables are set or it is given --allow-run-as-root: a line says so first (and
+# sets nothing: running as root is the user's choice to make).
 define START_12_multigpu
 ( case "$(MODE)" in \
   threads) $(MULTIGPU) $(if $(GPUS),--gpus $(GPUS)) $1 ;; \
@@ -116,6 +120,9 @@ define START_12_multigpu
     if [ -z "$$g" ]; then g=$$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); fi; \
     case "$$g" in ''|*[!0-9]*|0) \
       echo "error: no CUDA-capable GPU found to start one process per GPU on (GPUS=G chooses G)" >&2; exit 3 ;; esac; \
+    if [ "$$(id -u)" = 0 ] && { [ -z "$${OMPI_ALLOW_RUN_AS_ROOT:-}" ] || [ -z "$${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-}" ]; } && \
+       case " $(MPIRUN_FLAGS) " in *" --allow-run-as-root "*) false ;; *) true ;; esac; then \
+      echo "$(MPI_ROOT_NOTE)" >&2; fi; \
     $(MPIRUN) -np "$$g" $(MPIRUN_FLAGS) $(MULTIGPU) --mpi $1 ;; \
   *) echo "error: MODE=$(MODE): give MODE=threads (one process, every GPU) or MODE=mpi (one process per GPU)" >&2; exit 2 ;; \
   esac )
