@@ -104,16 +104,16 @@ SELECTED_PROGRAMS := $(foreach s,$(SELECTED),$(call program_of,$s))
 # The verbs that run kernels stop before building anything where no GPU can be used (no driver,
 # nvidia-smi lists none, or CUDA_VISIBLE_DEVICES hides them all), in at most four lines: the command
 # typed, where to go instead (the Colab notebook, the committed results of the reference GPUs) and what
-# works here. What was asked is checked first: a stage named, a demo or an exercise it has, a program
-# that can be built here; profile, sanitize and tree of a program with a launcher of its own (several
-# GPUs) say why they do not apply to it.
+# works here (sass only where cuobjdump is). What was asked is checked first: a stage named, a demo or a
+# solution it has, a program that can be built here; profile, sanitize and tree of a program with a
+# launcher of its own (several GPUs) say why they do not apply to it. make stage-NN exercise is not
+# refused: without a GPU it builds the exercise and says that running it needs one (exit 0).
 GPU_USABLE := $(shell nvidia-smi -L >/dev/null 2>&1 && [ "$${CUDA_VISIBLE_DEVICES-all}" != "" ] && echo yes)
 GPU_GOAL := $(firstword $(filter tour audit bench accuracy limits,$(MAKECMDGOALS)) \
   $(if $(SELECTED),$(if $(strip $(foreach s,$(SELECTED),$(UNBUILDABLE_$s))),, \
     $(filter run check,$(MAKECMDGOALS)) \
     $(if $(strip $(foreach s,$(SELECTED),$(value START_$s))),,$(filter profile sanitize tree,$(MAKECMDGOALS))) \
     $(if $(filter $(DEMOS),$(SELECTED)),$(filter demo,$(MAKECMDGOALS))) \
-    $(if $(filter $(EXERCISES),$(SELECTED)),$(filter exercise,$(MAKECMDGOALS))) \
     $(if $(filter $(SOLVED),$(SELECTED)),$(filter solution,$(MAKECMDGOALS))))))
 # A usage error that a stage.mk finds in its own variables (USAGE_ERROR_<stage>, e.g. an unknown MODE)
 # is said before anything else.
@@ -124,12 +124,17 @@ ifneq ($(USAGE_ERRORS),)
   endif
 endif
 REFERENCE_DIRS := $(patsubst %/results.csv,%/,$(wildcard plots/reference/*/results.csv))
+# The verbs of stage $1 that work without a GPU, each followed by a comma: diff (a stage on the harness),
+# sass (where cuobjdump is), exercise (it builds it).
+HAVE_CUOBJDUMP = $(shell command -v cuobjdump >/dev/null 2>&1 && echo yes)
+works_here = $(foreach v,$(if $(filter $(HARNESS_STAGES),$1),diff $(if $(HAVE_CUOBJDUMP),sass)) \
+  $(if $(filter $(EXERCISES),$1),exercise),make stage-$(call stage_num,$1) $v$(comma))
 ifneq ($(GPU_USABLE),yes)
   ifneq ($(GPU_GOAL),)
     $(shell printf '%s\n' >&2 \
       "make $(strip $(MAKECMDGOALS) $(MAKEOVERRIDES)) runs kernels on an NVIDIA GPU, and CUDA can use none here (nvidia-smi -L lists none, or CUDA_VISIBLE_DEVICES hides them)." \
       "Without one: run it on Colab's free GPU (notebooks/colab.ipynb), or read what it printed on the reference GPUs: $(subst $() ,$(comma) ,$(strip $(foreach s,$(SELECTED),stages/$s/README.md) $(REFERENCE_DIRS)))." \
-      "What works here: $(foreach s,$(filter $(HARNESS_STAGES),$(firstword $(SELECTED))),make stage-$(call stage_num,$s) diff$(comma) make stage-$(call stage_num,$s) sass$(comma) )make all$(comma) make test.")
+      "What works here: $(strip $(foreach s,$(firstword $(SELECTED)),$(call works_here,$s)) make all$(comma) make test.)")
     $(error no usable GPU: nothing was built)
   endif
 endif
@@ -351,9 +356,13 @@ tree: $(foreach s,$(filter $(HARNESS_STAGES),$(if $(PROGRAM),$(filter $(if $(fil
 	$(call need_stage,tree)
 	@for s in $(SELECTED); do scripts/tree.sh record $$s $(ARGS) || exit $$?; done
 
+# Without a GPU it builds the exercise (warnings as errors) and says in one line that running it needs one.
 exercise: $(foreach s,$(filter $(EXERCISES),$(SELECTED)),$(BUILD)/$s/exercise)
 	$(call need_stage,exercise)
-	@for s in $(SELECTED); do scripts/stage_tool.sh exercise $$s || exit $$?; done
+	@for s in $(SELECTED); do \
+	  if [ "$(GPU_USABLE)" != yes ] && [ -f stages/$$s/exercise.cu ]; then \
+	    echo "$(BUILD)/$$s/exercise built from stages/$$s/exercise.cu (warnings as errors); running it needs a GPU (Colab's free one: notebooks/colab.ipynb)"; \
+	  else scripts/stage_tool.sh exercise $$s || exit $$?; fi; done
 
 solution: $(foreach s,$(filter $(SOLVED),$(SELECTED)),$(BUILD)/$s/solution)
 	$(call need_stage,solution)
@@ -372,7 +381,7 @@ tour: $(ALL_BINS)
 	@scripts/tour.sh
 
 audit: $(ALL_BINS)
-	@scripts/audit.sh $(PARTS)
+	+@scripts/audit.sh $(PARTS)
 
 # make bench builds only what it runs: the programs that need no launcher of their own (those start on
 # one GPU) and their stages' demos; it times the build and the run apart.

@@ -43,7 +43,9 @@ void require_gpu(void)
     cudaDriverGetVersion(&drv);
     cudaRuntimeGetVersion(&rt);
     if (err == cudaErrorNoDevice || (err == cudaSuccess && count == 0) || drv == 0) {
-        fprintf(stderr, "error: no CUDA-capable GPU found (%s)\n",
+        /* One line (the scripts show a program's last line): the cause, and where to go without a GPU. */
+        fprintf(stderr, "error: no CUDA-capable GPU found (%s); without one, notebooks/colab.ipynb runs the "
+                        "stages on Colab's free GPU\n",
                 drv == 0 ? "no NVIDIA driver is installed" : "the driver sees no GPU; check CUDA_VISIBLE_DEVICES");
         exit(EXIT_GPU);
     }

@@ -313,3 +313,202 @@ class DemoOutputs(support.Case):
             with self.subTest(stage):
                 demo = os.path.join(ROOT, folder, f"demo-{stage}.txt")
                 self.assertTrue(os.path.isfile(demo) and os.path.getsize(demo) > 0, f"{demo} is missing or empty")
+
+
+# ---- what the prose says the stage folders hold, and how long a reference page is -----------------------
+
+DOCS_LINES = 250  # a page of docs/ is looked up, not read through
+# A list of stages the prose gives is written one way, so that it can be checked against the folders:
+# "stages with a demo: 05, 10, 13", "stages without an exercise: 08, 12, 13", "有练习的阶段：01–07、09–11".
+NUMBERS = r"\d\d(?:–\d\d)?(?:(?:,\s*(?:and\s+)?|\s+and\s+|、\s*|\s*和\s*)\d\d(?:–\d\d)?)*"
+STAGE_LIST = re.compile(rf"stages\s+(with|without)\s+(a\s+demo|an\s+exercise):\s+({NUMBERS})"
+                        rf"|(有|没有)\s*(演示程序|练习)\s*的\s*阶段\s*：\s*({NUMBERS})")
+# A list of stages in any other form beside the words demo or exercise (the check of the lists cannot read it).
+LOOSE_LIST = re.compile(r"(?i)(?:\bstages?\s*|阶段\s*)\d\d(?:–\d\d)?(?:(?:,\s*|\s+and\s+|、\s*|\s*和\s*)\d\d(?:–\d\d)?)+")
+ABOUT = {"a demo": "demo.cu", "演示程序": "demo.cu", "an exercise": "exercise.cu", "练习": "exercise.cu"}
+# The pages that must give each list: {page: [(file, with)]}.
+MUST_LIST = {"docs/README.md": [("demo.cu", True), ("exercise.cu", False)],
+             "docs/README.zh-CN.md": [("demo.cu", True), ("exercise.cu", False)],
+             "README.md": [("exercise.cu", False)], "README.zh-CN.md": [("exercise.cu", False)]}
+
+
+def stage_numbers(text):
+    """The stage numbers of a list such as "01–07, 09 and 11" or "01–07、09 和 11", in order."""
+    found = []
+    for first, last in re.findall(r"(\d\d)(?:–(\d\d))?", text):
+        found += [f"{n:02d}" for n in range(int(first), int(last or first) + 1)]
+    return found
+
+
+def stage_lists(text):
+    """Each list of stages TEXT gives: (the words, the file it is about, with it or without, [its numbers])."""
+    found = []
+    for m in STAGE_LIST.finditer(text):
+        en = m[1] is not None
+        kind, about, numbers = (m[1], m[2], m[3]) if en else (m[4], m[5], m[6])
+        found.append((m[0], ABOUT[re.sub(r"\s+", " ", about)], kind in ("with", "有"), stage_numbers(numbers)))
+    return found
+
+
+def list_problems(text, holding):
+    """How the lists of stages TEXT gives differ from HOLDING ({file: [the stages' numbers that have it]},
+    ALL: every stage's number): one line each."""
+    problems = []
+    for words, about, with_it, numbers in stage_lists(text):
+        wanted = [n for n in holding["ALL"] if (n in holding[about]) == with_it]
+        if numbers != wanted:
+            problems.append(f"'{' '.join(words.split())}': the folders give {', '.join(wanted)}")
+    return problems
+
+
+def loose_lists(text):
+    """The lines of TEXT that list stages beside the words demo or exercise in a form stage_lists cannot read."""
+    plain = STAGE_LIST.sub("", text)
+    return [line.strip() for line in plain.split("\n")
+            if re.search(r"(?i)demo|exercise|演示|练习", line) and LOOSE_LIST.search(line)]
+
+
+def holding():
+    """{file: the numbers of the stages whose folder has it, ALL: every stage's number}."""
+    folders = support.stages()
+    found = {about: [support.stage_num(s) for s in folders if os.path.exists(os.path.join(ROOT, "stages", s, about))]
+             for about in set(ABOUT.values())}
+    found["ALL"] = [support.stage_num(s) for s in folders]
+    return found
+
+
+def notebook_markdown():
+    import json
+    with open(os.path.join(ROOT, "notebooks", "colab.ipynb"), encoding="utf-8") as f:
+        cells = json.load(f)["cells"]
+    return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+
+
+def prose(page):
+    return notebook_markdown() if page.endswith(".ipynb") else support.read(page)
+
+
+def prose_pages():
+    return relative("README*.md") + relative("docs/*.md") + relative("stages/*/README*.md") + ["notebooks/colab.ipynb"]
+
+
+def own_pages():
+    """The pages whose every list of stages must be written the checked way."""
+    return relative("README*.md") + relative("docs/README*.md") + relative("docs/glossary*.md") + ["notebooks/colab.ipynb"]
+
+
+@support.per(prose_pages, name_of=name_of)
+class StageListsInProse(support.Case):
+    """Each list of stages with a demo or an exercise (or without one) that the prose gives is the folders'."""
+
+    def test_each_lists_the_stages_the_folders_give(self, page):
+        self.assertEqual(list_problems(prose(page), holding()), [])
+
+
+@support.per(own_pages, name_of=name_of)
+class StageListsReadable(support.Case):
+    def test_each_lists_stages_only_in_the_form_checked(self, page):
+        """"stages with a demo: 05, 10", not "stages 05 and 10 have a demo", which no check reads."""
+        self.assertEqual(loose_lists(prose(page)), [])
+
+
+class StageListsGiven(support.Case):
+    def test_the_reference_and_front_pages_and_the_notebook_give_their_lists(self):
+        """Where a reader looks: the demos and the stages without an exercise; the notebook's exercises."""
+        for page, wanted in MUST_LIST.items():
+            given = [(about, with_it) for _, about, with_it, _ in stage_lists(support.read(page))]
+            for item in wanted:
+                with self.subTest(page=page, list=item):
+                    self.assertIn(item, given)
+        given = [(about, with_it) for _, about, with_it, _ in stage_lists(notebook_markdown())]
+        self.assertEqual(given.count(("exercise.cu", True)), 2, "the notebook's exercises, in English and Chinese")
+
+    def test_a_stale_list_and_a_list_in_another_form_are_found(self):
+        held = {"demo.cu": ["05", "10", "13"], "exercise.cu": ["01", "02", "03", "05"],
+                "ALL": ["01", "02", "03", "04", "05", "10", "13"]}
+        good = ("the demo (stages with a demo: 05, 10\n  and 13); stages without an exercise: 04, 10, 13;\n"
+                "有演示程序的阶段：05、10 和 13；有练习的阶段：01–03、05")
+        self.assertEqual(len(stage_lists(good)), 4)
+        self.assertEqual(list_problems(good, held), [])
+        self.assertEqual(list_problems(good.replace("05, 10\n  and 13", "05 and 10"), held),
+                         ["'stages with a demo: 05 and 10': the folders give 05, 10, 13"])
+        self.assertEqual(list_problems(good.replace("01–03、05", "01–05"), held),
+                         ["'有练习的阶段：01–05': the folders give 01, 02, 03, 05"])
+        self.assertEqual(loose_lists(good), [])
+        self.assertEqual(loose_lists("the demo.cu of stages 05 and 10\n没有练习的阶段（08、12）"),
+                         ["the demo.cu of stages 05 and 10"])
+        self.assertEqual(loose_lists("对没有练习的阶段 08、12 做 exercise"), ["对没有练习的阶段 08、12 做 exercise"])
+
+
+@support.per(lambda: relative("docs/*.md"), name_of=name_of)
+class DocsLength(support.Case):
+    def test_each_is_at_most_250_lines(self, page):
+        """A page of docs/ is looked up: what is long belongs in the stage, the code or the tests it describes."""
+        lines = support.read(page).count("\n")
+        self.assertLessEqual(lines, DOCS_LINES, f"{page}: {lines} lines")
+
+
+def tables_and_code(text):
+    """The row count of each table of TEXT, in order, and its number of code blocks."""
+    rows, counts = 0, []
+    for line in text.split("\n") + [""]:
+        if line.startswith("|"):
+            rows += 1
+        elif rows:
+            counts.append(rows)
+            rows = 0
+    return counts, len(re.findall(r"(?m)^\s*```", text)) // 2
+
+
+@support.per(lambda: [p for p in relative("README.md") + relative("docs/*.md") if not p.endswith(".zh-CN.md")],
+             name_of=name_of)
+class InStep(support.Case):
+    def test_each_chinese_has_the_same_tables_and_code_blocks(self, page):
+        """The Chinese page has the English page's tables, each with as many rows, and as many code blocks."""
+        self.assertEqual(tables_and_code(support.read(chinese(page))), tables_and_code(support.read(page)))
+
+
+class InStepRejects(support.Case):
+    def test_tables_and_code_a_missing_row_or_code_block_differs(self):
+        text = "| a |\n|---|\n| 1 |\n\n```\nx\n```\n"
+        self.assertEqual(tables_and_code(text), ([3], 1))
+        self.assertNotEqual(tables_and_code(text.replace("| 1 |\n", "")), tables_and_code(text))
+        self.assertNotEqual(tables_and_code(text.replace("```\nx\n```\n", "")), tables_and_code(text))
+
+
+class PrimaryReference(support.Case):
+    """plots/reference/primary: the reference the front page, docs/results.md and the stages' READMEs show, and the
+    one every claim is held to."""
+
+    def test_front_page_and_results_show_the_primary(self):
+        primary = support.read("plots/reference/primary").strip()
+        self.assertTrue(os.path.isfile(os.path.join(ROOT, "plots", "reference", primary, "results.csv")), primary)
+        for page, prefix in (("README.md", ""), ("README.zh-CN.md", ""), ("docs/results.md", "../"),
+                             ("docs/results.zh-CN.md", "../")):
+            with self.subTest(page):
+                self.assertIn(f"]({prefix}plots/reference/{primary}/bandwidth.png)", support.read(page))
+
+    def test_docs_check_fails_a_claim_false_on_the_primary_alone(self):
+        """A claim made of the primary GPU alone, by 1000x: docs-check exits 1, naming the claim on the primary."""
+        tree = docs_tree(self)
+        primary = support.read("plots/reference/primary").strip()
+        path = relative("stages/*/claims.csv")[0]
+        rows = support.read_csv(os.path.join(ROOT, path))
+        rows[0].update(gpus=primary, by="1000", **{"is": "faster"})
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        with open(os.path.join(tree, path), "w", encoding="utf-8") as f:
+            f.write(out.getvalue())
+        r = docs_check(tree)
+        self.assertEqual(r.rc, 1, r)
+        self.assertRegex(r.out, rf"(?m)^FAIL {re.escape(rows[0]['claim'])} on the {re.escape(primary)}, N = ")
+
+    def test_docs_check_exits_2_where_the_primary_has_no_results(self):
+        tree = docs_tree(self)
+        with open(os.path.join(tree, "plots", "reference", "primary"), "w", encoding="utf-8") as f:
+            f.write("no-such-gpu\n")
+        r = docs_check(tree)
+        self.assertEqual(r.rc, 2, r)
+        self.assertIn("plots/reference/no-such-gpu/results.csv not found", r.out)

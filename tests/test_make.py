@@ -3,6 +3,7 @@ make programs; the errors of make without a stage, without nvcc or with an old o
 make help; the GPU code a toolkit builds; every shell script parses; no obsolete head/tail option and no
 merge conflict marker in any file, in a git checkout or in a copy without git (make handout's)."""
 import functools
+import glob
 import os
 import re
 import shutil
@@ -146,13 +147,13 @@ class MakeErrors(support.Case):
 
 def no_gpu_goals():
     """The verbs that run kernels: every stage's run, the first stage's check, profile, sanitize and tree, the
-    first stage with a demo's demo and the first with an exercise's exercise and solution, and the verbs of
-    the whole repository that do."""
+    first stage with a demo's demo and the first with an exercise's solution, and the verbs of the whole
+    repository that do (its exercise is built without a GPU: WithoutGpu below)."""
     first, exercise = support.stage_num(support.stages()[0]), support.stage_num(support.exercises()[0])
     first_demo = next(s for s in support.stages() if os.path.exists(f"{support.ROOT}/stages/{s}/demo.cu"))
     return ([f"stage-{support.stage_num(s)} run" for s in support.stages()]
             + [f"stage-{first} {verb}" for verb in ("check", "profile", "sanitize", "tree")]
-            + [f"stage-{support.stage_num(first_demo)} demo", f"stage-{exercise} exercise", f"stage-{exercise} solution",
+            + [f"stage-{support.stage_num(first_demo)} demo", f"stage-{exercise} solution",
                "bench", "tour", "audit", "accuracy", "limits"])
 
 
@@ -314,6 +315,114 @@ class Repository(support.Case):
         self.assertEqual(files, ["Makefile", "docs/merge.md", "scripts/old.sh"])
         self.assertEqual(obsolete_head_tail(root, files), ["scripts/old.sh:1: tail -5 log"])
         self.assertEqual(conflict_markers(root, files), ["docs/merge.md"])
+
+
+# ---- a learner without a GPU ----------------------------------------------------------------------------
+
+WITHOUT_GPU = re.compile(r"^### (?:Without a GPU|没有 GPU 怎么学)\n(.*?)(?=^#)", re.M | re.S)
+EXERCISE_BUILT = r"^{build}/{stage}/exercise built from stages/{stage}/exercise\.cu \(warnings as errors\); " \
+                 r"running it needs a GPU .*notebooks/colab\.ipynb"
+
+
+def works_here(out):
+    """The verbs a no-GPU refusal offers ("What works here: ..."), or None."""
+    line = re.search(r"(?m)^What works here: (.*)\.$", out)
+    return line[1].split(", ") if line else None
+
+
+class WithoutGpu(support.Case):
+    """What a learner without a GPU is offered: make stage-NN exercise builds the exercise and says that running
+    it needs a GPU (exit 0); a refusal offers sass only where cuobjdump is; a program names the notebook."""
+
+    def exercise_stage(self):
+        return support.exercises()[0]
+
+    def test_make_exercise_without_a_gpu_builds_it_and_says_so_in_one_line_exit_0(self):
+        if support.gpu():
+            self.skipTest("a GPU is present: this tests the path of a machine without one")
+        self.need_build()
+        stage = self.exercise_stage()
+        r = self.expect_make(0, "", f"stage-{support.stage_num(stage)}", "exercise", env={"CUDA_VISIBLE_DEVICES": ""})
+        said = [line for line in r.out.split("\n") if line]
+        self.assertEqual(len(said), 1, r)
+        self.assertRegex(said[0], EXERCISE_BUILT.format(build="build", stage=re.escape(stage)))
+        self.assertTrue(support.built(f"build/{stage}/exercise"), f"no build/{stage}/exercise")
+
+    def test_make_exercise_without_a_gpu_compiles_it_with_warnings_as_errors_first(self):
+        """make -n: the exercise's nvcc line with -Werror, then the line that says a GPU is needed; nothing built."""
+        stage, build = self.exercise_stage(), os.path.join(support.scratch(self), "build")
+        r = support.make("-n", f"BUILD={build}", f"stage-{support.stage_num(stage)}", "exercise",
+                         env={"CUDA_VISIBLE_DEVICES": ""})
+        self.assertEqual(r.rc, 0, r)
+        compile_line = re.search(rf"(?m)^\S*nvcc .*-Werror all-warnings .*stages/{stage}/exercise\.cu .*"
+                                 rf"-o {re.escape(build)}/{stage}/exercise$", r.out)
+        self.assertTrue(compile_line, r)
+        self.assertIn("running it needs a GPU", r.out[compile_line.end():])
+        self.assertFalse(os.path.exists(build), "make -n built something")
+
+    def refusal_offers(self, cuobjdump):
+        """What make stage-NN check offers with no GPU (no nvidia-smi on PATH), with or without a cuobjdump."""
+        path = support.tools_path(self)
+        if cuobjdump:
+            fake = os.path.join(path, "cuobjdump")
+            with open(fake, "w") as f:
+                f.write("#!/bin/sh\nexit 0\n")
+            os.chmod(fake, 0o755)
+        stage = support.stage_num(support.stages()[0])
+        r = support.make(f"BUILD={os.path.join(support.scratch(self), 'build')}", f"stage-{stage}", "check",
+                         env={"PATH": path})
+        self.assertEqual(r.rc, 2, r)
+        offered = works_here(r.out)
+        self.assertTrue(offered, r)
+        return stage, offered
+
+    def test_a_refusal_offers_sass_only_where_cuobjdump_is(self):
+        stage, offered = self.refusal_offers(cuobjdump=False)
+        self.assertIn(f"make stage-{stage} diff", offered)
+        self.assertNotIn(f"make stage-{stage} sass", offered)
+        stage, offered = self.refusal_offers(cuobjdump=True)
+        self.assertIn(f"make stage-{stage} sass", offered)
+
+    def test_a_refusal_offers_the_exercise_of_a_stage_with_one(self):
+        stage, offered = self.refusal_offers(cuobjdump=False)
+        has = os.path.exists(os.path.join(support.ROOT, "stages", support.stages()[0], "exercise.cu"))
+        self.assertEqual(f"make stage-{stage} exercise" in offered, has, offered)
+
+    def test_a_program_run_without_a_gpu_names_the_notebook_in_one_line_exit_3(self):
+        self.need_build()
+        program = support.programs()[0]
+        r = support.run([program, "--n", "1000"], env={"CUDA_VISIBLE_DEVICES": ""})
+        self.assertEqual(r.rc, 3, r)
+        said = [line for line in r.out.split("\n") if line]
+        self.assertEqual(len(said), 1, r)
+        self.assertRegex(said[0], r"^error: no CUDA-capable GPU found .*notebooks/colab\.ipynb")
+
+
+@support.per(["README.md", "README.zh-CN.md"])
+class FrontPageWithoutGpu(support.Case):
+    """The front page links the glossary and gives, in a few lines, a path without a GPU."""
+
+    def test_each_links_the_glossary(self, page):
+        glossary = "docs/glossary.md" if page == "README.md" else "docs/glossary.zh-CN.md"
+        self.assertTrue(f"]({glossary})" in support.read(page), f"{page} does not link {glossary}")
+
+    def test_each_gives_a_path_without_a_gpu(self, page):
+        """Read a stage with its diff, the committed outputs (each reference GPU's folder, the trees), write the
+        exercise, run the notebook: in at most 20 lines."""
+        section = WITHOUT_GPU.search(support.read(page))
+        self.assertTrue(section, f"{page} has no section ### Without a GPU / ### 没有 GPU 怎么学")
+        text = section[1]
+        self.assertLessEqual(len(text.strip().split("\n")), 20)
+        folders = [os.path.relpath(os.path.dirname(p), support.ROOT) + "/"
+                   for p in glob.glob(os.path.join(support.ROOT, "plots/reference/*/results.csv"))]
+        self.assertTrue(folders, "no plots/reference/<gpu>/results.csv")
+        for needed in ["make stage-NN diff", "make stage-NN exercise", "tree/", "notebooks/colab.ipynb", *folders]:
+            self.assertTrue(needed in text, f"its section without a GPU does not name {needed}")
+        offer = [line for line in re.split(r"(?<=[.;。；])\s", text) if re.search(r"\bwork\b|能用", line)]
+        self.assertTrue(offer, "it does not say what works without a GPU")
+        for sentence in offer:
+            if "sass" in sentence:
+                self.assertIn("cuobjdump", sentence, "sass is offered without its condition")
 
 
 if __name__ == "__main__":
