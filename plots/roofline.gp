@@ -1,7 +1,7 @@
 # chart: roofline
 # shape: lines
 # readme: top stage
-# alt: stage {stage} against CUB and the speed of light | 阶段 {stage} 对比 CUB 与光速
+# alt: stage {stage} against CUB and the speed of light | 阶段 {stage} 对比 CUB 与 SOL（带宽上限）
 # The roofline stage against the library and the earlier stages: GB/s against N (log scale),
 # with the theoretical peak, the measured device-to-device copy, and the speed of light (launch floor +
 # bytes / read-only bandwidth) as a curve; below, each time over the speed of light at its N (1: at the
