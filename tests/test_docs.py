@@ -121,6 +121,16 @@ def opening_problem(text, fronts):
 
 # ---- the guides -------------------------------------------------------------------------------------------
 
+def write_rows(path, rows):
+    """ROWS (dicts of one header) as a CSV at PATH."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(out.getvalue())
+
+
 @support.per(guides, name_of=name_of)
 class Guides(support.Case):
     """Each English guide and its Chinese sibling: the structure, not the translation."""
@@ -286,12 +296,7 @@ class DocsCheck(support.Case):
         path, rows = found[0]
         claim = next(c for c in rows if c["is"] == "faster")
         claim["by"] = "1000"
-        out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-        with open(os.path.join(tree, path), "w", encoding="utf-8") as f:
-            f.write(out.getvalue())
+        write_rows(os.path.join(tree, path), rows)
         r = docs_check(tree)
         self.assertEqual(r.rc, 1, r)
         failed = re.findall(r"(?m)^FAIL (\S+)", r.out)
@@ -495,12 +500,7 @@ class PrimaryReference(support.Case):
         path = relative("stages/*/claims.csv")[0]
         rows = support.read_csv(os.path.join(ROOT, path))
         rows[0].update(gpus=primary, by="1000", **{"is": "faster"})
-        out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-        with open(os.path.join(tree, path), "w", encoding="utf-8") as f:
-            f.write(out.getvalue())
+        write_rows(os.path.join(tree, path), rows)
         r = docs_check(tree)
         self.assertEqual(r.rc, 1, r)
         self.assertRegex(r.out, rf"(?m)^FAIL {re.escape(rows[0]['claim'])} on the {re.escape(primary)}, N = ")
