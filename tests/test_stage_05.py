@@ -19,9 +19,10 @@ def demo():
 
 
 def nvcc():
-    """The nvcc the Makefile builds with (on the PATH, else CUDA's default place), or None."""
-    found = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
-    return found if os.path.exists(found) else None
+    """The nvcc the Makefile builds with (NVCC, else on the PATH, else CUDA's default place), or None. A link
+    is followed: nvcc finds its headers beside its real path."""
+    found = os.environ.get("NVCC") or shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    return os.path.realpath(found) if os.path.exists(found) else None
 
 
 # The course chapter's §7.5 Q2: the shuffles without a mask. What nvcc says of one for compute capability
