@@ -258,30 +258,45 @@ $(BUILD)/harness_tree.o: common/harness.cu common/common.h common/host.h common/
 $(BUILD)/baseline.o: stages/$(BASELINE_STAGE)/reduce.cu common/common.h common/host.h $(BUILD)/flags.txt
 	$(NVCC) $(NVCCFLAGS) -DAS_BASELINE -c $< -o $@
 
+# A stage's source compiles to an object of its own (build/<stage>/*.o), beside the common objects rather
+# than after them, and is then linked with them into its program.
+COMMON_HEADERS := common/common.h common/host.h common/program.h common/tree.h
 define harness_rules
-$(BUILD)/$1/reduce: stages/$1/reduce.cu $(HARNESS_OBJS) $(if $(filter $(BASELINE_STAGE),$1),,$(BUILD)/baseline.o)
+$(BUILD)/$1/reduce.o: stages/$1/reduce.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 	@mkdir -p $$(@D)
+	$(NVCC) $(NVCCFLAGS) -c $$< -o $$@
+
+$(BUILD)/$1/reduce: $(BUILD)/$1/reduce.o $(HARNESS_OBJS) $(if $(filter $(BASELINE_STAGE),$1),,$(BUILD)/baseline.o)
 	$(NVCC) $(NVCCFLAGS) $$^ -o $$@
 endef
 $(foreach s,$(HARNESS_STAGES),$(eval $(call harness_rules,$s)))
 
 define tree_rules
-$(BUILD)/$1/tree: stages/$1/reduce.cu $(TREE_OBJS)
+$(BUILD)/$1/reduce-tree.o: stages/$1/reduce.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 	@mkdir -p $$(@D)
-	$(NVCC) $(NVCCFLAGS) -DRECORD_TREE $$^ -o $$@
+	$(NVCC) $(NVCCFLAGS) -DRECORD_TREE -c $$< -o $$@
+
+$(BUILD)/$1/tree: $(BUILD)/$1/reduce-tree.o $(TREE_OBJS)
+	$(NVCC) $(NVCCFLAGS) $$^ -o $$@
 endef
 $(foreach s,$(HARNESS_STAGES),$(eval $(call tree_rules,$s)))
 
 # An exercise is built like its stage; its solution is the same file with solutions/NN_*.cu compiled
 # in place of the stubs. (A stage with a program of its own builds its exercise in its stage.mk.)
 define exercise_rules
-$(BUILD)/$1/exercise: stages/$1/exercise.cu $(HARNESS_OBJS) $(BUILD)/baseline.o
+$(BUILD)/$1/exercise.o: stages/$1/exercise.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 	@mkdir -p $$(@D)
+	$(NVCC) $(NVCCFLAGS) -c $$< -o $$@
+
+$(BUILD)/$1/exercise: $(BUILD)/$1/exercise.o $(HARNESS_OBJS) $(BUILD)/baseline.o
 	$(NVCC) $(NVCCFLAGS) $$^ -o $$@
 
-$(BUILD)/$1/solution: stages/$1/exercise.cu solutions/$1.cu $(HARNESS_OBJS) $(BUILD)/baseline.o
+$(BUILD)/$1/solution.o: stages/$1/exercise.cu solutions/$1.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 	@mkdir -p $$(@D)
-	$(NVCC) $(NVCCFLAGS) -DSOLUTION_FILE='"../../solutions/$1.cu"' $$(filter-out solutions/%,$$^) -o $$@
+	$(NVCC) $(NVCCFLAGS) -DSOLUTION_FILE='"../../solutions/$1.cu"' -c $$< -o $$@
+
+$(BUILD)/$1/solution: $(BUILD)/$1/solution.o $(HARNESS_OBJS) $(BUILD)/baseline.o
+	$(NVCC) $(NVCCFLAGS) $$^ -o $$@
 endef
 $(foreach s,$(filter $(HARNESS_STAGES),$(EXERCISES)),$(eval $(call exercise_rules,$s)))
 # make stage-NN grade compiles a student's file the same way, warnings allowed (GRADE_BUILD_<stage>: a stage
@@ -289,9 +304,12 @@ $(foreach s,$(filter $(HARNESS_STAGES),$(EXERCISES)),$(eval $(call exercise_rule
 grade_build = $(or $(GRADE_BUILD_$1),$(NVCC) $(GRADE_FLAGS) stages/$1/exercise.cu $(HARNESS_OBJS) $(BUILD)/baseline.o)
 
 define tree_solution_rules
-$(BUILD)/$1/tree-solution: stages/$1/exercise.cu solutions/$1.cu $(TREE_OBJS)
+$(BUILD)/$1/tree-solution.o: stages/$1/exercise.cu solutions/$1.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 	@mkdir -p $$(@D)
-	$(NVCC) $(NVCCFLAGS) -DRECORD_TREE -DSOLUTION_FILE='"../../solutions/$1.cu"' $$(filter-out solutions/%,$$^) -o $$@
+	$(NVCC) $(NVCCFLAGS) -DRECORD_TREE -DSOLUTION_FILE='"../../solutions/$1.cu"' -c $$< -o $$@
+
+$(BUILD)/$1/tree-solution: $(BUILD)/$1/tree-solution.o $(TREE_OBJS)
+	$(NVCC) $(NVCCFLAGS) $$^ -o $$@
 endef
 $(foreach s,$(filter $(HARNESS_STAGES),$(SOLVED)),$(eval $(call tree_solution_rules,$s)))
 

@@ -355,9 +355,11 @@ class WithoutGpu(support.Case):
                          env={"CUDA_VISIBLE_DEVICES": ""})
         self.assertEqual(r.rc, 0, r)
         compile_line = re.search(rf"(?m)^\S*nvcc .*-Werror all-warnings .*stages/{stage}/exercise\.cu .*"
-                                 rf"-o {re.escape(build)}/{stage}/exercise$", r.out)
+                                 rf"-o {re.escape(build)}/{stage}/exercise\.o$", r.out)
         self.assertTrue(compile_line, r)
-        self.assertIn("running it needs a GPU", r.out[compile_line.end():])
+        link_line = re.compile(rf"(?m)^\S*nvcc .* -o {re.escape(build)}/{stage}/exercise$").search(r.out, compile_line.end())
+        self.assertTrue(link_line, r)
+        self.assertIn("running it needs a GPU", r.out[link_line.end():])
         self.assertFalse(os.path.exists(build), "make -n built something")
 
     def refusal_offers(self, cuobjdump):
