@@ -133,7 +133,8 @@ sanitize)
     [ $findings -eq 0 ] || { printf '\nsanitize: %s unexpected findings\n' $findings; exit 1; }
     printf '\nsanitize: no unexpected findings\n' ;;
 exercise | solution)
-    # At the check sizes with each check fill; a failing exercise prints the hints of its exercise.cu.
+    # At the check sizes with each check fill, up to the first that fails; a failing exercise prints the hints
+    # of its exercise.cu.
     src=stages/$stage/exercise.cu bin=build/$stage/$tool
     [ -f "$src" ] || die "stage $stage has no exercise (no $src)"
     [ "$tool" = exercise ] || [ -f "solutions/$stage.cu" ] ||
@@ -141,12 +142,13 @@ exercise | solution)
     sizes=$(describe "$bin" "check sizes") fills=$(describe "$bin" "check fills") status=0
     [[ -n $sizes && -n $fills ]] || die "$bin --describe names no check sizes or no check fills"
     for fill in $fills; do # exit 1: a failed check; anything else is no verdict on the exercise (no GPU, usage)
-        "$bin" --check --n "$sizes" --fill "$fill" --reps 1 --warmup 0 >>"$tmp/log" 2>&1 || status=$?
+        "$bin" --check --n "$sizes" --fill "$fill" --reps 1 --warmup 0 >"$tmp/log" 2>&1 || status=$?
         [ $status -gt 1 ] && { tail -n 3 "$tmp/log"; exit $status; }
+        [ $status -eq 0 ] || break
     done
     what="the $tool of stage $stage ($src$( [ "$tool" = solution ] && echo " with solutions/$stage.cu"))"
     [ $status -eq 0 ] && { echo "PASS: $what passes its check at N = $sizes, fills: $fills"; exit 0; }
-    echo "FAIL: $what does not pass its check yet. Failing rows:"
+    echo "FAIL: $what does not pass its check yet, on --fill $fill (the fills run in the order $fills, up to the first that fails). Failing rows:"
     grep -E '(^|[[:space:]])FAIL([@[:space:]]|$)' "$tmp/log" | head -n 8 | sed 's/^/  /'
     [ "$tool" = solution ] && exit 1
     echo "Hints (from $src):"
