@@ -554,18 +554,21 @@ static void row_references(const float *x, uint64_t rows, uint64_t cols)
 }
 
 /* A Welford kernel's row i (its mean in h_row_sums[i], its variance in h_row_sums[rows + i]): both within
- * their bounds. err and bound, relative to the reference (absolute where it is 0), are the variance's,
- * the number LayerNorm divides by, or the mean's where the mean fails: on mean-zero data the mean's bound,
- * like a sum's, can be as large as the mean itself. */
+ * their bounds. err and bound are the variance's, the number LayerNorm divides by, or the mean's where the
+ * mean fails (on mean-zero data the mean's bound, like a sum's, can be as large as the mean itself),
+ * relative to the reference; where that is 0 (a row of equal values has no variance), relative to the
+ * row's scale instead, max|x|^2 for the variance and max|x| for the mean, so that the bound of a row of
+ * values near 1e6 reads as small as it is (absolute where every value is 0). */
 static int moments_row_passes(uint64_t i, uint64_t rows, double *err, double *bound)
 {
     const Moments *m = &bench.row_moments[i];
     const MomentsTolerance *t = &bench.row_moment_tols[i];
     double mean = bench.h_row_sums[i], var = bench.h_row_sums[rows + i];
     int mean_ok = value_passes(mean, m->mean, t->mean);
-    double want = mean_ok ? m->var : m->mean, tol = mean_ok ? t->var : t->mean;
-    *err = relative_error(mean_ok ? var : mean, want);
-    *bound = want != 0.0 ? tol / fabs(want) : tol;
+    double got = mean_ok ? var : mean, want = mean_ok ? m->var : m->mean, tol = mean_ok ? t->var : t->mean;
+    double scale = want != 0.0 ? fabs(want) : mean_ok ? m->max_abs * m->max_abs : m->max_abs;
+    *err = want == 0.0 && scale > 0.0 ? fabs(got) / scale : relative_error(got, want);
+    *bound = scale > 0.0 ? tol / scale : tol;
     return mean_ok && value_passes(var, m->var, t->var);
 }
 
