@@ -1,7 +1,8 @@
 /* The program around every stage: its options, the device, data, fp64 reference, verification, timing,
  * the CUB rows, the output table and the CSV. A stage file provides only `reduce_stage` (its table of
  * kernels); the first stage's first kernel is linked in as `baseline_stage` for the speed-up column. */
-#include <cub/cub.cuh>
+#include <cub/device/device_reduce.cuh> /* the two headers of what it calls: all of cub.cuh takes longer to compile */
+#include <cub/device/device_segmented_reduce.cuh>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
