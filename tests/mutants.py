@@ -117,6 +117,12 @@ MUTANTS = [
     ("no_answers: a pasted solution not found", "tests/no_answers.py",
      "for body, name in wanted.items() if body in text]", "for body, name in wanted.items() if body in text and 0]",
      "test_classroom", False),
+    # The test runner (tests/run.py): nothing may go missing from the count.
+    ("runner: the HOST_ONLY process dying is no FAIL", "tests/run.py",
+     """            result.bad(f"the HOST_ONLY modules' process ended without its results (exit {rc})")\n""", "",
+     "test_runner", False),
+    ("runner: a HOST_ONLY test skipped for want of a GPU stays a skip", "tests/run.py",
+     'for name in lane["skipped_for_want_of_a_gpu"] if gpu_here else []:', "for name in []:", "test_runner", False),
     # What only a GPU shows (--gpu): a kernel off by one, a missing barrier, a tolerance made loose.
     ("02: the barrier after the loads missing", "stages/02_shared/reduce.cu",
      "    if (i + BLOCK < n) v += x[i + BLOCK];\n    s_x[tid] = v;\n    __syncthreads();\n",

@@ -4,21 +4,32 @@ slowest tests, and last "N passed, N failed, N skipped". A test with subtests co
 exception anywhere, a crash of a program a test runs, or a module that cannot be imported is a FAIL line.
 Exits 1 if anything failed, 0 otherwise.
 
+In a run of every test, the modules that say HOST_ONLY = True run beside the others, in a second process
+that CUDA sees no GPU in (CUDA_VISIBLE_DEVICES=""), once make all has built what both need: their blocks
+are printed whole as each ends (--only runs its tests in this process alone). Such a module's test that is skipped for want of a GPU where there is one is a FAIL (it belongs
+with the others), and so is that process ending without its results.
+
 usage: python3 tests/run.py [--only PATTERN] [--list]
   --only PATTERN  the tests whose module, class, name or stage matches PATTERN (a regular expression,
                   case-insensitive; stage-05 also matches 05_shuffle), e.g. test_report, stage-05, flush
   --list          list the tests that would run, one a line, and run none
 make test ONLY=PATTERN and make test LIST=1 call it so; make test-full sets TEST_FULL=1."""
 import argparse
+import importlib
+import json
 import os
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 import traceback
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+from tests import support  # noqa: E402 (the repository's root on the path first)
 
 
 def modules():
@@ -54,6 +65,7 @@ class Result(unittest.TestResult):
         self.times = []
         self.with_subtests = set()
         self.subtest_failed = set()
+        self.no_gpu_skips = []
 
     @classmethod
     def name(cls, test):
@@ -102,6 +114,8 @@ class Result(unittest.TestResult):
             self.with_subtests.add(test.test_case.id())
         print(f"skip {self.name(test)} ({reason})", flush=True)
         self.skips += 1
+        if reason == support.NO_GPU:
+            self.no_gpu_skips.append(self.name(test))
 
     def addExpectedFailure(self, test, err):
         super().addExpectedFailure(test, err)
@@ -126,10 +140,66 @@ class Result(unittest.TestResult):
         return str(err[1]) if issubclass(err[0], AssertionError) else err
 
 
+MODULE_END = re.compile(r"^   test_\w+: \d+ passed, \d+ failed, \d+ skipped in ")
+
+
+class HostLane:
+    """The HOST_ONLY modules, run by this program in a process of their own (--lane host) beside this one:
+    its output kept in a file and printed a module's block at a time, its counts read from a JSON file."""
+
+    def __init__(self, only):
+        self.dir = tempfile.mkdtemp(prefix="reduce-test-lane-")
+        self.out_path, self.results = os.path.join(self.dir, "out.txt"), os.path.join(self.dir, "results.json")
+        self.out = open(self.out_path, "w", encoding="utf-8")
+        env = dict(os.environ, CUDA_VISIBLE_DEVICES="", PYTHONUNBUFFERED="1")
+        self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--only", only, "--lane", "host",
+                                      "--results", self.results], stdin=subprocess.DEVNULL, stdout=self.out,
+                                     stderr=subprocess.STDOUT, env=env)
+        self.shown = 0
+
+    def show_ended_modules(self, final=False):
+        """Prints the lines of the modules that have ended since the last call (every line left, if FINAL)."""
+        with open(self.out_path, encoding="utf-8", errors="replace") as f:
+            lines = f.read().split("\n")[self.shown:]
+        if not final:
+            ends = [i for i, line in enumerate(lines[:-1]) if MODULE_END.match(line)]
+            lines = lines[:ends[-1] + 1] if ends else []
+        elif lines and lines[-1] == "":
+            lines.pop()
+        self.shown += len(lines)
+        for line in lines:
+            print(line, flush=True)
+
+    def finish(self, result, gpu_here):
+        """Waits for the lane, prints the rest of its output and adds its counts to RESULT."""
+        rc = self.proc.wait()
+        self.out.close()
+        self.show_ended_modules(final=True)
+        try:
+            with open(self.results, encoding="utf-8") as f:
+                lane = json.load(f)
+        except (OSError, ValueError):
+            lane = None
+        shutil.rmtree(self.dir, ignore_errors=True)
+        if lane is None or rc not in (0, 1):
+            result.bad(f"the HOST_ONLY modules' process ended without its results (exit {rc})")
+            return
+        result.passed += lane["passed"]
+        result.failed += lane["failed"]
+        result.skips += lane["skipped"]
+        result.times += [tuple(t) for t in lane["times"]]
+        for name in lane["skipped_for_want_of_a_gpu"] if gpu_here else []:
+            result.skips -= 1
+            result.bad(f"{name}: skipped for want of a GPU, in a HOST_ONLY module, where there is one "
+                       "(its module belongs with the GPU's)")
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", default=os.environ.get("ONLY", ""))
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--lane", choices=("both", "host"), default="both", help=argparse.SUPPRESS)
+    ap.add_argument("--results", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     os.chdir(os.path.dirname(HERE))
     keep = matcher(args.only)
@@ -139,23 +209,32 @@ def main(argv):
     selected = []
     for name in modules():
         try:
-            suite = loader.loadTestsFromName(f"tests.{name}")
+            module = importlib.import_module(f"tests.{name}")
+            suite = loader.loadTestsFromModule(module)
         except Exception:  # a module that does not import is a failure, never a shorter count
-            result.bad(f"{name}: the module imports", sys.exc_info())
+            if args.lane == "both":  # (said once: by the process that started the host lane)
+                result.bad(f"{name}: the module imports", sys.exc_info())
             continue
         tests = [t for t in flatten(suite) if keep(t.id()) or keep(name)]
-        if tests:
-            selected.append((name, tests))
+        host_only = getattr(module, "HOST_ONLY", False)
+        if tests and (args.lane == "both" or host_only):
+            selected.append((name, tests, host_only))
     if args.list:
-        for name, tests in selected:
+        for name, tests, _ in selected:
             for t in tests:
                 print(t.id())
-        print(f"{sum(len(t) for _, t in selected)} tests")
+        print(f"{sum(len(t) for _, t, _ in selected)} tests")
         return 0
     if not selected and not result.failed:
         print(f"no test matches '{args.only}'")
         return 1
-    for name, tests in selected:
+    lane = None
+    if args.lane == "both" and not args.only and any(h for _, _, h in selected) and not all(h for _, _, h in selected):
+        print("== make all, before the HOST_ONLY modules start beside the others", flush=True)
+        support.build()
+        lane = HostLane(args.only)
+        selected = [m for m in selected if not m[2]]
+    for name, tests, _ in selected:
         print(f"== {name} ({len(tests)} tests)", flush=True)
         before = (result.passed, result.failed, result.skips)
         start = time.time()
@@ -163,6 +242,15 @@ def main(argv):
         # A module's setUpModule or tearDown errors reach addError; anything else is counted above.
         p, f, s = (a - b for a, b in zip((result.passed, result.failed, result.skips), before))
         print(f"   {name}: {p} passed, {f} failed, {s} skipped in {time.time() - start:.1f} s", flush=True)
+        if lane:
+            lane.show_ended_modules()
+    if lane:
+        lane.finish(result, support.gpu())
+    if args.results:  # the host lane: its counts for the process that started it
+        with open(args.results, "w", encoding="utf-8") as f:
+            json.dump({"passed": result.passed, "failed": result.failed, "skipped": result.skips,
+                       "times": result.times, "skipped_for_want_of_a_gpu": result.no_gpu_skips}, f)
+        return 1 if result.failed else 0
     slow = sorted(result.times, reverse=True)[:10]
     if slow:
         print("\nthe ten slowest tests:")

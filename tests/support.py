@@ -15,7 +15,7 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # make test-full (TEST_FULL=1): every fill, the sizes past 2^31, the sanitizers, ncu, the notebook's cells.
 FULL = os.environ.get("TEST_FULL") == "1"
-NO_GPU = "no GPU: nvidia-smi -L finds none"
+NO_GPU = "no GPU: nvidia-smi -L finds none, or CUDA_VISIBLE_DEVICES hides them"
 
 
 class Result:
@@ -103,7 +103,10 @@ def nbformat_python():
 
 @functools.lru_cache(None)
 def gpus():
-    """How many GPUs nvidia-smi lists (0 without a driver or a GPU)."""
+    """How many GPUs nvidia-smi lists (0 without a driver or a GPU, or where CUDA_VISIBLE_DEVICES is set
+    empty: CUDA then sees none, as the Makefile says)."""
+    if os.environ.get("CUDA_VISIBLE_DEVICES") == "":
+        return 0
     r = run("nvidia-smi -L")
     return len(re.findall(r"^GPU \d+", r.out, re.M)) if r.rc == 0 else 0
 

@@ -12,6 +12,9 @@ import shutil
 
 from tests import support
 
+# No test here needs a GPU: tests/run.py runs this module beside the GPU's, with CUDA seeing none.
+HOST_ONLY = True
+
 ROOT = support.ROOT
 FRONT_LINES = 220  # the front page is for a newcomer: the reference is in docs/
 BEYOND = re.compile(r"beyond the articles|超出[^，。\n]*文章")

@@ -8,6 +8,9 @@ import unittest
 
 from tests import support
 
+# No test here needs a GPU: tests/run.py runs this module beside the GPU's, with CUDA seeing none.
+HOST_ONLY = True
+
 BINARY = "build/test_host"
 COMPILE = ["gcc", "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-fopenmp", "-Icommon", "tests/test_host.c",
            "common/host.c", "-lm", "-o", BINARY]

@@ -12,6 +12,9 @@ import unittest
 
 from tests import support
 
+# No test here needs a GPU: tests/run.py runs this module beside the GPU's, with CUDA seeing none.
+HOST_ONLY = True
+
 # The verbs make help must list, each under one name.
 HELP_ITEMS = ["stage-NN run", "stage-NN check", "stage-NN demo", "stage-NN diff", "stage-NN sass", "stage-NN profile",
               "stage-NN sanitize", "stage-NN tree", "stage-NN exercise", "stage-NN solution", "make tour", "make audit",

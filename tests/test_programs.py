@@ -9,6 +9,9 @@ import unittest
 
 from tests import support
 
+# No test here needs a GPU: tests/run.py runs this module beside the GPU's, with CUDA seeing none.
+HOST_ONLY = True
+
 COMMON_FLAGS = "--n --kernel --list --describe --fill --seed --reps --warmup --csv --check --l2 --help".split()
 DESCRIBE_KEYS = ["stage", "program", "gpus", "kernel", "input types", "fills", "check fills", "bench fills",
                  "default sizes", "bench sizes", "check sizes", "edge sizes", "row stage", "baseline",

@@ -15,6 +15,9 @@ from unittest import mock
 from tests import support
 from tests import verify_reference as vr
 
+# No test here needs a GPU: tests/run.py runs this module beside the GPU's, with CUDA seeing none.
+HOST_ONLY = True
+
 REFS = sorted(os.path.dirname(p) for p in glob.glob(os.path.join(support.ROOT, "plots/reference/*/results.csv")))
 MULTI = [d for d in REFS if os.path.isfile(f"{d}/multigpu.csv")]
 PAIRS = [(a, b) for i, a in enumerate(REFS) for b in REFS[i + 1:]]

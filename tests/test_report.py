@@ -13,6 +13,9 @@ import sys
 
 from tests import charts_lib, support
 
+# No test here needs a GPU: tests/run.py runs this module beside the GPU's, with CUDA seeing none.
+HOST_ONLY = True
+
 ROOT = support.ROOT
 REPORT = os.path.join(ROOT, "scripts", "report")
 HEADER = ("gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub,fill,"

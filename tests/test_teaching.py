@@ -7,6 +7,9 @@ import unittest
 
 from tests import support
 
+# No test here needs a GPU: tests/run.py runs this module beside the GPU's, with CUDA seeing none.
+HOST_ONLY = True
+
 
 def earlier_same_name():
     """The programs with an earlier stage's program of the same file name (stage 13's reduce: stage 10's)."""
