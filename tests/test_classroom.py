@@ -269,7 +269,8 @@ class Grade(support.Case):
 
 
 class GradeOnGpu(support.Case):
-    """make stage-NN grade on the solution, the stub and the cheat files (half a minute a file)."""
+    """make stage-NN grade on the solution, the stub and the cheat files (half a minute a file): make test
+    grades the stub, make test-full the rest."""
 
     def grade(self, file, rc, pattern):
         self.need_build()
@@ -297,6 +298,7 @@ class GradeOnGpu(support.Case):
         self.grade(stub(), 2, r"^[a-z_0-9]+ +wrong ")
 
     @support.needs("gpu")
+    @support.full_only
     def test_grade_fails_cheat_right_at_visible_sizes_only(self):
         self.grade(self.cheat("visible_sizes.cu"), 2, r"^[a-z_0-9]+ +wrong ")
 

@@ -205,9 +205,11 @@ class EachCommittedRecord(support.Case):
                         env=NO_GPU_ENV)
         self.assertEqual(len(r.out.strip().split("\n")), 1, r)
 
+    @support.full_only
     @support.needs("gpu")
     def test_each_gpu_records_what_committed_record_holds(self, record):
-        """The kernel recorded on this GPU: the committed record's accesses (its first line names its GPU)."""
+        """The kernel recorded on this GPU (make test-full): the committed record's accesses (its first line
+        names its GPU)."""
         self.need_build()
         stage, kernel = record
         new = os.path.join(support.scratch(self), "record.csv")
