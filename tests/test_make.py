@@ -235,6 +235,30 @@ class HelpNames(support.Case):
                          ["  make stage-05-check    check stage 5"])
 
 
+HELP_GROUPS = ["Reading a stage:", "Running and measuring:", "Teaching:", "Maintaining:", "Options, for every build:"]
+
+
+def help_groups(help_text):
+    """The headings of make help's groups, in order, and the target lines that come before the first."""
+    lines = help_text.split("\n")
+    headings = [line for line in lines if re.match(r"^\S.*:$", line)]
+    first = next((i for i, line in enumerate(lines) if line in headings), len(lines))
+    return headings, [line for line in lines[:first] if line.startswith("  make ")]
+
+
+class HelpGroups(support.Case):
+
+    def test_help_lists_every_target_under_its_group(self):
+        """make help in groups: reading a stage, running and measuring, teaching, maintaining; then the options."""
+        r = make_help()
+        self.assertEqual(r.rc, 0, r)
+        self.assertEqual(help_groups(r.out), (HELP_GROUPS, []))
+
+    def test_a_target_before_any_group_is_found(self):
+        self.assertEqual(help_groups("title\n  make all   build\nTeaching:\n  make handout   copy"),
+                         (["Teaching:"], ["  make all   build"]))
+
+
 def stages_without(name):
     return [s for s in support.stages() if not os.path.exists(f"{support.ROOT}/stages/{s}/{name}")]
 
