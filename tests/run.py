@@ -4,10 +4,12 @@ slowest tests, and last "N passed, N failed, N skipped". A test with subtests co
 exception anywhere, a crash of a program a test runs, or a module that cannot be imported is a FAIL line.
 Exits 1 if anything failed, 0 otherwise.
 
-In a run of every test, the modules that say HOST_ONLY = True run beside the others, in a second process
-that CUDA sees no GPU in (CUDA_VISIBLE_DEVICES=""), once make all has built what both need: their blocks
-are printed whole as each ends (--only runs its tests in this process alone). Such a module's test that is skipped for want of a GPU where there is one is a FAIL (it belongs
-with the others), and so is that process ending without its results.
+In a run of every test on 4 cores or more (TEST_LANES=1 or 0 says otherwise), the modules that say
+HOST_ONLY = True run beside the others, in a second process that CUDA sees no GPU in
+(CUDA_VISIBLE_DEVICES=""), once make all has built what both need: their blocks are printed whole as each
+ends (--only runs its tests in this process alone). Such a module's test that is skipped for want of a
+GPU where there is one is a FAIL (it belongs with the others), and so is that process ending without its
+results.
 
 usage: python3 tests/run.py [--only PATTERN] [--list]
   --only PATTERN  the tests whose module, class, name or stage matches PATTERN (a regular expression,
@@ -194,6 +196,13 @@ class HostLane:
                        "(its module belongs with the GPU's)")
 
 
+def lanes_wanted():
+    """Whether the HOST_ONLY modules run beside the others: with 4 cores or more (with fewer, both would
+    wait on the same cores), or as TEST_LANES=1 or TEST_LANES=0 says."""
+    forced = os.environ.get("TEST_LANES")
+    return forced == "1" if forced in ("0", "1") else (os.cpu_count() or 1) >= 4
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", default=os.environ.get("ONLY", ""))
@@ -229,7 +238,8 @@ def main(argv):
         print(f"no test matches '{args.only}'")
         return 1
     lane = None
-    if args.lane == "both" and not args.only and any(h for _, _, h in selected) and not all(h for _, _, h in selected):
+    if (args.lane == "both" and not args.only and lanes_wanted() and any(h for _, _, h in selected)
+            and not all(h for _, _, h in selected)):
         print("== make all, before the HOST_ONLY modules start beside the others", flush=True)
         support.build()
         lane = HostLane(args.only)

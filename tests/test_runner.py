@@ -67,7 +67,8 @@ def made_up(case, modules):
 
 def run(case, modules, *args):
     """The made-up suite's run.py, where its support sees a GPU (CUDA_VISIBLE_DEVICES unset)."""
-    return support.run([sys.executable, made_up(case, modules), *args], env={"CUDA_VISIBLE_DEVICES": None, "ONLY": None})
+    return support.run([sys.executable, made_up(case, modules), *args],
+                       env={"CUDA_VISIBLE_DEVICES": None, "ONLY": None, "TEST_LANES": "1"})
 
 
 def summary(r):
@@ -105,6 +106,14 @@ class Runner(support.Case):
         self.assertEqual(re.findall(r"(?m)^FAIL test_e_broken: the module imports$", r.out),
                          ["FAIL test_e_broken: the module imports"], r.out)
         self.assertEqual(summary(r), ["2 passed, 2 failed, 0 skipped"], r.out)
+        self.assertEqual(r.rc, 1, r)
+
+    def test_lanes_off_every_module_runs_in_this_process(self):
+        """TEST_LANES=0 (as with fewer than 4 cores): the same counts, from one process."""
+        r = support.run([sys.executable, made_up(self, ["test_a_gpu.py", "test_b_host.py"])],
+                        env={"CUDA_VISIBLE_DEVICES": None, "ONLY": None, "TEST_LANES": "0"})
+        self.assertNotIn("HOST_ONLY modules start beside", r.out)
+        self.assertEqual(summary(r), ["2 passed, 1 failed, 0 skipped"], r.out)
         self.assertEqual(r.rc, 1, r)
 
     def test_one_lane_alone_runs_in_this_process(self):
