@@ -163,8 +163,9 @@ help:
 	@echo "  make stage-NN tree [ARGS=..] see the tree: one block of a kernel run with its shared memory and"
 	@echo "                              shuffles recorded, drawn (tree, active lanes, banks, shuffles) as a PNG"
 	@echo "                              and on the terminal; ARGS=\"--kernel NAME --n 64\" one kernel into"
-	@echo "                              plots/results/<gpu>/tree/, else the README's kernels into the stage's"
-	@echo "                              tree/ (needs a GPU; PROGRAM=solution: the exercise's)"
+	@echo "                              plots/results/<gpu>/tree/, else the README's kernels into"
+	@echo "                              plots/reference/<gpu>/tree/<stage>/ (needs a GPU; PROGRAM=solution: the"
+	@echo "                              exercise's)"
 	@echo "  make stage-NN demo          the stage's demo program (stages/NN_*/demo.cu; stages with one:$(foreach s,$(DEMOS), $(call stage_num,$s)))"
 	@echo "  make tour                   every stage in order: its idea, its diff, a run, the chart so far"
 	@echo

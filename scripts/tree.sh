@@ -29,25 +29,29 @@ record)
     [ -x "$bin" ] || { echo "error: stage $stage has no record build ($bin): make stage-NN tree records the kernels of" \
         "a stage on the common harness (stages/<stage>/reduce.cu${PROGRAM:+, with an exercise}); $main is a program" \
         "of its own, whose kernels it cannot record" >&2; exit 5; }
-    # With --kernel: that kernel into plots/results/<gpu>/tree/; without, the stage's tree kernels into its tree/.
+    # The folder of the GPU a record names in its first line.
+    gpu_of() { sed -n '1s/.* threads, \(.*\) (sm_[0-9]*)$/\1/p' "$1" | slug | grep . || echo gpu; }
+    # With --kernel: that kernel into plots/results/<gpu>/tree/; without, the stage's tree kernels into the
+    # committed plots/reference/<gpu>/tree/<stage>/ (what a block records can depend on the GPU).
     if printf ' %s ' "$@" | grep -q ' --kernel '; then
         "$bin" "$@" --record "$tmp/record.csv" || exit $?
         kernel=$(printf '%s\n' "$@" | awk 'prev == "--kernel" { print; exit } { prev = $0 }')
-        gpu=$(sed -n '1s/.* threads, \(.*\) (sm_[0-9]*)$/\1/p' "$tmp/record.csv" | slug)
-        out=plots/results/${gpu:-gpu}/tree/$stage-$kernel
+        out=plots/results/$(gpu_of "$tmp/record.csv")/tree/$stage-$kernel
         mkdir -p "${out%/*}" && cp "$tmp/record.csv" "$out.csv"
         draw "$out.csv" "$out.png"
         exit
     fi
     kernels=$(describe "$main" "tree kernels")
     [ -n "$kernels" ] || die "$main --describe names no tree kernels: give one, ARGS=\"--kernel NAME\""
-    mkdir -p "stages/$stage/tree"
     drawn=0 # without gnuplot every kernel is still recorded and drawn on the terminal, and the exit is 4
     for k in $kernels; do
-        "$bin" --kernel "$k" "$@" --record "stages/$stage/tree/$k.csv" || exit $?
-        draw "stages/$stage/tree/$k.csv" "stages/$stage/tree/$k.png" || { rc=$?; [ $rc -eq 4 ] || exit $rc; drawn=4; }
+        "$bin" --kernel "$k" "$@" --record "$tmp/record.csv" || exit $?
+        out=plots/reference/$(gpu_of "$tmp/record.csv")/tree/$stage/$k
+        mkdir -p "${out%/*}" && cp "$tmp/record.csv" "$out.csv" || exit 2
+        draw "$out.csv" "$out.png" || { rc=$?; [ $rc -eq 4 ] || exit $rc; drawn=4; }
     done
-    "$0" readme || exit $?
+    # Without gnuplot a record new to its folder has no picture, which readme reports (1): the exit is still 4.
+    "$0" readme || { rc=$?; [ $rc -eq 1 ] && [ $drawn -eq 4 ] || exit $rc; }
     exit $drawn ;;
 draw) [ -n "${1:-}" ] || usage; draw "$1" "${2:-${1%.csv}.png}" ;;
 counts) [ -f "${1:-}" ] || usage; report tree --mode counts "$1" ;;

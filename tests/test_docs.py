@@ -1,8 +1,9 @@
 """The guides, in English and Chinese, kept in step: each README.md, docs/*.md and stage README beside its
-README.zh-CN.md with the same headings, the same generated blocks and links both ways; the CSV columns the
-guides quote are the programs' header; the front pages are short; each stage README opens with the articles it
-follows. And make docs-check: it passes on the committed results and fails on a stale README or a claim that
-no longer holds; the demos' output the READMEs show is committed for every GPU."""
+README.zh-CN.md with the same headings, the same generated blocks and links both ways; every relative link of
+a page names a file; the CSV columns the guides quote are the programs' header; the front pages are short;
+each stage README opens with the articles it follows. And make docs-check: it passes on the committed results
+and fails on a stale README or a claim that no longer holds; the demos' output the READMEs show is committed
+for every GPU."""
 import csv
 import glob
 import io
@@ -63,6 +64,15 @@ def generated_blocks(text):
 def links_to(text, page):
     """Whether TEXT links to the page PAGE beside it."""
     return f"]({os.path.basename(page)})" in text
+
+
+def dead_links(text, folder):
+    """The relative link targets (a page, an image, a folder) of TEXT, a page in FOLDER of the repository, that
+    name no file there: code blocks, web addresses and a page's own anchors left out."""
+    text = re.sub(r"(?ms)^\s*```.*?^\s*```", "", text)
+    targets = (m[1].split("#")[0] for m in re.finditer(r"\]\(([^)\s]+)\)", text)
+               if not re.match(r"[a-z]+:|#", m[1]))
+    return [t for t in targets if not os.path.exists(os.path.join(ROOT, folder, t))]
 
 
 def quoted_headers(text):
@@ -178,6 +188,21 @@ class CsvColumns(support.Case):
         for page, text in quoting.items():
             with self.subTest(page):
                 self.assertEqual(column_problems(text, header), [], f"the programs' header: {header}")
+
+
+@support.per(lambda: relative("README*.md") + relative("docs/*.md") + relative("stages/*/README*.md")
+             + relative("plots/reference/*/README.md"), name_of=name_of)
+class Links(support.Case):
+    def test_each_relative_link_names_a_file(self, page):
+        """Each page's links and images within the repository resolve (a moved picture or record is found)."""
+        self.assertEqual(dead_links(support.read(page), os.path.dirname(page)), [])
+
+
+class DeadLinks(support.Case):
+    def test_a_link_to_no_file_is_found_and_others_are_not(self):
+        text = ("[a](README.zh-CN.md) [b](../plots/reference/x/tree/01_a/k.png) ![c](tree/k.png) [d](#anchor)\n"
+                "[e](https://example.org/x) [f](../stages#part)\n```\n[g](in-code.md)\n```\n")
+        self.assertEqual(dead_links(text, "docs"), ["../plots/reference/x/tree/01_a/k.png", "tree/k.png"])
 
 
 @support.per(["README.md", "README.zh-CN.md"], name_of=name_of)

@@ -1,7 +1,8 @@
 """The Makefile as the interface, the build, the shell scripts and the repository's files: make all and
 make programs; the errors of make without a stage, without nvcc or with an old one, and without a GPU;
 make help; the GPU code a toolkit builds; every shell script parses; no obsolete head/tail option and no
-merge conflict marker in any file, in a git checkout or in a copy without git (make handout's)."""
+merge conflict marker in any file, and nothing a program makes in a stage folder, in a git checkout or in a
+copy without git (make handout's)."""
 import functools
 import glob
 import os
@@ -32,6 +33,12 @@ esac
 # __pycache__/ anywhere.
 TOP_FOLDERS_LEFT_OUT = {".git", "build", "plots/results"}
 CONFLICT_MARKER = re.compile(rb"^(<{7}|={7}|>{7})( |$)", re.M)
+# What a stage folder holds, all of it written by a person (docs/README.md, "Adding a stage"): its programs
+# (reduce.cu, exercise.cu, demo.cu, a program of its own and its stage.mk), its READMEs, the articles'
+# figures it quotes, its claims and targets, the kernels it times at every N. What a program makes (records,
+# pictures, results) goes under plots/.
+STAGE_FILE = re.compile(r"^stages/[^/]+/([^/]+\.cu|stage\.mk|README(\.zh-CN)?\.md|cited\.csv|claims\.csv|targets\.csv"
+                        r"|every_n\.txt)$")
 OBSOLETE_HEAD_TAIL = re.compile(r"\b(head|tail) -[0-9]")
 
 
@@ -90,6 +97,11 @@ def conflict_markers(root, files):
             if CONFLICT_MARKER.search(data.read()):
                 found.append(f)
     return found
+
+
+def made_in_stages(files):
+    """The FILES under stages/ that no person writes there: anything but STAGE_FILE's, a subfolder's files."""
+    return [f for f in files if f.startswith("stages/") and not STAGE_FILE.match(f)]
 
 
 @functools.lru_cache(None)
@@ -328,6 +340,19 @@ class Repository(support.Case):
         files = listed(support.ROOT)
         self.assertIn("Makefile", files)
         self.assertEqual(conflict_markers(support.ROOT, files), [])
+
+    def test_stage_folders_hold_only_what_a_person_writes(self):
+        """No record, picture or result in a stage folder: what a program makes lives under plots/."""
+        files = listed(support.ROOT)
+        self.assertTrue([f for f in files if STAGE_FILE.match(f)], "no stage file listed")
+        self.assertEqual(made_in_stages(files), [])
+
+    def test_a_record_or_picture_in_a_stage_folder_is_found(self):
+        written = ["stages/01_a/reduce.cu", "stages/01_a/README.zh-CN.md", "stages/02_b/stage.mk",
+                   "stages/02_b/claims.csv", "stages/02_b/every_n.txt", "plots/reference/x/tree/01_a/k.csv"]
+        made = ["stages/01_a/tree/k.csv", "stages/01_a/tree/k.png", "stages/01_a/results.csv", "stages/02_b/out.txt"]
+        self.assertEqual(made_in_stages(written), [])
+        self.assertEqual(made_in_stages(written + made), made)
 
     def test_outside_a_git_checkout_the_checks_walk_every_file(self):
         """A copy without .git: its files are walked (build/ left out), and both checks find what it holds."""

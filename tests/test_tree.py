@@ -1,7 +1,7 @@
 """make stage-NN tree (scripts/tree.sh, build/<stage>/tree): made-up records (tests/tree_record.py) counted and
-drawn, the committed records of the READMEs drawn, and each record build's refusals, anywhere; where a GPU is,
-the README's kernels recorded again and compared with the committed records, and (make test-full) every
-kernel that can be recorded recorded."""
+drawn, the committed records (plots/reference/<gpu>/tree/<stage>/) drawn and shown by the READMEs, and each
+record build's refusals, anywhere; where a GPU is, the README's kernels recorded again and compared with the
+committed records, and (make test-full) every kernel that can be recorded recorded."""
 import atexit
 import functools
 import glob
@@ -19,9 +19,11 @@ COUNTS = {"interleaved": "ld 22 22\nst 13 13", "strided": "ld 12 22\nst 8 13", "
 # The stages on the common harness (stages/<stage>/reduce.cu) have a record build; the others do not.
 HARNESS = [s for s in support.stages() if os.path.exists(os.path.join(support.ROOT, "stages", s, "reduce.cu"))]
 OWN = [s for s in support.stages() if s not in HARNESS]
-# The committed records beside the READMEs' pictures: (stage, kernel).
-RECORDS = sorted((p.split(os.sep)[-3], os.path.basename(p)[:-4])
-                 for p in glob.glob(os.path.join(support.ROOT, "stages", "*", "tree", "*.csv")))
+# The committed records, each beside its picture: plots/reference/<gpu>/tree/<stage>/<kernel>.csv, made by
+# make stage-NN tree on that GPU; and the (stage, kernel) pairs they record, on any GPU.
+COMMITTED = sorted(os.path.relpath(p, support.ROOT)
+                   for p in glob.glob(os.path.join(support.ROOT, "plots", "reference", "*", "tree", "*", "*.csv")))
+RECORDS = sorted({(p.split(os.sep)[-2], os.path.basename(p)[:-4]) for p in COMMITTED})
 NO_GPU_ENV = {"CUDA_VISIBLE_DEVICES": ""}
 
 
@@ -56,8 +58,17 @@ def ascii_tree(record):
     return support.run(["python3", "scripts/report", "tree", "--mode", "ascii", record])
 
 
-def stage_record(stage, kernel):
-    return f"stages/{stage}/tree/{kernel}.csv"
+def shown(stage, kernel, page="README.md", root=support.ROOT):
+    """The record whose picture stages/<stage>/PAGE under ROOT shows for KERNEL (the CSV beside the PNG its
+    image links), a path from ROOT; None where it shows none."""
+    with open(os.path.join(root, "stages", stage, page), encoding="utf-8") as f:
+        link = re.search(rf"!\[[^\]]*\]\(([^)]*/{re.escape(kernel)}\.png)\)", f.read())
+    return link and os.path.normpath(os.path.join("stages", stage, link[1]))[:-4] + ".csv"
+
+
+def records_of(stage, kernel):
+    """The committed records of STAGE's KERNEL, one for each GPU that recorded it."""
+    return [p for p in COMMITTED if p.split(os.sep)[-2:] == [stage, f"{kernel}.csv"]]
 
 
 def table_kernels(program):
@@ -161,7 +172,7 @@ class Readme(support.Case):
         copy = support.scratch(self)
         for d in ("stages", "scripts", "plots/reference"):
             shutil.copytree(os.path.join(support.ROOT, d), os.path.join(copy, d))
-        path = os.path.join(copy, stage_record(*RECORDS[0]))
+        path = os.path.join(copy, shown(*RECORDS[0]))
         with open(path, encoding="utf-8") as f:
             lines = f.read().split("\n")
         with open(path, "w", encoding="utf-8") as f:
@@ -169,11 +180,82 @@ class Readme(support.Case):
         self.expect(1, r"differs from what the results give",
                     ["bash", os.path.join(copy, "scripts", "tree.sh"), "readme", "--check"])
 
+    def test_readme_shows_primary_gpus_record_else_another_gpus(self):
+        """A copy where the first record is also a made-up GPU's, whose folder sorts first, and the primary's:
+        its READMEs show the primary GPU's; without the primary's, the made-up GPU's."""
+        copy = support.scratch(self)
+        for d in ("stages", "scripts", "plots/reference"):
+            shutil.copytree(os.path.join(support.ROOT, d), os.path.join(copy, d))
+        stage, kernel = RECORDS[0]
+        primary = support.read("plots/reference/primary").strip()
+        record = shown(stage, kernel)
+        for gpu in (primary, "0-made-up-gpu"):
+            mine = os.path.join(copy, "plots", "reference", gpu, "tree", stage)
+            os.makedirs(mine, exist_ok=True)
+            for ext in (".csv", ".png"):
+                if not os.path.exists(os.path.join(mine, kernel + ext)):
+                    shutil.copy(os.path.join(support.ROOT, record[:-4] + ext), mine)
+
+        def readmes_show(gpu):
+            self.expect(0, "", ["bash", os.path.join(copy, "scripts", "tree.sh"), "readme"])
+            for page in ("README.md", "README.zh-CN.md"):
+                self.assertEqual(shown(stage, kernel, page, copy), f"plots/reference/{gpu}/tree/{stage}/{kernel}.csv",
+                                 f"stages/{stage}/{page}")
+        readmes_show(primary)
+        shutil.rmtree(os.path.join(copy, "plots", "reference", primary, "tree"))
+        readmes_show("0-made-up-gpu")
+
+
+class RecordsInto(support.Case):
+    """scripts/tree.sh record in a copy, its record build a made-up one that writes the committed records under
+    the primary GPU's name (as make stage-NN tree on that GPU would record them), anywhere."""
+
+    def test_record_writes_into_the_gpus_folder_and_readmes_show_it(self):
+        """The stage's tree kernels into plots/reference/<primary>/tree/<stage>/, nothing into the stage's folder;
+        its READMEs then show those; exit 0 (4 without gnuplot, no PNG drawn)."""
+        self.need_build()
+        stage = RECORDS[0][0]
+        program = support.program_of(stage)
+        kernels = support.describe(program, "tree kernels").split()
+        primary = support.read("plots/reference/primary").strip()
+        gpu = support.read_csv(os.path.join(support.ROOT, "plots", "reference", primary, "results.csv"))[0]["gpu"]
+        copy = support.scratch(self)
+        for d in ("stages", "scripts", "plots/reference"):
+            shutil.copytree(os.path.join(support.ROOT, d), os.path.join(copy, d))
+        shutil.rmtree(os.path.join(copy, "plots", "reference", primary, "tree"), ignore_errors=True)
+        os.makedirs(os.path.join(copy, "made-up"))
+        os.makedirs(os.path.join(copy, "build", stage))
+        shutil.copy(os.path.join(support.ROOT, program), os.path.join(copy, program))
+        recorded = {}
+        for k in kernels:
+            title, *rest = support.read(shown(stage, k)).split("\n")
+            recorded[k] = "\n".join([re.sub(r" threads, .* \(sm_", f" threads, {gpu} (sm_", title), *rest])
+            with open(os.path.join(copy, "made-up", f"{k}.csv"), "w", encoding="utf-8") as f:
+                f.write(recorded[k])
+        fake = os.path.join(copy, "build", stage, "tree")
+        with open(fake, "w", encoding="utf-8") as f:
+            f.write('#!/bin/bash\n# --kernel K ... --record PATH: made-up/K.csv copied to PATH\n'
+                    'while [ $# -gt 0 ]; do case $1 in --kernel) k=$2 ;; --record) r=$2 ;; esac; shift; done\n'
+                    'cp "made-up/$k.csv" "$r"\n')
+        os.chmod(fake, 0o755)
+        r = support.run(["bash", os.path.join(copy, "scripts", "tree.sh"), "record", stage],
+                        env={"REDUCE_PROGRAMS": program, "PROGRAM": None})
+        self.assertEqual(r.rc, draw_rc(), r)
+        self.assertFalse(os.path.exists(os.path.join(copy, "stages", stage, "tree")), "a tree/ in the stage's folder")
+        for k in kernels:
+            path = f"plots/reference/{primary}/tree/{stage}/{k}.csv"
+            with self.subTest(k):
+                with open(os.path.join(copy, path), encoding="utf-8") as f:
+                    self.assertEqual(f.read(), recorded[k], path)
+                for page in ("README.md", "README.zh-CN.md"):
+                    self.assertEqual(shown(stage, k, page, copy), path, f"stages/{stage}/{page}")
+
 
 class CommittedRecords(support.Case):
 
     def test_committed_records_are_every_tree_kernel(self):
-        """The READMEs' records (stages/*/tree/*.csv) are the tree kernels of every program's --describe."""
+        """The committed records (plots/reference/*/tree/*/*.csv) are the tree kernels of every program's
+        --describe."""
         self.need_build()
         kernels = sorted((s, k) for s in HARNESS
                          for k in support.describe(support.program_of(s), "tree kernels").split())
@@ -183,10 +265,10 @@ class CommittedRecords(support.Case):
     @support.needs("gnuplot")
     def test_committed_records_draw_as_png(self):
         """(The committed picture itself is not compared: gnuplot's bytes differ between versions and fonts.)"""
-        for stage, kernel in RECORDS:
-            with self.subTest(f"{stage} {kernel}"):
-                png = os.path.join(support.scratch(self), f"{stage}-{kernel}.png")
-                self.expect(0, r"additions", ["scripts/tree.sh", "draw", stage_record(stage, kernel), png])
+        for record in COMMITTED:
+            with self.subTest(record):
+                png = os.path.join(support.scratch(self), "drawn.png")
+                self.expect(0, r"additions", ["scripts/tree.sh", "draw", record, png])
                 self.assertTrue(support.is_png(png), f"{png} is not a PNG")
 
 
@@ -194,8 +276,18 @@ class CommittedRecords(support.Case):
 class EachCommittedRecord(support.Case):
 
     def test_each_committed_record_draws(self, record):
-        self.expect(0, r"(?m)^\d+ additions", ["python3", "scripts/report", "tree", "--mode", "ascii",
-                                               stage_record(*record)])
+        for path in records_of(*record):
+            with self.subTest(path):
+                self.expect(0, r"(?m)^\d+ additions", ["python3", "scripts/report", "tree", "--mode", "ascii", path])
+
+    def test_each_readme_shows_a_committed_record_and_its_picture(self, record):
+        """Each README's picture of the kernel: a committed PNG (its link resolves), its record beside it."""
+        stage, kernel = record
+        for page in ("README.md", "README.zh-CN.md"):
+            with self.subTest(page):
+                path = shown(stage, kernel, page)
+                self.assertIn(path, COMMITTED, f"stages/{stage}/{page} shows no committed record of {kernel}")
+                self.assertTrue(support.is_png(os.path.join(support.ROOT, path[:-4] + ".png")), f"{path[:-4]}.png")
 
     def test_each_tree_kernel_without_gpu_one_line_exit_3(self, record):
         """The GPU hidden, the record build says in one line that there is none, exit 3."""
@@ -208,16 +300,18 @@ class EachCommittedRecord(support.Case):
     @support.full_only
     @support.needs("gpu")
     def test_each_gpu_records_what_committed_record_holds(self, record):
-        """The kernel recorded on this GPU (make test-full): the committed record's accesses (its first line
-        names its GPU)."""
+        """The kernel recorded on this GPU (make test-full): the accesses of the committed record made on this
+        GPU (its first line names its GPU) where there is one, else of the one the README shows."""
         self.need_build()
         stage, kernel = record
         new = os.path.join(support.scratch(self), "record.csv")
         self.expect(0, "", [f"build/{stage}/tree", "--kernel", kernel, "--record", new])
         self.expect(0, r"(?m)^\d+ additions", ["python3", "scripts/report", "tree", "--mode", "ascii", new])
         with open(new, encoding="utf-8") as f:
-            got = f.read().split("\n")[1:]
-        committed = stage_record(stage, kernel)
+            title, *got = f.read().split("\n")
+        gpu = title.rsplit(" threads, ", 1)[-1]
+        mine = [p for p in records_of(stage, kernel) if support.read(p).split("\n")[0].endswith(f" threads, {gpu}")]
+        committed = mine[0] if mine else shown(stage, kernel)
         self.assertTrue(got == support.read(committed).split("\n")[1:],
                         f"{kernel}'s record differs from {committed} (make stage-NN tree records it anew)")
 

@@ -17,7 +17,7 @@ from common import awk_str, bilingual, chart_tokens, fail, number, parse_descrip
 from common import read_lines, rule, text, write_files
 from provenance import CHANGED, changed_since, measured_at
 from tables import accuracy_tables, limits_table, ratios, table, targets, times
-from tree import Tree
+from tree import Tree, committed_record
 
 def write(path, new, check):
     """Write NEW to PATH, or (CHECK) show how PATH differs from it: 1 where it does, else 0."""
@@ -247,15 +247,17 @@ def tree_block(stage, kernels, lang):
     """Each tree kernel's picture and what its record counts, or how to record it."""
     out = []
     for k in kernels:
-        if not os.path.exists(f"stages/{stage}/tree/{k}.csv"):
+        record = committed_record(stage, k)
+        if record is None:
             out.append(text(lang, "tree missing").format(k=k, num=number(stage)))
             continue
-        tree = Tree(f"stages/{stage}/tree/{k}.csv")
+        tree = Tree(record)
         counts = dict(zip(("ld", "ldw", "st", "stw"), tree.totals()["ld"] + tree.totals()["st"]))
         counts.update(adds=tree.additions(), unused=tree.additions(-1, True))
         plurals = {f"{key}_s": "" if c == 1 else "s" for key, c in counts.items()}
         loop = tree.loop()
-        out.append(f"![{text(lang, 'tree alt').format(k=k)}](tree/{k}.png)\n\n"
+        png = os.path.relpath(record[:-4] + ".png", f"stages/{stage}")
+        out.append(f"![{text(lang, 'tree alt').format(k=k)}]({png})\n\n"
                    + text(lang, "tree counts").format(k=k, **counts, **plurals) + ("" if not loop else text(
                        lang, "tree loop").format(threads=loop[0], loads=sum(tree.loaded.values()),
                                                  per=loop[1] if loop[1] == loop[2] else f"{loop[1]}–{loop[2]}")))
@@ -274,8 +276,8 @@ def tree_blocks(check):
             continue
         for page, lang in siblings(f"stages/{stage}/README.md"):
             status |= update(page, {"tree": tree_block(stage, kernels, lang)}, check)
-        for record in (f"stages/{stage}/tree/{k}.csv" for k in kernels):
-            if os.path.exists(record) and not os.path.exists(record[:-4] + ".png"):
+        for record in filter(None, (committed_record(stage, k) for k in kernels)):
+            if not os.path.exists(record[:-4] + ".png"):
                 print(f"{record} has no picture: scripts/tree.sh draw {record}", file=sys.stderr)
                 status = 1
     return status

@@ -12,6 +12,7 @@ global loads ("gld"), each element is a leaf, and a thread's next event holds th
 registers: no addition of the tree). The results: the values no later addition takes, but those whose
 elements a fuller one holds (lane 1's sum after a shuffle down); an addition is used where a result depends on
 it, unused where none needs its sum."""
+import glob
 import math
 from collections import Counter, namedtuple
 
@@ -229,6 +230,17 @@ def write_data(tree, folder):
             "loads": sum(tree.loaded.values()),
             "counts": tree.totals_text()}
     return "".join(f"{key} {v}\n" for key, v in keys.items())
+
+def committed_record(stage, kernel):
+    """The committed record of STAGE's tree kernel KERNEL that its READMEs show, or None: plots/reference/<gpu>/
+    tree/<stage>/<kernel>.csv, written by make stage-NN tree on that GPU (a block's record can depend on it: a
+    grid sized from its SMs); the primary GPU's (plots/reference/primary) where it has one, else the first other's."""
+    try:
+        primary = open("plots/reference/primary", encoding="utf-8").read().strip()
+    except OSError:
+        primary = None
+    found = glob.glob(f"plots/reference/*/tree/{stage}/{kernel}.csv")
+    return min(found, key=lambda path: (path.split("/")[2] != primary, path), default=None)
 
 def tree(mode, folder, record):
     """The record drawn (ascii), as gnuplot data in FOLDER (data) or counted (counts)."""
