@@ -252,7 +252,7 @@ void csv_write(FILE *csv, const char *gpu, const Program *p, const CsvRow *r)
 {
     if (!csv) return;
     if (ftell(csv) == 0) fprintf(csv, "%s\n", CSV_HEADER);
-    fprintf(csv, "%s,%s,%s,%s,%llu,", gpu, r->pass ? p->stage : "00_device", r->kernel, r->dtype, (unsigned long long)r->n);
+    fprintf(csv, "%s,%s,%s,%s,%llu,", gpu, r->pass ? p->stage : "device", r->kernel, r->dtype, (unsigned long long)r->n);
     if (r->median_us > 0) fprintf(csv, "%.3f", r->median_us);
     if (r->gbps > 0) fprintf(csv, ",%.2f,", r->gbps);
     else fprintf(csv, ",,");

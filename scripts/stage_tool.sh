@@ -85,7 +85,7 @@ profile)
         { cat "$tmp/err" "$tmp/ncu" | tail -n 20; exit 1; }
     # N: that of the program's last row (each kernel's last launch is at the last size given)
     n=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-                 $c["stage"] != "00_device" && $c["n"] != "" { n = $c["n"] } END { print n }' "$tmp/rows.csv" 2>/dev/null)
+                 $c["pass"] != "" && $c["n"] != "" { n = $c["n"] } END { print n }' "$tmp/rows.csv" 2>/dev/null)
     echo "Nsight Compute, N = ${n:-?} (16M unless ARGS gives --n), clocks as the GPU sets them (--clock-control none); the last launch of each kernel:"
     echo "  dram%: DRAM throughput, % of peak; occ%: achieved occupancy; thr/inst: active threads per warp"
     echo "  instruction (32 = no divergence); ld/st wf: shared-memory wavefronts per shared load/store"

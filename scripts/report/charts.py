@@ -60,13 +60,13 @@ def size(b):
     return awk_str(b / units[0][1]) + units[0][0] if units else awk_str(b)
 
 class Results:
-    """A results CSV: the device's figures (stage 00_device), and the stages' rows (each its first fill's; n a
+    """A results CSV: the device's figures (its rows, pass empty), and the stages' rows (each its first fill's; n a
     number, failed, warm) by stage, kernel, input type, N, cols and warm, in the order of first appearance."""
 
     def __init__(self, path):
         rows, self.gpu, self.rows, self.types = read_csv(path, NEED), "", {}, {}  # types: stage: {(k, t)}
         self.dev = device(rows)
-        for r in (r for r in first_fills(rows) if r["stage"] != "00_device"):
+        for r in (r for r in first_fills(rows) if r["pass"] != ""):
             r.update(n=num(r["n"]), failed=not passed(r["pass"]), warm=r["l2"] == "warm")
             self.gpu = r["gpu"]
             self.rows[r["stage"], r["kernel"], r["dtype"], r["n"], r["cols"], r["warm"]] = r

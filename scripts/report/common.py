@@ -61,10 +61,10 @@ def first_fills(rows):
                                                   r.get("l2", "")), r.get("fill", "")) == r.get("fill", "")]
 
 def device(rows):
-    """The 00_device rows' limits: DRAM peak and copy (GB/s, the last row's), the fastest read-only
+    """The device rows (pass empty)' limits: DRAM peak and copy (GB/s, the last row's), the fastest read-only
     bandwidth (sol), the shortest launch floor and DRAM round trip (µs, None for none), and l2n (the fp32
     elements that fill L2)."""
-    rows = [r for r in rows if r["stage"] == "00_device"]
+    rows = [r for r in rows if r["pass"] == ""]
 
     def of(kernel, column):
         return [num(r.get(column, "")) for r in rows if r["kernel"] == kernel]

@@ -58,7 +58,7 @@ def others(pattern, img):
 def owners(csv):
     """{chart: ([the stages that own it (NAME+)], [the others' numbers (NAME)])}, from the CSV's stages."""
     found = {}
-    stages = dict.fromkeys(r["stage"] for r in read_csv(csv, "stage") if r["stage"] != "00_device")
+    stages = dict.fromkeys(r["stage"] for r in read_csv(csv, "stage") if r["pass"] != "")
     for stage, tokens in chart_tokens(csv, list(stages)).items():
         for token in tokens.split():
             own = token.endswith("+")

@@ -50,7 +50,7 @@ def rows_table(grid, gpu, peak, lang):
 def table(csv, mode, stage="", lang="en"):
     """The MODE table (all, best or stage: STAGE's) of the results CSV, in LANG."""
     rows = flushed(read_csv(csv, NEED))
-    dev, rows = device(rows), [r for r in first_fills(rows) if r["stage"] != "00_device"]
+    dev, rows = device(rows), [r for r in first_fills(rows) if r["pass"] != ""]
     tokens = chart_tokens(csv, list(dict.fromkeys(r["stage"] for r in rows)))
     progression = {s for s, t in tokens.items() if re.search(r" bandwidth\+? ", f" {t} ")}
     b = rows[0] if rows else fail("no kernel rows")  # the speed-up's baseline, as its description names it
@@ -130,7 +130,7 @@ def times(csv, stage, kernels, lang="en"):
     gives the run's shortest launch floor, below which no launch goes."""
     rows = flushed(read_csv(csv, "stage kernel dtype n median_us l2"))
     us = {(r["kernel"], num(r["n"])): num(r["median_us"]) for r in rows
-          if r["stage"] == stage != "00_device" and r["dtype"] == "f32"}
+          if r["stage"] == stage and r["pass"] != "" and r["dtype"] == "f32"}
     ns = sorted({n for _, n in us}) or fail(f"no rows of stage {stage}")
     out = text(lang, "times caption") % (device(rows)["floor"] or 0) + n_head(text(lang, "µs at"), ns)
     return out + "".join(f"| `{k}` |" + cells((us.get((k, n)) for n in ns), "%.1f") + "\n"
@@ -142,7 +142,7 @@ def ratios(csv, stage, lang="en"):
     bandwidth), then the same with the floor of one DRAM round trip (where measured), each over the time of
     the stage's fastest fp32 kernel at its largest N."""
     rows = flushed(read_csv(csv, "stage kernel dtype n median_us gbps l2 bytes_read x_cub"))
-    mine = [r for r in rows if r["stage"] == stage != "00_device" and r["kernel"] != "cub"]
+    mine = [r for r in rows if r["stage"] == stage and r["pass"] != "" and r["kernel"] != "cub"]
     at = {(r["kernel"], num(r["n"])): r for r in mine}
     kernels, ns = list(dict.fromkeys(r["kernel"] for r in mine)), sorted({n for _, n in at})
     us = {k: num(r["median_us"]) for k, r in at.items()}
@@ -199,7 +199,7 @@ class Run:
     def __init__(self, rows, stage):
         self.dev, self.ns, self.other, self.time, self.xcub, self.bytes = device(rows), {}, {}, {}, {}, {}
         self.best, self.typebest, self.det = {}, {}, set()
-        timed = [r for r in rows if r["stage"] != "00_device" and r["cols"] == "" and r["median_us"] != ""]
+        timed = [r for r in rows if r["pass"] != "" and r["cols"] == "" and r["median_us"] != ""]
         for r in (r for r in timed if r["kernel"] != "cub"):
             k, n, us, t = r["kernel"], num(r["n"]), num(r["median_us"]), r["dtype"]
             self.ns[n] = True
@@ -218,7 +218,7 @@ class Run:
                 self.typebest[t, n] = k
         def name(r):
             return f"{r['stage']}:{r['kernel']}" + ("" if r["dtype"] == "f32" else f":{r['dtype']}")
-        kernels = [r for r in rows if r["stage"] != "00_device" and r["cols"] == "" and r["median_us"] != ""]
+        kernels = [r for r in rows if r["pass"] != "" and r["cols"] == "" and r["median_us"] != ""]
         self.named = {(name(r), num(r["n"])): num(r["median_us"]) for r in first_fills(kernels)}
         self.named.update({(f"{name(r)}@{r['fill']}", num(r["n"])): num(r["median_us"]) for r in kernels})
 
@@ -269,7 +269,7 @@ def targets(csv, stage, targets, lang="en"):
             excuse[gpu] = excused(os.path.dirname(path))
     runs = {gpu: Run([r for r in rows if r["gpu"] == gpu], stage)
             for gpu in dict.fromkeys(r["gpu"] for r in rows)}
-    stages = {r["stage"] for r in rows if r["stage"] != "00_device"}
+    stages = {r["stage"] for r in rows if r["pass"] != ""}
     out = text(lang, "targets head") + "".join(f" {g} |" for g in runs) + "\n" + rule("llr" + "l" * len(runs))
     for line in (line for line in read_lines(targets) if line and not line.startswith(("#", "what,"))):
         what, lo, hi, least, label = (line.split(",") + [""] * 4)[:5]
@@ -318,7 +318,7 @@ def accuracy_tables(csv, lang="en"):
 def accuracy_rows(csv, need):
     """The accuracy lab's rows of kernels (not the device's, not CUB's), each with its label ("NN kernel") and
     its x (cond for the cond data, else n); and the labels in order."""
-    rows = [r for r in read_csv(csv, need) if r["stage"] != "00_device" and r["kernel"] != "cub"]
+    rows = [r for r in read_csv(csv, need) if r["pass"] != "" and r["kernel"] != "cub"]
     for r in rows:
         r["label"], r["x"] = f"{number(r['stage'])} {r['kernel']}", r["cond"] if r["fill"] == "cond" else r["n"]
     return rows, list(dict.fromkeys(r["label"] for r in rows))
