@@ -91,6 +91,7 @@ static void describe(const Program *p)
     describe_line("tree kernels", p->trees);
     describe_line("charts", p->charts);
     describe_line("csv", p->csv);
+    describe_line("library launches", p->library_launches);
     char noisy[16];
     snprintf(noisy, sizeof noisy, "%.2f", NOISY_SPREAD);
     describe_line("noisy spread", noisy);
@@ -119,6 +120,7 @@ void program_defaults(Program *p, const char *argv0, void (*list)(void), void (*
     for (int i = 0; i < 8; i++)
         if (!*unset_empty[i]) *unset_empty[i] = "";
     if (!p->csv) p->csv = "results.csv";
+    if (!p->library_launches) p->library_launches = "DeviceReduce SingleTile";
     p->list = list;
     p->describe_kernels = describe_kernels;
     p->kernel_exists = kernel_exists;
