@@ -47,7 +47,8 @@ probe() {
             --kernel-name regex:"$regexes" "$@" --n "$n" --l2 "$l2" </dev/null >"$tmp/ncu.$key" 2>"$tmp/err.$key"
         echo $? >"$tmp/rc.$key"
     fi
-    rc=$(cat "$tmp/rc.$key") line=$(report ncu --mode flush --re "$regex" --last "$last" "$tmp/ncu.$key")
+    rc=$(cat "$tmp/rc.$key") line=$(report ncu --mode flush --re "$regex" --last "$last" \
+        --library "$(describe "$p" "library launches")" "$tmp/ncu.$key")
     runs=${line%% *} min=${line##* }
     if [ "$rc" -ne 0 ] || [ "${runs:-0}" -eq 0 ] || [ "$min" -lt 0 ] 2>/dev/null; then
         echo "FAIL $name ($loads loads), l2 $l2, N = $n: no reading (ncu exit $rc): $(tail -n 2 "$tmp/err.$key" "$tmp/ncu.$key" | tr '\n' ' ')"

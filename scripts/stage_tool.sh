@@ -72,7 +72,7 @@ profile)
     single_gpu_program
     need ncu "error: ncu not found: Nsight Compute (ncu) comes with the CUDA toolkit; make stage-NN profile needs it and a GPU"
     # The table's columns, in the order report ncu --mode profile reads them; ncu reads one checked and one timed
-    # run per kernel, CUB's included. The program's own CSV gives N, to turn bytes into bytes per element.
+    # run per kernel, the library's included. The program's own CSV gives N, to turn bytes into bytes per element.
     metrics=$(printf '%s,' dram__throughput.avg.pct_of_peak_sustained_elapsed \
         sm__warps_active.avg.pct_of_peak_sustained_active smsp__thread_inst_executed_per_inst_executed.ratio "$shared_metrics" \
         l1tex__t_{requests,sectors}_pipe_lsu_mem_global_op_ld.sum l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum \

@@ -54,7 +54,15 @@ import traceback
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, os.path.join(ROOT, "scripts", "report"))
-from common import num, passed, read_csv  # noqa: E402
+from common import passed, read_csv  # noqa: E402
+
+
+def num(v):
+    """A CSV field as a number: 0 where it is empty or not a finite number."""
+    try:
+        return float(v) if math.isfinite(float(v)) else 0
+    except ValueError:
+        return 0
 
 FLUSHED_READINGS = 9
 FALL = 0.75       # within one kernel's series, a time may not fall below this fraction of the N before
