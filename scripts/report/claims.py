@@ -34,9 +34,7 @@ KINDS = ("claim", "target", "cited", "ratio", "crossover")
 def assertions(stage, kind):
     """The rows of KIND in stages/STAGE/claims.csv ([] without the file)."""
     path = f"stages/{stage}/claims.csv"
-    if not os.path.exists(path):
-        return []
-    rows = read_csv(path, COLUMNS, comments=True)
+    rows = read_csv(path, COLUMNS, comments=True) if os.path.exists(path) else []
     for r in rows:
         if r["kind"] not in KINDS:
             fail(f"{path}: {r['label']}: kind '{r['kind']}' (one of {', '.join(KINDS)})")
@@ -45,9 +43,7 @@ def assertions(stage, kind):
     return [r for r in rows if r["kind"] == kind]
 
 def sizes(n):
-    """The sizes of an assertion's n: None for all, else (least, most) of MIN..MAX or of a list."""
-    if n == "all":
-        return None
+    """The least and the most size of an assertion's n: MIN..MAX, or a list."""
     found = [parse_size(s) for s in re.split(r"\.\.| ", n) if s]
     return min(found), max(found)
 
@@ -59,22 +55,18 @@ class Run:
     first bench fill's), N and row length (of a repeated row the last wins); its N in the order of its rows."""
 
     def __init__(self, rows, csv_path):
-        self.rows, self.dev = [r for r in flushed(rows) if r["median_us"] != ""], device(rows)
-        self.library = library(csv_path, {r["stage"] for r in self.rows})
-        self.at = {}
-        for r in self.rows:
-            self.at[r["stage"], r["kernel"], r["dtype"], r["fill"], int(r["n"]), r["cols"]] = r
-        for r in first_fills(self.rows):
-            self.at[r["stage"], r["kernel"], r["dtype"], None, int(r["n"]), r["cols"]] = r
-        self.ns = list(dict.fromkeys(int(r["n"]) for r in self.rows if r["cols"] == "" and r["kernel"] not in self.library))
+        self.rows, self.dev, self.at = [r for r in flushed(rows) if r["median_us"] != ""], device(rows), {}
         self.stages = {r["stage"] for r in self.rows}
+        self.library = library(csv_path, self.stages)
+        for fill, rows in (("fill", self.rows), (None, first_fills(self.rows))):
+            self.at.update({(r["stage"], r["kernel"], r["dtype"], fill and r[fill], int(r["n"]), r["cols"]): r for r in rows})
+        self.ns = list(dict.fromkeys(int(r["n"]) for r in self.rows if r["cols"] == "" and r["kernel"] not in self.library))
 
     def named(self, term, n, cols=""):
         """The rows TERM names at N and COLS: [] for none, several for a pattern or fastest:each."""
         stage, _, rest = term.partition(":")
         name, _, fill = rest.partition("@")
-        kernel, _, dtype = name.partition(":")
-        dtype = dtype or "f32"
+        kernel, dtype = (name.split(":") + ["f32"])[:2]
         if kernel == "fastest":
             best = {}
             for (s, k, t, f, m, c), r in self.at.items():
@@ -89,16 +81,15 @@ class Run:
         """B's time over A's at N (the worst where A names several rows); None where the run lacks one of them."""
         found = []
         for ra in self.named(a, n, cols):
-            if b == "sol":
-                sol = self.dev["sol"]
-                found += [((self.dev["floor"] or 0) + float(ra["bytes_read"]) / sol / 1e3) / us(ra)] if sol > 0 else []
+            if b == "sol" and self.dev["sol"] > 0:
+                found.append(((self.dev["floor"] or 0) + float(ra["bytes_read"]) / self.dev["sol"] / 1e3) / us(ra))
             elif b == "library":
                 found += [float(ra["x_cub"])] if ra["x_cub"] != "" else []
             elif b == "others":
                 other = [us(r) for r in self.rows if r["stage"] != ra["stage"] and int(r["n"]) == n and r["cols"] == ""
                          and r["dtype"] == "f32" and r["kernel"] not in self.library]
                 found += [min(other) / us(ra)] if other else []
-            else:
+            elif b != "sol":
                 found += [us(rb) / us(ra) for rb in self.named(b, n, cols)]
         return min(found, default=None)
 

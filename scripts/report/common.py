@@ -1,5 +1,5 @@
 """What the reporting program's parts share: CSVs read by column name, the programs' descriptions (--describe),
-number formats and the texts of both languages (texts.tsv)."""
+number formats and the texts of both languages (texts.tsv: key, English, Chinese; \\n a line break)."""
 import csv
 import functools
 import glob
@@ -14,7 +14,6 @@ def fail(why, code=2):
     sys.exit(code)
 
 def read_text(path, errors=None):
-    """A text file's contents; a file that cannot be read is an error (exit 2)."""
     try:
         with open(path, encoding="utf-8", errors=errors) as f:
             return f.read()
@@ -22,14 +21,13 @@ def read_text(path, errors=None):
         fail(f"{path}: {e.strerror}")
 
 def read_csv(path, need="", comments=False):
-    """A CSV's rows as dicts by column name (COMMENTS: lines starting with # left out); a missing column of NEED
-    (space-separated) or a row whose number of fields differs from its header's is an error (exit 2)."""
-    lines = [line for line in read_text(path).splitlines() if line and not (comments and line.startswith("#"))]
-    reader = csv.DictReader(lines)
-    header = reader.fieldnames or []
+    """A CSV's rows as dicts by column name (COMMENTS: # lines left out); a column of NEED (space-separated)
+    missing, or a row whose fields do not match the header's, is an error (exit 2)."""
+    reader = csv.DictReader(line for line in read_text(path).splitlines()
+                            if line and not (comments and line.startswith("#")))
+    rows, header = list(reader), reader.fieldnames or []
     for name in (name for name in need.split() if name not in header):
         fail(f"{path} is not a results CSV of this layout: it has no column {name} (its first line: {','.join(header)})")
-    rows = list(reader)
     for i, row in enumerate(rows, start=2):
         if None in row or None in row.values():
             fail(f"{path} line {i}: its fields do not match its header's {len(header)}")
@@ -38,19 +36,17 @@ def read_csv(path, need="", comments=False):
 def write_files(files, folder=""):
     """Each text of FILES ({name: text}) into FOLDER/name; a file that cannot be written is an error."""
     for name, body in files.items():
-        path = os.path.join(folder, name)
         try:
-            with open(path, "w", encoding="utf-8") as f:
+            with open(os.path.join(folder, name), "w", encoding="utf-8") as f:
                 f.write(body)
         except OSError as e:
-            fail(f"{path}: {e.strerror}")
+            fail(f"{os.path.join(folder, name)}: {e.strerror}")
 
 def kernel_rows(rows):
-    """The rows of kernels: not the device's (the GPU's own figures, whose pass is empty)."""
+    """The rows of kernels, not the device's (the GPU's own figures, whose pass is empty)."""
     return [r for r in rows if r["pass"] != ""]
 
 def flushed(rows):
-    """The kernel rows not timed with the input left in L2 (l2 = warm)."""
     return [r for r in kernel_rows(rows) if r["l2"] != "warm"]
 
 def first_fills(rows):
@@ -81,19 +77,15 @@ def short(x):
 def median(values):
     """The median of the non-empty values: the middle one as written, or the mean of the middle two; "" for none."""
     a = sorted((v for v in values if v != ""), key=float)
-    k = len(a) // 2
-    return "" if not a else a[k] if len(a) % 2 else (float(a[k - 1]) + float(a[k])) / 2
+    return "" if not a else a[len(a) // 2] if len(a) % 2 else (float(a[len(a) // 2 - 1]) + float(a[len(a) // 2])) / 2
 
 def rel(v):
     """A relative error as the tables show it; "-" for none."""
     return "-" if v in ("", "-") else "0" if float(v) == 0 else "%.1e" % float(v)
 
 def passed(v):
-    """Whether a CSV's pass value says the check did not fail: 1, or unchecked (a bound a result of 0 would pass)."""
-    try:
-        return v == "unchecked" or float(v) == 1
-    except ValueError:
-        return False
+    """Whether a pass value says the check did not fail: 1, or unchecked (a bound a result of 0 would pass)."""
+    return v == "unchecked" or v.replace(".", "", 1).isdigit() and float(v) == 1
 
 def verdict(v, xfail=True):
     """A pass value as the tables show it: ok, unchecked, xfail (where XFAIL, else FAIL) or FAIL."""
@@ -101,7 +93,6 @@ def verdict(v, xfail=True):
 
 @functools.lru_cache(None)
 def texts():
-    """Every text of the generated blocks by key, (English, Chinese): texts.tsv beside this file."""
     lines = read_text(os.path.join(os.path.dirname(os.path.abspath(__file__)), "texts.tsv")).splitlines()
     return {k: (en, zh) for k, en, zh in (line.replace("\\n", "\n").split("\t") for line in lines if line[:1] != "#")}
 
@@ -145,21 +136,20 @@ def parse_size(size):
     power, _, plus = rest.partition("+")
     return int(base) ** int(power) + int(plus or 0) if "^" in size else int(size)
 
-def parse_description(text):
+def parse_description(lines):
     """A program's --describe ("key: value" lines) as {key: [values]}."""
     keys = {}
-    for key, value in (line.split(":", 1) for line in text.splitlines() if ":" in line):
+    for key, value in (line.split(":", 1) for line in lines.splitlines() if ":" in line):
         keys.setdefault(key, []).append(value.strip())
     return keys
 
 def description(folder, stage, needed=True):
     """STAGE's --describe ({key: [values]}): saved in FOLDER (describe-<stage>.txt, as make bench keeps it beside
-    its CSV), or else asked of its built program (build/<stage>/NAME from stages/<stage>/NAME.cu); {} for neither
-    where not NEEDED, else an error."""
+    its CSV), or else its built program's (build/<stage>/NAME of stages/<stage>/NAME.cu); {} for neither where not
+    NEEDED, else an error."""
     saved = os.path.join(folder or ".", f"describe-{stage}.txt")
-    if os.path.exists(saved):
-        return saved_description(saved, os.stat(saved).st_mtime_ns)
-    return built_description(folder, stage, needed)
+    return saved_description(saved, os.stat(saved).st_mtime_ns) if os.path.exists(saved) else \
+        built_description(folder, stage, needed)
 
 @functools.lru_cache(None)
 def saved_description(path, mtime):
@@ -169,11 +159,9 @@ def saved_description(path, mtime):
 def built_description(folder, stage, needed):
     programs = [p for p in sorted(glob.glob(f"build/{stage}/*")) if os.path.exists(f"stages/{stage}/{os.path.basename(p)}.cu")
                 and os.path.basename(p) not in ("exercise", "demo") and os.access(p, os.X_OK)]
-    if not programs and not needed:
-        return {}
     if not programs:
-        fail(f"no description of stage {stage} in {folder or '.'} (describe-{stage}.txt) and no built program to ask: "
-             "make bench saves them, make all builds the programs")
+        return {} if not needed else fail(f"no description of stage {stage} in {folder or '.'} (describe-{stage}.txt) "
+                                          "and no built program to ask: make bench saves them, make all builds them")
     return parse_description(subprocess.run([programs[0], "--describe"], capture_output=True, text=True, check=True).stdout)
 
 def describe(csv_path, stage, key):

@@ -5,7 +5,7 @@ plots/*.gp header), bench (what make bench runs), stages (each stage's best kern
 charts of "readme: top", every kernel, the flush check, links to the other GPUs' pages), accuracy;
 stages/NN_*/README.md: stage-results (the stage's charts, table, cited figures, every_n.txt, targets, ratios at
 every N, limits.csv), demo-output, tree (the command tree-blocks); plots/reference/<gpu>/README.md, whole: what
-the front and results pages show, for that GPU."""
+the front and results pages show, for that GPU (English)."""
 import difflib
 import glob
 import os
@@ -60,8 +60,8 @@ def owners(csv):
     found = {}
     for stage in dict.fromkeys(r["stage"] for r in kernel_rows(read_csv(csv, "stage pass"))):
         for token in describe(csv, stage, "charts").split():
-            own = token.endswith("+")
-            found.setdefault(token.rstrip("+"), ([], []))[not own].append(stage if own else number(stage))
+            found.setdefault(token.rstrip("+"), ([], []))[not token.endswith("+")].append(
+                stage if token.endswith("+") else number(stage))
     return found
 
 def roofline(csv):
@@ -71,13 +71,13 @@ def roofline(csv):
 def images(where, folder, prefix, csv, lang):
     """The charts of CSV that go to WHERE (front, top, or the stage that owns them), drawn in FOLDER."""
     headers, out = chart_headers(), ""
-    for name, (own, others_) in owners(csv).items():
+    for name, (own, rest) in owners(csv).items():
         header = headers.get(name, {})
         readme = header.get("readme", "").split()
         if header.get("alt") and os.path.exists(f"{folder}/{name}.png") and (
                 where in readme if where in ("front", "top") else "stage" in readme and where in own):
             alt = bilingual(header["alt"], lang).replace("{stage}", phrase([number(s) for s in own], lang))
-            out += f"![{alt.replace('{others}', phrase(others_, lang))}]({prefix}/{name}.png)\n\n"
+            out += f"![{alt.replace('{others}', phrase(rest, lang))}]({prefix}/{name}.png)\n\n"
     return out
 
 def results_block(folder, prefix, lang):
@@ -90,7 +90,7 @@ def results_block(folder, prefix, lang):
     for r in read_csv(flush, "probe loads n input_bytes l2 runs ratio_min pass"):
         stage, _, kernel = r["probe"].partition(":")
         out += "| %s `%s` | %s | %d | %.1f | %s | %d | %.4f | %s |\n" % (
-            stage, kernel.split(":")[0], r["loads"], int(r["n"]), float(r["input_bytes"]) / 1048576, r["l2"],
+            stage, kernel.split(":")[0], r["loads"], int(r["n"]), float(r["input_bytes"]) / 2 ** 20, r["l2"],
             int(r["runs"]), float(r["ratio_min"]), "ok" if r["pass"] == "1" else "FAIL")
     return out + f"\n{text(lang, 'flush note')}\n"
 
@@ -122,9 +122,9 @@ def bench_table(folder, lang):
     return out
 
 def own_csv_block(stage_csv, csv, lang):
-    """A stage whose program writes a CSV of its own (several GPUs): its sums, each shard summed by the roofline
-    chart's owner, then the rows timed on data in place, its all-reduce's bus bandwidth: a row per dtype and
-    size, a column per run (kernel), in the CSV's order."""
+    """A stage whose program writes a CSV of its own (several GPUs): its sums (rows flushed; each shard summed by the
+    roofline chart's owner), then its rows timed on data in place, the all-reduce's bus bandwidth: a row per dtype
+    and size, a column per run (kernel), in the CSV's order."""
     via, sums, busbw, runs = number(roofline(csv)), "", {}, []
     for r in kernel_rows(read_csv(stage_csv, "gpu kernel dtype n median_us gbps pass l2 bytes_read")):
         k, gbps, ok = r["kernel"], float(r["gbps"]), "ok" if r["pass"] == "1" else "FAIL"
@@ -154,23 +154,22 @@ def stage_block(stage, stage_csv, csv, img, lang):
     if os.path.exists(f"{mine}/every_n.txt"):
         out += "\n" + times(stage_csv, stage, read_text(f"{mine}/every_n.txt").split(), lang)
     if claims.assertions(stage, "target") and own:
-        out += f"\n{text(lang, 'targets caption')}\n\n" + claims.targets(
-            sorted(glob.glob("plots/reference/*/results.csv")), stage, lang)
+        out += f"\n{text(lang, 'targets caption')}\n\n"
+        out += claims.targets(sorted(glob.glob("plots/reference/*/results.csv")), stage, lang)
     if stage in owners(stage_csv).get("roofline", ([], []))[0]:
         out += f"\n{text(lang, 'ratios caption')}\n\n" + ratios(stage_csv, stage, lang)
     if own and os.path.exists(limits) and any(r["stage"] == stage for r in read_csv(limits, "stage")):
-        out += "\n%s\n\n" % text(lang, "limits caption").format(gpu=gpu_of(limits))
-        out += limits_table(limits, stage, lang) + "".join("\n%s\n" % text(lang, "limits other").format(
-            gpu=gpu_of(p), path=p) for p in others("limits.csv", img))
+        out += "\n%s\n\n" % text(lang, "limits caption").format(gpu=gpu_of(limits)) + limits_table(limits, stage, lang)
+        out += "".join("\n%s\n" % text(lang, "limits other").format(gpu=gpu_of(p), path=p) for p in others("limits.csv", img))
     return out
 
 def demo_block(stage, csv, img, lang):
     """A stage's demo output on the primary GPU (demo-<stage>.txt, by make bench); where the others' is."""
     out = text(lang, "demo caption").format(num=number(stage), gpu=gpu_of(csv)) + "\n\n```\n"
     out += read_text(f"{img}/demo-{stage}.txt") + "```\n"
-    return out + "".join("\n%s\n" % text(lang, "demo other").format(
-        gpu=gpu_of(f"{os.path.dirname(p)}/results.csv"), name=os.path.basename(p), path=p)
-        for p in others(f"demo-{stage}.txt", img))
+    return out + "".join("\n%s\n" % text(lang, "demo other").format(gpu=gpu_of(f"{os.path.dirname(p)}/results.csv"),
+                                                                     name=os.path.basename(p), path=p)
+                         for p in others(f"demo-{stage}.txt", img))
 
 def readmes(check, csv, img):
     """Every page's measured blocks from the results CSV and the reference folder IMG; exit 1 where CHECK finds a
@@ -187,57 +186,45 @@ def readmes(check, csv, img):
                 gpu=gpu_of(p), commit=(measured_at(os.path.dirname(p)) or "")[:12]), os.path.dirname(p),
             os.path.dirname(p), "。" if lang == "zh" else ".") for p in others("results.csv", img))
         status |= update(f"docs/results{suffix}.md", {"results": results_block(img, f"../{img}", lang) + links,
-                                                      "accuracy": accuracy_block(img, f"../{img}", lang, tables=False)}, check)
+                                                      "accuracy": accuracy_block(img, f"../{img}", lang, False)}, check)
     for readme in sorted(glob.glob("stages/*/README.md")):  # every stage's measured block and demo output
         stage, page = os.path.basename(os.path.dirname(readme)), read_text(readme)
-        # The stage's rows: the primary's results, else its program's own CSV, the primary's or another GPU's.
+        # The stage's rows: the primary's results, else the CSV its program writes, the primary's or another GPU's.
+        mine = f"/{describe(csv, stage, 'csv') or 'results.csv'}"
         rows_csv = [c for c in [csv] + sorted(glob.glob(f"{img}/*.csv")) + others("*.csv", img)
-                    if "<!-- stage-results:begin -->" in page and os.path.exists(c) and c.endswith(
-                        f"/{describe(csv, stage, 'csv') or 'results.csv'}") and
-                    any(r["stage"] == stage for r in read_csv(c, "stage"))][:1]
+                    if "<!-- stage-results:begin -->" in page and c.endswith(mine)
+                    and any(r["stage"] == stage for r in read_csv(c, "stage"))][:1]
         demo = "<!-- demo-output:begin -->" in page.split("\n")
         if demo and not os.path.exists(f"{img}/demo-{stage}.txt"):
             fail(f"{readme} shows its demo's output, and {img}/demo-{stage}.txt is missing: run make bench")
         for p, lang in siblings(readme):
             blocks = {"stage-results": stage_block(stage, c, csv, os.path.dirname(c), lang) for c in rows_csv}
-            blocks.update({"demo-output": demo_block(stage, csv, img, lang)} if demo else {})
-            status |= update(p, blocks, check)
+            status |= update(p, blocks | ({"demo-output": demo_block(stage, csv, img, lang)} if demo else {}), check)
     for csv in sorted(glob.glob("plots/reference/*/results.csv")):  # each GPU's own page
         folder, stage = os.path.dirname(csv), roofline(csv)
-        page = f"# Reference results: {gpu_of(csv)}\n\nGenerated by `make reference` from [results.csv]"
-        page += "(results.csv) (`make bench` on this GPU); do not edit.\n\n"
-        page += run_block(folder, img, read_text(f"{folder}/README.md") if os.path.exists(f"{folder}/README.md") else "")
-        page += results_block(folder, ".", "en") + "\n## Best kernel of each stage\n\n" + table(csv, "best")
-        if stage:
-            page += f"\n## Stage {number(stage)}: x CUB and the speed of light at every N\n\n" + ratios(csv, stage)
-        page += "\n## Accuracy\n\n" + accuracy_block(folder, ".", "en")
-        status |= write(f"{folder}/README.md", page, check)
+        page = text("en", "page head").format(gpu=gpu_of(csv)) + run_block(folder, img) + results_block(folder, ".", "en")
+        page += text("en", "page best") + table(csv, "best")
+        page += text("en", "page ratios").format(num=number(stage)) + ratios(csv, stage) if stage else ""
+        status |= write(f"{folder}/README.md", page + text("en", "page accuracy") + accuracy_block(folder, ".", "en"),
+                        check)
     return status
 
-def run_block(folder, img, old):
+def run_block(folder, img):
     """What a reference page says of its run: whether it is the primary reference (IMG), the commit it was measured
-    on, and the stages changed since (git's; where git cannot tell, the line OLD, the page as it is, has). A
-    reference that is not the primary is not held to the claims and targets that read those stages."""
+    on, and the stages changed since (git's; where git cannot tell, the line its page has). A reference that is not
+    the primary is not held to the claims and targets that read those stages."""
     commit, main = measured_at(folder), os.path.normpath(folder) == os.path.normpath(img)
-    if main:
-        out = "The primary reference: the front page, docs/results.md and the stages' READMEs show these results.\n\n"
-    else:
-        out = ("Not the primary reference: a record of the run below. The front page, docs/results.md and the stages' "
-               f"READMEs show the {gpu_of(f'{img}/results.csv')}'s ([its page](../{os.path.basename(img)}/README.md)).\n\n")
+    out = text("en", "page primary") if main else text("en", "page record").format(
+        gpu=gpu_of(f"{img}/results.csv"), folder=os.path.basename(img))
     if commit is None:
-        return out + "The commit this run was made on is not recorded (`make reference` records it in `measured_at`).\n\n"
-    out += f"Measured at commit `{commit}` (`measured_at`, written by `make reference`).\n\n"
+        return out + text("en", "page unrecorded")
+    out += text("en", "page measured").format(commit=commit)
     stages, why = changed_since(commit)
     if stages is None:
-        kept = [line for line in old.split("\n") if line.startswith(CHANGED)]
-        return out + (kept[0] if kept else f"{CHANGED} git cannot tell ({why}).") + "\n\n"
+        old = read_text(f"{folder}/README.md").split("\n") if os.path.exists(f"{folder}/README.md") else []
+        return out + next((line for line in old if line.startswith(CHANGED)), f"{CHANGED} git cannot tell ({why}).") + "\n\n"
     out += f"{CHANGED} {', '.join(stages) or 'none'}."
-    if stages and main:
-        out += " As the primary reference it is held to every claim and target all the same: `make bench` and " \
-               "`make reference` on this GPU measure the current code."
-    elif stages:
-        out += " This run is not held to the claims and targets (the stages' `claims.csv`) that read them."
-    return out + "\n\n"
+    return out + (text("en", "page held" if main else "page not held") if stages else "") + "\n\n"
 
 def tree_block(stage, kernels, lang):
     """Each tree kernel's picture and what its record counts, or how to record it."""
@@ -250,31 +237,29 @@ def tree_block(stage, kernels, lang):
         counts = dict(zip(("ld", "ldw", "st", "stw"), tree.totals()["ld"] + tree.totals()["st"]))
         counts.update(adds=tree.additions(), unused=tree.additions(-1, True))
         plurals = {f"{key}_s": "" if c == 1 else "s" for key, c in counts.items()}
-        loop = tree.loop()
+        if loop := tree.loop():
+            loop = text(lang, "tree loop").format(threads=loop[0], loads=sum(tree.loaded.values()),
+                                                  per=loop[1] if loop[1] == loop[2] else f"{loop[1]}–{loop[2]}")
         out.append(f"![{text(lang, 'tree alt').format(k=k)}](tree/{k}.png)\n\n"
-                   + text(lang, "tree counts").format(k=k, **counts, **plurals) + ("" if not loop else text(
-                       lang, "tree loop").format(threads=loop[0], loads=sum(tree.loaded.values()),
-                                                 per=loop[1] if loop[1] == loop[2] else f"{loop[1]}–{loop[2]}")))
+                   + text(lang, "tree counts").format(k=k, **counts, **plurals) + (loop or ""))
     return "\n\n".join(out) + "\n"
 
 def tree_blocks(check):
     """Every stage README's tree block (the primary's tree kernels); a record without its picture differs."""
-    status, folder = 0, "plots/reference/" + primary()
-    for d in descriptions(folder):
+    status = 0
+    for d in descriptions("plots/reference/" + primary()):
         stage, kernels = d["stage"][0], d.get("tree kernels", [""])[0].split()
-        if not kernels or not os.path.exists(f"stages/{stage}/README.md"):
-            continue
-        for page, lang in siblings(f"stages/{stage}/README.md"):
-            status |= update(page, {"tree": tree_block(stage, kernels, lang)}, check)
-        for record in (record_path(stage, k) for k in kernels):
-            if os.path.exists(record) and not os.path.exists(record[:-4] + ".png"):
-                print(f"{record} has no picture: scripts/tree.sh draw {record}", file=sys.stderr)
-                status = 1
+        if kernels and os.path.exists(f"stages/{stage}/README.md"):
+            for page, lang in siblings(f"stages/{stage}/README.md"):
+                status |= update(page, {"tree": tree_block(stage, kernels, lang)}, check)
+            for record in (record_path(stage, k) for k in kernels):
+                if os.path.exists(record) and not os.path.exists(record[:-4] + ".png"):
+                    print(f"{record} has no picture: scripts/tree.sh draw {record}", file=sys.stderr)
+                    status = 1
     return status
 
 def fill(check, page, tag, block, how):
-    """PAGE's block TAG from the file BLOCK (HOW: what regenerates it, named where CHECK finds a difference); exit 2
-    without the markers."""
+    """PAGE's block TAG from the file BLOCK (HOW: what regenerates it, named where CHECK finds a difference)."""
     status = update(page, {tag: read_text(block)}, check)
     if status:
         print(f"{page}'s {tag} block differs: run {how}", file=sys.stderr)
