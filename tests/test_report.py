@@ -372,6 +372,43 @@ class MadeUpResults(support.Case):
         self.expect(2, r"claim base-slower: is 'slower' \(faster or level\)", [sys.executable, REPORT, "claims"],
                     cwd=tree)
 
+    def test_claims_command_exits_2_on_an_unknown_kind(self):
+        tree = self.claims_tree("guess,base-guess,01_a:base,01_a:fast,faster,1,all,,all,\n", cite=("base-guess",))
+        self.expect(2, r"base-guess: kind 'guess' \(one of claim, target, cited, ratio, crossover\)",
+                    [sys.executable, REPORT, "claims"], cwd=tree)
+
+    def in_tree(self, stage, claims_csv):
+        """Work in a folder of the repository's layout holding STAGE's claims.csv (CLAIMS_CSV rows) alone."""
+        write(os.path.join(self.tmp, "stages", stage, "claims.csv"), CLAIMS + claims_csv)
+        self.addCleanup(os.chdir, os.getcwd())
+        os.chdir(self.tmp)
+
+    def test_crossover_from_the_row_length_where_b_stays_ahead(self):
+        """A row stage's crossover: the row length from which B's fastest kernel beats A's at every longer one; none
+        where A's is ahead at the longest."""
+        gbps = {"warp": (300, 200, 100), "warp_packed": (310, 150, 90), "block": (100, 210, 300)}
+        path = made_up(self.folder("r"), [("09_r", k, "f32", 1 << 20, 4 * (1 << 20) / g / 1e3, "random", {"cols": str(c)})
+                                          for k, row in gbps.items() for c, g in zip((32, 64, 128), row)],
+                       {"09_r": "rows+"})
+        self.in_tree("09_r", "crossover,one warp / one block | 一个 warp / 一个块,09_r:warp*,09_r:block,,,all,,,\n")
+        self.assertIn("Crossover: from 64 columns per row on, the fastest one block beats the fastest one warp.",
+                      report("tables").table(path, "stage", "09_r"))
+        self.assertIn("交叉点：从每行 64 列起，最快的一个块 胜过最快的一个 warp。", report("tables").table(path, "stage", "09_r", "zh"))
+        gbps["warp_packed"] = (310, 150, 400)
+        path = made_up(self.folder("s"), [("09_r", k, "f32", 1 << 20, 4 * (1 << 20) / g / 1e3, "random", {"cols": str(c)})
+                                          for k, row in gbps.items() for c, g in zip((32, 64, 128), row)],
+                       {"09_r": "rows+"})
+        self.assertIn("No crossover in this range: the fastest one warp is at least as fast at every row length.",
+                      report("tables").table(path, "stage", "09_r"))
+
+    def test_ratio_row_at_every_n(self):
+        """A ratio assertion: B's time over A's at every N, in the stage's table of ratios; "-" where one is missing."""
+        path = made_up(self.folder("q"), [("08_q", "fast", "f32", 1024, 10.0, "random"),
+                                          ("08_q", "fast_det", "f32", 1024, 12.5, "random"),
+                                          ("08_q", "fast", "f32", 4096, 20.0, "random")], {"08_q": "roofline+"})
+        self.in_tree("08_q", "ratio,,08_q:fast_det,08_q:fast,,,all,,,\n")
+        self.assertIn("| `fast_det` / `fast` | 0.800 | - |", report("tables").ratios(path, "08_q"))
+
     def test_target_of_two_kernels_met_or_not_met_with_worst_ratio(self):
         """A target comparing two kernels (A/B): met or not met, with the worst ratio and where."""
         path = made_up(self.folder("gpu-t"), [("01_a", "base", "f32", 1024, 10.0, "random"),
