@@ -33,17 +33,16 @@ NEED = "gpu stage kernel dtype n median_us gbps pct_peak pass cols l2 bytes_read
 VARS = "gpu=%s; peak=%s; copy=%s; sol=%s; floor=%s; l2n=%.0f; stage=%s; others=%s; %s\n"  # NAME.vars
 
 def chart_headers(check=False):
-    """By chart name, each chart file's header ({key: its "# KEY: value" lines}) and file; CHECK: a file without
-    the header lines chart and shape is an error (exit 1)."""
+    """By chart name, each chart file's header {key: value, file: its path}; CHECK: one without chart and shape is
+    an error (exit 1)."""
     found = {}
     for gp in sorted(glob.glob(os.path.join(PLOTS, "*.gp"))):
         lines = list(itertools.takewhile(lambda line: line.startswith("#"), read_text(gp).splitlines()))
-        keys = {key: "\n".join(line[len(key) + 3:].lstrip(" ") for line in lines if line.startswith(f"# {key}:")).rstrip("\n")
+        keys = {key: "\n".join(line[len(key) + 3:].lstrip(" ") for line in lines if line.startswith(f"# {key}:")).rstrip()
                 for key in ("chart", "shape", "readme", "alt")}
         if check and not (keys["chart"] and keys["shape"]):
             fail(f"{gp} lacks the header lines '# chart: NAME' and '# shape: SHAPE'", 1)
-        if keys["chart"]:
-            found[keys["chart"]] = dict(keys, file=gp)
+        found.update({keys["chart"]: dict(keys, file=gp)} if keys["chart"] else {})
     return found
 
 def quote(s, failed=False):
@@ -102,8 +101,7 @@ class Drawing:
 
     def write(self, lines, variables, ext=".data"):
         """LINES into the data file (or .hist); VARIABLES, or "" without LINES."""
-        if lines:
-            self.files[self.name + ext] += "".join(lines)
+        self.files[self.name + ext] += "".join(lines)
         return variables if lines else ""
 
     def block(self, title, lines, failed=False):
@@ -145,10 +143,8 @@ class Drawing:
 
     def l2(self):
         """The time against N of each fp32 kernel with rows in L2 both flushed and warm."""
-        count = sum(self.series(f"{number(s)} {k}, L2 {what}", s, k, "f32", what)
-                    for s in self.role for k in self.r.kernels[s]
-                    if self.on(s, k) and any(self.r.at(s, k, "f32", n, True) for n in self.r.ns)
-                    for what in ("flushed", "warm"))
+        count = sum(self.series(f"{number(s)} {k}, L2 {what}", s, k, "f32", what) for s in self.role for k in self.r.kernels[s]
+                    if self.on(s, k) and any(self.r.at(s, k, "f32", n, True) for n in self.r.ns) for what in ("flushed", "warm"))
         return "series=%d;" % count if count else ""
 
     def cols(self):
@@ -193,10 +189,8 @@ class Drawing:
                     hist.append(quote(k, any(row["failed"] for row in value.values())) + "".join(
                         "\t" + (value[i]["gbps"] if i in value else "NaN") for i in range(1, len(sets) + 1)) + "\n")
         self.write(hist, "", ".hist")
-        if not count and not hist:
-            return ""
         return "series=%d; minn=%.0f; maxn=%.0f; histrows=%d; barn=%.0f; sets=%s;" % (
-            count, self.minn if count else 0, self.maxn, len(hist), barn or 0, quote(" ".join(sets)))
+            count, self.minn if count else 0, self.maxn, len(hist), barn or 0, quote(" ".join(sets))) if count or hist else ""
 
     def busbw(self):
         """The owners' rows timed with the L2 warm (an all-reduce on data in place) as GB/s against the bytes each
@@ -236,7 +230,6 @@ def chart_data(csv):
     return {name: headers[name] for name in names}, files
 
 def chart_names(csv):
-    """The names of the charts the results CSV yields, in the order plot draws them."""
     return list(chart_data(csv)[0])
 
 def charts(csv):
@@ -293,8 +286,7 @@ def plot_accuracy(csv, png):
                 r["x"], r["rel_err"] if r["rel_err"] and float(r["rel_err"]) > 0 else "NaN", r["rel_bound"] or "NaN")
                 for r in points) + "\n\n"
     condn = ([r["n"] for r in rows if r["fill"] == "cond"] or ["0"])[-1]
-    gpu = rows[-1]["gpu"] if rows else ""
-    variables = 'series = %d; condn = %.0f; gpu = "%s"\n' % (len(labels), float(condn), gpu)
+    variables = 'series = %d; condn = %.0f; gpu = "%s"\n' % (len(labels), float(condn), rows[-1]["gpu"] if rows else "")
     with tempfile.TemporaryDirectory() as tmp:
         write_files({"data": data, "vars": variables} if data else {"vars": variables}, tmp)
         return gnuplot(f"datafile='{tmp}/data'; out='{png}'; load '{tmp}/vars'", f"{PLOTS}/lab/accuracy.gp")
