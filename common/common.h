@@ -160,6 +160,8 @@ typedef struct {
     const char *trees;          /* kernels whose recorded tree its READMEs show (make stage-NN tree; "": none);
                                    a stage may write NAME@N: recorded at --n N when no --n is given (default 1024) */
     const char *csv;            /* the file `make bench` collects its rows in */
+    const char *library_launches; /* "FIRST LAST": a run of the library's baseline under a profiler is its launches
+                                     whose names hold FIRST, up to the one whose name holds LAST (default: CUB's) */
     const char *usage_note;     /* printed under the usage line of --help (NULL: none) */
     void (*list)(void);         /* --list: the kernels, for people */
     void (*describe_kernels)(void); /* the "kernel: NAME DTYPE default|wrong|cpu|library ACC" lines */

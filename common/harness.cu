@@ -903,7 +903,7 @@ static void report(const Kernel *k, const Measure *m, const Device *d, uint64_t 
     csv_write(csv, d->gpu.name, p, &row);
 }
 
-/* The device's rows of the CSV (stage 00_device): the ceilings every chart and table draws against. */
+/* The device's rows of the CSV (stage "device", pass empty): the ceilings every chart and table draws against. */
 static void report_device(const Device *d, FILE *csv, const Program *p)
 {
     double peak = d->gpu.peak_gbps;

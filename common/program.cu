@@ -91,6 +91,7 @@ static void describe(const Program *p)
     describe_line("tree kernels", p->trees);
     describe_line("charts", p->charts);
     describe_line("csv", p->csv);
+    describe_line("library launches", p->library_launches);
     char noisy[16];
     snprintf(noisy, sizeof noisy, "%.2f", NOISY_SPREAD);
     describe_line("noisy spread", noisy);
@@ -119,6 +120,7 @@ void program_defaults(Program *p, const char *argv0, void (*list)(void), void (*
     for (int i = 0; i < 8; i++)
         if (!*unset_empty[i]) *unset_empty[i] = "";
     if (!p->csv) p->csv = "results.csv";
+    if (!p->library_launches) p->library_launches = "DeviceReduce SingleTile";
     p->list = list;
     p->describe_kernels = describe_kernels;
     p->kernel_exists = kernel_exists;
@@ -252,7 +254,7 @@ void csv_write(FILE *csv, const char *gpu, const Program *p, const CsvRow *r)
 {
     if (!csv) return;
     if (ftell(csv) == 0) fprintf(csv, "%s\n", CSV_HEADER);
-    fprintf(csv, "%s,%s,%s,%s,%llu,", gpu, r->pass ? p->stage : "00_device", r->kernel, r->dtype, (unsigned long long)r->n);
+    fprintf(csv, "%s,%s,%s,%s,%llu,", gpu, r->pass ? p->stage : "device", r->kernel, r->dtype, (unsigned long long)r->n);
     if (r->median_us > 0) fprintf(csv, "%.3f", r->median_us);
     if (r->gbps > 0) fprintf(csv, ",%.2f,", r->gbps);
     else fprintf(csv, ",,");

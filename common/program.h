@@ -63,7 +63,9 @@ int read_input(const char *prog, const Options *o, const Program *p, const char 
  * x_cub: CUB's time over this row's (same input type and N, same run); fill: the data (--fill); rel_bound:
  * the error bound the check used, relative to the reference (rel_err is checked against it); spread: the
  * timed runs' interquartile range over their median (time_runs); chain: the most additions on one input's
- * path to the result (Shape: serial + tree + wide + atomic), the length the bound grows with. A 00_device row leaves the measurement columns after gbps/pct_peak empty. */
+ * path to the result (Shape: serial + tree + wide + atomic), the length the bound grows with. A device row
+ * (the GPU's own figures, stage "device": no stage folder's name) leaves the measurement columns after
+ * gbps/pct_peak empty, pass too: readers tell a device row by its empty pass. */
 #define CSV_HEADER "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub,fill,rel_bound,spread,chain"
 
 typedef struct {
@@ -71,7 +73,7 @@ typedef struct {
     uint64_t n;
     double median_us;      /* <= 0: empty */
     double gbps, pct_peak; /* gbps <= 0: both empty */
-    const char *pass;      /* "1", "0", "xfail" or "unchecked" (a bound a result of 0 passes); NULL: a 00_device row (no check, no l2, no bits) */
+    const char *pass;      /* "1", "0", "xfail" or "unchecked" (a bound a result of 0 passes); NULL: a device row (no check, no l2, no bits) */
     double rel_err;
     uint64_t cols;         /* a row stage's row length; 0: empty */
     int warm;              /* l2: warm (1) or flushed (0) */

@@ -27,11 +27,11 @@ for p in $(programs); do
     done
 done
 [ -s "$tmp/probes" ] || die "no built program declares flush probes (make all builds them)"
-# The GPU and its L2 size, from the 00_device rows of a run of the first probe's program.
+# The GPU and its L2 size, from the device rows (pass empty) of a run of the first probe's program.
 read -r p _ _ _ run _ _ <"$tmp/probes"
 "$p" --n 1 --kernel "$run" --reps 1 --warmup 0 --csv "$tmp/dev.csv" >"$tmp/dev.log" 2>&1 || { cat "$tmp/dev.log" >&2; exit 3; }
 gpu=$(awk -F, 'NR == 2 { print $1 }' "$tmp/dev.csv")
-l2_floats=$(awk -F, '$2 == "00_device" && $3 == "l2_size" { print $5 }' "$tmp/dev.csv")
+l2_floats=$(awk -F, '$10 == "" && $3 == "l2_size" { print $5 }' "$tmp/dev.csv")
 [ -n "$l2_floats" ] || die "the program reported no L2 size" 3
 l2_bytes=$((l2_floats * 4))
 [ -n "$out" ] && echo "gpu,probe,loads,n,input_bytes,l2,runs,dram_bytes_min,ratio_min,pass" >"$out"
@@ -47,7 +47,8 @@ probe() {
             --kernel-name regex:"$regexes" "$@" --n "$n" --l2 "$l2" </dev/null >"$tmp/ncu.$key" 2>"$tmp/err.$key"
         echo $? >"$tmp/rc.$key"
     fi
-    rc=$(cat "$tmp/rc.$key") line=$(report ncu --mode flush --re "$regex" --last "$last" "$tmp/ncu.$key")
+    rc=$(cat "$tmp/rc.$key") line=$(report ncu --mode flush --re "$regex" --last "$last" \
+        --library "$(describe "$p" "library launches")" "$tmp/ncu.$key")
     runs=${line%% *} min=${line##* }
     if [ "$rc" -ne 0 ] || [ "${runs:-0}" -eq 0 ] || [ "$min" -lt 0 ] 2>/dev/null; then
         echo "FAIL $name ($loads loads), l2 $l2, N = $n: no reading (ncu exit $rc): $(tail -n 2 "$tmp/err.$key" "$tmp/ncu.$key" | tr '\n' ' ')"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make limits (make help): each limit kernel and CUB at each bench size under ncu, its cache control off.
+# make limits (make help): each limit kernel and the library's at each bench size under ncu, its cache control off.
 # Exit codes: 0 done, 2 a program or ncu failed, or no program names limit kernels, 3 no usable GPU, 4 no ncu.
 cd "$(dirname "$0")/.." && source scripts/lib.sh || exit 2
 need ncu "ncu not found: make limits reads hardware counters with Nsight Compute (it comes with the CUDA toolkit)"
@@ -16,18 +16,20 @@ for p in $(programs); do
     [ -n "$kernels" ] || continue
     found=1 stage=$(describe "$p" stage) skip=$(ncu_skip "$p") gpu=
     dtype=$(describe "$p" kernel | awk -v k="${kernels%% *}" '$1 == k { print $2; exit }')
+    library=$(describe "$p" kernel | awk -v t="$dtype" '$2 == t && $3 == "library" { print $1; exit }')
+    [ -n "$library" ] || die "$p --describe names no library kernel of type $dtype to set beside its limit kernels"
     for n in $(describe "$p" "bench sizes" | tr ',' ' '); do
-        echo "== $stage, N = $n: cub $kernels"
+        echo "== $stage, N = $n: $library $kernels"
         rm -f "$tmp/run.csv"
-        # A checked and a timed run of each: CUB first (run before its input type's kernels), then table order.
+        # A checked and a timed run of each: the library's first (run before its input type's kernels), then table order.
         ncu --cache-control none --clock-control none --kernel-name-base function --kernel-name regex:"^(?!($skip)\$)" \
             --metrics "$metrics" --print-units base --csv "$p" --n "$n" --kernel "${kernels// /,}" --reps 1 --warmup 0 \
             --csv "$tmp/run.csv" </dev/null >"$tmp/ncu" 2>"$tmp/err" ||
             { rc=$?; tail -n 5 "$tmp/err" "$tmp/ncu" >&2; exit $((rc == 3 ? 3 : 2)); }
         [ -n "$gpu" ] || gpu=$(awk -F, 'NR == 2 { print $1 }' "$tmp/run.csv")
-        nn=$(awk -F, 'NR > 1 && $2 != "00_device" { print $5; exit }' "$tmp/run.csv")
-        report ncu --mode limits --gpu "$gpu" --stage "$stage" --n "$nn" --dtype "$dtype" --names "cub $kernels" \
-            "$tmp/ncu" >>"$csv" || exit 2
+        nn=$(awk -F, 'NR > 1 && $10 != "" { print $5; exit }' "$tmp/run.csv")
+        report ncu --mode limits --gpu "$gpu" --stage "$stage" --n "$nn" --dtype "$dtype" --names "$library $kernels" \
+            --library "$(describe "$p" "library launches")" "$tmp/ncu" >>"$csv" || exit 2
     done
 done
 [ "$found" = 1 ] || die "no built program names limit kernels (--describe: limit kernels)"

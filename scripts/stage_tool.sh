@@ -72,7 +72,7 @@ profile)
     single_gpu_program
     need ncu "error: ncu not found: Nsight Compute (ncu) comes with the CUDA toolkit; make stage-NN profile needs it and a GPU"
     # The table's columns, in the order report ncu --mode profile reads them; ncu reads one checked and one timed
-    # run per kernel, CUB's included. The program's own CSV gives N, to turn bytes into bytes per element.
+    # run per kernel, the library's included. The program's own CSV gives N, to turn bytes into bytes per element.
     metrics=$(printf '%s,' dram__throughput.avg.pct_of_peak_sustained_elapsed \
         sm__warps_active.avg.pct_of_peak_sustained_active smsp__thread_inst_executed_per_inst_executed.ratio "$shared_metrics" \
         l1tex__t_{requests,sectors}_pipe_lsu_mem_global_op_ld.sum l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum \
@@ -85,7 +85,7 @@ profile)
         { cat "$tmp/err" "$tmp/ncu" | tail -n 20; exit 1; }
     # N: that of the program's last row (each kernel's last launch is at the last size given)
     n=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-                 $c["stage"] != "00_device" && $c["n"] != "" { n = $c["n"] } END { print n }' "$tmp/rows.csv" 2>/dev/null)
+                 $c["pass"] != "" && $c["n"] != "" { n = $c["n"] } END { print n }' "$tmp/rows.csv" 2>/dev/null)
     echo "Nsight Compute, N = ${n:-?} (16M unless ARGS gives --n), clocks as the GPU sets them (--clock-control none); the last launch of each kernel:"
     echo "  dram%: DRAM throughput, % of peak; occ%: achieved occupancy; thr/inst: active threads per warp"
     echo "  instruction (32 = no divergence); ld/st wf: shared-memory wavefronts per shared load/store"

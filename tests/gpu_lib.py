@@ -32,13 +32,13 @@ def row_passes(row, fill):
 
 class Run:
     """A finished run that wrote a CSV: its Result, the CSV's lines split into fields (header first; [] where
-    it wrote none) and its kernel rows (the 00_device rows left out) as dicts by the header."""
+    it wrote none) and its kernel rows (the device rows left out) as dicts by the header."""
 
     def __init__(self, result, text):
         self.result = result
         self.fields = list(csv.reader(io.StringIO(text)))
         header = self.fields[0] if self.fields else []
-        self.rows = [r for r in (dict(zip(header, f)) for f in self.fields[1:]) if r.get("stage") != "00_device"]
+        self.rows = [r for r in (dict(zip(header, f)) for f in self.fields[1:]) if r.get("pass", "") != ""]
 
     def ragged(self):
         """The lines (1 = the header) whose fields are not the header's, or "no row" where there is none."""

@@ -134,6 +134,12 @@ def opening_problem(text, fronts):
 
 # ---- the guides -------------------------------------------------------------------------------------------
 
+def read_claims(path):
+    """The rows of a stage's claims.csv (its # lines are comments), as dicts by its header."""
+    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+
+
 def write_rows(path, rows):
     """ROWS (dicts of one header) as a CSV at PATH."""
     out = io.StringIO()
@@ -318,19 +324,19 @@ class DocsCheck(support.Case):
     def test_docs_check_fails_a_claim_that_no_longer_holds(self):
         """A stage's claim that one kernel is faster, by 1000x: docs-check exits 1, naming the claim."""
         tree = docs_tree(self)
-        claims = {p: support.read_csv(os.path.join(ROOT, p)) for p in relative("stages/*/claims.csv")}
-        found = [(p, rows) for p, rows in claims.items() if any(c["is"] == "faster" for c in rows)]
+        claims = {p: read_claims(p) for p in relative("stages/*/claims.csv")}
+        found = [(p, rows) for p, rows in claims.items() if any(c["kind"] == "claim" and c["is"] == "faster" for c in rows)]
         self.assertTrue(found, "no stage claims that a kernel is faster")
         path, rows = found[0]
-        claim = next(c for c in rows if c["is"] == "faster")
+        claim = next(c for c in rows if c["kind"] == "claim" and c["is"] == "faster")
         claim["by"] = "1000"
         write_rows(os.path.join(tree, path), rows)
         r = docs_check(tree)
         self.assertEqual(r.rc, 1, r)
         failed = re.findall(r"(?m)^FAIL (\S+)", r.out)
         self.assertTrue(failed, r)
-        self.assertEqual(set(failed), {claim["claim"]}, r)
-        self.assertRegex(r.out, rf"(?m)^FAIL {re.escape(claim['claim'])} on the .*claimed: faster, by 1000\)$")
+        self.assertEqual(set(failed), {claim["label"]}, r)
+        self.assertRegex(r.out, rf"(?m)^FAIL {re.escape(claim['label'])} on the .*claimed: faster, by 1000\)$")
         self.assertEqual(STALE.findall(r.out), [], r)
 
 
@@ -525,13 +531,14 @@ class PrimaryReference(support.Case):
         """A claim made of the primary GPU alone, by 1000x: docs-check exits 1, naming the claim on the primary."""
         tree = docs_tree(self)
         primary = support.read("plots/reference/primary").strip()
-        path = relative("stages/*/claims.csv")[0]
-        rows = support.read_csv(os.path.join(ROOT, path))
-        rows[0].update(gpus=primary, by="1000", **{"is": "faster"})
+        path = next(p for p in relative("stages/*/claims.csv") if any(c["kind"] == "claim" for c in read_claims(p)))
+        rows = read_claims(path)
+        claim = next(c for c in rows if c["kind"] == "claim")
+        claim.update(gpus=primary, by="1000", **{"is": "faster"})
         write_rows(os.path.join(tree, path), rows)
         r = docs_check(tree)
         self.assertEqual(r.rc, 1, r)
-        self.assertRegex(r.out, rf"(?m)^FAIL {re.escape(rows[0]['claim'])} on the {re.escape(primary)}, N = ")
+        self.assertRegex(r.out, rf"(?m)^FAIL {re.escape(claim['label'])} on the {re.escape(primary)}, N = ")
 
     def test_docs_check_exits_2_where_the_primary_has_no_results(self):
         tree = docs_tree(self)

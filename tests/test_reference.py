@@ -87,9 +87,9 @@ def edit_text(path, old, new, count=1):
 
 
 def device(folder, kernel):
-    """The numbers of a results CSV's 00_device rows of KERNEL (dram_peak: gbps, launch_floor: median_us)."""
+    """The numbers of a results CSV's device rows of KERNEL (dram_peak: gbps, launch_floor: median_us)."""
     column = "median_us" if kernel == "launch_floor" else "gbps"
-    return [float(r[column]) for r in rows(f"{folder}/results.csv")[1] if r["stage"] == "00_device" and r["kernel"] == kernel]
+    return [float(r[column]) for r in rows(f"{folder}/results.csv")[1] if r["pass"] == "" and r["kernel"] == kernel]
 
 
 def bench_row(folder, wide=True):
@@ -97,7 +97,7 @@ def bench_row(folder, wide=True):
     or exact accumulator, by the stage's describe-<stage>.txt."""
     def pick(r):
         path = f"{folder}/describe-{r['stage']}.txt"
-        if r["stage"] == "00_device" or not os.path.isfile(path):
+        if r["pass"] == "" or not os.path.isfile(path):
             return False
         bench = vr.describe(path).get("bench fills", "").split()[:1]
         return [r["fill"]] == bench and (vr.accumulators(folder, r["stage"]).get(r["kernel"]) in vr.WIDE_ACCS) == wide
@@ -293,7 +293,7 @@ class RejectsResults(Broken):
 
     def test_rows_passed_rejects_a_failed_row(self):
         csv = f"{self.a}/results.csv"
-        edit_row(csv, lambda r: r["stage"] != "00_device" and r["pass"] == "1", **{"pass": "0"})
+        edit_row(csv, lambda r: r["pass"] != "" and r["pass"] == "1", **{"pass": "0"})
         self.rejects(vr.rows_passed(csv), f"1 rows of {csv} failed")
 
     def test_rows_passed_rejects_a_failed_multigpu_row(self):
@@ -305,26 +305,26 @@ class RejectsResults(Broken):
     def test_below_peak_rejects_a_row_0_2_percent_over_the_peak(self):
         csv = f"{self.a}/results.csv"
         peak = device(self.a, "dram_peak")[0]
-        row = edit_row(csv, lambda r: r["stage"] != "00_device" and r["l2"] == "flushed", gbps=f"{peak * 1.002:.2f}")
+        row = edit_row(csv, lambda r: r["pass"] != "" and r["l2"] == "flushed", gbps=f"{peak * 1.002:.2f}")
         self.rejects(vr.below_peak(csv), f"{row['stage']} {row['kernel']} n={row['n']} {row['gbps']} GB/s")
 
     def test_below_peak_passes_a_warm_row_over_the_peak(self):
         """a warm row may exceed the DRAM peak: it reads from L2"""
         csv = f"{self.a}/results.csv"
         peak = device(self.a, "dram_peak")[0]
-        edit_row(csv, lambda r: r["stage"] != "00_device" and r["l2"] == "warm", gbps=f"{peak * 2:.2f}")
+        edit_row(csv, lambda r: r["pass"] != "" and r["l2"] == "warm", gbps=f"{peak * 2:.2f}")
         self.passes(vr.below_peak(csv))
 
     def test_within_light_rejects_a_row_faster_than_its_bytes(self):
         csv = f"{self.a}/results.csv"
-        row = edit_row(csv, lambda r: r["stage"] != "00_device" and r["l2"] == "flushed", median_us="0.001")
+        row = edit_row(csv, lambda r: r["pass"] != "" and r["l2"] == "flushed", median_us="0.001")
         self.rejects(vr.within_light(csv), f"{row['stage']} {row['kernel']} {row['dtype']} n={row['n']}: 0.00 us")
 
     def test_within_light_rejects_a_row_faster_than_a_launch_floor(self):
         """a row slower than its bytes at the read-only bandwidth but faster than the shortest launch floor"""
         csv = f"{self.a}/results.csv"
         floor = min(device(self.a, "launch_floor"))
-        smallest = min((r for r in rows(csv)[1] if r["stage"] != "00_device" and r["l2"] == "flushed"),
+        smallest = min((r for r in rows(csv)[1] if r["pass"] != "" and r["l2"] == "flushed"),
                        key=lambda r: float(r["bytes_read"]))
         self.assertLess(float(smallest["bytes_read"]) / max(device(self.a, "read_sol")) / 1e3, floor / 2)
         row = edit_row(csv, lambda r: r == smallest, median_us=f"{floor / 2:.3f}")
@@ -332,7 +332,7 @@ class RejectsResults(Broken):
 
     def test_within_light_rejects_a_row_without_bytes_read(self):
         csv = f"{self.a}/results.csv"
-        row = edit_row(csv, lambda r: r["stage"] != "00_device" and r["l2"] == "flushed", bytes_read="")
+        row = edit_row(csv, lambda r: r["pass"] != "" and r["l2"] == "flushed", bytes_read="")
         self.rejects(vr.within_light(csv), f"no bytes_read: {row['stage']} {row['kernel']}")
 
     def test_within_light_rejects_results_without_read_sol(self):
@@ -421,7 +421,7 @@ class RejectsUncheckedBounds(Broken):
 
 class RejectsAccuracy(Broken):
     def test_within_bound_rejects_a_failed_result(self):
-        row = edit_row(f"{self.a}/accuracy.csv", lambda r: r["stage"] != "00_device" and r["pass"] == "1", **{"pass": "0"})
+        row = edit_row(f"{self.a}/accuracy.csv", lambda r: r["pass"] != "" and r["pass"] == "1", **{"pass": "0"})
         self.rejects(vr.within_bound(self.a), f"{row['stage']} {row['kernel']} {row['fill']} n={row['n']}")
 
     def test_within_bound_rejects_a_reference_without_accuracy_results(self):
@@ -638,7 +638,7 @@ class RejectsTimes(Broken):
 
     def test_no_fall_rejects_a_time_that_falls_to_a_microsecond(self):
         csv = f"{self.a}/results.csv"
-        timed = [r for r in rows(csv)[1] if r["stage"] != "00_device" and r["median_us"]]
+        timed = [r for r in rows(csv)[1] if r["pass"] != "" and r["median_us"]]
         slowest = max(timed, key=lambda r: float(r["median_us"]))
         row = edit_row(csv, lambda r: r == slowest, median_us="1.000")
         self.rejects(vr.no_fall(csv), f"{row['stage']} {row['kernel']} {row['dtype']} {row['l2']}:", f"1 us at n={row['n']}")
@@ -660,14 +660,14 @@ class RejectsTimes(Broken):
                 r["median_us"] = f"{0.7 * series[key][a]:.3f}"
         write_rows(csv, header, table)
         self.passes(vr.no_fall(csv))
-        drop_rows(csv, lambda r: r["stage"] == "00_device" and r["kernel"] == "launch_floor")
+        drop_rows(csv, lambda r: r["pass"] == "" and r["kernel"] == "launch_floor")
         self.rejects(vr.no_fall(csv), f"{key[0]} {key[1]} {key[2]} {key[3]}: {series[key][a]:g} us at n={a}", f"at n={b}")
 
     def test_launch_floor_is_the_shortest_of_the_device_rows(self):
         csv = os.path.join(support.scratch(self), "results.csv")
-        write_rows(csv, ["stage", "kernel", "median_us"],
-                   [{"stage": "00_device", "kernel": "launch_floor", "median_us": us} for us in ("3.0", "2.5", "2.75")] +
-                   [{"stage": "01_x", "kernel": "launch_floor", "median_us": "1.0"}])
+        write_rows(csv, ["stage", "kernel", "median_us", "pass"],
+                   [{"stage": "device", "kernel": "launch_floor", "median_us": us, "pass": ""} for us in ("3.0", "2.5", "2.75")] +
+                   [{"stage": "01_x", "kernel": "launch_floor", "median_us": "1.0", "pass": "1"}])
         self.assertEqual(vr.launch_floor(csv), 2.5)
 
     def test_ratios_in_step_rejects_a_time_four_times_slower_on_one_gpu(self):
@@ -675,7 +675,7 @@ class RejectsTimes(Broken):
         header, table = rows(csv)
         sizes = {}
         for r in table:
-            if r["stage"] != "00_device" and r["median_us"] and vr.on_gpu(self.b, r["stage"], r["kernel"]):
+            if r["pass"] != "" and r["median_us"] and vr.on_gpu(self.b, r["stage"], r["kernel"]):
                 sizes.setdefault((r["stage"], r["kernel"]), set()).add(int(r["n"]))
         (stage, kernel), ns = next((k, sorted(v)) for k, v in sizes.items() if len(v) >= 3)
         n = ns[len(ns) // 2]
@@ -712,7 +712,7 @@ class CommittedAndCommandLine(Broken):
         self.assertTrue(lines and all(line.startswith("ok   ") for line in lines), r.out)
 
     def test_command_line_exits_1_naming_a_failed_check(self):
-        edit_row(f"{self.a}/results.csv", lambda r: r["stage"] != "00_device" and r["pass"] == "1", **{"pass": "0"})
+        edit_row(f"{self.a}/results.csv", lambda r: r["pass"] != "" and r["pass"] == "1", **{"pass": "0"})
         r = support.run([sys.executable, "tests/verify_reference.py", *self.refs])
         self.assertEqual(r.rc, 1, r)
         self.assertRegex(r.out, rf"(?m)^FAIL 1 rows of {re.escape(self.a)}/results.csv failed verification$")

@@ -2,6 +2,7 @@
 CSVs, each shown an input it must reject; the fall check of the reference results (tests/verify_reference.py)
 on made-up series; and the tables, charts and targets of the committed reference results."""
 import contextlib
+import csv
 import functools
 import glob
 import importlib
@@ -20,8 +21,8 @@ ROOT = support.ROOT
 REPORT = os.path.join(ROOT, "scripts", "report")
 HEADER = ("gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub,fill,"
           "rel_bound")
-DEVICE = ["X,00_device,dram_peak,,,,1000,100,,,,,,,,,,", "X,00_device,d2d_copy,,,,900,90,,,,,,,,,,",
-          "X,00_device,read_sol,,,,950,95,,,,,,,,,,", "X,00_device,launch_floor,,,2,,,,,,,,,,,,"]
+DEVICE = ["X,device,dram_peak,,,,1000,100,,,,,,,,,,", "X,device,d2d_copy,,,,900,90,,,,,,,,,,",
+          "X,device,read_sol,,,,950,95,,,,,,,,,,", "X,device,launch_floor,,,2,,,,,,,,,,,,"]
 
 
 @functools.lru_cache(None)
@@ -60,6 +61,20 @@ def made_up(folder, rows, charts_of):
     for stage, tokens in charts_of.items():
         write(os.path.join(folder, f"describe-{stage}.txt"), f"stage: {stage}\nbaseline: base\ncharts: {tokens}\n")
     return path
+
+
+# The header of a stage's claims.csv (claims.py), and a target row of it: B's time over A's at least BY over N.
+CLAIMS = "kind,label,a,b,is,by,n,cols,gpus,source\n"
+
+
+def target(a, b, n, by, label):
+    return {"kind": "target", "label": label, "a": a, "b": b, "is": "faster", "by": by, "n": n, "cols": "", "gpus": "all",
+            "source": ""}
+
+
+def run_of(path):
+    """The claims' reading of a results CSV (its describe files beside it)."""
+    return report("claims").Run(report("common").read_csv(path), path)
 
 
 def fails(case, call, code=2):
@@ -183,33 +198,32 @@ class MadeUpResults(support.Case):
         path = made_up(self.folder("gpu-a"), [("01_a", "base", "f32", 1024, 10.0, "random"),
                                               ("01_a", "fast", "f32", 1024, 12.0, "random")], {"01_a": "bandwidth+"})
         claims = report("claims")
-        claim = {"claim": "fast-is-faster", "a": "01_a:fast", "b": "01_a:base", "is": "faster", "n": "all", "by": "1",
-                 "gpus": "all"}
-        lines, held = claims.check(claim, claims.times_of(path), "gpu-a")
+        claim = {"label": "fast-is-faster", "a": "01_a:fast", "b": "01_a:base", "is": "faster", "n": "all", "by": "1",
+                 "cols": "", "gpus": "all"}
+        lines, held = claims.check(claim, run_of(path), "gpu-a")
         self.assertFalse(held)
         self.assertEqual(lines, ["FAIL fast-is-faster on the gpu-a, N = 1024: 01_a:fast 12.0 µs, 01_a:base 10.0 µs "
                                  "(b/a = 0.833; claimed: faster, by 1)"])
         claim["a"], claim["b"] = claim["b"], claim["a"]
-        lines, held = claims.check(claim, claims.times_of(path), "gpu-a")
+        lines, held = claims.check(claim, run_of(path), "gpu-a")
         self.assertTrue(held, lines)
 
     def test_claim_at_row_lengths_and_other_type_reads_those_rows(self):
         """A claim at row lengths (cols) and on another input type reads those rows alone."""
-        path = os.path.join(self.tmp, "cols.csv")
         rows = [("rows", "a", "f32", 64, 2.0), ("rows", "b", "f32", 64, 1.0), ("rows", "a", "f32", 4096, 1.0),
-                ("rows", "b", "f32", 4096, 3.0), ("", "a", "i32", "", 1.0), ("", "a", "f32", "", 5.0)]
-        write(path, "stage,kernel,dtype,n,median_us,l2,fill,cols\n" + "".join(
-            f"09_{s or 'x'},{k},{t},1024,{us},flushed,random,{c}\n" for s, k, t, c, us in rows))
+                ("rows", "b", "f32", 4096, 3.0), ("x", "a", "i32", "", 1.0), ("x", "a", "f32", "", 5.0)]
+        path = made_up(self.folder("g"), [(f"09_{s}", k, t, 1024, us, "random", {"cols": str(c)})
+                                          for s, k, t, c, us in rows], {"09_rows": "rows+", "09_x": "bandwidth+"})
         claims = report("claims")
-        claim = {"claim": "a-long", "a": "09_rows:a", "b": "09_rows:b", "is": "faster", "n": "1024", "cols": "4096",
+        claim = {"label": "a-long", "a": "09_rows:a", "b": "09_rows:b", "is": "faster", "n": "1024", "cols": "4096",
                  "by": "2", "gpus": "all"}
-        self.assertTrue(claims.check(claim, claims.times_of(path), "g")[1])
+        self.assertTrue(claims.check(claim, run_of(path), "g")[1])
         claim["cols"] = "64 4096"
-        lines, held = claims.check(claim, claims.times_of(path), "g")
+        lines, held = claims.check(claim, run_of(path), "g")
         self.assertFalse(held)
         self.assertIn("N = 1024 (64 columns)", lines[0])
         claim.update(a="09_x:a:i32", b="09_x:a", n="1024", cols="", by="5")
-        self.assertTrue(claims.check(claim, claims.times_of(path), "g")[1])
+        self.assertTrue(claims.check(claim, run_of(path), "g")[1])
 
     def test_claim_uncited_in_both_languages_fails(self):
         """A claim no README ties to a sentence in both languages fails: its mark, not its name, ties it."""
@@ -249,7 +263,7 @@ class MadeUpResults(support.Case):
                 [("01_a", "base", "f32", 1024, 10.0, "random"), ("01_a", "fast", "f32", 1024, 12.0, "random")],
                 {"01_a": "bandwidth+"})
         write(os.path.join(self.tmp, "plots", "reference", "primary"), "gpu-a\n")
-        write(os.path.join(self.tmp, "stages", "01_a", "claims.csv"), claims_csv)
+        write(os.path.join(self.tmp, "stages", "01_a", "claims.csv"), CLAIMS + claims_csv)
         for page in ("README.md", "README.zh-CN.md"):
             write(os.path.join(self.tmp, "stages", "01_a", page),
                   "".join(f"{said}<!-- claim: {c} -->. " for c in cite) + "\n")
@@ -276,7 +290,7 @@ class MadeUpResults(support.Case):
     def test_claims_of_a_stage_changed_since_an_earlier_run_are_not_held_to_it(self):
         """A claim false on gpu-b: held to it while its stage is as measured (exit 1), excused once the stage's
         kernel file changed since (exit 0, a skip line naming the stage); the primary is held all the same."""
-        tree = self.claims_tree("claim,a,b,is,n,by,gpus\nbase-faster,01_a:base,01_a:fast,faster,2^10,1.1,all\n",
+        tree = self.claims_tree("claim,base-faster,01_a:base,01_a:fast,faster,1.1,2^10,,all,\n",
                                 cite=("base-faster",))
         self.earlier_run(tree, 9.0)
         r = self.expect(1, "", [sys.executable, REPORT, "claims"], cwd=tree)
@@ -291,7 +305,7 @@ class MadeUpResults(support.Case):
     def test_claims_sentence_on_both_gpus_fails_where_one_is_not_checked(self):
         """A sentence saying a claim holds on both GPUs fails once one reference is excused from it; without
         "both" it passes."""
-        tree = self.claims_tree("claim,a,b,is,n,by,gpus\nbase-faster,01_a:base,01_a:fast,faster,2^10,1.1,all\n",
+        tree = self.claims_tree("claim,base-faster,01_a:base,01_a:fast,faster,1.1,2^10,,all,\n",
                                 cite=("base-faster",), said="On both GPUs base is faster")
         self.earlier_run(tree, 12.0)
         self.expect(0, "", [sys.executable, REPORT, "claims"], cwd=tree)
@@ -304,7 +318,7 @@ class MadeUpResults(support.Case):
         self.expect(0, "", [sys.executable, REPORT, "claims"], cwd=tree)
 
     def test_claims_command_exits_1_on_a_mark_of_an_unknown_claim(self):
-        tree = self.claims_tree("claim,a,b,is,n,by,gpus\nbase-faster,01_a:base,01_a:fast,faster,2^10,1.1,all\n",
+        tree = self.claims_tree("claim,base-faster,01_a:base,01_a:fast,faster,1.1,2^10,,all,\n",
                                 cite=("base-faster", "no-such-claim"))
         r = self.expect(1, "", [sys.executable, REPORT, "claims"], cwd=tree)
         self.assertIn("FAIL no-such-claim: stages/01_a/README.md marks a sentence with a claim no claims.csv has", r.out)
@@ -312,12 +326,11 @@ class MadeUpResults(support.Case):
     def test_target_of_a_stage_changed_since_an_earlier_run_is_not_held_to_it(self):
         """The targets table: gpu-b's cell says it is not held once the stage changed since its run; the
         primary's cell keeps its verdict."""
-        tree = self.claims_tree("claim,a,b,is,n,by,gpus\n", cite=())
+        tree = self.claims_tree("", cite=())
         git = self.earlier_run(tree, 12.0)
-        targets = os.path.join(tree, "stages", "01_a", "targets.csv")
-        write(targets, "what,n_min,n_max,at_least,label\n01_a:fast/01_a:base,2^10,2^10,1.5,first | 一\n")
-        cmd = [sys.executable, REPORT, "targets", "--stage", "01_a", "--targets", "stages/01_a/targets.csv",
-               "plots/reference/gpu-a/results.csv", "plots/reference/gpu-b/results.csv"]
+        write(os.path.join(tree, "stages", "01_a", "claims.csv"), CLAIMS + "target,first | 一,01_a:fast,01_a:base,faster,1.5,2^10,,all,\n")
+        cmd = [sys.executable, REPORT, "targets", "--stage", "01_a", "plots/reference/gpu-a/results.csv",
+               "plots/reference/gpu-b/results.csv"]
         self.assertEqual(self.expect(0, "", cmd, cwd=tree).out.split("\n")[2],
                          "| first | 2^10 | ≥ 1.500 | **not met** (0.833 at 2^10) | **not met** (0.833 at 2^10) |")
         write(os.path.join(tree, "stages", "01_a", "reduce.cu"), "two\n")
@@ -331,10 +344,10 @@ class MadeUpResults(support.Case):
     def test_claims_command_exits_1_on_a_false_or_uncited_claim(self):
         """make docs-check's claims: a claim of either kind false on the GPU's results, and one no README cites,
         exit 1."""
-        tree = self.claims_tree("claim,a,b,is,n,by,gpus\nbase-faster,01_a:base,01_a:fast,faster,2^10,1.1,all\n"
-                                "fast-faster,01_a:fast,01_a:base,faster,all,1,all\n"
-                                "base-level,01_a:base,01_a:fast,level,all,1.25,all\n"
-                                "base-close,01_a:base,01_a:fast,level,all,1.1,all\n",
+        tree = self.claims_tree("claim,base-faster,01_a:base,01_a:fast,faster,1.1,2^10,,all,\n"
+                                "claim,fast-faster,01_a:fast,01_a:base,faster,1,all,,all,\n"
+                                "claim,base-level,01_a:base,01_a:fast,level,1.25,all,,all,\n"
+                                "claim,base-close,01_a:base,01_a:fast,level,1.1,all,,all,\n",
                                 cite=("base-faster", "fast-faster", "base-close"))
         r = self.expect(1, "", [sys.executable, REPORT, "claims"], cwd=tree)
         self.assertEqual(r.out.split("\n"), [
@@ -348,16 +361,53 @@ class MadeUpResults(support.Case):
             "level, by 1.1)", ""])
 
     def test_claims_command_exits_0_when_every_claim_holds_and_is_cited(self):
-        tree = self.claims_tree("claim,a,b,is,n,by,gpus\nbase-faster,01_a:base,01_a:fast,faster,2^10,1.1,all\n",
+        tree = self.claims_tree("claim,base-faster,01_a:base,01_a:fast,faster,1.1,2^10,,all,\n",
                                 cite=("base-faster",))
         r = self.expect(0, "", [sys.executable, REPORT, "claims"], cwd=tree)
         self.assertEqual(r.out, "ok   base-faster on the gpu-a at 1 N\n")
 
     def test_claims_command_exits_2_on_an_unknown_comparison(self):
-        tree = self.claims_tree("claim,a,b,is,n,by,gpus\nbase-slower,01_a:base,01_a:fast,slower,all,1,all\n",
+        tree = self.claims_tree("claim,base-slower,01_a:base,01_a:fast,slower,1,all,,all,\n",
                                 cite=("base-slower",))
         self.expect(2, r"claim base-slower: is 'slower' \(faster or level\)", [sys.executable, REPORT, "claims"],
                     cwd=tree)
+
+    def test_claims_command_exits_2_on_an_unknown_kind(self):
+        tree = self.claims_tree("guess,base-guess,01_a:base,01_a:fast,faster,1,all,,all,\n", cite=("base-guess",))
+        self.expect(2, r"base-guess: kind 'guess' \(one of claim, target, cited, ratio, crossover\)",
+                    [sys.executable, REPORT, "claims"], cwd=tree)
+
+    def in_tree(self, stage, claims_csv):
+        """Work in a folder of the repository's layout holding STAGE's claims.csv (CLAIMS_CSV rows) alone."""
+        write(os.path.join(self.tmp, "stages", stage, "claims.csv"), CLAIMS + claims_csv)
+        self.addCleanup(os.chdir, os.getcwd())
+        os.chdir(self.tmp)
+
+    def test_crossover_from_the_row_length_where_b_stays_ahead(self):
+        """A row stage's crossover: the row length from which B's fastest kernel beats A's at every longer one; none
+        where A's is ahead at the longest."""
+        gbps = {"warp": (300, 200, 100), "warp_packed": (310, 150, 90), "block": (100, 210, 300)}
+        path = made_up(self.folder("r"), [("09_r", k, "f32", 1 << 20, 4 * (1 << 20) / g / 1e3, "random", {"cols": str(c)})
+                                          for k, row in gbps.items() for c, g in zip((32, 64, 128), row)],
+                       {"09_r": "rows+"})
+        self.in_tree("09_r", "crossover,one warp / one block | 一个 warp / 一个块,09_r:warp*,09_r:block,,,all,,,\n")
+        self.assertIn("Crossover: from 64 columns per row on, the fastest one block beats the fastest one warp.",
+                      report("tables").table(path, "stage", "09_r"))
+        self.assertIn("交叉点：从每行 64 列起，最快的一个块 胜过最快的一个 warp。", report("tables").table(path, "stage", "09_r", "zh"))
+        gbps["warp_packed"] = (310, 150, 400)
+        path = made_up(self.folder("s"), [("09_r", k, "f32", 1 << 20, 4 * (1 << 20) / g / 1e3, "random", {"cols": str(c)})
+                                          for k, row in gbps.items() for c, g in zip((32, 64, 128), row)],
+                       {"09_r": "rows+"})
+        self.assertIn("No crossover in this range: the fastest one warp is at least as fast at every row length.",
+                      report("tables").table(path, "stage", "09_r"))
+
+    def test_ratio_row_at_every_n(self):
+        """A ratio assertion: B's time over A's at every N, in the stage's table of ratios; "-" where one is missing."""
+        path = made_up(self.folder("q"), [("08_q", "fast", "f32", 1024, 10.0, "random"),
+                                          ("08_q", "fast_det", "f32", 1024, 12.5, "random"),
+                                          ("08_q", "fast", "f32", 4096, 20.0, "random")], {"08_q": "roofline+"})
+        self.in_tree("08_q", "ratio,,08_q:fast_det,08_q:fast,,,all,,,\n")
+        self.assertIn("| `fast_det` / `fast` | 0.800 | - |", report("tables").ratios(path, "08_q"))
 
     def test_target_of_two_kernels_met_or_not_met_with_worst_ratio(self):
         """A target comparing two kernels (A/B): met or not met, with the worst ratio and where."""
@@ -367,15 +417,14 @@ class MadeUpResults(support.Case):
                                               ("02_b", "fast", "f32", 4096, 25.0, "random"),
                                               ("02_b", "fast", "f32", 4096, 5.0, "wide")],
                        {"01_a": "bandwidth+", "02_b": "bandwidth+"})
-        targets = os.path.join(self.tmp, "targets.csv")
-        write(targets, "what,n_min,n_max,at_least,label\n02_b:fast/01_a:base,2^10,2^10,1.2,first | 一\n"
-                       "02_b:fast/01_a:base,2^10,2^12,1.0,both | 二\n")
-        lines = report("tables").targets([path], "02_b", targets).split("\n")
+        targets = [target("02_b:fast", "01_a:base", "2^10", "1.2", "first | 一"),
+                   target("02_b:fast", "01_a:base", "2^10..2^12", "1.0", "both | 二")]
+        lines = report("claims").targets([path], "02_b", rows=targets).split("\n")
         self.assertIn("| met (1.250 at 2^10) |", lines[2])
         self.assertIn("| **not met** (0.800 at 2^12) |", lines[3])  # the first fill's row, not the wide one
-        write(targets, "what,n_min,n_max,at_least,label\n02_b:fast@wide/01_a:base@random,2^12,2^12,4.0,wide | 宽\n"
-                       "02_b:fast@random/01_a:base@wide,2^12,2^12,1.0,none | 无\n")
-        lines = report("tables").targets([path], "02_b", targets).split("\n")
+        targets = [target("02_b:fast@wide", "01_a:base@random", "2^12", "4.0", "wide | 宽"),
+                   target("02_b:fast@random", "01_a:base@wide", "2^12", "1.0", "none | 无")]
+        lines = report("claims").targets([path], "02_b", rows=targets).split("\n")
         self.assertIn("| met (4.000 at 2^12) |", lines[2])  # the wide row of one kernel against the random of the other
         self.assertTrue(lines[3].endswith("| - |"), lines[3])  # a fill the run does not have: no ratio
 
@@ -387,14 +436,12 @@ class MadeUpResults(support.Case):
             ("02_b", "fast_deterministic", "f32", 1048576, 16.0, "random", {"x_cub": "0.25"}),
             ("02_b", "half", "f16", 1048576, 4.0, "random", {"x_cub": "0.75", "bytes_read": "2097152"})],
             {"01_a": "bandwidth+", "02_b": "bandwidth+"})
-        targets = os.path.join(self.tmp, "targets.csv")
-        write(targets, "what,n_min,n_max,at_least,label\n"
-                       "sol,2^20,2^20,0.9,sol\n"  # (2 µs + 4194304 B / 950 GB/s) / 8 µs = 0.802
-                       "cub,2^20,2^20,1.0,cub\n"  # the fastest fp32 kernel's x CUB, 0.5
-                       "repository,2^20,2^20,1.2,repository\n"  # 10 µs / 8 µs = 1.25
-                       "deterministic,2^20,2^20,0.9,deterministic\n"  # 8 µs / 16 µs = 0.5
-                       "cub_types,2^20,2^20,0.6,types\n")  # the least of the types' best x CUB: 0.5 (f32), 0.75 (f16)
-        lines = report("tables").targets([path], "02_b", targets).split("\n")
+        targets = [target("02_b:fastest", "sol", "2^20", "0.9", "sol"),  # (2 µs + 4194304 B / 950 GB/s) / 8 µs = 0.802
+                   target("02_b:fastest", "library", "2^20", "1.0", "library"),  # the fastest fp32 kernel's x CUB, 0.5
+                   target("02_b:fastest", "others", "2^20", "1.2", "others"),  # 10 µs / 8 µs = 1.25
+                   target("02_b:fast_deterministic", "02_b:fastest", "2^20", "0.9", "deterministic"),  # 8 µs / 16 µs
+                   target("02_b:fastest:each", "library", "2^20", "0.6", "types")]  # the types' best x CUB: 0.5, 0.75
+        lines = report("claims").targets([path], "02_b", rows=targets).split("\n")
         for line, verdict in zip(lines[2:], ("**not met** (0.802 at 2^20)", "**not met** (0.500 at 2^20)",
                                              "met (1.250 at 2^20)", "**not met** (0.500 at 2^20)",
                                              "**not met** (0.500 at 2^20)")):
@@ -407,10 +454,9 @@ class MadeUpResults(support.Case):
         path = made_up(folder, [("01_a", "base", "f32", 1024, 10.0, "random"),
                                 ("01_a", "slow", "f32", 1024, 50.0, "random", {"pass": "0"}),
                                 ("01_a", "fast", "f32", 1024, 5.0, "random")], {"01_a": "bandwidth+"})
-        cited = os.path.join(folder, "cited.csv")
-        write(cited, "# source: an article | 一篇文章\n# gpu: not named | 未注明\n"
-                     "claim,stage,kernel,than_stage,than_kernel,n,times\nslow / fast,01_a,slow,01_a,fast,1024,100\n")
-        return report("cited").cited(path, cited, "01_a")
+        row = dict(target("01_a:fast", "01_a:slow", "1024", "100", "slow / fast"), kind="cited",
+                   source="an article | 一篇文章")
+        return report("claims").cited(path, "01_a", rows=[row])
 
     def test_cited_claim_beside_this_run_marks_a_failed_check(self):
         """A cited claim beside this run: its ratio of this run's times, FAIL where a kernel failed its check."""
@@ -532,7 +578,7 @@ def inversions(header, rows, prefix):
 
 def baseline(rows, folder):
     """The speed-up's baseline of a results CSV: its first stage's baseline kernel (its description's), fp32."""
-    stage = next(r["stage"] for r in rows if r["stage"] != "00_device")
+    stage = next(r["stage"] for r in rows if r["pass"] != "")
     with open(os.path.join(folder, f"describe-{stage}.txt"), encoding="utf-8") as f:
         kernel = re.search(r"^baseline: *(\S+)", f.read(), re.M)[1]
     return stage, kernel
@@ -549,7 +595,7 @@ class CommittedTables(support.Case):
         path = os.path.join(ROOT, csv)
         tables = report("tables")
         rows = [r for r in support.read_csv(path) if r["l2"] != "warm"]
-        stages = [s for s in dict.fromkeys(r["stage"] for r in rows) if s != "00_device"]
+        stages = list(dict.fromkeys(r["stage"] for r in rows if r["pass"] != ""))
         self.assertTrue(stages, f"{csv} has no stage's rows")
         for mode, stage in [("all", ""), ("best", "")] + [("stage", s) for s in stages]:
             with self.subTest(table=stage or mode):
@@ -616,18 +662,25 @@ class MakePlot(support.Case):
         self.expect_make(0, "drew the charts", "plot")
 
 
-@support.per(lambda: sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "stages", "*",
-                                                                                       "targets.csv"))),
-             name_of=lambda path: os.path.basename(os.path.dirname(path)))
-class StageTargets(support.Case):
-    """A stage's targets (stages/NN_*/targets.csv) on the committed results."""
+def stage_targets():
+    """{stage: its target rows} of every stage whose claims.csv has targets."""
+    found = {}
+    for path in sorted(glob.glob(os.path.join(ROOT, "stages", "*", "claims.csv"))):
+        with open(path, encoding="utf-8") as f:
+            rows = [r for r in csv.DictReader(line for line in f if not line.startswith("#")) if r["kind"] == "target"]
+        if rows:
+            found[os.path.basename(os.path.dirname(path))] = rows
+    return found
 
-    def test_each_target_has_a_verdict_on_every_gpu(self, targets):
-        stage = os.path.basename(os.path.dirname(targets))
-        with open(os.path.join(ROOT, targets), encoding="utf-8") as f:
-            want = [line for line in f.read().split("\n") if line and not line.startswith(("#", "what,"))]
+
+@support.per(lambda: sorted(stage_targets()))
+class StageTargets(support.Case):
+    """A stage's targets (the target rows of stages/NN_*/claims.csv) on the committed results."""
+
+    def test_each_target_has_a_verdict_on_every_gpu(self, stage):
+        want = stage_targets()[stage]
         refs = references("results.csv")
-        r = self.expect(0, "", [sys.executable, REPORT, "targets", "--stage", stage, "--targets", targets, *refs])
+        r = self.expect(0, "", [sys.executable, REPORT, "targets", "--stage", stage, *refs])
         lines = r.out.rstrip("\n").split("\n")
         self.assertEqual(len(lines[0].strip("|").split("|")) - 3, len(refs), f"a column per GPU:\n{r.out}")
         self.assertEqual(len(lines) - 2, len(want), f"a row per target:\n{r.out}")

@@ -77,8 +77,8 @@ VALUES = {"dram__bytes_read.sum": "4,000", "dram__bytes_write.sum": "2000", "l1t
           "gpu__time_duration.sum": "81900"}
 if "--no-csv" not in app:
     with open(app[len(app) - 1 - app[::-1].index("--csv") + 1], "w") as f:
-        f.write("gpu,stage,kernel,dtype,n\nX,00_device,dram_peak,,\nX,01_naive,reduce_global_inplace,f32,1000\n"
-                "X,00_device,l2_size,,13107200\n")
+        f.write("gpu,stage,kernel,dtype,n,pass\nX,device,dram_peak,,,\nX,01_naive,reduce_global_inplace,f32,1000,1\n"
+                "X,device,l2_size,,13107200,\n")
 print('"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"')
 for launch, kernel in enumerate(["void reduce_global_inplace(float *, float *, unsigned long)"] * 2):
     for m in metrics:

@@ -12,20 +12,20 @@ CSV, CHECK = ("csv", {}), ("--check", {"action": "store_true", "help": "change n
 # COMMAND: (module.function, what it does, its arguments). The function's keywords are the arguments; it
 # returns what to print, its exit code, or both. (The README blocks' tables are made by readmes.)
 COMMANDS = {
-    "targets": ("tables.targets", "a stage's targets on every GPU's results", [
-        ("--stage", {"required": True, "help": "the stage, NN_name"}),
-        ("--targets", {"required": True, "help": "its targets file, stages/NN_name/targets.csv"}),
-        ("csv", {"nargs": "+", "help": "every GPU's results CSV"}),
+    "targets": ("claims.targets", "a stage's targets (its claims.csv) on every GPU's results", [
+        ("--stage", {"required": True, "help": "the stage, its folder's name"}),
+        ("csvs", {"nargs": "+", "help": "every GPU's results CSV"}),
         ("--lang", {"choices": ("en", "zh"), "default": "en"})]),
     "plot-accuracy": ("charts.plot_accuracy", "the accuracy lab's chart", [CSV, ("png", {})]),
     "ncu": ("profile.ncu", "the metric values of an Nsight Compute CSV", [
         ("--mode", {"choices": ("limits", "flush", "shared", "profile"), "required": True}),
         *((f"--{column}", {"default": "", "help": f"limits: the {column} column"})
           for column in ("gpu", "stage", "n", "dtype")),
-        ("--names", {"default": "", "help": "limits: the runs' kernels, in order, e.g. 'cub roofline_f32'"}),
+        ("--names", {"default": "", "help": "limits: the runs' kernels, in order (the library's first)"}),
         ("--re", {"dest": "regex", "default": "", "help": "flush: the GPU functions to read (a regex)"}),
         ("--last", {"type": int, "default": 0, "help": "flush: judge only the last LAST runs (0: all)"}),
         ("--metrics", {"default": "", "help": "profile: the metrics of the table's columns, comma-separated"}),
+        ("--library", {"default": "", "help": "limits, flush: the library's launches, FIRST LAST (--describe)"}),
         ("ncu_csv", {"help": "the output of ncu --csv --print-units base"})]),
     "tree": ("tree.tree", "a tree record drawn (terminal, gnuplot data) or counted", [
         ("--mode", {"choices": ("ascii", "data", "counts"), "default": "ascii"}),

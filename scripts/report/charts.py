@@ -1,7 +1,6 @@
-"""The charts of a results CSV (results.csv or multigpu.csv, columns NEED), drawn with gnuplot: plot CSV
-OUTDIR [--dumb] draws them into OUTDIR/NAME.png (--dumb also prints the results page's bar charts in the
-terminal), charts CSV names them, one a line. Every plots/*.gp is a chart; the comment lines it starts with
-hold its header:
+"""The charts of a results CSV (results.csv or multigpu.csv, columns NEED), drawn with gnuplot: plot CSV OUTDIR
+[--dumb] draws them into OUTDIR/NAME.png (--dumb also prints the results page's bar charts in the terminal),
+charts CSV names them, one a line. Every plots/*.gp is a chart; the comment lines it starts with hold its header:
   # chart: NAME    drawn from the rows of each stage whose chart tokens (its description) have NAME (its best
                    fp32 kernel at its largest N) or NAME+ (every kernel: the stage owns the chart)
   # shape: SHAPE   how those rows become series: a method of Drawing (the .gp says its data files' columns)
@@ -10,9 +9,9 @@ hold its header:
   # alt: EN | ZH   its alt text; {stage}: the numbers of the stages that own it, {others}: the other stages'
 Every chart gets its shape's variables and datafile, out (the PNG), term (png or dumb), plotdir, gpu, peak and
 copy (GB/s), sol (the fastest read-only GB/s), floor (the shortest launch floor, µs), l2n (fp32 elements that
-fill L2), stage and others (as in alt). Only l2 and busbw read the rows with l2 = warm; CUB of several stages
-is their median; of a repeated row the last wins; a kernel whose check failed is marked (FAIL).
-plot-accuracy draws the accuracy lab's chart (plots/lab/accuracy.gp).
+fill L2), stage and others (as in alt). Only l2 and busbw read the rows timed with the L2 warm; the library's
+kernel (its kind in a description) of several stages is their median; of a repeated row the last wins; a kernel
+whose check failed is marked (FAIL). plot-accuracy draws the accuracy lab's chart (plots/lab/accuracy.gp).
 Exit codes: 2 bad CSV, 4 gnuplot missing, 1 a chart file without its header lines, other: gnuplot failed."""
 import glob
 import itertools
@@ -25,28 +24,25 @@ import sys
 import tempfile
 from collections import Counter, defaultdict
 
-from common import awk_str, chart_tokens, device, fail, first_fills, median, num, number, passed, phrase
-from common import read_csv, read_lines, write_files
+from common import amount, describe, device, fail, first_fills, kernel_rows, library, median, number, passed, phrase
+from common import read_csv, read_text, short, write_files
 from tables import accuracy_rows
 
 PLOTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "plots")
-ALLREDUCE = re.compile(r"allreduce_g([0-9]+)(_procs)?")
 NEED = "gpu stage kernel dtype n median_us gbps pct_peak pass cols l2 bytes_read"
 VARS = "gpu=%s; peak=%s; copy=%s; sol=%s; floor=%s; l2n=%.0f; stage=%s; others=%s; %s\n"  # NAME.vars
 
 def chart_headers(check=False):
-    """By chart name, each chart file's header ({key: its "# KEY: value" lines}) and file; CHECK: a file
-    without the header lines chart and shape is an error (exit 1)."""
+    """By chart name, each chart file's header {key: value, file: its path}; CHECK: one without chart and shape is
+    an error (exit 1)."""
     found = {}
     for gp in sorted(glob.glob(os.path.join(PLOTS, "*.gp"))):
-        lines = list(itertools.takewhile(lambda line: line.startswith("#"), read_lines(gp)))
-        keys = {key: "\n".join(line[len(key) + 3:].lstrip(" ") for line in lines
-                               if line.startswith(f"# {key}:")).rstrip("\n")
+        lines = list(itertools.takewhile(lambda line: line.startswith("#"), read_text(gp).splitlines()))
+        keys = {key: "\n".join(line[len(key) + 3:].lstrip(" ") for line in lines if line.startswith(f"# {key}:")).rstrip()
                 for key in ("chart", "shape", "readme", "alt")}
         if check and not (keys["chart"] and keys["shape"]):
             fail(f"{gp} lacks the header lines '# chart: NAME' and '# shape: SHAPE'", 1)
-        if keys["chart"]:
-            found[keys["chart"]] = dict(keys, file=gp)
+        found.update({keys["chart"]: dict(keys, file=gp)} if keys["chart"] else {})
     return found
 
 def quote(s, failed=False):
@@ -55,25 +51,25 @@ def quote(s, failed=False):
 
 def size(b):
     """A size in bytes as a tic label: 1K, 2M, 1G."""
-    units = [(unit, scale) for unit, scale in (("G", 2 ** 30), ("M", 2 ** 20), ("K", 2 ** 10))
-             if b >= scale and b % scale == 0]
-    return awk_str(b / units[0][1]) + units[0][0] if units else awk_str(b)
+    units = [(unit, scale) for unit, scale in (("G", 2 ** 30), ("M", 2 ** 20), ("K", 2 ** 10)) if b >= scale and b % scale == 0]
+    return short(b / units[0][1]) + units[0][0] if units else short(b)
 
 class Results:
-    """A results CSV: the device's figures (stage 00_device), and the stages' rows (each its first fill's; n a
-    number, failed, warm) by stage, kernel, input type, N, cols and warm, in the order of first appearance."""
+    """A results CSV: the device's figures, and the kernel rows (each its first fill's; n a number, failed, warm)
+    by stage, kernel, input type, N, cols and warm, in the order of first appearance."""
 
     def __init__(self, path):
         rows, self.gpu, self.rows, self.types = read_csv(path, NEED), "", {}, {}  # types: stage: {(k, t)}
         self.dev = device(rows)
-        for r in (r for r in first_fills(rows) if r["stage"] != "00_device"):
-            r.update(n=num(r["n"]), failed=not passed(r["pass"]), warm=r["l2"] == "warm")
+        for r in first_fills(kernel_rows(rows)):
+            r.update(n=int(r["n"]), failed=not passed(r["pass"]), warm=r["l2"] == "warm")
             self.gpu = r["gpu"]
             self.rows[r["stage"], r["kernel"], r["dtype"], r["n"], r["cols"], r["warm"]] = r
             self.types.setdefault(r["stage"], {})[r["kernel"], r["dtype"]] = None
         self.kernels = {s: list(dict.fromkeys(k for k, _ in types)) for s, types in self.types.items()}
         self.ns = sorted({r["n"] for r in self.rows.values()})
-        self.tokens = {s: f" {t} " for s, t in chart_tokens(path, list(self.types)).items()}  # " its tokens "
+        self.tokens = {s: f" {describe(path, s, 'charts')} " for s in self.types}  # " its tokens "
+        self.library = library(path, self.types)
 
     def at(self, s, k, t, n, warm=False):
         """The row of kernel k of stage s on input type t at N without cols; None for none."""
@@ -81,23 +77,23 @@ class Results:
 
     def largest(self, s, t):
         """The largest N of stage s among its rows without cols, of input type t ("": any); None for none."""
-        return max((n for n in self.ns if n > 0 and any(
-            self.at(s, k, dt, n) for k, dt in self.types[s] if t in ("", dt))), default=None)
+        return max((n for n in self.ns if n > 0 and any(self.at(s, k, dt, n) for k, dt in self.types[s] if t in ("", dt))),
+                   default=None)
 
 class Drawing:
-    """One chart's stages (role: "own" for NAME+, "best" for NAME; pick: a best one's fastest fp32 kernel
-    at its largest N), and its shapes: each writes into FILES (by name), returns its variables ("": none)."""
+    """One chart's stages (role: "own" for NAME+, "best" for NAME; pick: a best one's fastest fp32 kernel at its
+    largest N), and its shapes: each writes into FILES (by name), returns its variables ("": none)."""
 
     def __init__(self, results, name, files):
         self.r, self.files, self.name, self.minn, self.maxn, self.pick = results, files, name, math.inf, 0, {}
         self.role = {s: "own" if f" {name}+ " in tokens else "best" if f" {name} " in tokens else ""
                      for s, tokens in results.tokens.items()}
         self.own, self.others = ([s for s in self.role if self.role[s] == role] for role in ("own", "best"))
-        self.listed = self.own + self.others
+        self.listed, self.lib = self.own + self.others, sorted(results.library)
         for s in self.others:
             n = results.largest(s, "f32")
-            self.pick[s] = max((k for k in results.kernels[s] if k != "cub" and results.at(s, k, "f32", n)),
-                               key=lambda k: num(results.at(s, k, "f32", n)["gbps"]), default="")
+            self.pick[s] = max((k for k in results.kernels[s] if k not in self.lib and results.at(s, k, "f32", n)),
+                               key=lambda k: float(results.at(s, k, "f32", n)["gbps"]), default="")
 
     def on(self, s, k):
         """Kernel k of stage s is on the chart: every kernel of a stage that owns it, the best of another."""
@@ -105,8 +101,7 @@ class Drawing:
 
     def write(self, lines, variables, ext=".data"):
         """LINES into the data file (or .hist); VARIABLES, or "" without LINES."""
-        if lines:
-            self.files[self.name + ext] += "".join(lines)
+        self.files[self.name + ext] += "".join(lines)
         return variables if lines else ""
 
     def block(self, title, lines, failed=False):
@@ -118,72 +113,66 @@ class Drawing:
         rows = [row for row in (self.r.at(s, k, t, n, what == "warm") for n in self.r.ns) if row]
         if rows:
             self.minn, self.maxn = min(self.minn, rows[0]["n"]), max(self.maxn, rows[-1]["n"])
-        return self.block(title, ["%.0f\t%s\n" % (row["n"], row["gbps" if what == "gbps" else "median_us"])
-                                  for row in rows], any(row["failed"] for row in rows))
+        return self.block(title, ["%d\t%s\n" % (row["n"], row["gbps" if what == "gbps" else "median_us"]) for row in rows],
+                          any(row["failed"] for row in rows))
 
-    def cub(self, n):
-        """The median GB/s of the fp32 CUB rows of the chart's stages at N; None for none."""
-        values = [row["gbps"] for row in (self.r.at(s, "cub", "f32", n) for s in self.listed) if row]
-        return (median(values) or 0) if values else None  # as awk's: 0 where every value is empty
+    def library_gbps(self, n):
+        """The median GB/s of the library's fp32 rows of the chart's stages at N; None for none."""
+        values = [row["gbps"] for row in (self.r.at(s, k, "f32", n) for s in self.listed for k in self.lib) if row]
+        return median(values) if values else None
 
     def bars(self):
-        """GB/s at the largest N of the first stage listed (owners first), a bar per fp32 kernel, CUB last."""
+        """GB/s at the largest N of the first stage listed (owners first), a bar per fp32 kernel, the library's last."""
         n = self.r.largest(self.listed[0], "f32")
-        lines = ["%s\t%s\t%.0f\t%d\n" % (quote(f"{number(s)} {k}", row["failed"]), row["gbps"],
-                                         num(row["pct_peak"]), num(number(s)))
-                 for s in self.listed for k in self.r.kernels[s]
-                 if k != "cub" and self.on(s, k) and (row := self.r.at(s, k, "f32", n))]
-        if (m := self.cub(n)) is not None:
-            pct = 100 * num(m) / self.r.dev["peak"] if self.r.dev["peak"] > 0 else 0
-            lines.append('"cub"\t%s\t%.0f\t0\n' % (awk_str(m), pct))
+        lines = ["%s\t%s\t%.0f\t%d\n" % (quote(f"{number(s)} {k}", row["failed"]), row["gbps"], amount(row["pct_peak"]),
+                                         int(number(s))) for s in self.listed for k in self.r.kernels[s]
+                 if k not in self.lib and self.on(s, k) and (row := self.r.at(s, k, "f32", n))]
+        if (m := self.library_gbps(n)) is not None:
+            pct = 100 * float(m) / self.r.dev["peak"] if self.r.dev["peak"] > 0 else 0
+            lines.append("%s\t%s\t%.0f\t0\n" % (quote(self.lib[0]), short(m), pct))
         return self.write(["%d\t%s" % (i + 1, line) for i, line in enumerate(lines)], "maxn=%.0f;" % (n or 0))
 
     def lines(self):
-        """GB/s of the fp32 kernels against N (owners, then others), CUB last."""
+        """GB/s of the fp32 kernels against N (owners, then others), the library's last."""
         count = sum(self.series(f"{number(s)} {k}", s, k, "f32") for s in self.listed
-                    for k in self.r.kernels[s] if k != "cub" and self.on(s, k))
-        if count:
-            count += self.block("cub", ["%.0f\t%s\n" % (n, awk_str(self.cub(n))) for n in self.r.ns
-                                        if self.cub(n) is not None])
+                    for k in self.r.kernels[s] if k not in self.lib and self.on(s, k))
+        if count and self.lib:
+            count += self.block(self.lib[0], ["%d\t%s\n" % (n, short(self.library_gbps(n))) for n in self.r.ns
+                                              if self.library_gbps(n) is not None])
         return "series=%d; minn=%.0f; maxn=%.0f;" % (count, self.minn, self.maxn) if count else ""
 
     def l2(self):
         """The time against N of each fp32 kernel with rows in L2 both flushed and warm."""
-        count = sum(self.series(f"{number(s)} {k}, L2 {what}", s, k, "f32", what)
-                    for s in self.role for k in self.r.kernels[s]
-                    if self.on(s, k) and any(self.r.at(s, k, "f32", n, True) for n in self.r.ns)
-                    for what in ("flushed", "warm"))
+        count = sum(self.series(f"{number(s)} {k}, L2 {what}", s, k, "f32", what) for s in self.role for k in self.r.kernels[s]
+                    if self.on(s, k) and any(self.r.at(s, k, "f32", n, True) for n in self.r.ns) for what in ("flushed", "warm"))
         return "series=%d;" % count if count else ""
 
     def cols(self):
         """GB/s against the row length (cols) of each kernel."""
-        rows = [r for r in self.r.rows.values()
-                if self.role[r["stage"]] == "own" and r["cols"] and not r["warm"]]
-        gbps = {(r["stage"], r["kernel"], num(r["cols"])): r["gbps"] for r in rows}
+        rows = [r for r in self.r.rows.values() if self.role[r["stage"]] == "own" and r["cols"] and not r["warm"]]
+        gbps = {(r["stage"], r["kernel"], int(r["cols"])): r["gbps"] for r in rows}
         count = sum(self.block(k, ["%d\t%s\n" % (c, gbps[s, k, c]) for c in sorted({c for _, _, c in gbps})
                                    if (s, k, c) in gbps]) for s in self.role for k in self.r.kernels[s])
         return "series=%d; total=%.0f;" % (count, rows[-1]["n"]) if count else ""
 
     def types(self):
-        """A bar per kernel and input type at the stage's largest N, CUB of each type beside its kernels."""
+        """A bar per kernel and input type at the stage's largest N, the library's of each type beside its kernels."""
         number_of, n, lines = {}, None, []  # number_of: input type: its number
         for s in self.own:
             n = self.r.largest(s, "")
             for k, t in self.r.types[s]:
                 number_of.setdefault(t, len(number_of) + 1)
                 if row := self.r.at(s, k, t, n):
-                    us = num(row["median_us"])  # awk divides by 0 into inf
                     lines.append("%d\t%s\t%s\t%.2f\t%d\t%d\n" % (
-                        len(lines) + 1, quote(f"cub {t}" if k == "cub" else k, row["failed"]), row["gbps"],
-                        n / us / 1e3 if us else math.inf, number_of[t], k == "cub"))
+                        len(lines) + 1, quote(f"{k} {t}" if k in self.lib else k, row["failed"]), row["gbps"],
+                        n / float(row["median_us"]) / 1e3, number_of[t], k in self.lib))
         return self.write(lines, "maxn=%.0f;" % (n or 0))
 
     def panels(self):
-        """Kernels measured on one input type as lines against N, those on several (data sets: u8_uniform,
-        u8_skewed) as bars at the largest N, a column per data set."""
-        count, sets, hist = 0, {}, []  # sets: the data sets (u8_skewed's skewed), numbered
-        several = {s: [k for k, times in Counter(k for k, _ in self.r.types[s]).items() if times > 1]
-                   for s in self.own}
+        """Kernels measured on one input type as lines against N, those on several (data sets: an input type
+        TYPE_SET, e.g. u8_skewed) as bars at the largest N, a column per data set."""
+        count, sets, hist = 0, {}, []  # sets: the data sets, numbered
+        several = {s: [k for k, times in Counter(k for k, _ in self.r.types[s]).items() if times > 1] for s in self.own}
         for s in self.own:
             for k, t in self.r.types[s]:
                 if k in several[s]:
@@ -194,43 +183,35 @@ class Drawing:
                     for n in self.r.ns if n > 0 and self.r.at(s, k, t, n)), default=None)
         for s in self.own:
             for k in several[s]:
-                found = [(sets[t.split("_", 1)[-1]], row) for kernel, t in self.r.types[s]
-                         if kernel == k and (row := self.r.at(s, k, t, barn))]
-                value = dict(found)
-                if found:
-                    hist.append(quote(k, any(row["failed"] for _, row in found)) + "".join(
-                        "\t" + (value[i]["gbps"] if i in value else "NaN") for i in range(1, len(sets) + 1))
-                        + "\n")
+                value = {sets[t.split("_", 1)[-1]]: row for kernel, t in self.r.types[s]
+                         if kernel == k and (row := self.r.at(s, k, t, barn))}
+                if value:
+                    hist.append(quote(k, any(row["failed"] for row in value.values())) + "".join(
+                        "\t" + (value[i]["gbps"] if i in value else "NaN") for i in range(1, len(sets) + 1)) + "\n")
         self.write(hist, "", ".hist")
-        if not count and not hist:
-            return ""
         return "series=%d; minn=%.0f; maxn=%.0f; histrows=%d; barn=%.0f; sets=%s;" % (
-            count, self.minn if count else 0, self.maxn, len(hist), barn or 0, quote(" ".join(sets)))
+            count, self.minn if count else 0, self.maxn, len(hist), barn or 0, quote(" ".join(sets))) if count or hist else ""
 
     def busbw(self):
-        """The all-reduce rows (allreduce_gG[_procs]) as GB/s against the bytes each GPU holds, and a line at
-        NVLINK_GBPS (a published figure) labelled NVLINK_LABEL ("NVLink")."""
-        mine, at = [r for r in self.r.rows.values() if self.role[r["stage"]] == "own"
-                    and ALLREDUCE.fullmatch(r["kernel"])], {}  # at: (kernel, dtype): {bytes: row}
-        for r in mine:
-            at.setdefault((r["kernel"], r["dtype"]), {})[num(r["bytes_read"])] = r
+        """The owners' rows timed with the L2 warm (an all-reduce on data in place) as GB/s against the bytes each
+        GPU holds, a series per kernel and type; a line at NVLINK_GBPS (a published figure) labelled NVLINK_LABEL."""
+        mine, at = [r for r in self.r.rows.values() if self.role[r["stage"]] == "own" and r["warm"]], {}
+        for r in mine:  # at: (kernel, dtype): {bytes: row}
+            at.setdefault((r["kernel"], r["dtype"]), {})[float(r["bytes_read"])] = r
         sizes = sorted({b for rows in at.values() for b in rows})
         for (kernel, dtype), rows in at.items():
-            g, procs = ALLREDUCE.fullmatch(kernel).groups()
-            self.block(f"G={g} {dtype}" + (", one process per GPU" if procs else "")
-                       + (" (algbw: no link crossed)" if g == "1" else ""),
-                       ["%.0f\t%s\t%d\n" % (b, rows[b]["gbps"], rows[b]["failed"])
-                        for b in sizes if b in rows])
-        link, label = num(os.environ.get("NVLINK_GBPS", "")), os.environ.get("NVLINK_LABEL") or "NVLink"
-        top = max((v for v in [num(r["gbps"]) for r in mine] + [link] if v > 0), default=None)
+            self.block(f"{kernel} {dtype}", ["%.0f\t%s\t%d\n" % (b, rows[b]["gbps"], rows[b]["failed"])
+                                             for b in sizes if b in rows])
+        link, label = float(os.environ.get("NVLINK_GBPS") or 0), os.environ.get("NVLINK_LABEL") or "NVLink"
+        top = max((v for v in [float(r["gbps"]) for r in mine] + [link] if v > 0), default=None)
         tics = ", ".join("'%s' %.0f" % (size(b), b) for b in sizes)
         return "series=%d; minb=%.0f; maxb=%.0f; top=%s; link=%s; link_label=%s; sizetics=%s;" % (
-            len(at), sizes[0], sizes[-1], "" if top is None else awk_str(top), awk_str(link), quote(label),
+            len(at), sizes[0], sizes[-1], "" if top is None else short(top), short(link), quote(label),
             quote(f"set xtics ({tics})")) if at else ""
 
 def chart_data(csv):
-    """The headers of the charts whose rows the CSV has (sorted as the shell sorts NAME.vars), and the files
-    plot hands gnuplot, by name: NAME.vars (its gnuplot variables), NAME.data and, for panels, NAME.hist."""
+    """The headers of the charts whose rows the CSV has (sorted as the shell sorts NAME.vars), and the files plot
+    hands gnuplot, by name: NAME.vars (its gnuplot variables), NAME.data and, for panels, NAME.hist."""
     if not os.path.exists(csv) or os.path.getsize(csv) == 0:
         fail(f"{csv} is missing or empty")
     headers, files, results = chart_headers(True), defaultdict(str), Results(csv)
@@ -242,16 +223,13 @@ def chart_data(csv):
         if keys["shape"] not in ("bars", "lines", "l2", "cols", "types", "panels", "busbw"):
             fail(f"chart {name}: unknown shape {keys['shape']}", 1)
         if variables := getattr(drawing, keys["shape"])():
-            own, others = (quote(phrase([number(s) for s in stages if number(s)]))
-                           for stages in (drawing.own, drawing.others))
-            files[name + ".vars"] += VARS % (quote(results.gpu), awk_str(dev["peak"]), awk_str(dev["copy"]),
-                                             awk_str(dev["sol"]), awk_str(dev["floor"] or 0), dev["l2n"],
-                                             own, others, variables)
+            own, others = (quote(phrase([number(s) for s in stages if number(s)])) for stages in (drawing.own, drawing.others))
+            files[name + ".vars"] += VARS % (quote(results.gpu), short(dev["peak"]), short(dev["copy"]), short(dev["sol"]),
+                                             short(dev["floor"] or 0), dev["l2n"], own, others, variables)
     names = [f[:-len(".vars")] for f in sorted(files) if f.endswith(".vars")]
     return {name: headers[name] for name in names}, files
 
 def chart_names(csv):
-    """The names of the charts the results CSV yields, in the order plot draws them."""
     return list(chart_data(csv)[0])
 
 def charts(csv):
@@ -264,8 +242,8 @@ def gnuplot(assignments, gp):
     return rc if rc >= 0 else 128 - rc
 
 def plot(csv, outdir, dumb=False):
-    """Draw the charts of the results CSV into OUTDIR/NAME.png; with DUMB also print in the terminal the
-    bar charts of the results page. The exit code: 0, or gnuplot's where it failed."""
+    """Draw the charts of the results CSV into OUTDIR/NAME.png; with DUMB also print in the terminal the bar charts
+    of the results page. The exit code: 0, or gnuplot's where it failed."""
     charts, files = chart_data(csv)
     if not charts:
         fail(f"{csv} has no rows for any chart of plots/*.gp (a stage's description names its charts)")
@@ -284,18 +262,16 @@ def plot(csv, outdir, dumb=False):
             if not rc and dumb and " top " in f" {keys['readme']} " and keys["shape"] == "bars":
                 rc = gnuplot(assignments + f"plotdir='{PLOTS}'; term='dumb'; out=''", keys["file"])
                 for line in files[name + ".data"].split("\n")[:-1] if not rc else []:  # and a line per bar
-                    f = (line.split("\t") + ["", "", "", ""])[:4]
-                    print("  %2d %-44s %7.0f GB/s %4d%%" % (num(f[0]), f[1].replace('"', ""), num(f[2]),
-                                                           num(f[3])))
+                    f = line.split("\t")
+                    print("  %2d %-44s %7.0f GB/s %4d%%" % (int(f[0]), f[1].replace('"', ""), float(f[2]), float(f[3])))
             if rc:
                 return rc
     return 0
 
 def plot_accuracy(csv, png):
-    """The accuracy lab's chart into PNG: for each panel (random, wide, cond) and each kernel a block of the
-    data file, "title" then lines "x rel_err rel_bound" sorted by x (NaN: no point), every panel with the same
-    kernels, so that block i + p * series is kernel i's in panel p. Exit code 2 bad CSV, 4 no gnuplot, or
-    gnuplot's."""
+    """The accuracy lab's chart into PNG: for each panel (random, wide, cond) and each kernel a block of the data
+    file, "title" then lines "x rel_err rel_bound" sorted by x (NaN: no point), every panel with the same kernels,
+    so that block i + p * series is kernel i's in panel p. Exit code 2 bad CSV, 4 no gnuplot, or gnuplot's."""
     if not os.path.exists(csv) or os.path.getsize(csv) == 0:
         fail(f"{csv} is missing or empty")
     if not shutil.which("gnuplot"):
@@ -305,14 +281,12 @@ def plot_accuracy(csv, png):
     data = ""
     for panel in ("random", "wide", "cond"):
         for label in labels:
-            points = sorted((r for r in rows if r["label"] == label and r["fill"] == panel),
-                            key=lambda r: num(r["x"]))
+            points = sorted((r for r in rows if r["label"] == label and r["fill"] == panel), key=lambda r: float(r["x"]))
             data += f'"{label}"\n' + "".join("%s %s %s\n" % (
-                r["x"], r["rel_err"] if num(r["rel_err"]) > 0 else "NaN", r["rel_bound"] or "NaN")
+                r["x"], r["rel_err"] if r["rel_err"] and float(r["rel_err"]) > 0 else "NaN", r["rel_bound"] or "NaN")
                 for r in points) + "\n\n"
-    condn = ([r["n"] for r in rows if r["fill"] == "cond"] or [""])[-1]
-    gpu = rows[-1]["gpu"] if rows else ""
-    variables = 'series = %d; condn = %.0f; gpu = "%s"\n' % (len(labels), num(condn), gpu)
+    condn = ([r["n"] for r in rows if r["fill"] == "cond"] or ["0"])[-1]
+    variables = 'series = %d; condn = %.0f; gpu = "%s"\n' % (len(labels), float(condn), rows[-1]["gpu"] if rows else "")
     with tempfile.TemporaryDirectory() as tmp:
         write_files({"data": data, "vars": variables} if data else {"vars": variables}, tmp)
         return gnuplot(f"datafile='{tmp}/data'; out='{png}'; load '{tmp}/vars'", f"{PLOTS}/lab/accuracy.gp")

@@ -1,85 +1,78 @@
-"""An article's own figures beside this run's, from a stage's cited.csv.
-Columns read: stage, kernel, dtype, n, median_us, gbps, pct_peak, rel_err, pass, l2 (no L2-warm rows).
-cited.csv: "# source: EN | ZH" and "# gpu: EN | ZH" lines, other "# key: value" lines its kind reads, then a
-header line naming its kind, then the rows (the figures, copied from the article):
-  step,stage,kernel,ms,gbps: a chain of steps at one N ("# n: N"): each step's time, GB/s and speed-up over
-    the one before, the article's and measured.
+"""An article's own figures beside this run's, from a stage's cited.csv: "# source: EN | ZH" and "# gpu: EN | ZH"
+lines, other "# key: value" lines its kind reads, then a header line naming its kind, then the rows (the figures,
+copied from the article). (An article's claim that one kernel is slower than another is an assertion of the
+stage's claims.csv, of the kind cited: claims.py.)
+  step,stage,kernel,ms,gbps: a chain of steps at one N ("# n: N"): each step's time, GB/s and speed-up over the
+    one before, the article's and measured.
   s,k,dtype,printed,kernel,sum,ms: a benchmark over an S x K grid, each kernel's printed sum and time per cell
-    (torch.sum: the article's torch). "# times: K1 K2 ...": the kernels whose times are set beside torch's,
-    this run's beside CUB's (x torch, x CUB: their time over the last kernel's); "# drift: REF K1 ...": the
-    kernels whose sums are compared (the article's as the relative difference from REF's printed sum, this
-    run's as its error against the fp64 sum). The results CSV has no column for K: the rows of one N are
-    taken to be the cells of that N in the grid's order (the stage's bench sizes, S-major).
-  claim,stage,kernel,than_stage,than_kernel,n,times: a claim that a kernel is slower than another by a factor
-    at one N, beside the ratio of this run's times (claim: a short label, no commas)."""
+    (torch.sum: the article's torch). "# times: K1 K2 ...": the kernels whose times are set beside torch's, this
+    run's beside the library's (x torch, x CUB: their time over the last kernel's); "# drift: REF K1 ...": the
+    kernels whose sums are compared (the article's as the relative difference from REF's printed sum, this run's
+    as its error against the fp64 sum). The results CSV has no column for K: the rows of one N are taken to be
+    the cells of that N in the grid's order (the stage's bench sizes, S-major)."""
 import collections
+import csv as csvlib
 import re
 
-from common import bilingual, fail, flushed, num, passed, read_csv, read_lines, rel, rule, text, verdict
+from common import bilingual, fail, flushed, library, passed, read_csv, read_text, rel, rule, text, verdict
 
-KINDS = {"step,stage,kernel,ms,gbps": "chain", "s,k,dtype,printed,kernel,sum,ms": "grid",
-         "claim,stage,kernel,than_stage,than_kernel,n,times": "claim"}
+KINDS = {"step,stage,kernel,ms,gbps": "chain", "s,k,dtype,printed,kernel,sum,ms": "grid"}
 NEED = "stage kernel dtype n median_us gbps pct_peak rel_err pass l2 fill"
 
 def ratio(a, b):
     """A over B as a speed-up; "-" unless both are positive numbers ("" is none)."""
-    return "%.2fx" % (num(a) / num(b)) if num(a) > 0 and num(b) > 0 else "-"
+    return "%.2fx" % (float(a) / float(b)) if a and b and float(a) > 0 and float(b) > 0 else "-"
 
 def us(r):
     """Row R's time as the tables show it; "-" for no row."""
-    return "%.1f" % num(r["median_us"]) if r else "-"
+    return "%.1f" % float(r["median_us"]) if r else "-"
 
 def headers(names, first):
     """Table headers of the kernels NAMES, the first one's with the prefix FIRST."""
     return "".join(f" {first if j == 0 else ''}`{name}` |" for j, name in enumerate(names))
 
 class Figures:
-    """A cited.csv: its "# key: value" lines, its kind, its rows (fields, 7 at least), its source and GPU."""
+    """A cited.csv: its "# key: value" lines, its kind, its rows (dicts by its header), its source and GPU."""
 
     def __init__(self, path, lang):
-        self.path, self.meta, self.kind, self.rows = path, {}, None, []
-        for line in (line for line in read_lines(path) if line):
-            if m := re.match(r"# ([a-z]+): ", line):
-                self.meta[m.group(1)] = line[m.end():]
-            elif not line.startswith("#") and self.kind is None:
-                self.kind = KINDS.get(line) or fail(
-                    f"{path}: its header line '{line}' names no kind of cited figures this script knows")
-            elif not line.startswith("#"):
-                self.rows.append(line.split(",") + [""] * 7)
-        if not self.rows:
-            fail(f"{path}: no rows")
+        lines = [line for line in read_text(path).splitlines() if line]
+        self.path = path
+        self.meta = {m[1]: line[m.end():] for line in lines if (m := re.match(r"# ([a-z]+): ", line))}
+        body = [line for line in lines if not line.startswith("#")]
+        self.kind = KINDS.get(body[0] if body else "") or fail(
+            f"{path}: its header line '{body[0] if body else ''}' names no kind of cited figures this script knows")
+        self.rows = list(csvlib.DictReader(body)) or fail(f"{path}: no rows")
         self.source, self.gpu = (bilingual(self.meta.get(key, ""), lang) for key in ("source", "gpu"))
 
 def chain(fig, csv, lang):
     """A chain of steps at one N: each step's time, GB/s and speed-up, the article's and this run's."""
-    n = num(fig.meta.get("n", "")) or fail(f"{fig.path}: a chain needs a '# n:' line")
-    run = {(r["stage"], r["kernel"]): r for r in flushed(read_csv(csv, NEED))
-           if r["dtype"] == "f32" and num(r["n"]) == n}
-    out = text(lang, "chain caption") % (fig.source, fig.gpu, n) + text(lang, "chain head") + "\n"
-    out += rule("llrrrrrrrl")
-    before = ("", "", "")  # the step before's stage, kernel and ms: none
-    for step, stage, kernel, ms, gbps, *_ in fig.rows:
-        r, p = run.get((stage, kernel)), run.get(before[:2])
-        out += "| %s | `%s` | %s | %s | %s |" % (step, kernel, ms, gbps, ratio(before[2], ms))
-        out += (" %.1f | %.0f | %.1f |" % (num(r["median_us"]), num(r["gbps"]), num(r["pct_peak"]))
-                if r else " - |" * 3)
+    n = int(fig.meta.get("n") or fail(f"{fig.path}: a chain needs a '# n:' line"))
+    run = {(r["stage"], r["kernel"]): r for r in flushed(read_csv(csv, NEED)) if r["dtype"] == "f32" and int(r["n"]) == n}
+    out = text(lang, "chain caption") % (fig.source, fig.gpu, n) + text(lang, "chain head") + "\n" + rule("llrrrrrrrl")
+    before = {"stage": "", "kernel": "", "ms": ""}  # the step before: none
+    for step in fig.rows:
+        r, p = run.get((step["stage"], step["kernel"])), run.get((before["stage"], before["kernel"]))
+        out += "| %s | `%s` | %s | %s | %s |" % (step["step"], step["kernel"], step["ms"], step["gbps"],
+                                                ratio(before["ms"], step["ms"]))
+        out += (" %.1f | %.0f | %.1f |" % tuple(float(r[c]) for c in ("median_us", "gbps", "pct_peak")) if r else " - |" * 3)
         out += " %s | %s |\n" % (ratio(p["median_us"], r["median_us"]) if r and p else "-",
                                  "-" if not r else verdict(r["pass"], False))
-        before = (stage, kernel, ms)
+        before = step
     return out
 
 def grid(fig, csv, stage, lang):
-    """An S x K grid: times beside torch's and CUB's, the article's and this run's; then the sums' drift."""
+    """An S x K grid: times beside torch's and the library's, the article's and this run's; then the sums' drift."""
     times, drift = fig.meta.get("times", "").split(), fig.meta.get("drift", "").split()
     if not times:
         fail(f"{fig.path}: a grid needs a '# times:' line")
-    ns = {f"{s}x{k}": num(s) * num(k) for s, k, *_ in fig.rows}  # the cells "SxK", with their N
+    ns = {f"{r['s']}x{r['k']}": int(r["s"]) * int(r["k"]) for r in fig.rows}  # the cells "SxK", with their N
     cells = {n: [c for c in ns if ns[c] == n] for n in ns.values()}  # each N's cells, in the grid's order
-    article = {(f"{s}x{k}", kernel, dtype): (total, ms) for s, k, dtype, _, kernel, total, ms, *_ in fig.rows}
-    type_of = {row[4]: row[2] for row in reversed(fig.rows)}  # each kernel's first input type
+    article = {(f"{r['s']}x{r['k']}", r["kernel"], r["dtype"]): (r["sum"], r["ms"]) for r in fig.rows}
+    type_of = {r["kernel"]: r["dtype"] for r in reversed(fig.rows)}  # each kernel's first input type
+    lib = sorted(library(csv, [stage]))[:1] or fail(f"{csv}: stage {stage} describes no library kernel")
     run, seen = {}, collections.Counter()  # run: (cell, kernel, dtype) -> this run's row
     for r in flushed(read_csv(csv, NEED)):  # of the data the article's table is set beside (# fill:, if given)
-        key = (r["kernel"], r["dtype"], num(r["n"]))
+        key = (r["kernel"], r["dtype"], int(r["n"]))
         if r["stage"] == stage and key[2] in cells and fig.meta.get("fill", r["fill"]) == r["fill"]:
             # One N's rows are its cells in turn; the last run wins.
             run[(cells[key[2]][seen[key] % len(cells[key[2]])],) + key[:2]] = r
@@ -100,11 +93,10 @@ def grid(fig, csv, stage, lang):
         ran, text(lang, "this run")) + " CUB | x CUB |\n" + rule("l" + "r" * (len(times) + len(ran) + 4))
     for c in ns:
         ms = {k: article[c, k, t][1] for k in times + ["torch.sum"] if (c, k, t) in article}  # the article's
-        out += f"| {c} |" + "".join(" %s |" % ("%.1f" % (num(ms[k]) * 1000) if k in ms else "-")
+        out += f"| {c} |" + "".join(" %s |" % ("%.1f" % (float(ms[k]) * 1000) if k in ms else "-")
                                     for k in times + ["torch.sum"])
-        out += f" {ratio(ms.get('torch.sum', ''), ms.get(last, ''))} |" + "".join(
-            f" {mine(c, k, t)} |" for k in ran + ["cub"])
-        out += f" {ratio(*(run.get((c, k, t), {}).get('median_us', '') for k in ('cub', last)))} |\n"
+        out += f" {ratio(ms.get('torch.sum', ''), ms.get(last, ''))} |" + "".join(f" {mine(c, k, t)} |" for k in ran + lib)
+        out += f" {ratio(*(run.get((c, k, t), {}).get('median_us', '') for k in lib + [last]))} |\n"
     if len(drift) < 2:
         return out
     ref, rt = drift[0], type_of.get(drift[0], "")
@@ -112,29 +104,13 @@ def grid(fig, csv, stage, lang):
     out += text(lang, "drift caption") % (rt, ref) + "| S×K |" + headers(printed, text(lang, "article"))
     out += headers(measured, text(lang, "this run")) + "\n" + rule("l" + "r" * (len(printed) + len(measured)))
     for c in ns:
-        r = num(article.get((c, ref, rt), ("",))[0])  # REF's printed sum: each one's relative difference
+        r = float(article.get((c, ref, rt), ("0",))[0])  # REF's printed sum: each one's relative difference
         sums = [article.get((c, k, rt), ("",))[0] for k in printed]
-        out += f"| {c} |" + "".join(" %s |" % ("-" if v == "" or not r else rel(abs((num(v) - r) / r)))
-                                    for v in sums)
+        out += f"| {c} |" + "".join(" %s |" % ("-" if v == "" or not r else rel(abs((float(v) - r) / r))) for v in sums)
         out += "".join(f" {mine(c, k, rt, err=True)} |" for k in measured) + "\n"
     return out
 
-def claims(fig, csv, lang):
-    """Claims that a kernel is slower than another by a factor at one N, beside this run's ratio."""
-    rows = flushed(read_csv(csv, NEED))
-    run = {(r["stage"], r["kernel"], num(r["n"])): r for r in rows if r["dtype"] == "f32"}
-    out = text(lang, "claims caption") % fig.source + text(lang, "claims head") + "\n" + rule("lllrrrrrl")
-    for claim, stage, kernel, than_stage, than_kernel, n, factor, *_ in fig.rows:
-        a, b = run.get((stage, kernel, num(n)), {}), run.get((than_stage, than_kernel, num(n)), {})
-        check = "-" if not a or not b else "ok" if passed(a["pass"]) and passed(b["pass"]) else "FAIL"
-        out += "| %s | %s `%s` | %s `%s` | %d | %s | %s | %s | %s | %s |\n" % (
-            claim, stage, kernel, than_stage, than_kernel, num(n), text(lang, "about") + factor + "x",
-            us(a), us(b), ratio(a.get("median_us", ""), b.get("median_us", "")), check)
-    return out
-
-def cited(csv, cited, stage, lang="en"):
-    """The cited figures CITED beside the run CSV; STAGE: the stage whose rows a grid reads."""
-    fig = Figures(cited, lang)
-    if fig.kind == "grid":
-        return grid(fig, csv, stage, lang)
-    return (chain if fig.kind == "chain" else claims)(fig, csv, lang)
+def cited(csv, cited_csv, stage, lang="en"):
+    """The cited figures CITED_CSV beside the run CSV; STAGE: the stage whose rows a grid reads."""
+    fig = Figures(cited_csv, lang)
+    return grid(fig, csv, stage, lang) if fig.kind == "grid" else chain(fig, csv, lang)

@@ -1,56 +1,176 @@
-"""Checked claims: the comparisons of measured results that a stage's README makes in prose, one a line in
-stages/NN_name/claims.csv (claim: its name, cited by the README; a, b: STAGE:KERNEL, or STAGE:KERNEL:DTYPE for an
-input type other than f32; is: faster, tb/ta >= by, or level, max/min <= by; n: all or sizes like 2^24 2^24+1;
-cols, where the file has that column: the row lengths of a rows stage, at each n; gpus: all or GPU folders), held
-to the primary's plots/reference/<gpu>/results.csv and every other reference's whose run no stage the claim reads has
-changed since (L2 flushed, each kernel's first bench fill), and tied to the sentence that makes it in a stage README
-of each language by a Markdown comment after it, <!-- claim: NAME -->, which the reader does not see. Exit 1 if one
-fails, is not tied to a sentence, is shown to the reader by name, or a sentence says it holds on every reference GPU
-where it is not checked on every one."""
+"""The stages' assertions about measured times, one file a stage: stages/NN_name/claims.csv, with the columns
+kind,label,a,b,is,by,n,cols,gpus,source ("#" lines are comments). Each row compares B's time with A's (B's over
+A's) at the sizes n, on the reference GPUs' committed results (L2 flushed); its kind says what is done with it:
+  claim      make docs-check checks it on the GPUs of gpus (all, or GPU folders): is faster (B over A at least by)
+             or level (the longer time over the shorter at most by), at every N of n (all: every N both have; or
+             sizes like 2^24 2^26, each at every row length of cols where given). label: its name, which ends a
+             sentence of a stage README in each language as <!-- claim: LABEL -->, which the reader does not see.
+  target     a row of the stage's targets table: met where B over A is at least by at every N of the run within
+             n (MIN..MAX, or one size); label: "EN | ZH".
+  cited      an article's figure (source: "EN | ZH"; label: its short name): B slower than A by about by at n,
+             beside this run's times.
+  ratio      B over A at every N, a row of the table of ratios of the stage that owns the roofline chart.
+  crossover  a row stage's table: the row length from which B's fastest kernel beats A's in GB/s at every
+             longer one; label: what A and B are, "EN A / EN B | ZH A / ZH B".
+A and B: STAGE:KERNEL[:DTYPE][@FILL] (fp32 unless DTYPE; the first bench fill unless FILL; * in KERNEL stands
+for any text), STAGE:fastest (its fastest fp32 kernel at each N; STAGE:fastest:each, the fastest of each input
+type, the worst ratio counting), and as B alone: sol (the speed of light of A's bytes: the shortest launch floor
+plus them at the fastest read-only bandwidth), library (the library's time in A's run: A's x_cub) and others
+(the fastest fp32 kernel of every other stage). A reference other than the primary is not held to the claims
+and targets that read a stage changed since its run (provenance.py)."""
+import fnmatch
 import glob
 import os
 import re
 
-from common import fail, first_fills, parse_size, read_csv
+from common import bilingual, device, exponent, fail, first_fills, flushed, kernel_rows, library, number, parse_size, passed
+from common import phrase, read_csv, read_text, rule, text
 from provenance import excused, primary
 
-def times_of(csv):
-    """{(STAGE:KERNEL[:DTYPE], (N, cols)): median µs} of a results CSV's rows that the tables show."""
-    times = {}
-    for r in first_fills(read_csv(csv, "stage kernel dtype n median_us l2 fill cols")):
-        if r["l2"] == "flushed":
-            name = f"{r['stage']}:{r['kernel']}" + ("" if r["dtype"] == "f32" else f":{r['dtype']}")
-            times[name, (int(float(r["n"])), r["cols"])] = float(r["median_us"])
-    return times
+COLUMNS = "kind label a b is by n cols gpus source"
+NEED = "gpu stage kernel dtype n median_us pass l2 bytes_read x_cub cols fill"
+KINDS = ("claim", "target", "cited", "ratio", "crossover")
 
-def check(claim, times, gpu):
-    """The lines that say whether CLAIM holds on one GPU's times, and whether all of it holds."""
-    a, b, by = claim["a"], claim["b"], float(claim["by"])
-    sizes = sorted({at for (k, at) in times if k == a} & {at for (k, at) in times if k == b})
-    if claim["n"] != "all":
-        wanted = [(parse_size(t), c) for t in claim["n"].split() for c in (claim.get("cols") or "").split() or [""]]
-        if missing := [n if c == "" else f"{n}x{c}" for n, c in wanted if (n, c) not in sizes]:
-            return [f"FAIL {claim['claim']} on the {gpu}: {a} and {b} were not both measured at N = {missing}"], False
-        sizes = wanted
-    if not sizes:
-        return [f"FAIL {claim['claim']} on the {gpu}: no N at which both {a} and {b} were measured"], False
+def assertions(stage, kind):
+    """The rows of KIND in stages/STAGE/claims.csv ([] without the file)."""
+    path = f"stages/{stage}/claims.csv"
+    rows = read_csv(path, COLUMNS, comments=True) if os.path.exists(path) else []
+    for r in rows:
+        if r["kind"] not in KINDS:
+            fail(f"{path}: {r['label']}: kind '{r['kind']}' (one of {', '.join(KINDS)})")
+        if r["kind"] == "claim" and r["is"] not in ("faster", "level"):
+            fail(f"{path}: claim {r['label']}: is '{r['is']}' (faster or level)")
+    return [r for r in rows if r["kind"] == kind]
+
+def sizes(n):
+    """The least and the most size of an assertion's n: MIN..MAX, or a list."""
+    found = [parse_size(s) for s in re.split(r"\.\.| ", n) if s]
+    return min(found), max(found)
+
+def us(r):
+    return float(r["median_us"])
+
+class Run:
+    """One GPU's results for the assertions: its flushed kernel rows by stage, kernel, dtype, fill (None: the
+    first bench fill's), N and row length (of a repeated row the last wins); its N in the order of its rows."""
+
+    def __init__(self, rows, csv_path):
+        self.rows, self.dev, self.at = [r for r in flushed(rows) if r["median_us"] != ""], device(rows), {}
+        self.stages = {r["stage"] for r in self.rows}
+        self.library = library(csv_path, self.stages)
+        for fill, rows in (("fill", self.rows), (None, first_fills(self.rows))):
+            self.at.update({(r["stage"], r["kernel"], r["dtype"], fill and r[fill], int(r["n"]), r["cols"]): r for r in rows})
+        self.ns = list(dict.fromkeys(int(r["n"]) for r in self.rows if r["cols"] == "" and r["kernel"] not in self.library))
+
+    def named(self, term, n, cols=""):
+        """The rows TERM names at N and COLS: [] for none, several for a pattern or fastest:each."""
+        stage, _, rest = term.partition(":")
+        name, _, fill = rest.partition("@")
+        kernel, dtype = (name.split(":") + ["f32"])[:2]
+        if kernel == "fastest":
+            best = {}
+            for (s, k, t, f, m, c), r in self.at.items():
+                if (s, f, m, c) == (stage, None, n, cols) and k not in self.library and dtype in ("each", t) \
+                        and (t not in best or us(r) < us(best[t])):
+                    best[t] = r
+            return list(best.values())
+        return [r for (s, k, t, f, m, c), r in self.at.items() if (s, t, f, m, c) == (stage, dtype, fill or None,
+                                                                                      n, cols) and fnmatch.fnmatch(k, kernel)]
+
+    def ratio(self, a, b, n, cols=""):
+        """B's time over A's at N (the worst where A names several rows); None where the run lacks one of them."""
+        found = []
+        for ra in self.named(a, n, cols):
+            if b == "sol" and self.dev["sol"] > 0:
+                found.append(((self.dev["floor"] or 0) + float(ra["bytes_read"]) / self.dev["sol"] / 1e3) / us(ra))
+            elif b == "library":
+                found += [float(ra["x_cub"])] if ra["x_cub"] != "" else []
+            elif b == "others":
+                other = [us(r) for r in self.rows if r["stage"] != ra["stage"] and int(r["n"]) == n and r["cols"] == ""
+                         and r["dtype"] == "f32" and r["kernel"] not in self.library]
+                found += [min(other) / us(ra)] if other else []
+            elif b != "sol":
+                found += [us(rb) / us(ra) for rb in self.named(b, n, cols)]
+        return min(found, default=None)
+
+    def reads(self, a):
+        """The stages an assertion reads."""
+        return {t.split(":")[0] for t in (a["a"], a["b"]) if ":" in t} | (self.stages if a["b"] == "others" else set())
+
+def runs(csvs):
+    """{gpu: its Run} of the results CSVs, in the order of their first rows, and {gpu: its stages changed since}."""
+    found, excuse = {}, {}
+    for path in csvs:
+        rows = read_csv(path, NEED)
+        for gpu in dict.fromkeys(r["gpu"] for r in kernel_rows(rows)):
+            found[gpu], excuse[gpu] = Run([r for r in rows if r["gpu"] == gpu], path), excused(os.path.dirname(path))
+    return found, excuse
+
+def targets(csvs, stage, lang="en", rows=None):
+    """STAGE's targets on the results CSVs: a column per GPU, "met" or "not met" with the worst ratio over the
+    target's sizes and the N where it is; sizes a run lacks are not counted; a GPU excused from a target says so."""
+    found, excuse = runs(csvs)
+    out = text(lang, "targets head") + "".join(f" {g} |" for g in found) + "\n" + rule("llr" + "l" * len(found))
+    for t in assertions(stage, "target") if rows is None else rows:
+        lo, hi = sizes(t["n"])
+        out += f"| {bilingual(t['label'], lang)} | {exponent(lo)}" + ("–" + exponent(hi) if hi > lo else "")
+        out += " | ≥ %.3f |" % float(t["by"])
+        for gpu, run in found.items():
+            if changed := sorted(excuse[gpu] & run.reads(t)):
+                out += " %s |" % text(lang, "not held").format(stage=text(lang, "stage" if len(changed) == 1 else "stages"),
+                                                               numbers=phrase([number(s) for s in changed], lang))
+                continue
+            ratios = [(r, n) for n in run.ns if lo <= n <= hi and (r := run.ratio(t["a"], t["b"], n)) is not None]
+            worst, at = min(ratios, key=lambda x: x[0]) if ratios else (None, 0)
+            out += " - |" if worst is None else " %s (%.3f %s %s) |" % (
+                text(lang, "met" if worst >= float(t["by"]) else "not met"), worst, text(lang, "at"), exponent(at))
+        out += "\n"
+    return out
+
+def cited(csv, stage, lang="en", rows=None):
+    """STAGE's cited figures (ROWS, else its claims.csv's) beside this run: the article's factor and this run's."""
+    rows, run = rows or assertions(stage, "cited"), Run(read_csv(csv, NEED), csv)
+    out = text(lang, "claims caption") % bilingual(rows[0]["source"], lang) + text(lang, "claims head") + "\n"
+    out += rule("lllrrrrrl")
+    for c in rows:
+        n = parse_size(c["n"])
+        a, b = ((run.named(c[k], n) or [{}])[0] for k in "ab")
+        check = "-" if not a or not b else "ok" if passed(a["pass"]) and passed(b["pass"]) else "FAIL"
+        out += "| %s | %s `%s` | %s `%s` | %d | %s | %s | %s | %s | %s |\n" % (
+            c["label"], *c["b"].split(":")[:2], *c["a"].split(":")[:2], n, text(lang, "about") + c["by"] + "x",
+            *("%.1f" % us(r) if r else "-" for r in (b, a)), "%.2fx" % (us(b) / us(a)) if a and b else "-", check)
+    return out
+
+def check(claim, run, gpu):
+    """The lines that say whether CLAIM holds on one GPU's run, and whether all of it holds."""
+    a, b, by, name = claim["a"], claim["b"], float(claim["by"]), claim["label"]
+    cols = claim["cols"].split() or [""]
+    if claim["n"] == "all":
+        at = [(n, c) for n, c in sorted({(int(r["n"]), r["cols"]) for r in run.rows})
+              if (c in cols or not claim["cols"]) and run.named(a, n, c) and run.named(b, n, c)]
+        if not at:
+            return [f"FAIL {name} on the {gpu}: no N at which both {a} and {b} were measured"], False
+    else:
+        at = [(parse_size(s), c) for s in claim["n"].split() for c in cols]
+        if missing := [n if c == "" else f"{n}x{c}" for n, c in at if not (run.named(a, n, c) and run.named(b, n, c))]:
+            return [f"FAIL {name} on the {gpu}: {a} and {b} were not both measured at N = {missing}"], False
     lines = []
-    for n, c in sizes:
-        ta, tb = times[a, (n, c)], times[b, (n, c)]
+    for n, c in at:
+        ta, tb = us(run.named(a, n, c)[0]), us(run.named(b, n, c)[0])
         if not (tb / ta >= by if claim["is"] == "faster" else max(ta, tb) / min(ta, tb) <= by):
-            lines.append(f"FAIL {claim['claim']} on the {gpu}, N = {n}{f' ({c} columns)' if c else ''}: {a} {ta:.1f} µs, "
+            lines.append(f"FAIL {name} on the {gpu}, N = {n}{f' ({c} columns)' if c else ''}: {a} {ta:.1f} µs, "
                          f"{b} {tb:.1f} µs (b/a = {tb / ta:.3f}; claimed: {claim['is']}, by {by:g})")
-    return lines or [f"ok   {claim['claim']} on the {gpu} at {len(sizes)} N"], not lines
+    return lines or [f"ok   {name} on the {gpu} at {len(at)} N"], not lines
 
 MARK = re.compile(r"<!-- claim: ([\w.-]+) -->")
 # A sentence that says its claim holds on every reference GPU, in either language.
 EVERY = re.compile(r"\bboth( of the)?( reference)? GPUs\b|\b(on|for) (each|every|all)( of the)?( reference)? GPUs?\b(?!')"
                    r"|两块 ?(参考 ?)?GPU|(每|各)块 ?(参考 ?)?GPU ?上", re.I)
 
-def sentence(text, end):
-    """The sentence of TEXT that ends where a claim's mark starts (at END): back to the sentence before it, a
+def sentence(page, end):
+    """The sentence of PAGE that ends where a claim's mark starts (at END): back to the sentence before it, a
     blank line, a list item's start or another mark."""
-    head = text[:end]
+    head = page[:end]
     while (m := re.search(r"<!-- claim: [\w.-]+ -->\s*$", head)):  # the marks of one sentence, side by side
         head = head[:m.start()]
     head = MARK.sub("\0", head)
@@ -59,14 +179,13 @@ def sentence(text, end):
 
 def marks(pages):
     """Every claim's mark in PAGES ({path: text}): (path, claim, the sentence it ends)."""
-    return [(path, m[1], sentence(text, m.start())) for path, text in pages.items() for m in MARK.finditer(text)]
+    return [(path, m[1], sentence(page, m.start())) for path, page in pages.items() for m in MARK.finditer(page)]
 
 def uncited(name, pages):
-    """Where a claim is not cited: None if some stage README and its Chinese page both end a sentence with its
-    mark, <!-- claim: NAME --> (a Markdown comment: the reader sees the sentence, not the name)."""
+    """None where some stage README and its Chinese page both end a sentence with NAME's mark; else the failure."""
     cite = f"<!-- claim: {name} -->"
-    if any(cite in text and cite in pages.get(page.replace(".md", ".zh-CN.md"), "") for page, text in pages.items()
-           if not page.endswith(".zh-CN.md")):
+    if any(cite in page and cite in pages.get(path.replace(".md", ".zh-CN.md"), "") for path, page in pages.items()
+           if not path.endswith(".zh-CN.md")):
         return None
     return f"FAIL {name}: no stage README ends a sentence with {cite} in both languages (a claim is for a sentence " \
         "that makes it)"
@@ -74,41 +193,35 @@ def uncited(name, pages):
 def in_prose(names, pages):
     """The pages that show a claim's name to the reader (outside its marks): the name stays in claims.csv."""
     return [f"FAIL {name}: {path} shows the claim's name; say what was measured, and mark the sentence with "
-            f"<!-- claim: {name} -->" for path, text in pages.items() for name in names
-            if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", MARK.sub("", text))]
+            f"<!-- claim: {name} -->" for path, page in pages.items() for name in names
+            if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", MARK.sub("", page))]
 
 def claims():
-    """Every stage's claims against the primary's results and every other reference's whose run no stage the
-    claim reads has changed since (provenance.py); each marked in a stage README of both languages, no mark of
-    an unknown claim, no name shown in a page's prose, and a sentence that says a claim holds on every reference
-    GPU only where it is checked on every one; the report's lines and the exit status."""
-    by_gpu = {os.path.basename(os.path.dirname(csv)): times_of(csv)
-              for csv in sorted(glob.glob("plots/reference/*/results.csv"))}
-    excuse = {gpu: excused(f"plots/reference/{gpu}") for gpu in by_gpu}
+    """Every stage's claims on the primary's results and every other reference's not excused from them; each
+    marked in a stage README of both languages, no mark of an unknown claim, no name in a page's prose, and no
+    sentence saying a claim holds on every reference GPU where it is not checked on every one."""
+    by_gpu = {os.path.basename(os.path.dirname(p)): p for p in sorted(glob.glob("plots/reference/*/results.csv"))}
     if (main := primary()) not in by_gpu:
         fail(f"the primary reference {main} has no plots/reference/{main}/results.csv")
-    pages = {page: open(page, encoding="utf-8").read() for page in sorted(glob.glob("stages/*/README*.md"))}
-    prose = {page: open(page, encoding="utf-8").read() for page in
-             sorted(glob.glob("README*.md") + glob.glob("docs/*.md")) + list(pages)}
+    run = {gpu: Run(read_csv(p, NEED), p) for gpu, p in by_gpu.items()}
+    excuse = {gpu: excused(f"plots/reference/{gpu}") for gpu in by_gpu}
+    pages = {page: read_text(page) for page in sorted(glob.glob("stages/*/README*.md"))}
+    prose = {page: read_text(page) for page in sorted(glob.glob("README*.md") + glob.glob("docs/*.md"))} | pages
     lines, status, checked = [], 0, {}
-    for path in sorted(glob.glob("stages/*/claims.csv")):
-        for claim in read_csv(path, "claim a b is n by gpus"):
-            if claim["is"] not in ("faster", "level"):
-                fail(f"{path}: claim {claim['claim']}: is '{claim['is']}' (faster or level)")
-            if missing := uncited(claim["claim"], pages):
+    for stage in sorted(os.path.basename(d) for d in glob.glob("stages/*")):
+        for claim in assertions(stage, "claim"):
+            name = claim["label"]
+            if missing := uncited(name, pages):
                 lines, status = lines + [missing], 1
-            reads = {claim[k].split(":")[0] for k in "ab"}
-            checked[claim["claim"]] = []
+            checked[name] = []
             for gpu in sorted(by_gpu) if claim["gpus"] == "all" else claim["gpus"].split():
-                if gpu in by_gpu and gpu != main and (changed := sorted(excuse[gpu] & reads)):
-                    lines.append(f"skip {claim['claim']} on the {gpu}: not held to it, {', '.join(changed)} changed "
-                                 f"since its run (its README)")
+                if gpu in by_gpu and gpu != main and (changed := sorted(excuse[gpu] & run[gpu].reads(claim))):
+                    lines.append(f"skip {name} on the {gpu}: not held to it, {', '.join(changed)} changed since its run "
+                                 "(its README)")
                     continue
-                got, held = check(claim, by_gpu[gpu], gpu) if gpu in by_gpu else (
-                    [f"FAIL {claim['claim']}: no results of {gpu} (plots/reference/{gpu}/results.csv)"], False)
-                lines += got
-                status |= 0 if held else 1
-                checked[claim["claim"]].append(gpu)
+                got, held = check(claim, run[gpu], gpu) if gpu in by_gpu else (
+                    [f"FAIL {name}: no results of {gpu} (plots/reference/{gpu}/results.csv)"], False)
+                lines, status, checked[name] = lines + got, status | (not held), checked[name] + [gpu]
     for page, name, said in marks(pages):
         if name not in checked:
             lines, status = lines + [f"FAIL {name}: {page} marks a sentence with a claim no claims.csv has"], 1

@@ -1,108 +1,107 @@
-"""What the reporting program's parts share: CSVs read by column name, the texts of both languages
-(strings.py), and awk's way of turning strings into numbers (the tables were first written in awk; their
-output is kept)."""
+"""What the reporting program's parts share: CSVs read by column name, the programs' descriptions (--describe),
+number formats and the texts of both languages (texts.tsv: key, English, Chinese; \\n a line break)."""
+import csv
+import functools
 import glob
 import math
 import os
-import re
 import subprocess
 import sys
-
-from strings import TEXT
-
-STRNUM = re.compile(r'\s*[-+]?(\d+\.?\d*([eE][-+]?\d+)?|\.\d+([eE][-+]?\d+)?)\s*')
-NUMBER = re.compile(r'^\s*[-+]?(\d+\.?\d*([eE][-+]?\d+)?|\.\d+([eE][-+]?\d+)?|inf(inity)?|nan)', re.I)
 
 def fail(why, code=2):
     """An error on stderr, then exit CODE (2: bad input)."""
     print(f"error: {why}", file=sys.stderr)
     sys.exit(code)
 
-def read_lines(path, errors=None):
-    """The lines of a text file (none for its final newline); a file that cannot be read is an error."""
+def read_text(path, errors=None):
     try:
         with open(path, encoding="utf-8", errors=errors) as f:
-            lines = f.read().split("\n")
+            return f.read()
     except OSError as e:
         fail(f"{path}: {e.strerror}")
-    return lines[:-1] if lines[-1] == "" else lines
 
-def read_csv(path, need=""):
-    """A CSV's rows as dicts by column name; a missing column of NEED (space-separated) or a row whose
-    number of fields differs from its header's is an error (exit 2)."""
-    header, *rows = [line.split(",") for line in read_lines(path)] or [need.split()]
+def read_csv(path, need="", comments=False):
+    """A CSV's rows as dicts by column name (COMMENTS: # lines left out); a column of NEED (space-separated)
+    missing, or a row whose fields do not match the header's, is an error (exit 2)."""
+    reader = csv.DictReader(line for line in read_text(path).splitlines()
+                            if line and not (comments and line.startswith("#")))
+    rows, header = list(reader), reader.fieldnames or []
     for name in (name for name in need.split() if name not in header):
-        fail(f"{path} is not a results CSV of this layout: it has no column {name} (its first line: "
-             f"{','.join(header)})")
-    for i, fields in enumerate(rows, start=2):
-        if len(fields) != len(header):
-            fail(f"{path} line {i}: {len(fields)} fields, where its header has {len(header)}")
-    return [dict(zip(header, fields)) for fields in rows]
+        fail(f"{path} is not a results CSV of this layout: it has no column {name} (its first line: {','.join(header)})")
+    for i, row in enumerate(rows, start=2):
+        if None in row or None in row.values():
+            fail(f"{path} line {i}: its fields do not match its header's {len(header)}")
+    return rows
 
 def write_files(files, folder=""):
     """Each text of FILES ({name: text}) into FOLDER/name; a file that cannot be written is an error."""
     for name, body in files.items():
-        path = os.path.join(folder, name)
         try:
-            with open(path, "w", encoding="utf-8") as f:
+            with open(os.path.join(folder, name), "w", encoding="utf-8") as f:
                 f.write(body)
         except OSError as e:
-            fail(f"{path}: {e.strerror}")
+            fail(f"{os.path.join(folder, name)}: {e.strerror}")
+
+def kernel_rows(rows):
+    """The rows of kernels, not the device's (the GPU's own figures, whose pass is empty)."""
+    return [r for r in rows if r["pass"] != ""]
 
 def flushed(rows):
-    """The rows not timed with the input left in L2 (l2 = warm)."""
-    return [r for r in rows if r["l2"] != "warm"]
+    return [r for r in kernel_rows(rows) if r["l2"] != "warm"]
 
 def first_fills(rows):
-    """The rows of the first fill of each kernel, type, N, row length and L2 state (a program run once per
-    bench fill repeats the kernels whose data do not depend on it: stage 11's scans)."""
+    """The rows of the first fill of each kernel, type, N, row length and L2 state (a program run once per bench
+    fill repeats the kernels whose data do not depend on it)."""
     first = {}
     return [r for r in rows if first.setdefault((r["stage"], r["kernel"], r["dtype"], r["n"], r.get("cols", ""),
                                                   r.get("l2", "")), r.get("fill", "")) == r.get("fill", "")]
 
 def device(rows):
-    """The 00_device rows' limits: DRAM peak and copy (GB/s, the last row's), the fastest read-only
-    bandwidth (sol), the shortest launch floor and DRAM round trip (µs, None for none), and l2n (the fp32
-    elements that fill L2)."""
-    rows = [r for r in rows if r["stage"] == "00_device"]
-
+    """The device rows' figures: DRAM peak and copy (GB/s, the last row's), the fastest read-only bandwidth (sol),
+    the shortest launch floor and DRAM round trip (µs, None for none), and l2n (the fp32 elements that fill L2)."""
     def of(kernel, column):
-        return [num(r.get(column, "")) for r in rows if r["kernel"] == kernel]
+        return [float(r[column]) for r in rows if r["pass"] == "" and r["kernel"] == kernel and r[column]]
     return {"peak": (of("dram_peak", "gbps") or [0])[-1], "copy": (of("d2d_copy", "gbps") or [0])[-1],
             "sol": max(of("read_sol", "gbps") + [0]), "l2n": (of("l2_size", "n") or [0])[-1],
             "floor": min(of("launch_floor", "median_us"), default=None),
             "trip": min(of("round_trip_floor", "median_us"), default=None)}
 
-def num(s):
-    """A string as awk reads it as a number: its longest numeric prefix, 0 where there is none."""
-    if isinstance(s, (int, float)):
-        return s
-    m = NUMBER.match(s)
-    if not m or m.group(0).strip().lower().lstrip("+-") in ("inf", "infinity", "nan"):
-        return 0  # POSIX awk: no special values from strings
-    return float(m.group(0))
+def amount(v):
+    """A CSV field as a number, 0 where it is empty."""
+    return float(v) if v else 0.0
 
-def awk_str(x):
-    """A number as awk prints it without a format (OFMT/CONVFMT %.6g; integers as integers)."""
-    return x if isinstance(x, str) else str(int(x)) if x == int(x) and abs(x) < 1e16 else "%.6g" % x
+def short(x):
+    """A number as a label or a gnuplot value: a string as written, a whole number whole, else 6 digits."""
+    return x if isinstance(x, str) else "%d" % x if x == int(x) and abs(x) < 1e16 else "%.6g" % x
 
 def median(values):
-    """The median of the non-empty values (awk's: the middle string, or the mean of the middle two); "" for
-    none."""
-    a = sorted((v for v in values if v != ""), key=num)
-    k = len(a) // 2
-    return "" if not a else a[k] if len(a) % 2 else (num(a[k - 1]) + num(a[k])) / 2
+    """The median of the non-empty values: the middle one as written, or the mean of the middle two; "" for none."""
+    a = sorted((v for v in values if v != ""), key=float)
+    return "" if not a else a[len(a) // 2] if len(a) % 2 else (float(a[len(a) // 2 - 1]) + float(a[len(a) // 2])) / 2
 
 def rel(v):
     """A relative error as the tables show it; "-" for none."""
-    return "-" if v in ("", "-") else "0" if num(v) == 0 else "%.1e" % num(v)
+    return "-" if v in ("", "-") else "0" if float(v) == 0 else "%.1e" % float(v)
+
+def passed(v):
+    """Whether a pass value says the check did not fail: 1, or unchecked (a bound a result of 0 would pass)."""
+    return v == "unchecked" or v.replace(".", "", 1).isdigit() and float(v) == 1
+
+def verdict(v, xfail=True):
+    """A pass value as the tables show it: ok, unchecked, xfail (where XFAIL, else FAIL) or FAIL."""
+    return "unchecked" if v == "unchecked" else "ok" if passed(v) else "xfail" if xfail and v == "xfail" else "FAIL"
+
+@functools.lru_cache(None)
+def texts():
+    lines = read_text(os.path.join(os.path.dirname(os.path.abspath(__file__)), "texts.tsv")).splitlines()
+    return {k: (en, zh) for k, en, zh in (line.replace("\\n", "\n").split("\t") for line in lines if line[:1] != "#")}
 
 def text(lang, key):
-    """The text KEY of strings.py in the language LANG ('en' or 'zh')."""
-    return TEXT[key][lang == "zh"]
+    """The text KEY of texts.tsv in the language LANG ('en' or 'zh')."""
+    return texts()[key][lang == "zh"]
 
 def bilingual(line, lang):
-    """The part of a data file's "EN | ZH" text in LANG; English where it has no Chinese."""
+    """The part of an "EN | ZH" text in LANG; English where it has no Chinese."""
     en, _, zh = line.partition(" | ")
     return zh if lang == "zh" and zh else en
 
@@ -115,54 +114,62 @@ def rule(align):
     """A Markdown table's rule line, a column per letter of ALIGN: l left-aligned, r right-aligned."""
     return "|" + "".join("---|" if a == "l" else "---:|" for a in align) + "\n"
 
+def exponent(n):
+    """'2^k' for the power of two nearest N."""
+    return "2^%d" % (math.log2(float(n)) + 0.5)
+
 def n_head(label, ns, left=1):
     """The header of a table with a column per N (LABEL: its LEFT first columns'), and its rule."""
-    return label + "".join(f" {exponent(num(n))} |" for n in ns) + "\n" + rule("l" * left + "r" * len(ns))
+    return label + "".join(f" {exponent(n)} |" for n in ns) + "\n" + rule("l" * left + "r" * len(ns))
+
+def cells(values, fmt):
+    """Table cells of VALUES, each as FMT formats it; "-" for None."""
+    return "".join(" - |" if v is None else " %s |" % (fmt % v) for v in values)
 
 def number(stage):
     """A stage's number: the part of its folder name before the first '_'."""
     return stage.split("_", 1)[0] if "_" in stage else ""
 
-def parse_size(text):
+def parse_size(size):
     """A size as the data files write it: 2^24, 2^24+1 or 1048576."""
-    base, _, rest = text.partition("^")
+    base, _, rest = size.partition("^")
     power, _, plus = rest.partition("+")
-    return int(base) ** int(power) + int(plus or 0) if "^" in text else int(text)
+    return int(base) ** int(power) + int(plus or 0) if "^" in size else int(size)
 
 def parse_description(lines):
     """A program's --describe ("key: value" lines) as {key: [values]}."""
     keys = {}
-    for key, value in (line.split(":", 1) for line in lines if ":" in line):
+    for key, value in (line.split(":", 1) for line in lines.splitlines() if ":" in line):
         keys.setdefault(key, []).append(value.strip())
     return keys
 
-def description(csv_path, stage):
-    """STAGE's --describe ({key: [values]}): saved beside the CSV (describe-<stage>.txt, as make bench
-    keeps it), or else asked of its built program (build/<stage>/NAME from stages/<stage>/NAME.cu)."""
-    saved = os.path.join(os.path.dirname(csv_path) or ".", f"describe-{stage}.txt")
-    if os.path.exists(saved):
-        return parse_description(read_lines(saved))
-    programs = [p for p in glob.glob(f"build/{stage}/*")
-                if os.path.exists(f"stages/{stage}/{os.path.basename(p)}.cu")
+def description(folder, stage, needed=True):
+    """STAGE's --describe ({key: [values]}): saved in FOLDER (describe-<stage>.txt, as make bench keeps it beside
+    its CSV), or else its built program's (build/<stage>/NAME of stages/<stage>/NAME.cu); {} for neither where not
+    NEEDED, else an error."""
+    saved = os.path.join(folder or ".", f"describe-{stage}.txt")
+    return saved_description(saved, os.stat(saved).st_mtime_ns) if os.path.exists(saved) else \
+        built_description(folder, stage, needed)
+
+@functools.lru_cache(None)
+def saved_description(path, mtime):
+    return parse_description(read_text(path))
+
+@functools.lru_cache(None)
+def built_description(folder, stage, needed):
+    programs = [p for p in sorted(glob.glob(f"build/{stage}/*")) if os.path.exists(f"stages/{stage}/{os.path.basename(p)}.cu")
                 and os.path.basename(p) not in ("exercise", "demo") and os.access(p, os.X_OK)]
     if not programs:
-        fail(f"no description of stage {stage} beside {csv_path} ({saved}) and no built program to ask: "
-             "make bench saves them, make all builds the programs")
-    out = subprocess.run([programs[0], "--describe"], capture_output=True, text=True, check=True).stdout
-    return parse_description(out.split("\n"))
+        return {} if not needed else fail(f"no description of stage {stage} in {folder or '.'} (describe-{stage}.txt) "
+                                          "and no built program to ask: make bench saves them, make all builds them")
+    return parse_description(subprocess.run([programs[0], "--describe"], capture_output=True, text=True, check=True).stdout)
 
-def chart_tokens(csv_path, stages):
-    """{stage: its chart tokens} (NAME: its best kernel on chart NAME; NAME+: every kernel, owning it)."""
-    return {s: description(csv_path, s).get("charts", [""])[0] for s in stages}
+def describe(csv_path, stage, key):
+    """One key of STAGE's description beside CSV_PATH; "" where it has none."""
+    return description(os.path.dirname(csv_path), stage).get(key, [""])[0]
 
-def passed(v):
-    """Whether a CSV's pass value says the check did not fail: 1, or unchecked (a bound a result of 0 would pass)."""
-    return v == "unchecked" or STRNUM.fullmatch(v) is not None and float(v) == 1
-
-def verdict(v, xfail=True):
-    """A pass value as the tables show it: ok, unchecked, xfail (where XFAIL, else FAIL) or FAIL."""
-    return "unchecked" if v == "unchecked" else "ok" if passed(v) else "xfail" if xfail and v == "xfail" else "FAIL"
-
-def exponent(n):
-    """'2^k' for the power of two nearest N."""
-    return "2^%d" % (math.log(n) / math.log(2) + 0.5)
+def library(csv_path, stages):
+    """The library's kernels of STAGES (their descriptions' kernels of the kind library: the baseline every x_cub
+    is measured against); none for a stage with no description."""
+    return {line.split()[0] for s in stages for line in description(os.path.dirname(csv_path), s, False).get("kernel", [])
+            if line.split()[2:3] == ["library"]}

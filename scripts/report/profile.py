@@ -1,7 +1,8 @@
 """The profilers' outputs, read for the scripts that profile.
-ncu: Nsight Compute's CSV (ncu --csv --print-units base). A run is one launch, or for CUB its kernels up to
-its single-tile one. By --mode:
-  limits (limits.sh): limits.csv's rows of the timed runs (every second run) of --names, in order: a CUB
+ncu: Nsight Compute's CSV (ncu --csv --print-units base). A run is one launch, or for the library its launches
+as --library "FIRST LAST" says (a program's --describe: library launches): those whose names hold FIRST, up to
+the one whose name holds LAST. By --mode:
+  limits (limits.sh): limits.csv's rows of the timed runs (every second run) of --names, in order: a library
     run's kernels' time and bytes together, the other counters of its longest launch. Exit 1 unless 2 runs each.
   flush (flush_check.sh): "RUNS LEAST": how many runs of the kernels matching --re are judged (the --last
     ones, 0: all) and the least DRAM bytes one of them read (-1: none).
@@ -15,7 +16,7 @@ barriers, atomics) and, from the assembler's report (nvcc -Xptxas -v), its regis
 import re
 from collections import Counter
 
-from common import fail, num, read_lines
+from common import fail, read_text
 
 TIME, BYTES = "gpu__time_duration.sum", "dram__bytes_read.sum"
 # limits.csv's columns from grid on, after time_us and dram_bytes: the counters of a run's longest launch.
@@ -30,10 +31,17 @@ LOADS = (("ldg128", r" LDG(\.\w+)*\.128\b"), ("ldg64", r" LDG(\.\w+)*\.64\b"), (
 OTHERS = (("bfly", r" SHFL\.BFLY"), ("down", r" SHFL\.DOWN"), ("bar", r" BAR\.SYNC"), ("warpsync", r" WARPSYNC"),
           ("atom", r" (RED|REDG|ATOM|ATOMG|ATOMS)\."))
 
+def value(v):
+    """A metric's value as a number (0 for n/a)."""
+    try:
+        return float(v.replace(",", ""))
+    except ValueError:
+        return 0
+
 def metric_rows(path):
     """(launch ID, kernel, metric, value without its commas) of each metric row; every field is quoted."""
     col = {}
-    for line in read_lines(path, errors="surrogateescape"):
+    for line in read_text(path, errors="surrogateescape").splitlines():
         fields = re.findall(r'"([^"]*)"', line)
         if line.startswith('"ID"'):
             col.update((name, i) for i, name in enumerate(fields))
@@ -42,32 +50,33 @@ def metric_rows(path):
                                          for name in ("ID", "Kernel Name", "Metric Name", "Metric Value"))
             yield launch, kernel, metric, v.replace(",", "")
 
-def ends_run(kernel):
-    """Whether a launch of KERNEL ends a run: CUB's single-tile kernel, or any launch not CUB's."""
-    return "DeviceReduce" not in kernel or "SingleTile" in kernel
+def ends_run(kernel, library):
+    """Whether a launch of KERNEL ends a run: the library's last (LIBRARY: "FIRST LAST"), or any launch not its."""
+    first, _, last = library.partition(" ")
+    return not first or first not in kernel or last in kernel
 
-def limits_rows(path, gpu, stage, n, dtype, names):
-    kernel_of, value, runs, run = {}, {}, [], []
+def limits_rows(path, gpu, stage, n, dtype, names, library):
+    kernel_of, values, runs, run = {}, {}, [], []
     for launch, kernel, metric, v in metric_rows(path):
         kernel_of.setdefault(launch, kernel)
-        value[launch, metric] = num(v)
+        values[launch, metric] = value(v)
     for launch, kernel in kernel_of.items():
         run.append(launch)
-        if ends_run(kernel):
+        if ends_run(kernel, library):
             runs, run = runs + [run], []
     want = names.split()
     if len(runs) != 2 * len(want):
         fail(f"{len(runs)} runs profiled, expected {2 * len(want)} (a checked and a timed run of each of {names})", 1)
     out = ""
     for name, run in zip(want, runs[1::2]):
-        time, dram = ([value.get((launch, metric), 0) for launch in run] for metric in (TIME, BYTES))
+        time, dram = ([values.get((launch, metric), 0) for launch in run] for metric in (TIME, BYTES))
         longest = run[time.index(max(time))]
         out += "%s,%s,%s,%s,%s,%d,%d,%.3f,%.0f,%.1f,%.1f,%.2f,%.2f\n" % (
-            gpu, stage, name, dtype, n, len(run), *(value.get((longest, metric), 0) for metric in LONGEST[:1]),
-            sum(time) / 1000, sum(dram), *(value.get((longest, metric), 0) for metric in LONGEST[1:]))
+            gpu, stage, name, dtype, n, len(run), *(values.get((longest, metric), 0) for metric in LONGEST[:1]),
+            sum(time) / 1000, sum(dram), *(values.get((longest, metric), 0) for metric in LONGEST[1:]))
     return out
 
-def flush_reading(path, regex, last=0):
+def flush_reading(path, regex, last, library):
     try:
         kernels = re.compile(regex)
     except re.error as e:
@@ -75,27 +84,27 @@ def flush_reading(path, regex, last=0):
     runs, acc = [], 0
     for _, kernel, metric, v in metric_rows(path):
         if metric == BYTES and kernels.search(kernel):
-            acc += num(v)
-            if ends_run(kernel):
+            acc += value(v)
+            if ends_run(kernel, library):
                 runs, acc = runs + [acc], 0
     judged = runs[-last:] if 0 < last < len(runs) else runs
     return "%d %.0f" % (len(judged), min(judged, default=-1))
 
 def shared_counts(path):
-    value = {metric: v for _, _, metric, v in metric_rows(path)}
-    return "".join("%s %d %d\n" % (op, num(value.get(f"smsp__sass_inst_executed_op_shared_{op}.sum", "0")),
-                                   num(value.get(f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum", "0")))
-                   for op in ("ld", "st")) if value else "", 0 if value else 1
+    found = {metric: v for _, _, metric, v in metric_rows(path)}
+    return "".join("%s %d %d\n" % (op, value(found.get(f"smsp__sass_inst_executed_op_shared_{op}.sum", "0")),
+                                   value(found.get(f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum", "0")))
+                   for op in ("ld", "st")) if found else "", 0 if found else 1
 
 def profile_table(path, metrics, n=""):
     """The table of stage_tool.sh profile: METRICS are its columns' metrics, in its order; N the input's elements."""
     def per(a, b):
         return "%.2f" % (a / b) if b > 0 else "-"
-    elements = num(n)
-    value, order = {}, {}
+    elements = value(n)
+    values, order = {}, {}
     for _, kernel, metric, v in metric_rows(path):
         k = re.sub(r"^void ", "", re.sub(r"\(.*", "", kernel, count=1))
-        order[k], value[k, metric] = None, num(v)
+        order[k], values[k, metric] = None, value(v)
     names = metrics.split(",")
     if len(names) != 21:
         fail(f"--metrics names {len(names)} metrics; the profile table reads 21 (stage_tool.sh's order)")
@@ -104,7 +113,7 @@ def profile_table(path, metrics, n=""):
         "rd B/el", "wr B/el", "atomics", "long_sb", "barrier", "short_sb", "membar", "time(us)")
     for k in order:
         (dram, occupancy, threads, ld, ld_wf, st, st_wf, requests, sectors, ld_bytes, l1_hit, l2_hit, dram_read,
-         dram_write, atom, red, long_sb, barrier, short_sb, membar, time) = (value.get((k, metric), 0)
+         dram_write, atom, red, long_sb, barrier, short_sb, membar, time) = (values.get((k, metric), 0)
                                                                             for metric in names)
         out += "%-50s %7.1f %6.1f %8.1f %6s %6s %8s %7s %7.1f %7.1f %7s %7s %10d %8.2f %8.2f %8.2f %7.2f %9.1f\n" % (
             k[:50], dram, occupancy, threads, per(ld_wf, ld), per(st_wf, st), per(sectors, requests),
@@ -112,17 +121,17 @@ def profile_table(path, metrics, n=""):
             atom + red, long_sb, barrier, short_sb, membar, time / 1000)
     return out
 
-def ncu(mode, ncu_csv, gpu, stage, n, dtype, names, regex, last, metrics):
+def ncu(mode, ncu_csv, gpu, stage, n, dtype, names, regex, last, metrics, library):
     if mode == "limits":
-        return limits_rows(ncu_csv, gpu, stage, n, dtype, names)
+        return limits_rows(ncu_csv, gpu, stage, n, dtype, names, library)
     if mode == "flush":
-        return flush_reading(ncu_csv, regex, last)
+        return flush_reading(ncu_csv, regex, last, library)
     return shared_counts(ncu_csv) if mode == "shared" else profile_table(ncu_csv, metrics, n)
 
 def sass(ptxas, sass):
     """The summary, a line per kernel in the order of the SASS (cuobjdump --dump-sass), from it and the
     assembler's report PTXAS of the same object."""
-    report, sass = ("\n".join(read_lines(path, errors="replace")) for path in (ptxas, sass))
+    report, sass = (read_text(path, errors="replace") for path in (ptxas, sass))
     resources = {}  # kernel: (registers, shared bytes), of its last "Used" line
     for kernel, body in re.findall(r"Compiling entry function[^\n]*?(_Z[A-Za-z0-9_]+)(.*?)(?=Compiling entry|\Z)",
                                    report, re.S):

@@ -1,46 +1,46 @@
-"""The measured blocks of every README, from the committed results, so that every number a README
-shows is one a program printed. Each block sits between the lines <!-- TAG:begin --> and <!-- TAG:end --> of
-its page, in the page's language (README.zh-CN.md beside each README.md): README.md: front (the chart of
-"readme: front" in its plots/*.gp header), bench (what make bench runs), stages (each stage's best kernel);
-docs/results.md: results (the charts of "readme: top", every kernel, the flush check, links to the other
-GPUs' pages), accuracy; stages/NN_*/README.md: stage-results (the stage's charts, table, cited.csv,
-every_n.txt, targets.csv, ratios at every N, limits.csv), demo-output, tree (the command tree-blocks);
-plots/reference/<gpu>/README.md, whole: what the front and results pages show, for that GPU."""
+"""The measured blocks of every README, from the committed results, so that every number a README shows is one a
+program printed. Each block sits between the lines <!-- TAG:begin --> and <!-- TAG:end --> of its page, in the
+page's language (README.zh-CN.md beside each README.md): README.md: front (the chart of "readme: front" in its
+plots/*.gp header), bench (what make bench runs), stages (each stage's best kernel); docs/results.md: results (the
+charts of "readme: top", every kernel, the flush check, links to the other GPUs' pages), accuracy;
+stages/NN_*/README.md: stage-results (the stage's charts, table, cited figures, every_n.txt, targets, ratios at
+every N, limits.csv), demo-output, tree (the command tree-blocks); plots/reference/<gpu>/README.md, whole: what
+the front and results pages show, for that GPU (English)."""
 import difflib
 import glob
 import os
 import sys
 
+import claims
 from charts import chart_headers
 from cited import cited
-from common import awk_str, bilingual, chart_tokens, fail, number, parse_description, phrase, read_csv
-from common import read_lines, rule, text, write_files
-from provenance import CHANGED, changed_since, measured_at
-from tables import accuracy_tables, limits_table, ratios, table, targets, times
+from common import bilingual, describe, fail, kernel_rows, number, parse_description, phrase, read_csv, read_text
+from common import rule, short, text, write_files
+from provenance import CHANGED, changed_since, measured_at, primary
+from tables import accuracy_tables, limits_table, ratios, table, times
 from tree import Tree, committed_record
 
 def write(path, new, check):
     """Write NEW to PATH, or (CHECK) show how PATH differs from it: 1 where it does, else 0."""
-    old = open(path, encoding="utf-8").read() if os.path.exists(path) else None
+    old = read_text(path) if os.path.exists(path) else None
     if old != new and not check:
         write_files({path: new})
     if old == new or not check:
         return 0
     if old is not None:
         sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), new.splitlines(True), path, path))
-    how = "is missing" if old is None else "differs from what the results give"
-    print(f"{path} {how}: run make reference", file=sys.stderr)
+    print(f"{path} {'is missing' if old is None else 'differs from what the results give'}: run make reference",
+          file=sys.stderr)
     return 1
 
 def update(path, blocks, check):
     """write() PATH with each block {TAG: BLOCK} between its lines <!-- TAG:begin --> and <!-- TAG:end -->."""
-    lines = open(path, encoding="utf-8").read().split("\n")
+    lines = read_text(path).split("\n")
     for tag, block in blocks.items():
         begin, end, body = f"<!-- {tag}:begin -->", f"<!-- {tag}:end -->", block.split("\n")
         if begin not in lines or end not in lines:
             fail(f"{path} lacks the lines {begin} and {end}")
-        body = body[:-1] if body[-1] == "" else body
-        lines = lines[:lines.index(begin) + 1] + body + lines[lines.index(end):]
+        lines = lines[:lines.index(begin) + 1] + body[:-1 if body[-1] == "" else None] + lines[lines.index(end):]
     return write(path, "\n".join(lines), check)
 
 def siblings(page):
@@ -58,12 +58,10 @@ def others(pattern, img):
 def owners(csv):
     """{chart: ([the stages that own it (NAME+)], [the others' numbers (NAME)])}, from the CSV's stages."""
     found = {}
-    stages = dict.fromkeys(r["stage"] for r in read_csv(csv, "stage") if r["stage"] != "00_device")
-    for stage, tokens in chart_tokens(csv, list(stages)).items():
-        for token in tokens.split():
-            own = token.endswith("+")
-            found.setdefault(token[:-1] if own else token, ([], []))[not own].append(
-                stage if own else number(stage))
+    for stage in dict.fromkeys(r["stage"] for r in kernel_rows(read_csv(csv, "stage pass"))):
+        for token in describe(csv, stage, "charts").split():
+            found.setdefault(token.rstrip("+"), ([], []))[not token.endswith("+")].append(
+                stage if token.endswith("+") else number(stage))
     return found
 
 def roofline(csv):
@@ -73,13 +71,13 @@ def roofline(csv):
 def images(where, folder, prefix, csv, lang):
     """The charts of CSV that go to WHERE (front, top, or the stage that owns them), drawn in FOLDER."""
     headers, out = chart_headers(), ""
-    for name, (own, others) in owners(csv).items():
+    for name, (own, rest) in owners(csv).items():
         header = headers.get(name, {})
         readme = header.get("readme", "").split()
         if header.get("alt") and os.path.exists(f"{folder}/{name}.png") and (
                 where in readme if where in ("front", "top") else "stage" in readme and where in own):
             alt = bilingual(header["alt"], lang).replace("{stage}", phrase([number(s) for s in own], lang))
-            out += f"![{alt.replace('{others}', phrase(others, lang))}]({prefix}/{name}.png)\n\n"
+            out += f"![{alt.replace('{others}', phrase(rest, lang))}]({prefix}/{name}.png)\n\n"
     return out
 
 def results_block(folder, prefix, lang):
@@ -92,8 +90,8 @@ def results_block(folder, prefix, lang):
     for r in read_csv(flush, "probe loads n input_bytes l2 runs ratio_min pass"):
         stage, _, kernel = r["probe"].partition(":")
         out += "| %s `%s` | %s | %d | %.1f | %s | %d | %.4f | %s |\n" % (
-            stage, kernel.split(":")[0], r["loads"], int(float(r["n"])), float(r["input_bytes"]) / 1048576,
-            r["l2"], int(float(r["runs"])), float(r["ratio_min"]), "ok" if r["pass"] == "1" else "FAIL")
+            stage, kernel.split(":")[0], r["loads"], int(r["n"]), float(r["input_bytes"]) / 2 ** 20, r["l2"],
+            int(r["runs"]), float(r["ratio_min"]), "ok" if r["pass"] == "1" else "FAIL")
     return out + f"\n{text(lang, 'flush note')}\n"
 
 def accuracy_block(folder, prefix, lang, tables=True):
@@ -109,7 +107,7 @@ def accuracy_block(folder, prefix, lang, tables=True):
 
 def descriptions(folder):
     """The saved descriptions of the programs of a results folder, in stage order."""
-    return [parse_description(read_lines(p)) for p in sorted(glob.glob(f"{folder}/describe-*.txt"))]
+    return [parse_description(read_text(p)) for p in sorted(glob.glob(f"{folder}/describe-*.txt"))]
 
 def bench_table(folder, lang):
     """What make bench runs: a row per single-GPU program, from the descriptions saved in FOLDER."""
@@ -123,59 +121,59 @@ def bench_table(folder, lang):
         out += f"{d['bench fills'][0]} | {warm} |\n"
     return out
 
-def sizes_table(stage_csv, csv, lang):
-    """The multi-GPU program's sums (sum_*, shards summed by the roofline's stage), then its all-reduce's busbw:
-    a row per dtype and size, a column per run (kernel), in the CSV's order."""
+def own_csv_block(stage_csv, csv, lang):
+    """A stage whose program writes a CSV of its own (several GPUs): its sums (rows flushed; each shard summed by the
+    roofline chart's owner), then its rows timed on data in place, the all-reduce's bus bandwidth: a row per dtype
+    and size, a column per run (kernel), in the CSV's order."""
     via, sums, busbw, runs = number(roofline(csv)), "", {}, []
-    for r in read_csv(stage_csv, "gpu kernel dtype n median_us gbps pass bytes_read"):
-        k, us, gbps = r["kernel"], float(r["median_us"]), float(r["gbps"])
-        ok = "ok" if r["pass"] == "1" else "FAIL"
-        if k.startswith("sum_"):
-            sums += text(lang, "multi-GPU sum") % (r["gpu"], k, int(float(r["n"])), via, us, gbps, ok) + "\n\n"
+    for r in kernel_rows(read_csv(stage_csv, "gpu kernel dtype n median_us gbps pass l2 bytes_read")):
+        k, gbps, ok = r["kernel"], float(r["gbps"]), "ok" if r["pass"] == "1" else "FAIL"
+        if r["l2"] != "warm":
+            sums += text(lang, "multi-GPU sum") % (r["gpu"], k, int(r["n"]), via, float(r["median_us"]), gbps, ok) + "\n\n"
             continue
-        if k not in runs:
-            runs.append(k)
-        busbw.setdefault((r["dtype"], float(r["bytes_read"])), {})[k] = "%.1f" % gbps + ("" if ok == "ok" else " FAIL")
+        runs += [k] if k not in runs else []
+        busbw.setdefault((r["dtype"], int(r["bytes_read"])), {})[k] = "%.1f" % gbps + ("" if ok == "ok" else " FAIL")
     if not busbw:
         return sums
     out = sums + text(lang, "all-reduce caption") + "\n\n" + text(lang, "all-reduce head")
     out += "".join(f" `{k}` |" for k in runs) + "\n" + rule("ll" + "r" * len(runs))
     for (dtype, b), cells in busbw.items():
-        size = f"{awk_str(b / 1073741824)} GiB" if b >= 1073741824 else f"{awk_str(b / 1048576)} MiB"
+        size = f"{short(b / 2 ** 30)} GiB" if b >= 2 ** 30 else f"{short(b / 2 ** 20)} MiB"
         out += f"| {dtype} | {size} |" + "".join(f" {cells.get(k, '-')} |" for k in runs) + "\n"
     return out
 
 def stage_block(stage, stage_csv, csv, img, lang):
-    """The measured block of STAGE, whose rows are in STAGE_CSV (CSV, or the multi-GPU program's)."""
+    """The measured block of STAGE, whose rows are in STAGE_CSV (CSV, or its program's own)."""
     own, limits, mine = stage_csv == csv, f"{img}/limits.csv", f"stages/{stage}"
     out = images(stage, img, f"../../{img}", stage_csv, lang)
-    out += table(csv, "stage", stage, lang) if own else sizes_table(stage_csv, csv, lang)
+    out += table(csv, "stage", stage, lang) if own else own_csv_block(stage_csv, csv, lang)
     if os.path.exists(f"{mine}/cited.csv"):
         out += "\n" + cited(stage_csv, f"{mine}/cited.csv", stage, lang)
+    if claims.assertions(stage, "cited"):
+        out += "\n" + claims.cited(stage_csv, stage, lang)
     if os.path.exists(f"{mine}/every_n.txt"):
-        out += "\n" + times(stage_csv, stage, " ".join(read_lines(f"{mine}/every_n.txt")), lang)
-    if os.path.exists(f"{mine}/targets.csv") and own:
-        out += f"\n{text(lang, 'targets caption')}\n\n" + targets(
-            sorted(glob.glob("plots/reference/*/results.csv")), stage, f"{mine}/targets.csv", lang)
+        out += "\n" + times(stage_csv, stage, read_text(f"{mine}/every_n.txt").split(), lang)
+    if claims.assertions(stage, "target") and own:
+        out += f"\n{text(lang, 'targets caption')}\n\n"
+        out += claims.targets(sorted(glob.glob("plots/reference/*/results.csv")), stage, lang)
     if stage in owners(stage_csv).get("roofline", ([], []))[0]:
         out += f"\n{text(lang, 'ratios caption')}\n\n" + ratios(stage_csv, stage, lang)
     if own and os.path.exists(limits) and any(r["stage"] == stage for r in read_csv(limits, "stage")):
-        out += "\n%s\n\n" % text(lang, "limits caption").format(gpu=gpu_of(limits))
-        out += limits_table(limits, stage, lang) + "".join("\n%s\n" % text(lang, "limits other").format(
-            gpu=gpu_of(p), path=p) for p in others("limits.csv", img))
+        out += "\n%s\n\n" % text(lang, "limits caption").format(gpu=gpu_of(limits)) + limits_table(limits, stage, lang)
+        out += "".join("\n%s\n" % text(lang, "limits other").format(gpu=gpu_of(p), path=p) for p in others("limits.csv", img))
     return out
 
 def demo_block(stage, csv, img, lang):
     """A stage's demo output on the primary GPU (demo-<stage>.txt, by make bench); where the others' is."""
     out = text(lang, "demo caption").format(num=number(stage), gpu=gpu_of(csv)) + "\n\n```\n"
-    out += open(f"{img}/demo-{stage}.txt", encoding="utf-8").read() + "```\n"
-    return out + "".join("\n%s\n" % text(lang, "demo other").format(
-        gpu=gpu_of(f"{os.path.dirname(p)}/results.csv"), name=os.path.basename(p), path=p)
-        for p in others(f"demo-{stage}.txt", img))
+    out += read_text(f"{img}/demo-{stage}.txt") + "```\n"
+    return out + "".join("\n%s\n" % text(lang, "demo other").format(gpu=gpu_of(f"{os.path.dirname(p)}/results.csv"),
+                                                                     name=os.path.basename(p), path=p)
+                         for p in others(f"demo-{stage}.txt", img))
 
 def readmes(check, csv, img):
-    """Every page's measured blocks from the results CSV and the reference folder IMG; exit 1 where CHECK
-    finds a page that differs."""
+    """Every page's measured blocks from the results CSV and the reference folder IMG; exit 1 where CHECK finds a
+    page that differs."""
     if not os.path.isfile(csv):
         fail(f"{csv} not found")
     img, status = img.rstrip("/"), 0
@@ -187,61 +185,46 @@ def readmes(check, csv, img):
             text(lang, "same results at" if measured_at(os.path.dirname(p)) else "same results").format(
                 gpu=gpu_of(p), commit=(measured_at(os.path.dirname(p)) or "")[:12]), os.path.dirname(p),
             os.path.dirname(p), "。" if lang == "zh" else ".") for p in others("results.csv", img))
-        status |= update(f"docs/results{suffix}.md", {
-            "results": results_block(img, f"../{img}", lang) + links,
-            "accuracy": accuracy_block(img, f"../{img}", lang, tables=False)}, check)
+        status |= update(f"docs/results{suffix}.md", {"results": results_block(img, f"../{img}", lang) + links,
+                                                      "accuracy": accuracy_block(img, f"../{img}", lang, False)}, check)
     for readme in sorted(glob.glob("stages/*/README.md")):  # every stage's measured block and demo output
-        stage, page = os.path.basename(os.path.dirname(readme)), open(readme, encoding="utf-8").read()
-        # The stage's rows: the primary's results, else a multi-GPU run, the primary's or another GPU's.
-        rows_csv = [c for c in [csv, f"{img}/multigpu.csv"] + others("multigpu.csv", img)
-                    if "<!-- stage-results:begin -->" in page and os.path.exists(c)
+        stage, page = os.path.basename(os.path.dirname(readme)), read_text(readme)
+        # The stage's rows: the primary's results, else the CSV its program writes, the primary's or another GPU's.
+        mine = f"/{describe(csv, stage, 'csv') or 'results.csv'}"
+        rows_csv = [c for c in [csv] + sorted(glob.glob(f"{img}/*.csv")) + others("*.csv", img)
+                    if "<!-- stage-results:begin -->" in page and c.endswith(mine)
                     and any(r["stage"] == stage for r in read_csv(c, "stage"))][:1]
         demo = "<!-- demo-output:begin -->" in page.split("\n")
         if demo and not os.path.exists(f"{img}/demo-{stage}.txt"):
             fail(f"{readme} shows its demo's output, and {img}/demo-{stage}.txt is missing: run make bench")
         for p, lang in siblings(readme):
             blocks = {"stage-results": stage_block(stage, c, csv, os.path.dirname(c), lang) for c in rows_csv}
-            blocks.update({"demo-output": demo_block(stage, csv, img, lang)} if demo else {})
-            status |= update(p, blocks, check)
+            status |= update(p, blocks | ({"demo-output": demo_block(stage, csv, img, lang)} if demo else {}), check)
     for csv in sorted(glob.glob("plots/reference/*/results.csv")):  # each GPU's own page
         folder, stage = os.path.dirname(csv), roofline(csv)
-        page = f"# Reference results: {gpu_of(csv)}\n\nGenerated by `make reference` from [results.csv]"
-        page += "(results.csv) (`make bench` on this GPU); do not edit.\n\n"
-        page += run_block(folder, img, open(f"{folder}/README.md", encoding="utf-8").read()
-                          if os.path.exists(f"{folder}/README.md") else "")
-        page += results_block(folder, ".", "en")
-        page += "\n## Best kernel of each stage\n\n" + table(csv, "best")
-        if stage:
-            page += f"\n## Stage {number(stage)}: x CUB and the speed of light at every N\n\n"
-            page += ratios(csv, stage)
-        page += "\n## Accuracy\n\n" + accuracy_block(folder, ".", "en")
-        status |= write(f"{folder}/README.md", page, check)
+        page = text("en", "page head").format(gpu=gpu_of(csv)) + run_block(folder, img) + results_block(folder, ".", "en")
+        page += text("en", "page best") + table(csv, "best")
+        page += text("en", "page ratios").format(num=number(stage)) + ratios(csv, stage) if stage else ""
+        status |= write(f"{folder}/README.md", page + text("en", "page accuracy") + accuracy_block(folder, ".", "en"),
+                        check)
     return status
 
-def run_block(folder, img, old):
-    """What a reference page says of its run: whether it is the primary reference (IMG), the commit it was
-    measured on, and the stages changed since (git's; where git cannot tell, the line OLD, the page as it is,
-    has). A reference that is not the primary is not held to the claims and targets that read those stages."""
+def run_block(folder, img):
+    """What a reference page says of its run: whether it is the primary reference (IMG), the commit it was measured
+    on, and the stages changed since (git's; where git cannot tell, the line its page has). A reference that is not
+    the primary is not held to the claims and targets that read those stages."""
     commit, main = measured_at(folder), os.path.normpath(folder) == os.path.normpath(img)
-    if main:
-        out = "The primary reference: the front page, docs/results.md and the stages' READMEs show these results.\n\n"
-    else:
-        out = ("Not the primary reference: a record of the run below. The front page, docs/results.md and the stages' "
-               f"READMEs show the {gpu_of(f'{img}/results.csv')}'s ([its page](../{os.path.basename(img)}/README.md)).\n\n")
+    out = text("en", "page primary") if main else text("en", "page record").format(
+        gpu=gpu_of(f"{img}/results.csv"), folder=os.path.basename(img))
     if commit is None:
-        return out + "The commit this run was made on is not recorded (`make reference` records it in `measured_at`).\n\n"
-    out += f"Measured at commit `{commit}` (`measured_at`, written by `make reference`).\n\n"
+        return out + text("en", "page unrecorded")
+    out += text("en", "page measured").format(commit=commit)
     stages, why = changed_since(commit)
     if stages is None:
-        kept = [line for line in old.split("\n") if line.startswith(CHANGED)]
-        return out + (kept[0] if kept else f"{CHANGED} git cannot tell ({why}).") + "\n\n"
+        old = read_text(f"{folder}/README.md").split("\n") if os.path.exists(f"{folder}/README.md") else []
+        return out + next((line for line in old if line.startswith(CHANGED)), f"{CHANGED} git cannot tell ({why}).") + "\n\n"
     out += f"{CHANGED} {', '.join(stages) or 'none'}."
-    if stages and main:
-        out += " As the primary reference it is held to every claim and target all the same: `make bench` and " \
-               "`make reference` on this GPU measure the current code."
-    elif stages:
-        out += " This run is not held to the claims (`claims.csv`) and targets (`targets.csv`) that read them."
-    return out + "\n\n"
+    return out + (text("en", "page held" if main else "page not held") if stages else "") + "\n\n"
 
 def tree_block(stage, kernels, lang):
     """Each tree kernel's picture and what its record counts, or how to record it."""
@@ -255,37 +238,31 @@ def tree_block(stage, kernels, lang):
         counts = dict(zip(("ld", "ldw", "st", "stw"), tree.totals()["ld"] + tree.totals()["st"]))
         counts.update(adds=tree.additions(), unused=tree.additions(-1, True))
         plurals = {f"{key}_s": "" if c == 1 else "s" for key, c in counts.items()}
-        loop = tree.loop()
+        if loop := tree.loop():
+            loop = text(lang, "tree loop").format(threads=loop[0], loads=sum(tree.loaded.values()),
+                                                  per=loop[1] if loop[1] == loop[2] else f"{loop[1]}–{loop[2]}")
         png = os.path.relpath(record[:-4] + ".png", f"stages/{stage}")
         out.append(f"![{text(lang, 'tree alt').format(k=k)}]({png})\n\n"
-                   + text(lang, "tree counts").format(k=k, **counts, **plurals) + ("" if not loop else text(
-                       lang, "tree loop").format(threads=loop[0], loads=sum(tree.loaded.values()),
-                                                 per=loop[1] if loop[1] == loop[2] else f"{loop[1]}–{loop[2]}")))
+                   + text(lang, "tree counts").format(k=k, **counts, **plurals) + (loop or ""))
     return "\n\n".join(out) + "\n"
 
 def tree_blocks(check):
     """Every stage README's tree block (the primary's tree kernels); a record without its picture differs."""
-    try:
-        folder = "plots/reference/" + open("plots/reference/primary", encoding="utf-8").read().strip()
-    except OSError:
-        fail("no plots/reference/primary: run make bench and make reference")
     status = 0
-    for d in descriptions(folder):
+    for d in descriptions("plots/reference/" + primary()):
         stage, kernels = d["stage"][0], d.get("tree kernels", [""])[0].split()
-        if not kernels or not os.path.exists(f"stages/{stage}/README.md"):
-            continue
-        for page, lang in siblings(f"stages/{stage}/README.md"):
-            status |= update(page, {"tree": tree_block(stage, kernels, lang)}, check)
-        for record in filter(None, (committed_record(stage, k) for k in kernels)):
-            if not os.path.exists(record[:-4] + ".png"):
-                print(f"{record} has no picture: scripts/tree.sh draw {record}", file=sys.stderr)
-                status = 1
+        if kernels and os.path.exists(f"stages/{stage}/README.md"):
+            for page, lang in siblings(f"stages/{stage}/README.md"):
+                status |= update(page, {"tree": tree_block(stage, kernels, lang)}, check)
+            for record in filter(None, (committed_record(stage, k) for k in kernels)):
+                if not os.path.exists(record[:-4] + ".png"):
+                    print(f"{record} has no picture: scripts/tree.sh draw {record}", file=sys.stderr)
+                    status = 1
     return status
 
 def fill(check, page, tag, block, how):
-    """PAGE's block TAG from the file BLOCK (HOW: what regenerates it, named where CHECK finds a difference);
-    exit 2 without the markers."""
-    status = update(page, {tag: open(block, encoding="utf-8").read()}, check)
+    """PAGE's block TAG from the file BLOCK (HOW: what regenerates it, named where CHECK finds a difference)."""
+    status = update(page, {tag: read_text(block)}, check)
     if status:
         print(f"{page}'s {tag} block differs: run {how}", file=sys.stderr)
     return status

@@ -16,19 +16,16 @@ import glob
 import math
 from collections import Counter, namedtuple
 
-from common import awk_str, fail, num, read_lines, write_files
+import csv
+
+from common import fail, read_text, write_files
 
 # A value: at position x (a shared-memory word where of_slot, else a lane), step y, added by warp `warp`
 # from kids (none: a leaf, at the step its value first appears).
 Node = namedtuple("Node", "x of_slot y warp kids", defaults=((),))
 
-def value(field):
-    """A field as a number (awk's reading of it), an int where it is whole."""
-    v = num(field)
-    return int(v) if float(v).is_integer() else v
-
 def plural(n, what):
-    return f"{awk_str(n)} {what}{'' if n == 1 else 's'}"
+    return f"{n} {what}{'' if n == 1 else 's'}"
 
 class Tree:
     """What the record at PATH implies (a line that is not a record line is an error, exit 2): the tree's
@@ -40,14 +37,13 @@ class Tree:
         self.slot, self.reads, self.held, self.held_slot, self.fresh = {}, {}, {}, {}, set()
         self.active, self.accesses, self.order, self.shuffle_arg, self.read_lane = set(), {}, {}, {}, {}
         self.loads, self.looped, self.loaded = {}, set(), Counter()  # a thread's pending loads, their sums, counts
-        for line in read_lines(path):
-            fields = line.split(",")
-            if line.startswith("#"):
-                self.title = line[2:]
-            elif fields[0] != "step":
-                if len(fields) != 7:
-                    fail(f"not a tree record line: {line}")
-                self.event(value(fields[0]), value(fields[1]), fields[3], *map(value, fields[4:]))
+        lines = read_text(path).splitlines()
+        self.title = next((line[2:] for line in lines if line.startswith("#")), "")
+        for r in csv.DictReader(line for line in lines if line and not line.startswith("#")):
+            try:
+                self.event(*(int(r[c]) for c in ("step", "thread")), r["op"], *(int(r[c]) for c in ("bytes", "addr", "src")))
+            except (KeyError, TypeError, ValueError):
+                fail(f"not a tree record line: {','.join(str(v) for v in r.values())}")
         self.finish()
 
     def event(self, step, t, op, nbytes, addr, src):
@@ -71,7 +67,7 @@ class Tree:
         self.active.add((step, warp, lane))
         if op not in ("ld", "st"):  # a shuffle, added up when the step ends
             self.pending.append((t, -1 if src < 0 else warp * 32 + src, op))
-            self.shuffle_arg[step, warp] = f"{op} {awk_str(addr)}"
+            self.shuffle_arg[step, warp] = f"{op} {addr}"
             self.read_lane[step, warp, lane] = "." if src < 0 else src
             return
         word, k = int(addr / 4), self.order.get((t, op), 0) + 1
@@ -166,8 +162,7 @@ def drawing(tree, width=64):
     loop_rows = {tree.nodes[i].y for i in tree.looped}
     for y in (y for y in range(tree.top, -1, -1) if not y or tree.additions(y) or y in loop_rows):
         count, unused = tree.additions(y), tree.additions(y, True)
-        # With no node above step 0 that row is drawn blank, as this program's first (awk) form drew it.
-        row = "".join(at.get((y, x), " ") if tree.top else " " for x in range(width))
+        row = "".join(at.get((y, x), " ") for x in range(width))
         what = plural(count, "addition") if y and count else "each thread's loads, added in registers" if y else \
             "elements"
         out.append("%4d | %s | %s%s" % (y, row, what, f", {unused} unused" if unused else ""))
@@ -192,7 +187,7 @@ def drawing(tree, width=64):
     if tree.shuffled:
         out += ["", "Shuffles of warp 0 (the lane each lane read; . its own value, nothing read):"]
     for s in tree.shuffled:
-        lanes = "".join(" %2s" % awk_str(tree.read_lane.get((s, 0, lane), "-")) for lane in range(32))
+        lanes = "".join(" %2s" % tree.read_lane.get((s, 0, lane), "-") for lane in range(32))
         out.append("%4d %-14s |%s" % (s, tree.shuffle_arg[s, 0], lanes))
     if tree.loop():
         _, fewest, most = tree.loop()
