@@ -65,9 +65,11 @@ DEMOS := $(patsubst stages/%/demo.cu,%,$(sort $(wildcard stages/*/demo.cu)))
 
 # The common objects: program.o (the option table, CSV writer and timing loop), speed_of_light.o, gpu.o
 # (the GPU, allocation, the flush) and host.o under every program; harness.o too under a stage built on
-# the harness.
+# the harness. A stage file includes common/stage.h, which brings gpu.h, host.h, program.h and tree.h;
+# every object is built again when a header of common/ changes.
 PROGRAM_OBJS := $(BUILD)/program.o $(BUILD)/speed_of_light.o $(BUILD)/gpu.o $(BUILD)/host.o
 HARNESS_OBJS := $(BUILD)/harness.o $(PROGRAM_OBJS)
+COMMON_HEADERS := $(sort $(wildcard common/*.h))
 
 # What a stage.mk adds (it is included below, after these):
 #   PROGRAMS += $(BUILD)/<stage>/<program>, and the rule that builds it
@@ -251,24 +253,23 @@ $(BUILD)/host.o: common/host.c common/host.h
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/%.o: common/%.cu common/common.h common/host.h common/program.h common/tree.h $(BUILD)/flags.txt
+$(BUILD)/%.o: common/%.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
-# The record build (make stage-NN tree): the harness again, as the tree program's main (common/tree.cu),
+# The record build (make stage-NN tree): the harness again, as the tree program's main (common/record.cu),
 # and a stage's kernels compiled with -DRECORD_TREE (common/tree.h) into build/<stage>/tree, its
 # exercise's solution into build/<stage>/tree-solution.
-TREE_OBJS := $(BUILD)/harness_tree.o $(BUILD)/tree.o $(PROGRAM_OBJS)
-$(BUILD)/harness_tree.o: common/harness.cu common/common.h common/host.h common/program.h common/tree.h $(BUILD)/flags.txt
+TREE_OBJS := $(BUILD)/harness_tree.o $(BUILD)/record.o $(PROGRAM_OBJS)
+$(BUILD)/harness_tree.o: common/harness.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 	$(NVCC) $(NVCCFLAGS) -DRECORD_TREE -c $< -o $@
 
 # The baseline stage's reduce.cu again, as the baseline every other harness stage times for its
 # speed-up column.
-$(BUILD)/baseline.o: stages/$(BASELINE_STAGE)/reduce.cu common/common.h common/host.h $(BUILD)/flags.txt
+$(BUILD)/baseline.o: stages/$(BASELINE_STAGE)/reduce.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 	$(NVCC) $(NVCCFLAGS) -DAS_BASELINE -c $< -o $@
 
 # A stage's source compiles to an object of its own (build/<stage>/*.o), beside the common objects rather
 # than after them, and is then linked with them into its program.
-COMMON_HEADERS := common/common.h common/host.h common/program.h common/tree.h
 define harness_rules
 $(BUILD)/$1/reduce.o: stages/$1/reduce.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 	@mkdir -p $$(@D)
@@ -326,7 +327,7 @@ $(BUILD)/%/demo: stages/%/demo.cu $(BUILD)/gpu.o $(BUILD)/host.o
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $< $(filter %.o,$^) -o $@
 $(foreach s,$(DEMOS),$(eval $(BUILD)/$s/demo: $(filter-out stages/$s/demo.cu,$(wildcard stages/$s/*.cu)) \
-    common/common.h common/host.h $(BUILD)/flags.txt))
+    $(COMMON_HEADERS) $(BUILD)/flags.txt))
 
 # make stage-NN builds the stage's program (and demo); with a verb it only selects the stage, and the
 # verb builds what it needs.

@@ -13,7 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "program.h"
+#include "speed_of_light.h"
+#include "stage.h"
+#ifdef RECORD_TREE
+#include "record.h"
+#endif
 
 extern const Stage reduce_stage;
 extern const Stage baseline_stage __attribute__((weak)); /* absent in the first stage itself */
@@ -22,6 +26,12 @@ extern const Stage baseline_stage __attribute__((weak)); /* absent in the first 
 #define COPY_TEST_BYTES (512ull << 20) /* the copy moves it, the read-only streams read twice that */
 #define DEFAULT_SIZES "2^26"
 #define DEFAULT_BENCH_SIZES "2^16,2^18,2^20,2^22,2^24,2^26,2^28"
+/* Odd sizes around a block of 256 and a warp, one not a multiple of anything, one past 2^24. */
+#define DEFAULT_CHECK_SIZES "1,2,31,32,33,255,256,257,1000003,2^24+1"
+/* A kernel or CPU loop whose checked run takes over SLOW_RUN_US is timed SLOW_REPS times (or --reps, if
+ * fewer), with no warm-up beyond the checked run. */
+#define SLOW_RUN_US 20000.0
+#define SLOW_REPS 3
 
 /* ---- the stage's options and description ------------------------------------------------------- */
 

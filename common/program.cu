@@ -10,6 +10,14 @@
 
 /* ---- the command line ------------------------------------------------------------------------- */
 
+void usage_error(const char *prog, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "error: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(try %s --help)\n", prog);
+    exit(EXIT_USAGE);
+}
+
 typedef enum { OPT_N, OPT_KERNEL, OPT_LIST, OPT_DESCRIBE, OPT_FILL, OPT_SEED, OPT_REPS, OPT_WARMUP, OPT_CSV,
                OPT_CHECK, OPT_L2, OPT_HELP } CommonFlag;
 
