@@ -135,9 +135,6 @@ static const Kernel *find_kernel(const char *name)
 
 static int kernel_exists(const char *name) { return find_kernel(name) != NULL; }
 
-static_assert(DT_COUNT == ARRAY_TYPES, "host.h's array types are the Dtypes, in their order");
-static const char *const *const dtype_names = array_type_name;
-
 static void list_kernels(void)
 {
     printf("stage %s kernels:\n", reduce_stage.program.stage);
@@ -151,8 +148,15 @@ static void list_kernels(void)
     if (reduce_stage.program.warm_l2) printf("warm-L2 kernels: %s\n", reduce_stage.program.warm_l2);
 }
 
-/* The accumulator as --describe names it (Acc): the fourth word of a "kernel:" line. */
-static const char *acc_key[] = {"f32", "f16", "bf16", "i32", "f64", "kahan", "exact"};
+/* The accumulators, in Acc's order: the word --describe gives (a "kernel:" line's fourth), the name the
+ * table's notes give, and the largest sum it holds. */
+static const struct {
+    const char *key, *name;
+    double max;
+} accumulators[ACC_COUNT] = {
+    {"f32", "fp32", FLT_MAX}, {"f16", "fp16", 65504.0}, {"bf16", "bf16", 3.3895313892515355e38},
+    {"i32", "int32", 2147483647.0}, {"f64", "fp64", DBL_MAX}, {"kahan", "Kahan fp32", FLT_MAX}, {"exact", "exact", FLT_MAX},
+};
 
 /* CUB's accumulator for an input type, as launch_cub sums it: int32 for the integer types, else fp32. */
 static Acc cub_acc(Dtype t) { return t == DT_I8 || t == DT_I32 ? ACC_I32 : ACC_F32; }
@@ -162,15 +166,15 @@ static void describe_kernels(void)
     int used[DT_COUNT] = {0};
     for (int i = 0; i < reduce_stage.count; i++) {
         const Kernel *k = &reduce_stage.kernels[i];
-        printf("kernel: %s %s %s %s\n", k->name, dtype_names[k->dtype],
-               k->flags & NOT_DEFAULT ? "wrong" : k->flags & ON_CPU ? "cpu" : "default", acc_key[k->acc]);
+        printf("kernel: %s %s %s %s\n", k->name, dtypes[k->dtype].name,
+               k->flags & NOT_DEFAULT ? "wrong" : k->flags & ON_CPU ? "cpu" : "default", accumulators[k->acc].key);
         used[k->dtype] = 1;
     }
     for (int t = 0; t < DT_COUNT; t++)
-        if (used[t]) printf("kernel: cub %s library %s\n", dtype_names[t], acc_key[cub_acc((Dtype)t)]);
+        if (used[t]) printf("kernel: cub %s library %s\n", dtypes[t].name, accumulators[cub_acc((Dtype)t)].key);
     printf("input types:");
     for (int t = 0; t < DT_COUNT; t++)
-        if (used[t]) printf(" %s", dtype_names[t]);
+        if (used[t]) printf(" %s", dtypes[t].name);
     printf("\n");
 }
 
@@ -184,9 +188,19 @@ static const Kernel *baseline_kernel(void)
     return &first->kernels[0];
 }
 
+/* Every fill of host.h, space-separated in its order: a stage's fills. */
+static const char *every_fill(void)
+{
+    static char list[128];
+    for (int f = 0, at = 0; f < FILL_COUNT; f++)
+        at += snprintf(list + at, sizeof list - at, "%s%s", f ? " " : "", fill_name((Fill)f));
+    return list;
+}
+
 static Program describe_stage(const char *argv0)
 {
     Program p = reduce_stage.program;
+    p.fills = every_fill();
     if (!p.default_sizes) {
         p.default_sizes = DEFAULT_SIZES;
         p.bench_sizes = DEFAULT_BENCH_SIZES;
@@ -284,17 +298,6 @@ static void measure_ceilings(Device *d, const L2Flush *flush)
 
 /* ---- input types ---------------------------------------------------------------------------- */
 
-static const int *const dtype_bytes = array_type_bytes;
-/* Largest finite value of each input type: --fill large scales [0.5, 1) to it. */
-static const double dtype_max[DT_COUNT] = {FLT_MAX, 65504.0, 3.3895313892515355e38, 448.0, 57344.0, 127.0, 2147483520.0};
-static const char *acc_names[] = {"fp32", "fp16", "bf16", "int32", "fp64", "Kahan fp32", "exact"};
-
-static double acc_max(Acc a)
-{
-    return a == ACC_F16 ? 65504.0 : a == ACC_BF16 ? 3.3895313892515355e38 : a == ACC_I32 ? 2147483647.0
-         : a == ACC_F64 ? DBL_MAX : FLT_MAX;
-}
-
 /* One input type's data: the bytes the kernels read, and the same values as floats (every value of
  * these types is exact in fp32), from which the fp64 reference is computed. */
 typedef struct {
@@ -359,7 +362,7 @@ static void make_host_data(HostData *out, Dtype t, Fill fill, uint64_t seed, uin
         }
         h.room = n;
     }
-    double scale = fill == FILL_LARGE ? dtype_max[t] : (t == DT_I8 || t == DT_I32) && fill == FILL_RANDOM ? 128.0
+    double scale = fill == FILL_LARGE ? dtypes[t].max : (t == DT_I8 || t == DT_I32) && fill == FILL_RANDOM ? 128.0
                  : (t == DT_I8 || t == DT_I32) && fill == FILL_SHIFTED ? 4.0 : 1.0; /* -2 ... 5: int32 holds 2^30 of them */
     if (fill == FILL_COND) fill_cond(h.values, n, seed, stage_options.cond ? stage_options.cond : DEFAULT_COND);
 #pragma omp parallel for schedule(static)
@@ -419,9 +422,9 @@ static const HostData *use_dtype(Dtype t)
     uint64_t n = t == DT_F32 ? bench.max_n : bench.run.n;
     if (!h->values || h->type != t || h->n < n) make_host_data(h, t, bench.fill, bench.seed, n);
     if (bench.uploaded != (int)t || bench.uploaded_n != bench.run.n) {
-        bench.run.data = bench.base + (size_t)stage_options.offset * dtype_bytes[t];
+        bench.run.data = bench.base + (size_t)stage_options.offset * dtypes[t].bytes;
         bench.run.in = (float *)bench.run.data;
-        CUDA_CHECK(cudaMemcpy((void *)bench.run.data, h->bytes, bench.run.n * dtype_bytes[t], cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy((void *)bench.run.data, h->bytes, bench.run.n * dtypes[t].bytes, cudaMemcpyHostToDevice));
         bench.uploaded = t;
         bench.uploaded_n = bench.run.n;
     }
@@ -453,7 +456,7 @@ static Sizes input_sizes(const Options *o, const Program *p, const char *prog)
     char types[96] = "";
     for (int i = 0; i < reduce_stage.count; i++) {
         char name[24];
-        snprintf(name, sizeof name, " %s", dtype_names[reduce_stage.kernels[i].dtype]);
+        snprintf(name, sizeof name, " %s", dtypes[reduce_stage.kernels[i].dtype].name);
         if (!strstr(types, name)) snprintf(types + strlen(types), sizeof types - strlen(types), "%s", name);
     }
     ArrayFile a;
@@ -644,7 +647,7 @@ static int overflow_possible(const Kernel *k, const Shape *s, const Reference *r
     if (ref->non_finite || k->acc == ACC_EXACT_SUM) return 0; /* a NaN or Inf must show; an exact sum has no overflow */
     if (s->acc_bits == ACC_EXACT) return fabs(ref->sum) > 2147483647.0;
     if (ref->abs_sum > FLT_MAX) return 1;
-    return (k->acc == ACC_F16 || k->acc == ACC_BF16) && max_chunk_abs_sum(values, n, s->span) > acc_max(k->acc);
+    return (k->acc == ACC_F16 || k->acc == ACC_BF16) && max_chunk_abs_sum(values, n, s->span) > accumulators[k->acc].max;
 }
 
 /* ---- one kernel, measured ------------------------------------------------------------------------ */
@@ -821,7 +824,7 @@ static void print_table_head(uint64_t n, const char *text, const Options *o)
     if (strcmp(text, "") && strspn(text, "0123456789") != strlen(text)) printf(" (%s)", text);
     if (reduce_stage.program.rows)
         printf(": %llu rows of %llu", (unsigned long long)bench.run.rows, (unsigned long long)bench.run.cols);
-    if (bench.input >= 0) printf(", input %s (%s)", input_path, dtype_names[bench.input]);
+    if (bench.input >= 0) printf(", input %s (%s)", input_path, dtypes[bench.input].name);
     else printf(", fill %s", o->fill);
     if (stage_options.offset) printf(", input %d elements past an aligned address", stage_options.offset);
     if (bench.input < 0 && bench.fill != FILL_ONES && bench.fill != FILL_SEQ && bench.fill != FILL_MOD100)
@@ -837,14 +840,15 @@ static void print_table_head(uint64_t n, const char *text, const Options *o)
 /* Bytes the algorithm must move: its input (and a row stage's row results, written: row_results floats a row). */
 static double bytes_of(uint64_t n, Dtype t, int row_results)
 {
-    return n * (double)dtype_bytes[t] + (reduce_stage.program.rows ? bench.run.rows * 4.0 * row_results : 0.0);
+    return n * (double)dtypes[t].bytes + (reduce_stage.program.rows ? bench.run.rows * 4.0 * row_results : 0.0);
 }
 
 static void print_group_head(Dtype t, uint64_t n, const Reference *ref, const Device *d)
 {
     double sol = speed_of_light_us(&d->sol, bytes_of(n, t, 1));
-    printf("-- %s input, %.1f MiB; fp64 reference %.10g", dtype_names[t], n * (double)dtype_bytes[t] / 1048576.0, ref->sum);
-    if (bench.fill >= FILL_WIDE || bench.input >= 0) printf(", condition number sum|x| / |sum x| %.3g", ref->abs_sum / fabs(ref->sum));
+    printf("-- %s input, %.1f MiB; fp64 reference %.10g", dtypes[t].name, n * (double)dtypes[t].bytes / 1048576.0, ref->sum);
+    if (bench.fill == FILL_SHIFTED || bench.fill == FILL_WIDE || bench.fill == FILL_COND || bench.input >= 0)
+        printf(", condition number sum|x| / |sum x| %.3g", ref->abs_sum / fabs(ref->sum));
     printf("; speed of light %.2f us (%.1f GB/s)\n", sol, bytes_of(n, t, 1) / (sol * 1e3));
 }
 
@@ -888,25 +892,25 @@ static void report(const Kernel *k, const Measure *m, const Device *d, uint64_t 
         printf("%-34s   noisy: the runs' interquartile range is %.0f%% of their median, measured three times\n", "",
                100.0 * m->spread);
     if (m->status == ST_XFAIL)
-        printf("%-34s   expected: the %s accumulator cannot hold these sums (overflow)\n", "", acc_names[k->acc]);
+        printf("%-34s   expected: the %s accumulator cannot hold these sums (overflow)\n", "", accumulators[k->acc].name);
     if (m->status == ST_UNCHECKED && m->rel_bound >= 1.0)
         printf("%-34s   not checked: its bound is the whole sum, which a result of 0 would pass (a chain of additions too\n"
-               "%-34s   long for the %s accumulator at this N: see the error instead)\n", "", "", acc_names[k->acc]);
+               "%-34s   long for the %s accumulator at this N: see the error instead)\n", "", "", accumulators[k->acc].name);
     else if (m->status == ST_UNCHECKED)
         printf("%-34s   not checked: its bound is %g of the sum or more, too wide to hold the %s accumulator to account\n"
                "%-34s   (a chain of additions too long for it at this N: see the error instead)\n", "", TIGHT_BOUND,
-               acc_names[k->acc], "");
+               accumulators[k->acc].name, "");
     if (m->unexpected_vary)
         printf("%-34s   the result changed between runs with no atomics to explain it: a race\n", "");
     /* The physical limits: with the L2 flushed, no time can beat reading the input from DRAM. */
-    double input = n * (double)dtype_bytes[k->dtype];
+    double input = n * (double)dtypes[k->dtype].bytes;
     if (!bench.warm && gbps > peak)
         printf("%-34s   WARNING: %.0f GB/s is above the theoretical DRAM peak (%.0f GB/s): the input cannot have "
                "come from DRAM, so this measurement is wrong\n", "", gbps, peak);
     else if (!bench.warm && m->median_us < speed_of_light_us(&d->sol, input))
         printf("%-34s   note: faster than the speed of light of its input (%.2f us): the read-only stream is not "
                "yet the limit here\n", "", speed_of_light_us(&d->sol, input));
-    CsvRow row = {k->name, dtype_names[k->dtype], n, m->median_us, gbps, 100.0 * gbps / peak, pass[m->status],
+    CsvRow row = {k->name, dtypes[k->dtype].name, n, m->median_us, gbps, 100.0 * gbps / peak, pass[m->status],
                   m->rel_err, reduce_stage.program.rows ? bench.run.cols : 0, bench.warm, m->reproducible, input,
                   baseline_us > 0 ? baseline_us / m->median_us : 0.0, cub_us > 0 ? cub_us / m->median_us : 0.0,
                   bench.input >= 0 ? "input" : fill_name(bench.fill), m->rel_bound, m->spread, m->chain};

@@ -96,7 +96,7 @@ void take_input_path(const char *prog, const char *v);
 void take_input_dtype(const char *prog, const char *v);
 #define INPUT_OPTIONS(what)                                                                                      \
     {"--input", "FILE", what, take_input_path},                                                                  \
-    {"--dtype", "T", "the element type of a raw --input file: f32 f16 bf16 fp8_e4m3 fp8_e5m2 i8 i32", take_input_dtype}
+    {"--dtype", "T", "the element type of a raw --input file: %T", take_input_dtype}
 /* Reads the file of --input whole into *a and returns 1; returns 0 without --input. Every problem is a
  * one-line usage error (EXIT_USAGE), found before the GPU is opened: --dtype without --input; --n or --fill
  * beside it (the file is the data); a file read_array_file refuses; a type outside `taken` (the program's

@@ -54,11 +54,10 @@ enum {
     ON_CPU = 4,         /* a CPU loop, timed between the same events */
 };
 
-/* Input element types and accumulators (stage 07 uses most; the others are fp32, and int32 where an
- * article sums integers). */
-typedef enum { DT_F32, DT_F16, DT_BF16, DT_FP8_E4M3, DT_FP8_E5M2, DT_I8, DT_I32, DT_COUNT } Dtype;
-/* ACC_KAHAN: compensated fp32; ACC_EXACT_SUM: the exact sum rounded once to fp32, checked bit for bit. */
-typedef enum { ACC_F32, ACC_F16, ACC_BF16, ACC_I32, ACC_F64, ACC_KAHAN, ACC_EXACT_SUM } Acc;
+/* Accumulators (stage 07 uses most; the others are fp32, and int32 where an article sums integers); the
+ * harness's table of them (accumulators, harness.cu) is in this order. ACC_KAHAN: compensated fp32;
+ * ACC_EXACT_SUM: the exact sum rounded once to fp32, checked bit for bit. */
+typedef enum { ACC_F32, ACC_F16, ACC_BF16, ACC_I32, ACC_F64, ACC_KAHAN, ACC_EXACT_SUM, ACC_COUNT } Acc;
 /* What the kernel reduces with: the max exercise is OP_MAX; OP_LOGSUMEXP, a row stage's, is softmax's max
  * and sum per row as one number, max + log(sum exp(x - max)), checked against reference_logsumexp. */
 typedef enum { OP_SUM, OP_MAX, OP_LOGSUMEXP } Op;
@@ -70,7 +69,7 @@ typedef struct {
     LaunchFn launch;
     int blocks_per_sm;  /* copied to Run.blocks_per_sm */
     int flags;
-    Dtype dtype;        /* input element type */
+    Dtype dtype;        /* input element type (host.h) */
     Acc acc;            /* accumulator of the thread's and the block's sums */
     int min_cc;         /* lowest compute capability (major * 10 + minor) it runs on, 0: any */
     const char *needs;  /* what that capability provides, for the "skipped" message */
@@ -85,14 +84,10 @@ typedef struct {
     Program program;
 } Stage;
 
-/* The data every stage program can sum (--fill; the harness makes them). */
-/* shifted first: the default and the bench's, data whose sum a check can hold to account (host.h). */
-#define HARNESS_FILLS "shifted random ones seq mod100 large nan inf wide cond"
-
 /* Each stage file ends with STAGE("NN_name", table), and after the table any of Program's fields that
  * differ from the defaults, named and in Program's order: STAGE("09_rows", kernels, .default_sizes = "...",
- * .rows = 1). Every stage has the harness's fills; a stage without default sizes runs 2^26, and 2^16..2^28
- * in `make bench`, and its rows go on the progression's charts ("bandwidth+ scaling").
+ * .rows = 1). Every stage has every fill of host.h; a stage without default sizes runs 2^26, and
+ * 2^16..2^28 in `make bench`, and its rows go on the progression's charts ("bandwidth+ scaling").
  * The first stage is also built as the baseline that every other stage times for its speed-up column
  * (AS_BASELINE). */
 #ifdef AS_BASELINE
@@ -104,6 +99,6 @@ typedef struct {
     TREE_BIND \
     extern const Stage STAGE_SYMBOL; \
     const Stage STAGE_SYMBOL = {table, (int)(sizeof(table) / sizeof(table[0])), \
-                                {.stage = stage_name, .fills = HARNESS_FILLS, .check_fills = "shifted ones wide", __VA_ARGS__}}
+                                {.stage = stage_name, .check_fills = "shifted ones wide", __VA_ARGS__}}
 
 #endif
