@@ -64,11 +64,13 @@ SOLVED := $(filter $(patsubst solutions/%.cu,%,$(wildcard solutions/*.cu)),$(EXE
 DEMOS := $(patsubst stages/%/demo.cu,%,$(sort $(wildcard stages/*/demo.cu)))
 
 # The common objects: program.o (the option table, CSV writer and timing loop), speed_of_light.o, gpu.o
-# (the GPU, allocation, the flush) and host.o under every program; harness.o too under a stage built on
-# the harness. A stage file includes common/stage.h, which brings gpu.h, host.h, program.h and tree.h;
-# every object is built again when a header of common/ changes.
+# (the GPU, allocation, the flush) and host.o under every program; under a stage built on the harness
+# also harness.o (its main) and the parts it calls: data.o (the input in each type), cub.o (CUB's rows)
+# and rows.o (a row stage's references and checks). A stage file includes common/stage.h, which brings
+# gpu.h, host.h, program.h and tree.h; every object is built again when a header of common/ changes.
 PROGRAM_OBJS := $(BUILD)/program.o $(BUILD)/speed_of_light.o $(BUILD)/gpu.o $(BUILD)/host.o
-HARNESS_OBJS := $(BUILD)/harness.o $(PROGRAM_OBJS)
+HARNESS_PARTS := $(BUILD)/data.o $(BUILD)/cub.o $(BUILD)/rows.o
+HARNESS_OBJS := $(BUILD)/harness.o $(HARNESS_PARTS) $(PROGRAM_OBJS)
 COMMON_HEADERS := $(sort $(wildcard common/*.h))
 
 # What a stage.mk adds (it is included below, after these):
@@ -259,7 +261,7 @@ $(BUILD)/%.o: common/%.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 # The record build (make stage-NN tree): the harness again, as the tree program's main (common/record.cu),
 # and a stage's kernels compiled with -DRECORD_TREE (common/tree.h) into build/<stage>/tree, its
 # exercise's solution into build/<stage>/tree-solution.
-TREE_OBJS := $(BUILD)/harness_tree.o $(BUILD)/record.o $(PROGRAM_OBJS)
+TREE_OBJS := $(BUILD)/harness_tree.o $(BUILD)/record.o $(HARNESS_PARTS) $(PROGRAM_OBJS)
 $(BUILD)/harness_tree.o: common/harness.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 	$(NVCC) $(NVCCFLAGS) -DRECORD_TREE -c $< -o $@
 
