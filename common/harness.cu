@@ -363,49 +363,43 @@ static int overflow_possible(const Kernel *k, const Shape *s, const Reference *r
  * least TIGHT_BOUND of it. The accumulator's chain of additions is then too long for this N. */
 enum { ST_OK, ST_FAIL, ST_XFAIL, ST_UNCHECKED, ST_SKIP };
 #define TIGHT_BOUND 1e-3
+/* A verdict's word in the table's check column and in the CSV's pass column (ST_SKIP: not run, no row). */
+static const struct {
+    const char *check, *pass;
+} verdicts[] = {{"ok", "1"}, {"FAIL", "0"}, {"xfail", "xfail"}, {"-", "unchecked"}};
 static int wide_acc(Acc a) { return a != ACC_F16 && a != ACC_BF16; }
 static double widest_checked_bound(Acc a) { return wide_acc(a) ? TIGHT_BOUND : 1.0; }
 
-typedef struct {
-    double result;
-    double median_us;
-    double tol;
-    int status;           /* ST_OK: every run passed; ST_XFAIL: failed where the accumulator overflows */
-    int reproducible;     /* every run gave the same bits */
-    const char *refused;  /* ST_SKIP because the launcher refused the input (Run.refuse) */
-    int unexpected_vary;  /* not reproducible although nothing in it depends on timing: a FAIL */
-    double rel_err;       /* |result - reference| / |reference| (a row stage: of the worst row) */
-    double rel_bound;     /* the tolerance, relative to the reference (a row stage: of that row) */
-    double spread;        /* the timed runs' interquartile range over their median */
-    double chain;         /* the longest path of additions (Shape), for the CSV */
-    int row_results;      /* a row stage's results written per row (2 for a Welford kernel's mean and variance) */
-} Measure;
+/* Bytes the algorithm must move: its input (and a row stage's row results, written: row_results floats a row). */
+static double bytes_of(const Bench *b, uint64_t n, Dtype t, int row_results)
+{
+    return n * (double)dtypes[t].bytes + (reduce_stage.program.rows ? b->run.rows * 4.0 * row_results : 0.0);
+}
 
-/* What the runs of one kernel share with the timing loop's callbacks. */
+/* What the timing loop's callbacks check each run of one kernel against, and the row they fill in. */
 typedef struct {
     Bench *b;
     const Kernel *k;
     const float *values;  /* the input as the kernel reads it, in fp32 (for the stagnation term) */
     Reference want;       /* the fp64 reference (of a maximum: the largest input, exactly) */
     double tol;           /* from the shape the launcher reported in the first run */
-    double result;        /* the run's sum (a row stage: a hash of the bits of its row sums) */
-    double first;         /* the first run's */
+    double result;        /* this run's sum (a row stage: a hash of the bits of its row sums) */
     int runs;
     int pass;             /* every run within the tolerance */
-    int reproducible;     /* every run the bits of the first */
-    double rel_err, rel_bound; /* a row stage: of the worst row of the first run */
-} KernelRuns;
+    CsvRow *row;          /* result: the first run's; same_bits: every run gave its bits; a row stage's
+                             rel_err and rel_bound: of the worst row of the first run */
+} RunCheck;
 
 /* Untimed, before each run: the input of an in-place kernel restored, the Run reset. */
 static void prepare_run(void *ctx)
 {
-    const KernelRuns *kr = (const KernelRuns *)ctx;
-    Run *r = &kr->b->run;
-    if (kr->k->flags & IN_PLACE)
-        CUDA_CHECK(cudaMemcpyAsync(r->in, kr->b->pristine, r->n * sizeof(float), cudaMemcpyDeviceToDevice));
+    const RunCheck *c = (const RunCheck *)ctx;
+    Run *r = &c->b->run;
+    if (c->k->flags & IN_PLACE)
+        CUDA_CHECK(cudaMemcpyAsync(r->in, c->b->pristine, r->n * sizeof(float), cudaMemcpyDeviceToDevice));
     r->host_partials = 0;
     r->has_host_result = 0;
-    r->blocks_per_sm = kr->k->blocks_per_sm;
+    r->blocks_per_sm = c->k->blocks_per_sm;
     r->refuse = NULL;
     memset(&r->shape, 0, sizeof r->shape);
 }
@@ -414,99 +408,100 @@ static void prepare_run(void *ctx)
  * on the CPU the copy of its partials and their sum. */
 static void run_kernel(void *ctx)
 {
-    KernelRuns *kr = (KernelRuns *)ctx;
-    Run *r = &kr->b->run;
-    kr->k->launch(r);
-    if (!r->refuse && r->host_partials) kr->result = finish(kr->b, kr->k->name);
+    RunCheck *c = (RunCheck *)ctx;
+    Run *r = &c->b->run;
+    c->k->launch(r);
+    if (!r->refuse && r->host_partials) c->result = finish(c->b, c->k->name);
 }
 
 /* Untimed, after each run: its result read back and checked, its bits compared with the first run's. */
 static void check_run(void *ctx)
 {
-    KernelRuns *kr = (KernelRuns *)ctx;
-    Run *r = &kr->b->run;
+    RunCheck *c = (RunCheck *)ctx;
+    Run *r = &c->b->run;
     if (r->refuse) return; /* nothing was launched */
     /* An integer accumulator (the table's .acc) is exact: its bound, and its overflow check, say so. */
-    if (kr->k->acc == ACC_I32 || kr->k->acc == ACC_EXACT_SUM) r->shape.acc_bits = ACC_EXACT;
+    if (c->k->acc == ACC_I32 || c->k->acc == ACC_EXACT_SUM) r->shape.acc_bits = ACC_EXACT;
     if (reduce_stage.program.rows) {
         double err = 0.0, bound = 0.0;
-        kr->pass &= rows_pass(&kr->b->rows, r, kr->values, kr->k->op, kr->runs == 0, &err, &bound, &kr->result);
-        if (kr->runs == 0) kr->rel_err = err, kr->rel_bound = bound;
+        c->pass &= rows_pass(&c->b->rows, r, c->values, c->k->op, c->runs == 0, &err, &bound, &c->result);
+        if (c->runs == 0) c->row->rel_err = err, c->row->rel_bound = bound;
     } else {
         if (r->has_host_result) {
-            kr->result = r->host_result;
+            c->result = r->host_result;
         } else if (!r->host_partials) {
             float out;
             CUDA_CHECK(cudaMemcpy(&out, r->out, sizeof out, cudaMemcpyDeviceToHost));
             int as_int;
             memcpy(&as_int, &out, sizeof as_int);
-            kr->result = kr->k->acc == ACC_I32 ? (double)as_int : (double)out;
+            c->result = c->k->acc == ACC_I32 ? (double)as_int : (double)out;
         }
-        if (kr->runs == 0) kr->tol = kr->k->op == OP_MAX ? 0.0 : sum_tolerance(r->shape, &kr->want, kr->values, r->n);
-        kr->pass &= result_passes(kr->result, &kr->want, kr->tol);
+        if (c->runs == 0) c->tol = c->k->op == OP_MAX ? 0.0 : sum_tolerance(r->shape, &c->want, c->values, r->n);
+        c->pass &= result_passes(c->result, &c->want, c->tol);
     }
-    if (kr->runs == 0) kr->first = kr->result;
-    else if (memcmp(&kr->first, &kr->result, sizeof kr->result)) kr->reproducible = 0;
-    kr->runs++;
+    if (c->runs == 0) c->row->result = c->result;
+    else if (memcmp(&c->row->result, &c->result, sizeof c->result)) c->row->same_bits = 0;
+    c->runs++;
 }
 
-static Measure measure(Bench *b, const Kernel *k, const Reference *ref, const float *values, const Options *o)
+/* The kernel at the size being run: its row, every field but those that compare it with other rows
+ * (report fills them in). */
+static CsvRow measure(Bench *b, const Kernel *k, const Reference *ref, const float *values, const Options *o)
 {
     Run *r = &b->run;
-    Measure m;
-    memset(&m, 0, sizeof m);
+    CsvRow row;
+    memset(&row, 0, sizeof row);
+    row.kernel = k->name;
+    row.dtype = dtypes[k->dtype].name;
+    row.n = r->n;
     if (k->min_cc > b->cc) {
-        m.status = ST_SKIP;
-        return m;
+        row.status = ST_SKIP;
+        return row;
     }
-    KernelRuns kr;
-    memset(&kr, 0, sizeof kr);
-    kr.b = b;
-    kr.k = k;
-    kr.values = values;
-    kr.want = *ref;
-    if (k->op == OP_MAX) kr.want.sum = ref->max; /* a maximum involves no rounding: the largest input exactly */
-    if (k->acc == ACC_EXACT_SUM) kr.want.sum = ref->sum32; /* the exact sum rounded once to fp32, bit for bit (bound 0) */
-    kr.pass = kr.reproducible = 1;
-    TimedRun t = {prepare_run, run_kernel, check_run, &kr, b->warm ? NULL : &b->flush};
+    RunCheck c;
+    memset(&c, 0, sizeof c);
+    c.b = b;
+    c.k = k;
+    c.values = values;
+    c.want = *ref;
+    if (k->op == OP_MAX) c.want.sum = ref->max; /* a maximum involves no rounding: the largest input exactly */
+    if (k->acc == ACC_EXACT_SUM) c.want.sum = ref->sum32; /* the exact sum rounded once to fp32, bit for bit (bound 0) */
+    c.pass = row.same_bits = 1;
+    c.row = &row;
+    TimedRun t = {prepare_run, run_kernel, check_run, &c, b->warm ? NULL : &b->flush};
     /* The first run, checked with the partials poisoned with NaN, so a partial that no block wrote shows. */
     CUDA_CHECK(cudaMemset(r->partials, 0xff, PARTIALS_CAPACITY(r->n) * sizeof(float)));
     CUDA_CHECK(cudaMemset(r->out, 0xff, sizeof(float)));
     if (reduce_stage.program.rows) CUDA_CHECK(cudaMemset(r->row_sums, 0xff, 2 * r->rows * sizeof(float)));
     double first_us = time_runs(&t, 0, 1, NULL);
     if (r->refuse) {
-        m.status = ST_SKIP;
-        m.refused = r->refuse;
-        return m;
+        row.status = ST_SKIP;
+        row.refused = r->refuse;
+        return row;
     }
     Shape shape = r->shape;
     /* A run of tens of milliseconds (a CPU loop, an atomic per element at large N) varies by far less
      * than its length: the checked run has warmed it up, and the median of a few runs is enough. */
     int slow = first_us > SLOW_RUN_US;
-    m.median_us = time_runs(&t, slow ? 0 : o->warmup, slow && o->reps > SLOW_REPS ? SLOW_REPS : o->reps, &m.spread);
-    m.result = kr.first;
-    m.tol = kr.tol;
-    m.chain = shape.acc_bits == ACC_EXACT ? 0.0 : shape.serial + shape.tree + shape.wide + shape.atomic;
-    m.row_results = shape.welford ? 2 : 1;
-    m.reproducible = kr.reproducible;
-    if (reduce_stage.program.rows) {
-        m.rel_err = kr.rel_err;
-        m.rel_bound = kr.rel_bound;
-    } else {
-        m.rel_err = relative_error(m.result, kr.want.sum);
-        m.rel_bound = kr.want.sum != 0.0 ? m.tol / fabs(kr.want.sum) : m.tol;
+    row.median_us = time_runs(&t, slow ? 0 : o->warmup, slow && o->reps > SLOW_REPS ? SLOW_REPS : o->reps, &row.spread);
+    row.gbps = bytes_of(b, r->n, k->dtype, shape.welford ? 2 : 1) / (row.median_us * 1e-6) / 1e9;
+    row.bytes_read = r->n * (double)dtypes[k->dtype].bytes;
+    row.chain = shape.acc_bits == ACC_EXACT ? 0.0 : shape.serial + shape.tree + shape.wide + shape.atomic;
+    if (!reduce_stage.program.rows) {
+        row.rel_err = relative_error(row.result, c.want.sum);
+        row.rel_bound = c.want.sum != 0.0 ? c.tol / fabs(c.want.sum) : c.tol;
     }
     if (k->flags & IN_PLACE) /* leave the input as the next kernel expects it */
         CUDA_CHECK(cudaMemcpy(r->in, b->pristine, r->n * sizeof(float), cudaMemcpyDeviceToDevice));
-    m.status = kr.pass ? ST_OK
-             : !reduce_stage.program.rows && k->op == OP_SUM && overflow_possible(k, &shape, ref, values, r->n) ? ST_XFAIL : ST_FAIL;
+    row.status = c.pass ? ST_OK
+               : !reduce_stage.program.rows && k->op == OP_SUM && overflow_possible(k, &shape, ref, values, r->n) ? ST_XFAIL : ST_FAIL;
     /* Without float atomics the order of the additions is fixed, so every run must give the same bits;
      * a result that moves between runs is a race (or reads memory nothing wrote). */
-    m.unexpected_vary = !m.reproducible && !(shape.atomic > 0 && k->acc != ACC_I32);
-    if (m.status == ST_OK && isfinite(kr.want.sum) && !(m.rel_bound < widest_checked_bound(k->acc)))
-        m.status = ST_UNCHECKED; /* NaN, Inf: exact */
-    if (m.unexpected_vary) m.status = ST_FAIL;
-    return m;
+    row.unexpected_vary = !row.same_bits && !(shape.atomic > 0 && k->acc != ACC_I32);
+    if (row.status == ST_OK && isfinite(c.want.sum) && !(row.rel_bound < widest_checked_bound(k->acc)))
+        row.status = ST_UNCHECKED; /* NaN, Inf: exact */
+    if (row.unexpected_vary) row.status = ST_FAIL;
+    return row;
 }
 
 /* ---- output -------------------------------------------------------------------------------------- */
@@ -545,12 +540,6 @@ static void print_table_head(const Bench *b, uint64_t n, const char *text, const
            "time(us)", "GB/s", "%peak", "speed-up", "x CUB", "bits");
 }
 
-/* Bytes the algorithm must move: its input (and a row stage's row results, written: row_results floats a row). */
-static double bytes_of(const Bench *b, uint64_t n, Dtype t, int row_results)
-{
-    return n * (double)dtypes[t].bytes + (reduce_stage.program.rows ? b->run.rows * 4.0 * row_results : 0.0);
-}
-
 static void print_group_head(const Bench *b, Dtype t, uint64_t n, const Reference *ref, const Device *d)
 {
     double sol = speed_of_light_us(&d->sol, bytes_of(b, n, t, 1));
@@ -561,11 +550,6 @@ static void print_group_head(const Bench *b, Dtype t, uint64_t n, const Referenc
     printf("; speed of light %.2f us (%.1f GB/s)\n", sol, bytes_of(b, n, t, 1) / (sol * 1e3));
 }
 
-static double gbps_of(const Bench *b, const Measure *m, uint64_t n, Dtype t)
-{
-    return bytes_of(b, n, t, m->row_results) / (m->median_us * 1e-6) / 1e9;
-}
-
 /* "2.5x" of a time against this one, "-" without it. */
 static const char *times_text(char *buf, size_t cap, double other_us, double us)
 {
@@ -574,56 +558,57 @@ static const char *times_text(char *buf, size_t cap, double other_us, double us)
     return buf;
 }
 
-/* One row of the table, and of the CSV: speed-up against the baseline, x CUB against CUB on the same
- * input type (times <= 0: none). */
-static void report(const Bench *b, const Kernel *k, const Measure *m, const Device *d, uint64_t n, double baseline_us,
-                   double cub_us, FILE *csv, const Program *p)
+/* One row of the table, and of the CSV: the kernel's measured row, its speed-up against the baseline and
+ * x CUB against CUB on the same input type (times <= 0: none). */
+static void report(const Bench *b, const Kernel *k, CsvRow *row, const Device *d, double baseline_us, double cub_us,
+                   FILE *csv, const Program *p)
 {
-    if (m->status == ST_SKIP && m->refused) {
-        printf("%-34s skipped: %s\n", k->name, m->refused);
+    if (row->status == ST_SKIP && row->refused) {
+        printf("%-34s skipped: %s\n", k->name, row->refused);
         return;
     }
-    if (m->status == ST_SKIP) {
+    if (row->status == ST_SKIP) {
         printf("%-34s skipped: needs compute capability %d.%d (%s); this GPU is %d.%d\n", k->name, k->min_cc / 10,
                k->min_cc % 10, k->needs ? k->needs : "newer instructions", d->gpu.cc_major, d->gpu.cc_minor);
         return;
     }
-    static const char *status[] = {"ok", "FAIL", "xfail", "-"};
-    static const char *pass[] = {"1", "0", "xfail", "unchecked"};
-    double gbps = gbps_of(b, m, n, k->dtype), peak = d->gpu.peak_gbps;
+    double peak = d->gpu.peak_gbps;
+    row->pct_peak = 100.0 * row->gbps / peak;
+    row->pass = verdicts[row->status].pass;
+    row->cols = reduce_stage.program.rows ? b->run.cols : 0;
+    row->warm = b->warm;
+    row->speedup = baseline_us > 0 ? baseline_us / row->median_us : 0.0;
+    row->x_cub = cub_us > 0 ? cub_us / row->median_us : 0.0;
+    row->fill = b->data.input >= 0 ? "input" : fill_name(b->data.fill);
     char result[32], speedup[16], x_cub[16];
     if (reduce_stage.program.rows) snprintf(result, sizeof result, "%u rows", (unsigned)b->run.rows); /* the worst row's errors */
-    else snprintf(result, sizeof result, "%.9g", m->result);
-    printf("%-34s %16s %9.2e %9.2e %5s %10.1f %8.1f %6.1f %8s %7s %5s\n", k->name, result, m->rel_err, m->rel_bound,
-           status[m->status], m->median_us, gbps, 100.0 * gbps / peak, times_text(speedup, sizeof speedup, baseline_us, m->median_us),
-           times_text(x_cub, sizeof x_cub, cub_us, m->median_us), m->reproducible ? "same" : "vary");
-    if (m->spread > NOISY_SPREAD)
+    else snprintf(result, sizeof result, "%.9g", row->result);
+    printf("%-34s %16s %9.2e %9.2e %5s %10.1f %8.1f %6.1f %8s %7s %5s\n", k->name, result, row->rel_err, row->rel_bound,
+           verdicts[row->status].check, row->median_us, row->gbps, row->pct_peak,
+           times_text(speedup, sizeof speedup, baseline_us, row->median_us),
+           times_text(x_cub, sizeof x_cub, cub_us, row->median_us), row->same_bits ? "same" : "vary");
+    if (row->spread > NOISY_SPREAD)
         printf("%-34s   noisy: the runs' interquartile range is %.0f%% of their median, measured three times\n", "",
-               100.0 * m->spread);
-    if (m->status == ST_XFAIL)
+               100.0 * row->spread);
+    if (row->status == ST_XFAIL)
         printf("%-34s   expected: the %s accumulator cannot hold these sums (overflow)\n", "", accumulators[k->acc].name);
-    if (m->status == ST_UNCHECKED && m->rel_bound >= 1.0)
+    if (row->status == ST_UNCHECKED && row->rel_bound >= 1.0)
         printf("%-34s   not checked: its bound is the whole sum, which a result of 0 would pass (a chain of additions too\n"
                "%-34s   long for the %s accumulator at this N: see the error instead)\n", "", "", accumulators[k->acc].name);
-    else if (m->status == ST_UNCHECKED)
+    else if (row->status == ST_UNCHECKED)
         printf("%-34s   not checked: its bound is %g of the sum or more, too wide to hold the %s accumulator to account\n"
                "%-34s   (a chain of additions too long for it at this N: see the error instead)\n", "", TIGHT_BOUND,
                accumulators[k->acc].name, "");
-    if (m->unexpected_vary)
+    if (row->unexpected_vary)
         printf("%-34s   the result changed between runs with no atomics to explain it: a race\n", "");
     /* The physical limits: with the L2 flushed, no time can beat reading the input from DRAM. */
-    double input = n * (double)dtypes[k->dtype].bytes;
-    if (!b->warm && gbps > peak)
+    if (!b->warm && row->gbps > peak)
         printf("%-34s   WARNING: %.0f GB/s is above the theoretical DRAM peak (%.0f GB/s): the input cannot have "
-               "come from DRAM, so this measurement is wrong\n", "", gbps, peak);
-    else if (!b->warm && m->median_us < speed_of_light_us(&d->sol, input))
+               "come from DRAM, so this measurement is wrong\n", "", row->gbps, peak);
+    else if (!b->warm && row->median_us < speed_of_light_us(&d->sol, row->bytes_read))
         printf("%-34s   note: faster than the speed of light of its input (%.2f us): the read-only stream is not "
-               "yet the limit here\n", "", speed_of_light_us(&d->sol, input));
-    CsvRow row = {k->name, dtypes[k->dtype].name, n, m->median_us, gbps, 100.0 * gbps / peak, pass[m->status],
-                  m->rel_err, reduce_stage.program.rows ? b->run.cols : 0, b->warm, m->reproducible, input,
-                  baseline_us > 0 ? baseline_us / m->median_us : 0.0, cub_us > 0 ? cub_us / m->median_us : 0.0,
-                  b->data.input >= 0 ? "input" : fill_name(b->data.fill), m->rel_bound, m->spread, m->chain};
-    csv_write(csv, d->gpu.name, p, &row);
+               "yet the limit here\n", "", speed_of_light_us(&d->sol, row->bytes_read));
+    csv_write(csv, d->gpu.name, p, row);
 }
 
 /* The device's rows of the CSV (stage 00_device): the ceilings every chart and table draws against. */
@@ -724,7 +709,7 @@ static int run_size(Bench *b, uint64_t n, const Options *o, const Device *d, FIL
     if (reduce_stage.program.rows) rows_prepare(&b->rows, &b->run, f32->values, input >= 0);
     else if (!b->warm && (input < 0 || input == DT_F32) &&
              (&baseline_stage || !selected(baseline, o) || baseline != first_selected(o))) {
-        Measure m = measure(b, baseline, &ref, f32->values, o);
+        CsvRow m = measure(b, baseline, &ref, f32->values, o);
         baseline_us = m.median_us;
         printf("(speed-up against %s %s on fp32: %.1f us%s)\n", &baseline_stage ? baseline_stage.program.stage : reduce_stage.program.stage,
                baseline->name, baseline_us, m.status == ST_OK ? "" : ", which did not pass its check here");
@@ -744,17 +729,17 @@ static int run_size(Bench *b, uint64_t n, const Options *o, const Device *d, FIL
         ref = data_reference(&b->data, h->values, n);
         if (!reduce_stage.program.rows) print_group_head(b, t, n, &ref, d);
         Kernel cub = cub_kernel(t, reduce_stage.program.rows);
-        Measure c = measure(b, &cub, &ref, h->values, o);
+        CsvRow c = measure(b, &cub, &ref, h->values, o);
         double cub_us = c.status == ST_SKIP ? -1.0 : c.median_us;
         for (int j = i; j < end; j++) {
             const Kernel *k = &reduce_stage.kernels[j];
             if (!selected(k, o)) continue;
-            Measure m = measure(b, k, &ref, h->values, o);
+            CsvRow m = measure(b, k, &ref, h->values, o);
             if (k == baseline) baseline_us = m.median_us;
-            report(b, k, &m, d, n, baseline_us, cub_us, csv, p);
+            report(b, k, &m, d, baseline_us, cub_us, csv, p);
             failures += m.status == ST_FAIL;
         }
-        report(b, &cub, &c, d, n, baseline_us, cub_us, csv, p);
+        report(b, &cub, &c, d, baseline_us, cub_us, csv, p);
         failures += c.status == ST_FAIL;
         i = end;
     }

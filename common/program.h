@@ -113,22 +113,31 @@ int read_input(const char *prog, const Options *o, const Program *p, const char 
  * path to the result (Shape: serial + tree + wide + atomic), the length the bound grows with. A 00_device row leaves the measurement columns after gbps/pct_peak empty. */
 #define CSV_HEADER "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub,fill,rel_bound,spread,chain"
 
+/* One measurement: a kernel at one size (or, a 00_device row, one of the device's ceilings), as a row of
+ * the CSV and of a program's table. csv_write writes the fields down to chain, in CSV_HEADER's order; the
+ * rest are what the stage harness (harness.cu) prints beside them. */
 typedef struct {
     const char *kernel, *dtype;
     uint64_t n;
     double median_us;      /* <= 0: empty */
     double gbps, pct_peak; /* gbps <= 0: both empty */
     const char *pass;      /* "1", "0", "xfail" or "unchecked" (a bound a result of 0 passes); NULL: a 00_device row (no check, no l2, no bits) */
-    double rel_err;
+    double rel_err;        /* |result - reference| / |reference| (a row stage: its worst row's) */
     uint64_t cols;         /* a row stage's row length; 0: empty */
     int warm;              /* l2: warm (1) or flushed (0) */
-    int same_bits;
+    int same_bits;         /* every timed run gave the bits of the first */
     double bytes_read;
     double speedup, x_cub; /* <= 0: empty */
     const char *fill;      /* the data's --fill (NULL: empty) */
     double rel_bound;      /* the check's tolerance relative to the reference (<= 0: empty) */
     double spread;         /* the timed runs' interquartile range over their median (< 0: empty) */
     double chain;          /* the longest path of additions (<= 0: empty) */
+    /* Not in the CSV: */
+    int status;            /* the harness's verdict (ok, FAIL, xfail, unchecked, or not run), of which pass is
+                              the CSV's word */
+    double result;         /* what the first run gave (a row stage: a hash of the bits of its row results) */
+    const char *refused;   /* not run: why the launcher refused the input (Run.refuse) */
+    int unexpected_vary;   /* the bits varied between runs with no float atomics to explain it: a FAIL */
 } CsvRow;
 
 /* Opens FILE for appending (exit EXIT_USAGE if it cannot be written); NULL path: no CSV. */
