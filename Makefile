@@ -65,11 +65,11 @@ DEMOS := $(patsubst stages/%/demo.cu,%,$(sort $(wildcard stages/*/demo.cu)))
 
 # The common objects: program.o (the option table, CSV writer and timing loop), speed_of_light.o, gpu.o
 # (the GPU, allocation, the flush) and host.o under every program; under a stage built on the harness
-# also harness.o (its main) and the parts it calls: data.o (the input in each type), cub.o (CUB's rows)
-# and rows.o (a row stage's references and checks). A stage file includes common/stage.h, which brings
+# also harness.o (its main) and the parts it calls: measure.o (a kernel timed, checked and reported),
+# data.o (the input in each type), cub.o (CUB's rows) and rows.o (a row stage's references and checks). A stage file includes common/stage.h, which brings
 # gpu.h, host.h, program.h and tree.h; every object is built again when a header of common/ changes.
 PROGRAM_OBJS := $(BUILD)/program.o $(BUILD)/speed_of_light.o $(BUILD)/gpu.o $(BUILD)/host.o
-HARNESS_PARTS := $(BUILD)/data.o $(BUILD)/cub.o $(BUILD)/rows.o
+HARNESS_PARTS := $(BUILD)/measure.o $(BUILD)/data.o $(BUILD)/cub.o $(BUILD)/rows.o
 HARNESS_OBJS := $(BUILD)/harness.o $(HARNESS_PARTS) $(PROGRAM_OBJS)
 COMMON_HEADERS := $(sort $(wildcard common/*.h))
 

@@ -1,7 +1,8 @@
-/* The program around every stage: its options, the device, the measurement of each kernel (timing and
- * verification), the output table and the CSV. A stage file provides only `reduce_stage` (its table of
- * kernels, stage.h); the first stage's first kernel is linked in as `baseline_stage` for the speed-up
- * column. What it sums is data.cu's, CUB's rows cub.cu's, and a row stage's references and checks rows.cu's. */
+/* The program around every stage (its main): its options, --list and --describe, the sizes, the device
+ * and its ceilings, the GPU memory, and the run of every kernel at every size. A stage file provides only
+ * `reduce_stage` (its table of kernels, stage.h); the first stage's first kernel is linked in as
+ * `baseline_stage` for the speed-up column. Each kernel is measured, checked and reported by measure.cu;
+ * what it sums is data.cu's, CUB's rows are cub.cu's, and a row stage's references and checks rows.cu's. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,10 +10,7 @@
 #include <string.h>
 
 #include "cub.h"
-#include "data.h"
-#include "rows.h"
-#include "speed_of_light.h"
-#include "stage.h"
+#include "measure.h"
 #ifdef RECORD_TREE
 #include "record.h"
 #endif
@@ -26,14 +24,10 @@ extern const Stage baseline_stage __attribute__((weak)); /* absent in the first 
 #define DEFAULT_BENCH_SIZES "2^16,2^18,2^20,2^22,2^24,2^26,2^28"
 /* Odd sizes around a block of 256 and a warp, one not a multiple of anything, one past 2^24. */
 #define DEFAULT_CHECK_SIZES "1,2,31,32,33,255,256,257,1000003,2^24+1"
-/* A kernel or CPU loop whose checked run takes over SLOW_RUN_US is timed SLOW_REPS times (or --reps, if
- * fewer), with no warm-up beyond the checked run. */
-#define SLOW_RUN_US 20000.0
-#define SLOW_REPS 3
 
 /* ---- the stage's options and description ------------------------------------------------------- */
 
-/* The harness's own options: --offset, and a row stage's --rows / --cols. */
+/* The harness's own options: --offset, --cond, and a row stage's --rows / --cols. */
 static struct {
     int offset;             /* elements the input starts past an aligned address (0..15) */
     uint64_t rows;          /* --rows B (0: not given) */
@@ -70,7 +64,6 @@ static void take_cond(const char *prog, const char *v)
         usage_error(prog, "--cond '%s': give a condition number from 10 to 1e30, such as 1e8", v);
     stage_options.cond = c;
 }
-
 
 /* A stage's tree kernels are NAME, or NAME@N where its README's picture is recorded at --n N:
  * --describe names the kernels, and the record build records NAME at N unless --n says otherwise. */
@@ -145,16 +138,6 @@ static void list_kernels(void)
     printf("check sizes: %s\n", reduce_stage.program.check_sizes ? reduce_stage.program.check_sizes : DEFAULT_CHECK_SIZES);
     if (reduce_stage.program.warm_l2) printf("warm-L2 kernels: %s\n", reduce_stage.program.warm_l2);
 }
-
-/* The accumulators, in Acc's order: the word --describe gives (a "kernel:" line's fourth), the name the
- * table's notes give, and the largest sum it holds. */
-static const struct {
-    const char *key, *name;
-    double max;
-} accumulators[ACC_COUNT] = {
-    {"f32", "fp32", FLT_MAX}, {"f16", "fp16", 65504.0}, {"bf16", "bf16", 3.3895313892515355e38},
-    {"i32", "int32", 2147483647.0}, {"f64", "fp64", DBL_MAX}, {"kahan", "Kahan fp32", FLT_MAX}, {"exact", "exact", FLT_MAX},
-};
 
 static void describe_kernels(void)
 {
@@ -258,54 +241,6 @@ static Sizes sizes_to_run(const Options *o, const char *prog)
     return s;
 }
 
-/* ---- the device ----------------------------------------------------------------------------------- */
-
-typedef struct {
-    GpuInfo gpu;
-    double copy_gbps;     /* measured device-to-device copy, bytes read + written */
-    SpeedOfLight sol;     /* measured launch floor and read-only streaming bandwidth */
-} Device;
-
-typedef struct {
-    const void *from;
-    void *to;
-} Copy;
-
-static void run_copy(void *ctx)
-{
-    const Copy *c = (const Copy *)ctx;
-    CUDA_CHECK(cudaMemcpyAsync(c->to, c->from, COPY_TEST_BYTES, cudaMemcpyDeviceToDevice));
-}
-
-/* The device's ceilings, measured: a device-to-device copy (bytes read + written, the median of 10 runs
- * after untimed ones), then the speed of light (launch floor and read-only stream) over the same buffers. */
-static void measure_ceilings(Device *d, const L2Flush *flush)
-{
-    char *a = (char *)device_alloc(2 * COPY_TEST_BYTES, "the bandwidth tests");
-    CUDA_CHECK(cudaMemset(a, 0, 2 * COPY_TEST_BYTES));
-    Copy copy = {a, a + COPY_TEST_BYTES};
-    TimedRun t = {NULL, run_copy, NULL, &copy, flush};
-    d->copy_gbps = 2.0 * COPY_TEST_BYTES / (time_runs(&t, 2, 10, NULL) * 1e-6) / 1e9;
-    /* After the copies: its untimed runs write back what the copies left dirty in L2. */
-    measure_speed_of_light(&d->sol, &d->gpu, flush, a, 2 * COPY_TEST_BYTES);
-    CUDA_CHECK(cudaFree(a));
-}
-
-/* ---- the run's state ------------------------------------------------------------------------------ */
-
-/* What the runs of every kernel share: main makes it, and passes it to what reads or changes it. */
-typedef struct {
-    Run run;                 /* what the launchers see: the buffers and the size being run */
-    Data data;               /* the input (data.h) */
-    Rows rows;               /* a row stage's references and results (rows.h) */
-    int cc;                  /* compute capability, major * 10 + minor */
-    int warm;                /* --l2 warm: no flush before a timed run */
-    L2Flush flush;           /* run before every timed run (unless warm): evicts the input from L2 */
-    const float *pristine;   /* untouched copy of the fp32 input, for IN_PLACE kernels (NULL if none) */
-    float *h_partials;       /* pinned, PARTIALS_CAPACITY(largest N), for a kernel that finishes on the CPU */
-    uint64_t capacity;
-} Bench;
-
 /* --input FILE: its values are the one size run (a 2-D array: its rows, in a row stage), summed by the
  * kernels that take its type; every problem with the file is a usage error, found before the GPU is opened. */
 static Sizes input_sizes(Data *d, const Options *o, const Program *p, const char *prog)
@@ -331,177 +266,31 @@ static Sizes input_sizes(Data *d, const Options *o, const Program *p, const char
     return s;
 }
 
-/* The sum of the partials a kernel left for the CPU to finish (in fp64). */
-static double finish(Bench *b, const char *name)
-{
-    Run *r = &b->run;
-    if (r->host_partials > b->capacity) {
-        fprintf(stderr, "error: kernel %s wrote %llu partials, more than the harness's room (%llu)\n", name,
-                (unsigned long long)r->host_partials, (unsigned long long)b->capacity);
-        exit(EXIT_GPU);
-    }
-    CUDA_CHECK(cudaMemcpy(b->h_partials, r->partials, r->host_partials * sizeof(float), cudaMemcpyDeviceToHost));
-    double s = 0.0;
-    for (uint64_t i = 0; i < r->host_partials; i++) s += b->h_partials[i];
-    return s;
-}
+/* ---- the device ----------------------------------------------------------------------------------- */
 
-/* Can the kernel's accumulators overflow on this data? Its narrow accumulator holds sums of up to
- * shape.span consecutive inputs, the fp32 one (atomics, CPU finish excluded) sums of everything. */
-static int overflow_possible(const Kernel *k, const Shape *s, const Reference *ref, const float *values, uint64_t n)
-{
-    if (ref->non_finite || k->acc == ACC_EXACT_SUM) return 0; /* a NaN or Inf must show; an exact sum has no overflow */
-    if (s->acc_bits == ACC_EXACT) return fabs(ref->sum) > 2147483647.0;
-    if (ref->abs_sum > FLT_MAX) return 1;
-    return (k->acc == ACC_F16 || k->acc == ACC_BF16) && max_chunk_abs_sum(values, n, s->span) > accumulators[k->acc].max;
-}
-
-/* ---- one kernel, measured ------------------------------------------------------------------------ */
-
-/* ST_UNCHECKED: passed a bound too wide to hold the kernel to account, and the row says so instead of
- * "ok": at least the whole sum (a result of 0 would pass too), or, for an fp32-or-wider accumulator, at
- * least TIGHT_BOUND of it. The accumulator's chain of additions is then too long for this N. */
-enum { ST_OK, ST_FAIL, ST_XFAIL, ST_UNCHECKED, ST_SKIP };
-#define TIGHT_BOUND 1e-3
-/* A verdict's word in the table's check column and in the CSV's pass column (ST_SKIP: not run, no row). */
-static const struct {
-    const char *check, *pass;
-} verdicts[] = {{"ok", "1"}, {"FAIL", "0"}, {"xfail", "xfail"}, {"-", "unchecked"}};
-static int wide_acc(Acc a) { return a != ACC_F16 && a != ACC_BF16; }
-static double widest_checked_bound(Acc a) { return wide_acc(a) ? TIGHT_BOUND : 1.0; }
-
-/* Bytes the algorithm must move: its input (and a row stage's row results, written: row_results floats a row). */
-static double bytes_of(const Bench *b, uint64_t n, Dtype t, int row_results)
-{
-    return n * (double)dtypes[t].bytes + (reduce_stage.program.rows ? b->run.rows * 4.0 * row_results : 0.0);
-}
-
-/* What the timing loop's callbacks check each run of one kernel against, and the row they fill in. */
 typedef struct {
-    Bench *b;
-    const Kernel *k;
-    const float *values;  /* the input as the kernel reads it, in fp32 (for the stagnation term) */
-    Reference want;       /* the fp64 reference (of a maximum: the largest input, exactly) */
-    double tol;           /* from the shape the launcher reported in the first run */
-    double result;        /* this run's sum (a row stage: a hash of the bits of its row sums) */
-    int runs;
-    int pass;             /* every run within the tolerance */
-    CsvRow *row;          /* result: the first run's; same_bits: every run gave its bits; a row stage's
-                             rel_err and rel_bound: of the worst row of the first run */
-} RunCheck;
+    const void *from;
+    void *to;
+} Copy;
 
-/* Untimed, before each run: the input of an in-place kernel restored, the Run reset. */
-static void prepare_run(void *ctx)
+static void run_copy(void *ctx)
 {
-    const RunCheck *c = (const RunCheck *)ctx;
-    Run *r = &c->b->run;
-    if (c->k->flags & IN_PLACE)
-        CUDA_CHECK(cudaMemcpyAsync(r->in, c->b->pristine, r->n * sizeof(float), cudaMemcpyDeviceToDevice));
-    r->host_partials = 0;
-    r->has_host_result = 0;
-    r->blocks_per_sm = c->k->blocks_per_sm;
-    r->refuse = NULL;
-    memset(&r->shape, 0, sizeof r->shape);
+    const Copy *c = (const Copy *)ctx;
+    CUDA_CHECK(cudaMemcpyAsync(c->to, c->from, COPY_TEST_BYTES, cudaMemcpyDeviceToDevice));
 }
 
-/* Timed: from "input in device memory" to "sum available": the kernels, and for a kernel that finishes
- * on the CPU the copy of its partials and their sum. */
-static void run_kernel(void *ctx)
+/* The device's ceilings, measured: a device-to-device copy (bytes read + written, the median of 10 runs
+ * after untimed ones), then the speed of light (launch floor and read-only stream) over the same buffers. */
+static void measure_ceilings(Device *d, const L2Flush *flush)
 {
-    RunCheck *c = (RunCheck *)ctx;
-    Run *r = &c->b->run;
-    c->k->launch(r);
-    if (!r->refuse && r->host_partials) c->result = finish(c->b, c->k->name);
-}
-
-/* Untimed, after each run: its result read back and checked, its bits compared with the first run's. */
-static void check_run(void *ctx)
-{
-    RunCheck *c = (RunCheck *)ctx;
-    Run *r = &c->b->run;
-    if (r->refuse) return; /* nothing was launched */
-    /* An integer accumulator (the table's .acc) is exact: its bound, and its overflow check, say so. */
-    if (c->k->acc == ACC_I32 || c->k->acc == ACC_EXACT_SUM) r->shape.acc_bits = ACC_EXACT;
-    if (reduce_stage.program.rows) {
-        double err = 0.0, bound = 0.0;
-        c->pass &= rows_pass(&c->b->rows, r, c->values, c->k->op, c->runs == 0, &err, &bound, &c->result);
-        if (c->runs == 0) c->row->rel_err = err, c->row->rel_bound = bound;
-    } else {
-        if (r->has_host_result) {
-            c->result = r->host_result;
-        } else if (!r->host_partials) {
-            float out;
-            CUDA_CHECK(cudaMemcpy(&out, r->out, sizeof out, cudaMemcpyDeviceToHost));
-            int as_int;
-            memcpy(&as_int, &out, sizeof as_int);
-            c->result = c->k->acc == ACC_I32 ? (double)as_int : (double)out;
-        }
-        if (c->runs == 0) c->tol = c->k->op == OP_MAX ? 0.0 : sum_tolerance(r->shape, &c->want, c->values, r->n);
-        c->pass &= result_passes(c->result, &c->want, c->tol);
-    }
-    if (c->runs == 0) c->row->result = c->result;
-    else if (memcmp(&c->row->result, &c->result, sizeof c->result)) c->row->same_bits = 0;
-    c->runs++;
-}
-
-/* The kernel at the size being run: its row, every field but those that compare it with other rows
- * (report fills them in). */
-static CsvRow measure(Bench *b, const Kernel *k, const Reference *ref, const float *values, const Options *o)
-{
-    Run *r = &b->run;
-    CsvRow row;
-    memset(&row, 0, sizeof row);
-    row.kernel = k->name;
-    row.dtype = dtypes[k->dtype].name;
-    row.n = r->n;
-    if (k->min_cc > b->cc) {
-        row.status = ST_SKIP;
-        return row;
-    }
-    RunCheck c;
-    memset(&c, 0, sizeof c);
-    c.b = b;
-    c.k = k;
-    c.values = values;
-    c.want = *ref;
-    if (k->op == OP_MAX) c.want.sum = ref->max; /* a maximum involves no rounding: the largest input exactly */
-    if (k->acc == ACC_EXACT_SUM) c.want.sum = ref->sum32; /* the exact sum rounded once to fp32, bit for bit (bound 0) */
-    c.pass = row.same_bits = 1;
-    c.row = &row;
-    TimedRun t = {prepare_run, run_kernel, check_run, &c, b->warm ? NULL : &b->flush};
-    /* The first run, checked with the partials poisoned with NaN, so a partial that no block wrote shows. */
-    CUDA_CHECK(cudaMemset(r->partials, 0xff, PARTIALS_CAPACITY(r->n) * sizeof(float)));
-    CUDA_CHECK(cudaMemset(r->out, 0xff, sizeof(float)));
-    if (reduce_stage.program.rows) CUDA_CHECK(cudaMemset(r->row_sums, 0xff, 2 * r->rows * sizeof(float)));
-    double first_us = time_runs(&t, 0, 1, NULL);
-    if (r->refuse) {
-        row.status = ST_SKIP;
-        row.refused = r->refuse;
-        return row;
-    }
-    Shape shape = r->shape;
-    /* A run of tens of milliseconds (a CPU loop, an atomic per element at large N) varies by far less
-     * than its length: the checked run has warmed it up, and the median of a few runs is enough. */
-    int slow = first_us > SLOW_RUN_US;
-    row.median_us = time_runs(&t, slow ? 0 : o->warmup, slow && o->reps > SLOW_REPS ? SLOW_REPS : o->reps, &row.spread);
-    row.gbps = bytes_of(b, r->n, k->dtype, shape.welford ? 2 : 1) / (row.median_us * 1e-6) / 1e9;
-    row.bytes_read = r->n * (double)dtypes[k->dtype].bytes;
-    row.chain = shape.acc_bits == ACC_EXACT ? 0.0 : shape.serial + shape.tree + shape.wide + shape.atomic;
-    if (!reduce_stage.program.rows) {
-        row.rel_err = relative_error(row.result, c.want.sum);
-        row.rel_bound = c.want.sum != 0.0 ? c.tol / fabs(c.want.sum) : c.tol;
-    }
-    if (k->flags & IN_PLACE) /* leave the input as the next kernel expects it */
-        CUDA_CHECK(cudaMemcpy(r->in, b->pristine, r->n * sizeof(float), cudaMemcpyDeviceToDevice));
-    row.status = c.pass ? ST_OK
-               : !reduce_stage.program.rows && k->op == OP_SUM && overflow_possible(k, &shape, ref, values, r->n) ? ST_XFAIL : ST_FAIL;
-    /* Without float atomics the order of the additions is fixed, so every run must give the same bits;
-     * a result that moves between runs is a race (or reads memory nothing wrote). */
-    row.unexpected_vary = !row.same_bits && !(shape.atomic > 0 && k->acc != ACC_I32);
-    if (row.status == ST_OK && isfinite(c.want.sum) && !(row.rel_bound < widest_checked_bound(k->acc)))
-        row.status = ST_UNCHECKED; /* NaN, Inf: exact */
-    if (row.unexpected_vary) row.status = ST_FAIL;
-    return row;
+    char *a = (char *)device_alloc(2 * COPY_TEST_BYTES, "the bandwidth tests");
+    CUDA_CHECK(cudaMemset(a, 0, 2 * COPY_TEST_BYTES));
+    Copy copy = {a, a + COPY_TEST_BYTES};
+    TimedRun t = {NULL, run_copy, NULL, &copy, flush};
+    d->copy_gbps = 2.0 * COPY_TEST_BYTES / (time_runs(&t, 2, 10, NULL) * 1e-6) / 1e9;
+    /* After the copies: its untimed runs write back what the copies left dirty in L2. */
+    measure_speed_of_light(&d->sol, &d->gpu, flush, a, 2 * COPY_TEST_BYTES);
+    CUDA_CHECK(cudaFree(a));
 }
 
 /* ---- output -------------------------------------------------------------------------------------- */
@@ -529,7 +318,7 @@ static void print_table_head(const Bench *b, uint64_t n, const char *text, const
         printf(": %llu rows of %llu", (unsigned long long)b->run.rows, (unsigned long long)b->run.cols);
     if (b->data.input >= 0) printf(", input %s (%s)", input_path, dtypes[b->data.input].name);
     else printf(", fill %s", o->fill);
-    if (stage_options.offset) printf(", input %d elements past an aligned address", stage_options.offset);
+    if (b->data.offset) printf(", input %d elements past an aligned address", b->data.offset);
     if (b->data.input < 0 && b->data.fill != FILL_ONES && b->data.fill != FILL_SEQ && b->data.fill != FILL_MOD100)
         printf(", seed %llu", (unsigned long long)o->seed);
     printf("; median of %d runs (of %d where a run takes over %.0f ms), %s\n", o->reps, o->reps < SLOW_REPS ? o->reps : SLOW_REPS,
@@ -548,67 +337,6 @@ static void print_group_head(const Bench *b, Dtype t, uint64_t n, const Referenc
     if (f == FILL_SHIFTED || f == FILL_WIDE || f == FILL_COND || b->data.input >= 0)
         printf(", condition number sum|x| / |sum x| %.3g", ref->abs_sum / fabs(ref->sum));
     printf("; speed of light %.2f us (%.1f GB/s)\n", sol, bytes_of(b, n, t, 1) / (sol * 1e3));
-}
-
-/* "2.5x" of a time against this one, "-" without it. */
-static const char *times_text(char *buf, size_t cap, double other_us, double us)
-{
-    if (other_us > 0 && us > 0) snprintf(buf, cap, "%.*fx", other_us / us < 0.1 ? 3 : 2, other_us / us);
-    else snprintf(buf, cap, "-");
-    return buf;
-}
-
-/* One row of the table, and of the CSV: the kernel's measured row, its speed-up against the baseline and
- * x CUB against CUB on the same input type (times <= 0: none). */
-static void report(const Bench *b, const Kernel *k, CsvRow *row, const Device *d, double baseline_us, double cub_us,
-                   FILE *csv, const Program *p)
-{
-    if (row->status == ST_SKIP && row->refused) {
-        printf("%-34s skipped: %s\n", k->name, row->refused);
-        return;
-    }
-    if (row->status == ST_SKIP) {
-        printf("%-34s skipped: needs compute capability %d.%d (%s); this GPU is %d.%d\n", k->name, k->min_cc / 10,
-               k->min_cc % 10, k->needs ? k->needs : "newer instructions", d->gpu.cc_major, d->gpu.cc_minor);
-        return;
-    }
-    double peak = d->gpu.peak_gbps;
-    row->pct_peak = 100.0 * row->gbps / peak;
-    row->pass = verdicts[row->status].pass;
-    row->cols = reduce_stage.program.rows ? b->run.cols : 0;
-    row->warm = b->warm;
-    row->speedup = baseline_us > 0 ? baseline_us / row->median_us : 0.0;
-    row->x_cub = cub_us > 0 ? cub_us / row->median_us : 0.0;
-    row->fill = b->data.input >= 0 ? "input" : fill_name(b->data.fill);
-    char result[32], speedup[16], x_cub[16];
-    if (reduce_stage.program.rows) snprintf(result, sizeof result, "%u rows", (unsigned)b->run.rows); /* the worst row's errors */
-    else snprintf(result, sizeof result, "%.9g", row->result);
-    printf("%-34s %16s %9.2e %9.2e %5s %10.1f %8.1f %6.1f %8s %7s %5s\n", k->name, result, row->rel_err, row->rel_bound,
-           verdicts[row->status].check, row->median_us, row->gbps, row->pct_peak,
-           times_text(speedup, sizeof speedup, baseline_us, row->median_us),
-           times_text(x_cub, sizeof x_cub, cub_us, row->median_us), row->same_bits ? "same" : "vary");
-    if (row->spread > NOISY_SPREAD)
-        printf("%-34s   noisy: the runs' interquartile range is %.0f%% of their median, measured three times\n", "",
-               100.0 * row->spread);
-    if (row->status == ST_XFAIL)
-        printf("%-34s   expected: the %s accumulator cannot hold these sums (overflow)\n", "", accumulators[k->acc].name);
-    if (row->status == ST_UNCHECKED && row->rel_bound >= 1.0)
-        printf("%-34s   not checked: its bound is the whole sum, which a result of 0 would pass (a chain of additions too\n"
-               "%-34s   long for the %s accumulator at this N: see the error instead)\n", "", "", accumulators[k->acc].name);
-    else if (row->status == ST_UNCHECKED)
-        printf("%-34s   not checked: its bound is %g of the sum or more, too wide to hold the %s accumulator to account\n"
-               "%-34s   (a chain of additions too long for it at this N: see the error instead)\n", "", TIGHT_BOUND,
-               accumulators[k->acc].name, "");
-    if (row->unexpected_vary)
-        printf("%-34s   the result changed between runs with no atomics to explain it: a race\n", "");
-    /* The physical limits: with the L2 flushed, no time can beat reading the input from DRAM. */
-    if (!b->warm && row->gbps > peak)
-        printf("%-34s   WARNING: %.0f GB/s is above the theoretical DRAM peak (%.0f GB/s): the input cannot have "
-               "come from DRAM, so this measurement is wrong\n", "", row->gbps, peak);
-    else if (!b->warm && row->median_us < speed_of_light_us(&d->sol, row->bytes_read))
-        printf("%-34s   note: faster than the speed of light of its input (%.2f us): the read-only stream is not "
-               "yet the limit here\n", "", speed_of_light_us(&d->sol, row->bytes_read));
-    csv_write(csv, d->gpu.name, p, row);
 }
 
 /* The device's rows of the CSV (stage 00_device): the ceilings every chart and table draws against. */
@@ -769,6 +497,7 @@ int main(int argc, char **argv)
     data->cond = stage_options.cond;
     data->offset = stage_options.offset;
     bench.warm = o.warm;
+    bench.row_stage = reduce_stage.program.rows;
     FILE *csv = open_csv(o.csv_path, argv[0]);
 
     Device d;

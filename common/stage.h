@@ -55,7 +55,7 @@ enum {
 };
 
 /* Accumulators (stage 07 uses most; the others are fp32, and int32 where an article sums integers); the
- * harness's table of them (accumulators, harness.cu) is in this order. ACC_KAHAN: compensated fp32;
+ * harness's table of them (accumulators, measure.cu) is in this order. ACC_KAHAN: compensated fp32;
  * ACC_EXACT_SUM: the exact sum rounded once to fp32, checked bit for bit. */
 typedef enum { ACC_F32, ACC_F16, ACC_BF16, ACC_I32, ACC_F64, ACC_KAHAN, ACC_EXACT_SUM, ACC_COUNT } Acc;
 /* What the kernel reduces with: the max exercise is OP_MAX; OP_LOGSUMEXP, a row stage's, is softmax's max
