@@ -261,14 +261,18 @@ $(BUILD)/%.o: common/%.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 # The record build (make stage-NN tree): the harness again, as the tree program's main (common/record.cu),
 # and a stage's kernels compiled with -DRECORD_TREE (common/tree.h) into build/<stage>/tree, its
 # exercise's solution into build/<stage>/tree-solution.
-TREE_OBJS := $(BUILD)/harness_tree.o $(BUILD)/record.o $(HARNESS_PARTS) $(PROGRAM_OBJS)
+TREE_OBJS := $(BUILD)/harness_tree.o $(BUILD)/record.o $(HARNESS_PARTS) $(PROGRAM_OBJS) $(BUILD)/baseline_own.o
 $(BUILD)/harness_tree.o: common/harness.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 	$(NVCC) $(NVCCFLAGS) -DRECORD_TREE -c $< -o $@
 
-# The baseline stage's reduce.cu again, as the baseline every other harness stage times for its
-# speed-up column.
-$(BUILD)/baseline.o: stages/$(BASELINE_STAGE)/reduce.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
-	$(NVCC) $(NVCCFLAGS) -DAS_BASELINE -c $< -o $@
+# The speed-up column's baseline, the first stage's first GPU kernel (common/baseline.cu says how):
+# baseline.o includes the first stage's reduce.cu beside any other program's table; the first stage's own
+# program, and the record build, link baseline_own.o, which names the program's own table.
+$(BUILD)/baseline.o: common/baseline.cu stages/$(BASELINE_STAGE)/reduce.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
+	$(NVCC) $(NVCCFLAGS) -DFIRST_STAGE_SOURCE='"../stages/$(BASELINE_STAGE)/reduce.cu"' -c $< -o $@
+$(BUILD)/baseline_own.o: common/baseline.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+baseline_of = $(BUILD)/$(if $(filter $(BASELINE_STAGE),$1),baseline_own,baseline).o
 
 # A stage's source compiles to an object of its own (build/<stage>/*.o), beside the common objects rather
 # than after them, and is then linked with them into its program.
@@ -277,7 +281,7 @@ $(BUILD)/$1/reduce.o: stages/$1/reduce.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 	@mkdir -p $$(@D)
 	$(NVCC) $(NVCCFLAGS) -c $$< -o $$@
 
-$(BUILD)/$1/reduce: $(BUILD)/$1/reduce.o $(HARNESS_OBJS) $(if $(filter $(BASELINE_STAGE),$1),,$(BUILD)/baseline.o)
+$(BUILD)/$1/reduce: $(BUILD)/$1/reduce.o $(HARNESS_OBJS) $(call baseline_of,$1)
 	$(NVCC) $(NVCCFLAGS) $$^ -o $$@
 endef
 $(foreach s,$(HARNESS_STAGES),$(eval $(call harness_rules,$s)))

@@ -1,22 +1,20 @@
 /* The program around every stage (its main): its options, --list and --describe, the sizes, the device
  * and its ceilings, the GPU memory, and the run of every kernel at every size. A stage file provides only
- * `reduce_stage` (its table of kernels, stage.h); the first stage's first kernel is linked in as
- * `baseline_stage` for the speed-up column. Each kernel is measured, checked and reported by measure.cu;
- * what it sums is data.cu's, CUB's rows are cub.cu's, and a row stage's references and checks rows.cu's. */
+ * `reduce_stage` (its table of kernels, stage.h); the speed-up column's kernel comes from baseline_stage()
+ * (baseline.cu). Each kernel is measured, checked and reported by measure.cu; what it sums is data.cu's,
+ * CUB's rows are cub.cu's, and a row stage's references and checks rows.cu's. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline.h"
 #include "cub.h"
 #include "measure.h"
 #ifdef RECORD_TREE
 #include "record.h"
 #endif
-
-extern const Stage reduce_stage;
-extern const Stage baseline_stage __attribute__((weak)); /* absent in the first stage itself */
 
 #define MAX_SIZES 64
 #define COPY_TEST_BYTES (512ull << 20) /* the copy moves it, the read-only streams read twice that */
@@ -156,11 +154,11 @@ static void describe_kernels(void)
     printf("\n");
 }
 
-/* The speed-up column's kernel: the first stage's first GPU kernel (a row stage has none). */
+/* The speed-up column's kernel: the first GPU kernel of baseline_stage() (a row stage has none). */
 static const Kernel *baseline_kernel(void)
 {
     if (reduce_stage.program.rows) return NULL;
-    const Stage *first = &baseline_stage ? &baseline_stage : &reduce_stage;
+    const Stage *first = baseline_stage();
     for (int i = 0; i < first->count; i++)
         if (!(first->kernels[i].flags & ON_CPU)) return &first->kernels[i];
     return &first->kernels[0];
@@ -430,17 +428,17 @@ static int run_size(Bench *b, uint64_t n, const Options *o, const Device *d, FIL
     const HostData *f32 = use_dtype(&b->data, &b->run, DT_F32);
     b->run.host_in = f32->values;
     Reference ref = data_reference(&b->data, f32->values, n);
-    /* The baseline: measured here unless it is about to run anyway (the first stage's first kernel), or
-     * the run leaves L2 warm (its rows are in no table with a speed-up column). */
+    /* The baseline: measured here unless it is about to run anyway (in the first stage's own program, where
+     * it is the first kernel selected), or the run leaves L2 warm (its rows are in no table with a speed-up
+     * column). */
     const Kernel *baseline = baseline_kernel();
     double baseline_us = -1.0;
     if (reduce_stage.program.rows) rows_prepare(&b->rows, &b->run, f32->values, input >= 0);
-    else if (!b->warm && (input < 0 || input == DT_F32) &&
-             (&baseline_stage || !selected(baseline, o) || baseline != first_selected(o))) {
+    else if (!b->warm && (input < 0 || input == DT_F32) && baseline != first_selected(o)) {
         CsvRow m = measure(b, baseline, &ref, f32->values, o);
         baseline_us = m.median_us;
-        printf("(speed-up against %s %s on fp32: %.1f us%s)\n", &baseline_stage ? baseline_stage.program.stage : reduce_stage.program.stage,
-               baseline->name, baseline_us, m.status == ST_OK ? "" : ", which did not pass its check here");
+        printf("(speed-up against %s %s on fp32: %.1f us%s)\n", baseline_stage()->program.stage, baseline->name,
+               baseline_us, m.status == ST_OK ? "" : ", which did not pass its check here");
     }
     int failures = 0;
     for (int i = 0; i < reduce_stage.count;) {

@@ -86,19 +86,13 @@ typedef struct {
 
 /* Each stage file ends with STAGE("NN_name", table), and after the table any of Program's fields that
  * differ from the defaults, named and in Program's order: STAGE("09_rows", kernels, .default_sizes = "...",
- * .rows = 1). Every stage has every fill of host.h; a stage without default sizes runs 2^26, and
- * 2^16..2^28 in `make bench`, and its rows go on the progression's charts ("bandwidth+ scaling").
- * The first stage is also built as the baseline that every other stage times for its speed-up column
- * (AS_BASELINE). */
-#ifdef AS_BASELINE
-#define STAGE_SYMBOL baseline_stage
-#else
-#define STAGE_SYMBOL reduce_stage
-#endif
+ * .rows = 1). It defines reduce_stage, the table the harness runs. Every stage has every fill of host.h; a
+ * stage without default sizes runs 2^26, and 2^16..2^28 in `make bench`, and its rows go on the
+ * progression's charts ("bandwidth+ scaling"). */
+extern const Stage reduce_stage;
 #define STAGE(stage_name, table, ...) \
     TREE_BIND \
-    extern const Stage STAGE_SYMBOL; \
-    const Stage STAGE_SYMBOL = {table, (int)(sizeof(table) / sizeof(table[0])), \
+    const Stage reduce_stage = {table, (int)(sizeof(table) / sizeof(table[0])), \
                                 {.stage = stage_name, .check_fills = "shifted ones wide", __VA_ARGS__}}
 
 #endif
