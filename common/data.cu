@@ -44,25 +44,23 @@ static float encode(Dtype t, float v, void *bytes, uint64_t i)
     }
 }
 
-/* The fill in type t: random values in [-1, 1) rounded to t (integers in [-128, 127] for int8 and
- * int32), ones, seq, mod100, or large values near t's maximum. Made in h's memory where it has room
- * (the memory of a large input is touched once, not once per type). */
-static void make_host_data(HostData *out, Dtype t, const Data *d, uint64_t n)
+/* The fill in type t, n elements of it: random values in [-1, 1) rounded to t (integers in [-128, 127]
+ * for int8 and int32), ones, seq, mod100, or large values near t's maximum. Made in h's memory, which holds
+ * the largest N (4 bytes an element, the widest type) from its first use on: the memory of a large input is
+ * touched once, not once per type. */
+static void make_fill(ArrayFile *out, Dtype t, const Data *d, uint64_t n)
 {
     Fill fill = d->fill;
     uint64_t seed = d->seed;
-    HostData h = *out;
-    if (h.room < n) {
-        if (h.values != h.bytes) free(h.values);
-        free(h.bytes);
-        h.bytes = malloc(n * sizeof(float));
-        h.values = t == DT_F32 ? (float *)h.bytes : (float *)malloc(n * sizeof(float)); /* fp32: the same values */
+    ArrayFile h = *out;
+    if (!h.bytes) {
+        h.bytes = (unsigned char *)malloc(d->max_n * sizeof(float));
+        h.values = t == DT_F32 ? (float *)h.bytes : (float *)malloc(d->max_n * sizeof(float)); /* fp32: the same values */
         if (!h.bytes || !h.values) {
             fprintf(stderr, "error: could not allocate %llu bytes of host memory for the input\n",
-                    (unsigned long long)(n * 2 * sizeof(float)));
+                    (unsigned long long)(d->max_n * 2 * sizeof(float)));
             exit(EXIT_USAGE);
         }
-        h.room = n;
     }
     double scale = fill == FILL_LARGE ? dtypes[t].max : (t == DT_I8 || t == DT_I32) && fill == FILL_RANDOM ? 128.0
                  : (t == DT_I8 || t == DT_I32) && fill == FILL_SHIFTED ? 4.0 : 1.0; /* -2 ... 5: int32 holds 2^30 of them */
@@ -73,7 +71,7 @@ static void make_host_data(HostData *out, Dtype t, const Data *d, uint64_t n)
         h.values[i] = encode(t, v, h.bytes, (uint64_t)i);
     }
     h.type = t;
-    h.n = n;
+    h.count = n;
     *out = h;
 }
 
@@ -82,11 +80,11 @@ static void make_host_data(HostData *out, Dtype t, const Data *d, uint64_t n)
  * for the size being run, in the memory of the type before it. Each size's data is a prefix of a
  * larger size's, so a run over many sizes makes each type about once over, not once per size at the
  * largest N; the upload is the prefix the size reads. */
-const HostData *use_dtype(Data *d, Run *r, Dtype t)
+const ArrayFile *use_dtype(Data *d, Run *r, Dtype t)
 {
-    HostData *h = t == DT_F32 ? &d->f32 : &d->other;
+    ArrayFile *h = t == DT_F32 ? &d->f32 : &d->other;
     uint64_t n = t == DT_F32 ? d->max_n : r->n;
-    if (!h->values || h->type != t || h->n < n) make_host_data(h, t, d, n);
+    if (!h->values || h->type != t || h->count < n) make_fill(h, t, d, n);
     if (d->uploaded != (int)t || d->uploaded_n != r->n) {
         r->data = d->base + (size_t)d->offset * dtypes[t].bytes;
         r->in = (float *)r->data;
@@ -127,8 +125,11 @@ void use_file(Data *d, const ArrayFile *a, const char *prog)
         }
     }
     d->input = t;
-    d->f32 = (HostData){values, values, DT_F32, a->count, a->count};
-    d->other = (HostData){a->bytes, values, t, a->count, a->count};
+    d->other = *a;
+    d->other.values = values;
+    d->f32 = d->other;
+    d->f32.type = DT_F32;
+    d->f32.bytes = (unsigned char *)values;
 }
 
 Reference data_reference(const Data *d, const float *x, uint64_t n)

@@ -6,16 +6,8 @@
 
 #include "stage.h"
 
-/* One input type's data: the bytes the kernels read, and the same values as floats (every value of
- * these types is exact in fp32), from which the fp64 reference is computed. */
-typedef struct {
-    void *bytes;
-    float *values;
-    Dtype type;
-    uint64_t n;    /* elements made */
-    uint64_t room; /* elements the memory holds (4 bytes each, the widest type) */
-} HostData;
-
+/* What the program sums and where it is: the options that choose it (main sets them), the host arrays,
+ * and the device buffer the size being run is uploaded to. */
 typedef struct {
     Fill fill;
     uint64_t seed;
@@ -23,15 +15,15 @@ typedef struct {
     int offset;          /* --offset: elements the input starts past an aligned address (0..15) */
     int input;           /* --input: the file's type (its kernels alone run), -1: a fill */
     uint64_t max_n;      /* the largest size run */
-    HostData f32;        /* the fp32 data, for the largest N */
-    HostData other;      /* another type's, for the size being run */
-    char *base;          /* the device buffer of the input, 64 bytes past the largest N in fp32 */
+    ArrayFile f32;       /* the fp32 data, for the largest N (bytes and values the same memory) */
+    ArrayFile other;     /* another type's, for the size being run */
+    char *base;          /* the device buffer: the largest N in fp32, and 64 bytes for --offset */
     int uploaded;        /* the type whose data is in it, -1: none */
     uint64_t uploaded_n; /* and how many of its elements */
 } Data;
 
 /* The data of type t for the size being run (r->n), in host memory and uploaded to r->in and r->data. */
-const HostData *use_dtype(Data *d, Run *r, Dtype t);
+const ArrayFile *use_dtype(Data *d, Run *r, Dtype t);
 /* The data of --input: the file's values, a.count of them, decoded to floats; exits EXIT_USAGE (before the
  * GPU is opened) for an int32 past 2^24, which the reference's fp32 copy would not hold exactly. */
 void use_file(Data *d, const ArrayFile *a, const char *prog);

@@ -425,7 +425,7 @@ static void allocate(Bench *b, const Sizes *s, const Options *o, const Device *d
 static int run_size(Bench *b, uint64_t n, const Options *o, const Device *d, FILE *csv, const Program *p)
 {
     int input = b->data.input;
-    const HostData *f32 = use_dtype(&b->data, &b->run, DT_F32);
+    const ArrayFile *f32 = use_dtype(&b->data, &b->run, DT_F32);
     b->run.host_in = f32->values;
     Reference ref = data_reference(&b->data, f32->values, n);
     /* The baseline: measured here unless it is about to run anyway (in the first stage's own program, where
@@ -451,7 +451,7 @@ static int run_size(Bench *b, uint64_t n, const Options *o, const Device *d, FIL
             i = end;
             continue;
         }
-        const HostData *h = use_dtype(&b->data, &b->run, t);
+        const ArrayFile *h = use_dtype(&b->data, &b->run, t);
         ref = data_reference(&b->data, h->values, n);
         if (!reduce_stage.program.rows) print_group_head(b, t, n, &ref, d);
         Kernel cub = cub_kernel(t, reduce_stage.program.rows);

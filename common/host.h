@@ -44,16 +44,19 @@ typedef struct {
 } DtypeInfo;
 extern const DtypeInfo dtypes[DT_COUNT];
 
-/* An array read for --input: a NumPy .npy file (format 1.0, 2.0 or 3.0, C order, little-endian, one or two
- * dimensions, of float32, float16, int8 or int32) or, with raw_type (a dtype's name), raw bytes of that
- * type. type: a Dtype; rows, cols: a 2-D array's shape (rows 0: one dimension). */
+/* An array of one input type in host memory, as a file holds it: what --input reads, and what a stage
+ * program makes of a fill in each type its kernels read (data.cu). */
 typedef struct {
-    int type;
-    uint64_t count, rows, cols;
-    unsigned char *bytes; /* count elements (malloc'd; free it) */
+    int type;                   /* a Dtype */
+    uint64_t count, rows, cols; /* its elements; a 2-D array's shape (rows 0: one dimension) */
+    unsigned char *bytes;       /* count elements (malloc'd; free it) */
+    float *values;              /* the same count values as floats (every value of these types is one), where
+                                   the program needs them: the reference reads them (NULL: not made) */
 } ArrayFile;
-/* Reads PATH whole, or nothing: 0, or -1 with a one-line reason in err (malformed header, a type the
- * programs do not read, a --dtype the file contradicts, truncated or trailing bytes, unreadable, empty). */
+/* Reads PATH whole into out (values NULL), or nothing: a NumPy .npy file (format 1.0, 2.0 or 3.0, C order,
+ * little-endian, one or two dimensions, of float32, float16, int8 or int32) or, with raw_type (a dtype's
+ * name), raw bytes of that type. Returns 0, or -1 with a one-line reason in err (malformed header, a type
+ * the programs do not read, a --dtype the file contradicts, truncated or trailing bytes, unreadable, empty). */
 int read_array_file(const char *path, const char *raw_type, ArrayFile *out, char *err, size_t err_size);
 
 /* Median of n values (sorts v in place). n >= 1. */
