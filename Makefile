@@ -64,10 +64,14 @@ SOLVED := $(filter $(patsubst solutions/%.cu,%,$(wildcard solutions/*.cu)),$(EXE
 DEMOS := $(patsubst stages/%/demo.cu,%,$(sort $(wildcard stages/*/demo.cu)))
 
 # The common objects: program.o (the option table, CSV writer and timing loop), speed_of_light.o, gpu.o
-# (the GPU, allocation, the flush) and host.o under every program; harness.o too under a stage built on
-# the harness.
+# (the GPU, allocation, the flush) and host.o under every program; under a stage built on the harness
+# also harness.o (its main) and the parts it calls: measure.o (a kernel timed, checked and reported),
+# data.o (the input in each type), cub.o (CUB's rows) and rows.o (a row stage's references and checks). A stage file includes common/stage.h, which brings
+# gpu.h, host.h, program.h and tree.h; every object is built again when a header of common/ changes.
 PROGRAM_OBJS := $(BUILD)/program.o $(BUILD)/speed_of_light.o $(BUILD)/gpu.o $(BUILD)/host.o
-HARNESS_OBJS := $(BUILD)/harness.o $(PROGRAM_OBJS)
+HARNESS_PARTS := $(BUILD)/measure.o $(BUILD)/data.o $(BUILD)/cub.o $(BUILD)/rows.o
+HARNESS_OBJS := $(BUILD)/harness.o $(HARNESS_PARTS) $(PROGRAM_OBJS)
+COMMON_HEADERS := $(sort $(wildcard common/*.h))
 
 # What a stage.mk adds (it is included below, after these):
 #   PROGRAMS += $(BUILD)/<stage>/<program>, and the rule that builds it
@@ -252,30 +256,33 @@ $(BUILD)/host.o: common/host.c common/host.h
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/%.o: common/%.cu common/common.h common/host.h common/program.h common/tree.h $(BUILD)/flags.txt
+$(BUILD)/%.o: common/%.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
-# The record build (make stage-NN tree): the harness again, as the tree program's main (common/tree.cu),
+# The record build (make stage-NN tree): the harness again, as the tree program's main (common/record.cu),
 # and a stage's kernels compiled with -DRECORD_TREE (common/tree.h) into build/<stage>/tree, its
 # exercise's solution into build/<stage>/tree-solution.
-TREE_OBJS := $(BUILD)/harness_tree.o $(BUILD)/tree.o $(PROGRAM_OBJS)
-$(BUILD)/harness_tree.o: common/harness.cu common/common.h common/host.h common/program.h common/tree.h $(BUILD)/flags.txt
+TREE_OBJS := $(BUILD)/harness_tree.o $(BUILD)/record.o $(HARNESS_PARTS) $(PROGRAM_OBJS) $(BUILD)/baseline_own.o
+$(BUILD)/harness_tree.o: common/harness.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 	$(NVCC) $(NVCCFLAGS) -DRECORD_TREE -c $< -o $@
 
-# The baseline stage's reduce.cu again, as the baseline every other harness stage times for its
-# speed-up column.
-$(BUILD)/baseline.o: stages/$(BASELINE_STAGE)/reduce.cu common/common.h common/host.h $(BUILD)/flags.txt
-	$(NVCC) $(NVCCFLAGS) -DAS_BASELINE -c $< -o $@
+# The speed-up column's baseline, the first stage's first GPU kernel (common/baseline.cu says how):
+# baseline.o includes the first stage's reduce.cu beside any other program's table; the first stage's own
+# program, and the record build, link baseline_own.o, which names the program's own table.
+$(BUILD)/baseline.o: common/baseline.cu stages/$(BASELINE_STAGE)/reduce.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
+	$(NVCC) $(NVCCFLAGS) -DFIRST_STAGE_SOURCE='"../stages/$(BASELINE_STAGE)/reduce.cu"' -c $< -o $@
+$(BUILD)/baseline_own.o: common/baseline.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+baseline_of = $(BUILD)/$(if $(filter $(BASELINE_STAGE),$1),baseline_own,baseline).o
 
 # A stage's source compiles to an object of its own (build/<stage>/*.o), beside the common objects rather
 # than after them, and is then linked with them into its program.
-COMMON_HEADERS := common/common.h common/host.h common/program.h common/tree.h
 define harness_rules
 $(BUILD)/$1/reduce.o: stages/$1/reduce.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 	@mkdir -p $$(@D)
 	$(NVCC) $(NVCCFLAGS) -c $$< -o $$@
 
-$(BUILD)/$1/reduce: $(BUILD)/$1/reduce.o $(HARNESS_OBJS) $(if $(filter $(BASELINE_STAGE),$1),,$(BUILD)/baseline.o)
+$(BUILD)/$1/reduce: $(BUILD)/$1/reduce.o $(HARNESS_OBJS) $(call baseline_of,$1)
 	$(NVCC) $(NVCCFLAGS) $$^ -o $$@
 endef
 $(foreach s,$(HARNESS_STAGES),$(eval $(call harness_rules,$s)))
@@ -327,7 +334,7 @@ $(BUILD)/%/demo: stages/%/demo.cu $(BUILD)/gpu.o $(BUILD)/host.o
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $< $(filter %.o,$^) -o $@
 $(foreach s,$(DEMOS),$(eval $(BUILD)/$s/demo: $(filter-out stages/$s/demo.cu,$(wildcard stages/$s/*.cu)) \
-    common/common.h common/host.h $(BUILD)/flags.txt))
+    $(COMMON_HEADERS) $(BUILD)/flags.txt))
 
 # make stage-NN builds the stage's program (and demo); with a verb it only selects the stage, and the
 # verb builds what it needs.

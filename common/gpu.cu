@@ -1,11 +1,12 @@
 /* Opening the GPU, allocation and the L2 flush, with the error checks every program of the project
- * shares (stage programs, the stage 11 and 12 programs, demos, exercises). */
+ * shares (stage programs, the stage 11 and 12 programs, demos, exercises): gpu.h. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "gpu.h"
+#include "host.h"
 
 void cuda_check(cudaError_t err, const char *what, const char *file, int line)
 {
@@ -59,14 +60,6 @@ void require_gpu(void)
                 cudaGetErrorString(err), cudaGetErrorName(err));
         exit(EXIT_GPU);
     }
-}
-
-void usage_error(const char *prog, const char *fmt, const char *arg)
-{
-    fprintf(stderr, "error: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(try %s --help)\n", prog);
-    exit(EXIT_USAGE);
 }
 
 void open_gpu(GpuInfo *d)

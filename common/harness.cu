@@ -1,31 +1,31 @@
-/* The program around every stage: its options, the device, data, fp64 reference, verification, timing,
- * the CUB rows, the output table and the CSV. A stage file provides only `reduce_stage` (its table of
- * kernels); the first stage's first kernel is linked in as `baseline_stage` for the speed-up column. */
-#include <cub/device/device_reduce.cuh> /* the two headers of what it calls: all of cub.cuh takes longer to compile */
-#include <cub/device/device_segmented_reduce.cuh>
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_fp8.h>
-
+/* The program around every stage (its main): its options, --list and --describe, the sizes, the device
+ * and its ceilings, the GPU memory, and the run of every kernel at every size. A stage file provides only
+ * `reduce_stage` (its table of kernels, stage.h); the speed-up column's kernel comes from baseline_stage()
+ * (baseline.cu). Each kernel is measured, checked and reported by measure.cu; what it sums is data.cu's,
+ * CUB's rows are cub.cu's, and a row stage's references and checks rows.cu's. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "program.h"
-
-extern const Stage reduce_stage;
-extern const Stage baseline_stage __attribute__((weak)); /* absent in the first stage itself */
+#include "baseline.h"
+#include "cub.h"
+#include "measure.h"
+#ifdef RECORD_TREE
+#include "record.h"
+#endif
 
 #define MAX_SIZES 64
 #define COPY_TEST_BYTES (512ull << 20) /* the copy moves it, the read-only streams read twice that */
 #define DEFAULT_SIZES "2^26"
 #define DEFAULT_BENCH_SIZES "2^16,2^18,2^20,2^22,2^24,2^26,2^28"
+/* Odd sizes around a block of 256 and a warp, one not a multiple of anything, one past 2^24. */
+#define DEFAULT_CHECK_SIZES "1,2,31,32,33,255,256,257,1000003,2^24+1"
 
 /* ---- the stage's options and description ------------------------------------------------------- */
 
-/* The harness's own options: --offset, and a row stage's --rows / --cols. */
+/* The harness's own options: --offset, --cond, and a row stage's --rows / --cols. */
 static struct {
     int offset;             /* elements the input starts past an aligned address (0..15) */
     uint64_t rows;          /* --rows B (0: not given) */
@@ -62,7 +62,6 @@ static void take_cond(const char *prog, const char *v)
         usage_error(prog, "--cond '%s': give a condition number from 10 to 1e30, such as 1e8", v);
     stage_options.cond = c;
 }
-
 
 /* A stage's tree kernels are NAME, or NAME@N where its README's picture is recorded at --n N:
  * --describe names the kernels, and the record build records NAME at N unless --n says otherwise. */
@@ -125,9 +124,6 @@ static const Kernel *find_kernel(const char *name)
 
 static int kernel_exists(const char *name) { return find_kernel(name) != NULL; }
 
-static_assert(DT_COUNT == ARRAY_TYPES, "host.h's array types are the Dtypes, in their order");
-static const char *const *const dtype_names = array_type_name;
-
 static void list_kernels(void)
 {
     printf("stage %s kernels:\n", reduce_stage.program.stage);
@@ -141,42 +137,46 @@ static void list_kernels(void)
     if (reduce_stage.program.warm_l2) printf("warm-L2 kernels: %s\n", reduce_stage.program.warm_l2);
 }
 
-/* The accumulator as --describe names it (Acc): the fourth word of a "kernel:" line. */
-static const char *acc_key[] = {"f32", "f16", "bf16", "i32", "f64", "kahan", "exact"};
-
-/* CUB's accumulator for an input type, as launch_cub sums it: int32 for the integer types, else fp32. */
-static Acc cub_acc(Dtype t) { return t == DT_I8 || t == DT_I32 ? ACC_I32 : ACC_F32; }
-
 static void describe_kernels(void)
 {
     int used[DT_COUNT] = {0};
     for (int i = 0; i < reduce_stage.count; i++) {
         const Kernel *k = &reduce_stage.kernels[i];
-        printf("kernel: %s %s %s %s\n", k->name, dtype_names[k->dtype],
-               k->flags & NOT_DEFAULT ? "wrong" : k->flags & ON_CPU ? "cpu" : "default", acc_key[k->acc]);
+        printf("kernel: %s %s %s %s\n", k->name, dtypes[k->dtype].name,
+               k->flags & NOT_DEFAULT ? "wrong" : k->flags & ON_CPU ? "cpu" : "default", accumulators[k->acc].key);
         used[k->dtype] = 1;
     }
     for (int t = 0; t < DT_COUNT; t++)
-        if (used[t]) printf("kernel: cub %s library %s\n", dtype_names[t], acc_key[cub_acc((Dtype)t)]);
+        if (used[t]) printf("kernel: cub %s library %s\n", dtypes[t].name, accumulators[cub_acc((Dtype)t)].key);
     printf("input types:");
     for (int t = 0; t < DT_COUNT; t++)
-        if (used[t]) printf(" %s", dtype_names[t]);
+        if (used[t]) printf(" %s", dtypes[t].name);
     printf("\n");
 }
 
-/* The speed-up column's kernel: the first stage's first GPU kernel (a row stage has none). */
+/* The speed-up column's kernel: the first GPU kernel of baseline_stage() (a row stage has none). */
 static const Kernel *baseline_kernel(void)
 {
     if (reduce_stage.program.rows) return NULL;
-    const Stage *first = &baseline_stage ? &baseline_stage : &reduce_stage;
+    const Stage *first = baseline_stage();
     for (int i = 0; i < first->count; i++)
         if (!(first->kernels[i].flags & ON_CPU)) return &first->kernels[i];
     return &first->kernels[0];
 }
 
+/* Every fill of host.h, space-separated in its order: a stage's fills. */
+static const char *every_fill(void)
+{
+    static char list[128];
+    for (int f = 0, at = 0; f < FILL_COUNT; f++)
+        at += snprintf(list + at, sizeof list - at, "%s%s", f ? " " : "", fill_name((Fill)f));
+    return list;
+}
+
 static Program describe_stage(const char *argv0)
 {
     Program p = reduce_stage.program;
+    p.fills = every_fill();
     if (!p.default_sizes) {
         p.default_sizes = DEFAULT_SIZES;
         p.bench_sizes = DEFAULT_BENCH_SIZES;
@@ -239,13 +239,32 @@ static Sizes sizes_to_run(const Options *o, const char *prog)
     return s;
 }
 
-/* ---- the device ----------------------------------------------------------------------------------- */
+/* --input FILE: its values are the one size run (a 2-D array: its rows, in a row stage), summed by the
+ * kernels that take its type; every problem with the file is a usage error, found before the GPU is opened. */
+static Sizes input_sizes(Data *d, const Options *o, const Program *p, const char *prog)
+{
+    if (stage_options.rows || stage_options.cols || stage_options.cond)
+        usage_error(prog, "%s: the file's shape is the input; give no --rows, --cols or --cond", "--input");
+    char types[96] = "";
+    for (int i = 0; i < reduce_stage.count; i++) {
+        char name[24];
+        snprintf(name, sizeof name, " %s", dtypes[reduce_stage.kernels[i].dtype].name);
+        if (!strstr(types, name)) snprintf(types + strlen(types), sizeof types - strlen(types), "%s", name);
+    }
+    ArrayFile a;
+    read_input(prog, o, p, types, &a);
+    use_file(d, &a, prog);
+    Sizes s;
+    memset(&s, 0, sizeof s);
+    s.count = 1;
+    s.n[0] = a.count;
+    s.rows[0] = reduce_stage.program.rows ? (a.rows ? a.rows : 1) : 1;
+    s.cols[0] = reduce_stage.program.rows ? a.cols : a.count;
+    snprintf(s.text[0], sizeof s.text[0], "input");
+    return s;
+}
 
-typedef struct {
-    GpuInfo gpu;
-    double copy_gbps;     /* measured device-to-device copy, bytes read + written */
-    SpeedOfLight sol;     /* measured launch floor and read-only streaming bandwidth */
-} Device;
+/* ---- the device ----------------------------------------------------------------------------------- */
 
 typedef struct {
     const void *from;
@@ -272,522 +291,6 @@ static void measure_ceilings(Device *d, const L2Flush *flush)
     CUDA_CHECK(cudaFree(a));
 }
 
-/* ---- input types ---------------------------------------------------------------------------- */
-
-static const int *const dtype_bytes = array_type_bytes;
-/* Largest finite value of each input type: --fill large scales [0.5, 1) to it. */
-static const double dtype_max[DT_COUNT] = {FLT_MAX, 65504.0, 3.3895313892515355e38, 448.0, 57344.0, 127.0, 2147483520.0};
-static const char *acc_names[] = {"fp32", "fp16", "bf16", "int32", "fp64", "Kahan fp32", "exact"};
-
-static double acc_max(Acc a)
-{
-    return a == ACC_F16 ? 65504.0 : a == ACC_BF16 ? 3.3895313892515355e38 : a == ACC_I32 ? 2147483647.0
-         : a == ACC_F64 ? DBL_MAX : FLT_MAX;
-}
-
-/* One input type's data: the bytes the kernels read, and the same values as floats (every value of
- * these types is exact in fp32), from which the fp64 reference is computed. */
-typedef struct {
-    void *bytes;
-    float *values;
-    Dtype type;
-    uint64_t n;    /* elements made */
-    uint64_t room; /* elements the memory holds (4 bytes each, the widest type) */
-} HostData;
-
-static float encode(Dtype t, float v, void *bytes, uint64_t i)
-{
-    switch (t) {
-    case DT_F16: {
-        __half h = __float2half_rn(v);
-        ((__half *)bytes)[i] = h;
-        return __half2float(h);
-    }
-    case DT_BF16: {
-        __nv_bfloat16 h = __float2bfloat16_rn(v);
-        ((__nv_bfloat16 *)bytes)[i] = h;
-        return __bfloat162float(h);
-    }
-    case DT_FP8_E4M3:
-    case DT_FP8_E5M2: {
-        __nv_fp8_interpretation_t kind = t == DT_FP8_E4M3 ? __NV_E4M3 : __NV_E5M2;
-        __nv_fp8_storage_t q = __nv_cvt_float_to_fp8(v, __NV_SATFINITE, kind);
-        ((__nv_fp8_storage_t *)bytes)[i] = q;
-        return __half2float(__half(__nv_cvt_fp8_to_halfraw(q, kind)));
-    }
-    case DT_I8: {
-        float q = isfinite(v) ? fminf(fmaxf(floorf(v), -128.0f), 127.0f) : 0.0f; /* int8 has no NaN or Inf */
-        ((int8_t *)bytes)[i] = (int8_t)q;
-        return q;
-    }
-    case DT_I32: { /* the integer is the float's value, so the fp32 copy (the reference's) is exact too */
-        float q = isfinite(v) ? fminf(fmaxf(floorf(v), -2147483648.0f), 2147483520.0f) : 0.0f;
-        ((int32_t *)bytes)[i] = (int32_t)q;
-        return q;
-    }
-    default:
-        ((float *)bytes)[i] = v;
-        return v;
-    }
-}
-
-/* The fill in type t: random values in [-1, 1) rounded to t (integers in [-128, 127] for int8 and
- * int32), ones, seq, mod100, or large values near t's maximum. Made in h's memory where it has room
- * (the memory of a large input is touched once, not once per type). */
-static void make_host_data(HostData *out, Dtype t, Fill fill, uint64_t seed, uint64_t n)
-{
-    HostData h = *out;
-    if (h.room < n) {
-        if (h.values != h.bytes) free(h.values);
-        free(h.bytes);
-        h.bytes = malloc(n * sizeof(float));
-        h.values = t == DT_F32 ? (float *)h.bytes : (float *)malloc(n * sizeof(float)); /* fp32: the same values */
-        if (!h.bytes || !h.values) {
-            fprintf(stderr, "error: could not allocate %llu bytes of host memory for the input\n",
-                    (unsigned long long)(n * 2 * sizeof(float)));
-            exit(EXIT_USAGE);
-        }
-        h.room = n;
-    }
-    double scale = fill == FILL_LARGE ? dtype_max[t] : (t == DT_I8 || t == DT_I32) && fill == FILL_RANDOM ? 128.0
-                 : (t == DT_I8 || t == DT_I32) && fill == FILL_SHIFTED ? 4.0 : 1.0; /* -2 ... 5: int32 holds 2^30 of them */
-    if (fill == FILL_COND) fill_cond(h.values, n, seed, stage_options.cond ? stage_options.cond : DEFAULT_COND);
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < (int64_t)n; i++) {
-        float v = fill == FILL_COND ? h.values[i] : (float)(fill_value(fill, seed, (uint64_t)i) * scale);
-        h.values[i] = encode(t, v, h.bytes, (uint64_t)i);
-    }
-    h.type = t;
-    h.n = n;
-    *out = h;
-}
-
-/* ---- the run's state ------------------------------------------------------------------------------ */
-
-typedef struct {
-    Run run;
-    int cc;                  /* compute capability, major * 10 + minor */
-    Fill fill;
-    uint64_t seed;
-    const float *pristine;   /* untouched copy of the fp32 input, for IN_PLACE kernels (NULL if none) */
-    HostData f32;            /* the fp32 input, for the largest N */
-    HostData other;          /* another type's, for the size being run */
-    int uploaded;            /* the type whose data is in run.in, -1: none */
-    uint64_t uploaded_n;     /* and how many of its elements */
-    char *base;              /* the device input buffer; the input starts --offset elements into it */
-    uint64_t max_n;
-    float *h_partials;       /* pinned, PARTIALS_CAPACITY(max n) */
-    uint64_t capacity;
-    L2Flush flush;           /* run before every timed run (unless --l2 warm): evicts the input from L2 */
-    int warm;
-    int input;               /* --input: the file's type (its kernels alone run), -1: a fill */
-    Dtype cub_dtype;         /* the input type the CUB row reduces */
-    void *cub_temp;
-    size_t cub_temp_bytes;
-    /* Row stages: each row's fp64 reference (and log-sum-exp, where such a kernel runs) and
-     * tolerance, the row results read back (two a row for a Welford kernel: the means, then the
-     * variances), CUB's offsets. */
-    Reference *row_refs;
-    Reference *row_lse;      /* NULL unless an OP_LOGSUMEXP kernel is selected */
-    double *row_tols;
-    Moments *row_moments;    /* a Welford kernel's references and bounds, made at a size's first run of it */
-    MomentsTolerance *row_moment_tols;
-    float *h_row_sums;
-    int64_t *row_offsets;
-} Bench;
-
-static Bench bench;          /* the CUB launchers need its temporary storage */
-
-/* The data of type t for the size being run, in host memory and uploaded. fp32 is made once, for the
- * largest N (the baseline and the in-place kernels' copy read it at every size); another type is made
- * for the size being run, in the memory of the type before it. Each size's data is a prefix of a
- * larger size's, so a run over many sizes makes each type about once over, not once per size at the
- * largest N; the upload is the prefix the size reads. */
-static const HostData *use_dtype(Dtype t)
-{
-    HostData *h = t == DT_F32 ? &bench.f32 : &bench.other;
-    uint64_t n = t == DT_F32 ? bench.max_n : bench.run.n;
-    if (!h->values || h->type != t || h->n < n) make_host_data(h, t, bench.fill, bench.seed, n);
-    if (bench.uploaded != (int)t || bench.uploaded_n != bench.run.n) {
-        bench.run.data = bench.base + (size_t)stage_options.offset * dtype_bytes[t];
-        bench.run.in = (float *)bench.run.data;
-        CUDA_CHECK(cudaMemcpy((void *)bench.run.data, h->bytes, bench.run.n * dtype_bytes[t], cudaMemcpyHostToDevice));
-        bench.uploaded = t;
-        bench.uploaded_n = bench.run.n;
-    }
-    return h;
-}
-
-/* An element of a file's type as a float (exact: every value of these types is an fp32 value). */
-static float decode(Dtype t, const unsigned char *bytes, uint64_t i)
-{
-    switch (t) {
-    case DT_F16: return __half2float(((const __half *)bytes)[i]);
-    case DT_BF16: return __bfloat162float(((const __nv_bfloat16 *)bytes)[i]);
-    case DT_FP8_E4M3:
-    case DT_FP8_E5M2:
-        return __half2float(__half(__nv_cvt_fp8_to_halfraw(bytes[i], t == DT_FP8_E4M3 ? __NV_E4M3 : __NV_E5M2)));
-    case DT_I8: return (float)(int8_t)bytes[i];
-    case DT_I32: return (float)((const int32_t *)bytes)[i];
-    default: return ((const float *)bytes)[i];
-    }
-}
-
-/* --input FILE: its values are the one size run (a 2-D array: its rows, in a row stage), summed by the
- * kernels that take its type; every problem with the file is a usage error, found before the GPU is opened. */
-static Sizes input_sizes(const Options *o, const Program *p, const char *prog)
-{
-    char msg[768];
-    if (stage_options.rows || stage_options.cols || stage_options.cond)
-        usage_error(prog, "%s: the file's shape is the input; give no --rows, --cols or --cond", "--input");
-    char types[96] = "";
-    for (int i = 0; i < reduce_stage.count; i++) {
-        char name[24];
-        snprintf(name, sizeof name, " %s", dtype_names[reduce_stage.kernels[i].dtype]);
-        if (!strstr(types, name)) snprintf(types + strlen(types), sizeof types - strlen(types), "%s", name);
-    }
-    ArrayFile a;
-    read_input(prog, o, p, types, &a);
-    Dtype t = (Dtype)a.type;
-    float *values = t == DT_F32 ? (float *)a.bytes : (float *)malloc(a.count * sizeof(float));
-    if (!values) usage_error(prog, "%s: out of host memory for its values as floats", "--input");
-    for (uint64_t i = 0; i < a.count; i++) {
-        values[i] = decode(t, a.bytes, i);
-        if (t == DT_I32 && fabsf(values[i]) > 16777216.0f) {
-            snprintf(msg, sizeof msg, "--input %s: element %llu is %d, past 2^24: the fp32 copy the reference reads "
-                     "would not be exact", input_path, (unsigned long long)i, ((const int32_t *)a.bytes)[i]);
-            usage_error(prog, "%s", msg);
-        }
-    }
-    bench.input = t;
-    bench.f32 = (HostData){values, values, DT_F32, a.count, a.count};
-    bench.other = (HostData){a.bytes, values, t, a.count, a.count};
-    Sizes s;
-    memset(&s, 0, sizeof s);
-    s.count = 1;
-    s.n[0] = a.count;
-    s.rows[0] = reduce_stage.program.rows ? (a.rows ? a.rows : 1) : 1;
-    s.cols[0] = reduce_stage.program.rows ? a.cols : a.count;
-    snprintf(s.text[0], sizeof s.text[0], "input");
-    return s;
-}
-
-/* The fp64 reference of the values a kernel reads; a file's data are marked structured (host.h: the worst-case
- * bound alone, since nothing says their rounding errors look random). */
-static Reference data_reference(const float *x, uint64_t n)
-{
-    Reference r = reference_sum(x, n);
-    r.structured = bench.input >= 0;
-    return r;
-}
-
-/* CUB on every input type: fp32 accumulator (int32 for the integer types), as a user of the library would write. */
-struct ToFloat {
-    __device__ float operator()(__half x) const { return __half2float(x); }
-    __device__ float operator()(__nv_bfloat16 x) const { return __bfloat162float(x); }
-    __device__ float operator()(__nv_fp8_e4m3 x) const { return (float)x; }
-    __device__ float operator()(__nv_fp8_e5m2 x) const { return (float)x; }
-};
-struct ToInt {
-    __device__ int operator()(int8_t x) const { return x; }
-};
-
-template <typename T>
-static cudaError_t cub_to_float(void *temp, size_t &bytes, const void *in, void *out, uint64_t n)
-{
-    return cub::DeviceReduce::TransformReduce(temp, bytes, (const T *)in, (float *)out, (int64_t)n,
-                                              cuda::std::plus<float>(), ToFloat(), 0.0f);
-}
-
-static cudaError_t cub_reduce(Dtype t, void *temp, size_t &bytes, const void *in, void *out, uint64_t n)
-{
-    switch (t) {
-    case DT_F16: return cub_to_float<__half>(temp, bytes, in, out, n);
-    case DT_BF16: return cub_to_float<__nv_bfloat16>(temp, bytes, in, out, n);
-    case DT_FP8_E4M3: return cub_to_float<__nv_fp8_e4m3>(temp, bytes, in, out, n);
-    case DT_FP8_E5M2: return cub_to_float<__nv_fp8_e5m2>(temp, bytes, in, out, n);
-    case DT_I8:
-        return cub::DeviceReduce::TransformReduce(temp, bytes, (const int8_t *)in, (int *)out, (int64_t)n,
-                                                  cuda::std::plus<int>(), ToInt(), 0);
-    case DT_I32: return cub::DeviceReduce::Sum(temp, bytes, (const int *)in, (int *)out, (int64_t)n);
-    default: return cub::DeviceReduce::Sum(temp, bytes, (const float *)in, (float *)out, (int64_t)n);
-    }
-}
-
-static void launch_cub(Run *r)
-{
-    size_t bytes = bench.cub_temp_bytes;
-    CUDA_CHECK(cub_reduce(bench.cub_dtype, bench.cub_temp, bytes, r->data, r->out, r->n));
-    r->shape = shape_cub_reduce(r->n, r->sm_count);
-}
-
-/* A row stage's CUB row: a segmented reduction, one segment per row. */
-static void launch_cub_rows(Run *r)
-{
-    size_t bytes = bench.cub_temp_bytes;
-    CUDA_CHECK(cub::DeviceSegmentedReduce::Sum(bench.cub_temp, bytes, r->in, r->row_sums, (int64_t)r->rows, bench.row_offsets,
-                                               bench.row_offsets + 1));
-    r->shape = shape_cub_reduce(r->cols, 0);
-}
-
-static double finish(Run *r, const char *name)
-{
-    if (r->host_partials > bench.capacity) {
-        fprintf(stderr, "error: kernel %s wrote %llu partials, more than the harness's room (%llu)\n", name,
-                (unsigned long long)r->host_partials, (unsigned long long)bench.capacity);
-        exit(EXIT_GPU);
-    }
-    CUDA_CHECK(cudaMemcpy(bench.h_partials, r->partials, r->host_partials * sizeof(float), cudaMemcpyDeviceToHost));
-    double s = 0.0;
-    for (uint64_t i = 0; i < r->host_partials; i++) s += bench.h_partials[i];
-    return s;
-}
-
-/* ---- row stages ------------------------------------------------------------------------------ */
-
-static void row_references(const float *x, uint64_t rows, uint64_t cols)
-{
-#pragma omp parallel for schedule(dynamic, 16) if (rows >= 64)
-    for (int64_t i = 0; i < (int64_t)rows; i++) {
-        bench.row_refs[i] = data_reference(x + (uint64_t)i * cols, cols);
-        if (bench.row_lse) bench.row_lse[i] = reference_logsumexp(x + (uint64_t)i * cols, cols);
-    }
-}
-
-/* A Welford kernel's row i (its mean in h_row_sums[i], its variance in h_row_sums[rows + i]): both within
- * their bounds. err and bound are the variance's, the number LayerNorm divides by, or the mean's where the
- * mean fails (on mean-zero data the mean's bound, like a sum's, can be as large as the mean itself),
- * relative to the reference; where that is 0 (a row of equal values has no variance), relative to the
- * row's scale instead, max|x|^2 for the variance and max|x| for the mean, so that the bound of a row of
- * values near 1e6 reads as small as it is (absolute where every value is 0). */
-static int moments_row_passes(uint64_t i, uint64_t rows, double *err, double *bound)
-{
-    const Moments *m = &bench.row_moments[i];
-    const MomentsTolerance *t = &bench.row_moment_tols[i];
-    double mean = bench.h_row_sums[i], var = bench.h_row_sums[rows + i];
-    int mean_ok = value_passes(mean, m->mean, t->mean);
-    double got = mean_ok ? var : mean, want = mean_ok ? m->var : m->mean, tol = mean_ok ? t->var : t->mean;
-    double scale = want != 0.0 ? fabs(want) : mean_ok ? m->max_abs * m->max_abs : m->max_abs;
-    *err = want == 0.0 && scale > 0.0 ? fabs(got) / scale : relative_error(got, want);
-    *bound = scale > 0.0 ? tol / scale : tol;
-    return mean_ok && value_passes(var, m->var, t->var);
-}
-
-/* Every row's result against its reference, the sum or, for OP_LOGSUMEXP, the log-sum-exp, or a Welford
- * kernel's mean and variance (tolerances from the launcher's shape of one row, computed once per kernel
- * and size): 1 if all pass; the worst row's errors and a hash of the bits of all results, for the
- * run-to-run comparison. */
-static int rows_pass(const Run *r, const float *values, Op op, int new_shape, double *rel_err, double *rel_bound, double *hash)
-{
-    const Reference *refs = op == OP_LOGSUMEXP ? bench.row_lse : bench.row_refs;
-    int welford = r->shape.welford;
-    uint64_t results = welford ? 2 * r->rows : r->rows;
-    CUDA_CHECK(cudaMemcpy(bench.h_row_sums, r->row_sums, results * sizeof(float), cudaMemcpyDeviceToHost));
-    if (new_shape) {
-#pragma omp parallel for schedule(static) if (r->rows >= 64)
-        for (int64_t i = 0; i < (int64_t)r->rows; i++) {
-            if (welford) {
-                bench.row_moments[i] = reference_moments(values + i * r->cols, r->cols);
-                bench.row_moment_tols[i] = moments_tolerance(r->shape, &bench.row_moments[i]);
-            } else {
-                bench.row_tols[i] = op == OP_LOGSUMEXP ? logsumexp_tolerance(r->shape, &refs[i], r->cols)
-                                                       : sum_tolerance(r->shape, &refs[i], values + i * r->cols, r->cols);
-            }
-        }
-    }
-    int pass = 1;
-    double worst = -1.0;
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (uint64_t i = 0; i < r->rows; i++) {
-        double err, bound;
-        int ok;
-        if (welford) {
-            ok = moments_row_passes(i, r->rows, &err, &bound);
-        } else {
-            const Reference *ref = &refs[i];
-            double v = bench.h_row_sums[i], tol = bench.row_tols[i];
-            ok = result_passes(v, ref, tol);
-            err = relative_error(v, ref->sum);
-            bound = ref->sum != 0.0 ? tol / fabs(ref->sum) : tol;
-        }
-        double score = !ok ? INFINITY : isnan(err) ? 0.0 : err;
-        pass &= ok;
-        if (score > worst) {
-            worst = score;
-            *rel_err = err;
-            *rel_bound = bound;
-        }
-    }
-    for (uint64_t i = 0; i < results; i++) {
-        uint32_t bits;
-        memcpy(&bits, &bench.h_row_sums[i], sizeof bits);
-        h = (h ^ bits) * 1099511628211ull;
-    }
-    memcpy(hash, &h, sizeof h);
-    return pass;
-}
-
-/* Can the kernel's accumulators overflow on this data? Its narrow accumulator holds sums of up to
- * shape.span consecutive inputs, the fp32 one (atomics, CPU finish excluded) sums of everything. */
-static int overflow_possible(const Kernel *k, const Shape *s, const Reference *ref, const float *values, uint64_t n)
-{
-    if (ref->non_finite || k->acc == ACC_EXACT_SUM) return 0; /* a NaN or Inf must show; an exact sum has no overflow */
-    if (s->acc_bits == ACC_EXACT) return fabs(ref->sum) > 2147483647.0;
-    if (ref->abs_sum > FLT_MAX) return 1;
-    return (k->acc == ACC_F16 || k->acc == ACC_BF16) && max_chunk_abs_sum(values, n, s->span) > acc_max(k->acc);
-}
-
-/* ---- one kernel, measured ------------------------------------------------------------------------ */
-
-/* ST_UNCHECKED: passed a bound too wide to hold the kernel to account, and the row says so instead of
- * "ok": at least the whole sum (a result of 0 would pass too), or, for an fp32-or-wider accumulator, at
- * least TIGHT_BOUND of it. The accumulator's chain of additions is then too long for this N. */
-enum { ST_OK, ST_FAIL, ST_XFAIL, ST_UNCHECKED, ST_SKIP };
-#define TIGHT_BOUND 1e-3
-static int wide_acc(Acc a) { return a != ACC_F16 && a != ACC_BF16; }
-static double widest_checked_bound(Acc a) { return wide_acc(a) ? TIGHT_BOUND : 1.0; }
-
-typedef struct {
-    double result;
-    double median_us;
-    double tol;
-    int status;           /* ST_OK: every run passed; ST_XFAIL: failed where the accumulator overflows */
-    int reproducible;     /* every run gave the same bits */
-    const char *refused;  /* ST_SKIP because the launcher refused the input (Run.refuse) */
-    int unexpected_vary;  /* not reproducible although nothing in it depends on timing: a FAIL */
-    double rel_err;       /* |result - reference| / |reference| (a row stage: of the worst row) */
-    double rel_bound;     /* the tolerance, relative to the reference (a row stage: of that row) */
-    double spread;        /* the timed runs' interquartile range over their median */
-    double chain;         /* the longest path of additions (Shape), for the CSV */
-    int row_results;      /* a row stage's results written per row (2 for a Welford kernel's mean and variance) */
-} Measure;
-
-/* What the runs of one kernel share with the timing loop's callbacks. */
-typedef struct {
-    const Kernel *k;
-    const float *values;  /* the input as the kernel reads it, in fp32 (for the stagnation term) */
-    Reference want;       /* the fp64 reference (of a maximum: the largest input, exactly) */
-    double tol;           /* from the shape the launcher reported in the first run */
-    double result;        /* the run's sum (a row stage: a hash of the bits of its row sums) */
-    double first;         /* the first run's */
-    int runs;
-    int pass;             /* every run within the tolerance */
-    int reproducible;     /* every run the bits of the first */
-    double rel_err, rel_bound; /* a row stage: of the worst row of the first run */
-} KernelRuns;
-
-/* Untimed, before each run: the input of an in-place kernel restored, the Run reset. */
-static void prepare_run(void *ctx)
-{
-    const KernelRuns *kr = (const KernelRuns *)ctx;
-    Run *r = &bench.run;
-    if (kr->k->flags & IN_PLACE)
-        CUDA_CHECK(cudaMemcpyAsync(r->in, bench.pristine, r->n * sizeof(float), cudaMemcpyDeviceToDevice));
-    r->host_partials = 0;
-    r->has_host_result = 0;
-    r->blocks_per_sm = kr->k->blocks_per_sm;
-    r->refuse = NULL;
-    memset(&r->shape, 0, sizeof r->shape);
-}
-
-/* Timed: from "input in device memory" to "sum available": the kernels, and for a kernel that finishes
- * on the CPU the copy of its partials and their sum. */
-static void run_kernel(void *ctx)
-{
-    KernelRuns *kr = (KernelRuns *)ctx;
-    Run *r = &bench.run;
-    kr->k->launch(r);
-    if (!r->refuse && r->host_partials) kr->result = finish(r, kr->k->name);
-}
-
-/* Untimed, after each run: its result read back and checked, its bits compared with the first run's. */
-static void check_run(void *ctx)
-{
-    KernelRuns *kr = (KernelRuns *)ctx;
-    Run *r = &bench.run;
-    if (r->refuse) return; /* nothing was launched */
-    /* An integer accumulator (the table's .acc) is exact: its bound, and its overflow check, say so. */
-    if (kr->k->acc == ACC_I32 || kr->k->acc == ACC_EXACT_SUM) r->shape.acc_bits = ACC_EXACT;
-    if (reduce_stage.program.rows) {
-        double err = 0.0, bound = 0.0;
-        kr->pass &= rows_pass(r, kr->values, kr->k->op, kr->runs == 0, &err, &bound, &kr->result);
-        if (kr->runs == 0) kr->rel_err = err, kr->rel_bound = bound;
-    } else {
-        if (r->has_host_result) {
-            kr->result = r->host_result;
-        } else if (!r->host_partials) {
-            float out;
-            CUDA_CHECK(cudaMemcpy(&out, r->out, sizeof out, cudaMemcpyDeviceToHost));
-            int as_int;
-            memcpy(&as_int, &out, sizeof as_int);
-            kr->result = kr->k->acc == ACC_I32 ? (double)as_int : (double)out;
-        }
-        if (kr->runs == 0) kr->tol = kr->k->op == OP_MAX ? 0.0 : sum_tolerance(r->shape, &kr->want, kr->values, r->n);
-        kr->pass &= result_passes(kr->result, &kr->want, kr->tol);
-    }
-    if (kr->runs == 0) kr->first = kr->result;
-    else if (memcmp(&kr->first, &kr->result, sizeof kr->result)) kr->reproducible = 0;
-    kr->runs++;
-}
-
-static Measure measure(const Kernel *k, const Reference *ref, const float *values, const Options *o)
-{
-    Run *r = &bench.run;
-    Measure m;
-    memset(&m, 0, sizeof m);
-    if (k->min_cc > bench.cc) {
-        m.status = ST_SKIP;
-        return m;
-    }
-    KernelRuns kr;
-    memset(&kr, 0, sizeof kr);
-    kr.k = k;
-    kr.values = values;
-    kr.want = *ref;
-    if (k->op == OP_MAX) kr.want.sum = ref->max; /* a maximum involves no rounding: the largest input exactly */
-    if (k->acc == ACC_EXACT_SUM) kr.want.sum = ref->sum32; /* the exact sum rounded once to fp32, bit for bit (bound 0) */
-    kr.pass = kr.reproducible = 1;
-    TimedRun t = {prepare_run, run_kernel, check_run, &kr, bench.warm ? NULL : &bench.flush};
-    /* The first run, checked with the partials poisoned with NaN, so a partial that no block wrote shows. */
-    CUDA_CHECK(cudaMemset(r->partials, 0xff, PARTIALS_CAPACITY(r->n) * sizeof(float)));
-    CUDA_CHECK(cudaMemset(r->out, 0xff, sizeof(float)));
-    if (reduce_stage.program.rows) CUDA_CHECK(cudaMemset(r->row_sums, 0xff, 2 * r->rows * sizeof(float)));
-    double first_us = time_runs(&t, 0, 1, NULL);
-    if (r->refuse) {
-        m.status = ST_SKIP;
-        m.refused = r->refuse;
-        return m;
-    }
-    Shape shape = r->shape;
-    /* A run of tens of milliseconds (a CPU loop, an atomic per element at large N) varies by far less
-     * than its length: the checked run has warmed it up, and the median of a few runs is enough. */
-    int slow = first_us > SLOW_RUN_US;
-    m.median_us = time_runs(&t, slow ? 0 : o->warmup, slow && o->reps > SLOW_REPS ? SLOW_REPS : o->reps, &m.spread);
-    m.result = kr.first;
-    m.tol = kr.tol;
-    m.chain = shape.acc_bits == ACC_EXACT ? 0.0 : shape.serial + shape.tree + shape.wide + shape.atomic;
-    m.row_results = shape.welford ? 2 : 1;
-    m.reproducible = kr.reproducible;
-    if (reduce_stage.program.rows) {
-        m.rel_err = kr.rel_err;
-        m.rel_bound = kr.rel_bound;
-    } else {
-        m.rel_err = relative_error(m.result, kr.want.sum);
-        m.rel_bound = kr.want.sum != 0.0 ? m.tol / fabs(kr.want.sum) : m.tol;
-    }
-    if (k->flags & IN_PLACE) /* leave the input as the next kernel expects it */
-        CUDA_CHECK(cudaMemcpy(r->in, bench.pristine, r->n * sizeof(float), cudaMemcpyDeviceToDevice));
-    m.status = kr.pass ? ST_OK
-             : !reduce_stage.program.rows && k->op == OP_SUM && overflow_possible(k, &shape, ref, values, r->n) ? ST_XFAIL : ST_FAIL;
-    /* Without float atomics the order of the additions is fixed, so every run must give the same bits;
-     * a result that moves between runs is a race (or reads memory nothing wrote). */
-    m.unexpected_vary = !m.reproducible && !(shape.atomic > 0 && k->acc != ACC_I32);
-    if (m.status == ST_OK && isfinite(kr.want.sum) && !(m.rel_bound < widest_checked_bound(k->acc)))
-        m.status = ST_UNCHECKED; /* NaN, Inf: exact */
-    if (m.unexpected_vary) m.status = ST_FAIL;
-    return m;
-}
-
 /* ---- output -------------------------------------------------------------------------------------- */
 
 static void print_header(const Device *d)
@@ -805,16 +308,16 @@ static void print_header(const Device *d)
            d->sol.whole_gbps, (unsigned long long)(d->sol.bytes >> 20), d->sol.round_trip_us);
 }
 
-static void print_table_head(uint64_t n, const char *text, const Options *o)
+static void print_table_head(const Bench *b, uint64_t n, const char *text, const Options *o)
 {
     printf("\nN = %llu", (unsigned long long)n);
     if (strcmp(text, "") && strspn(text, "0123456789") != strlen(text)) printf(" (%s)", text);
     if (reduce_stage.program.rows)
-        printf(": %llu rows of %llu", (unsigned long long)bench.run.rows, (unsigned long long)bench.run.cols);
-    if (bench.input >= 0) printf(", input %s (%s)", input_path, dtype_names[bench.input]);
+        printf(": %llu rows of %llu", (unsigned long long)b->run.rows, (unsigned long long)b->run.cols);
+    if (b->data.input >= 0) printf(", input %s (%s)", input_path, dtypes[b->data.input].name);
     else printf(", fill %s", o->fill);
-    if (stage_options.offset) printf(", input %d elements past an aligned address", stage_options.offset);
-    if (bench.input < 0 && bench.fill != FILL_ONES && bench.fill != FILL_SEQ && bench.fill != FILL_MOD100)
+    if (b->data.offset) printf(", input %d elements past an aligned address", b->data.offset);
+    if (b->data.input < 0 && b->data.fill != FILL_ONES && b->data.fill != FILL_SEQ && b->data.fill != FILL_MOD100)
         printf(", seed %llu", (unsigned long long)o->seed);
     printf("; median of %d runs (of %d where a run takes over %.0f ms), %s\n", o->reps, o->reps < SLOW_REPS ? o->reps : SLOW_REPS,
            SLOW_RUN_US / 1000.0,
@@ -824,83 +327,14 @@ static void print_table_head(uint64_t n, const char *text, const Options *o)
            "time(us)", "GB/s", "%peak", "speed-up", "x CUB", "bits");
 }
 
-/* Bytes the algorithm must move: its input (and a row stage's row results, written: row_results floats a row). */
-static double bytes_of(uint64_t n, Dtype t, int row_results)
+static void print_group_head(const Bench *b, Dtype t, uint64_t n, const Reference *ref, const Device *d)
 {
-    return n * (double)dtype_bytes[t] + (reduce_stage.program.rows ? bench.run.rows * 4.0 * row_results : 0.0);
-}
-
-static void print_group_head(Dtype t, uint64_t n, const Reference *ref, const Device *d)
-{
-    double sol = speed_of_light_us(&d->sol, bytes_of(n, t, 1));
-    printf("-- %s input, %.1f MiB; fp64 reference %.10g", dtype_names[t], n * (double)dtype_bytes[t] / 1048576.0, ref->sum);
-    if (bench.fill >= FILL_WIDE || bench.input >= 0) printf(", condition number sum|x| / |sum x| %.3g", ref->abs_sum / fabs(ref->sum));
-    printf("; speed of light %.2f us (%.1f GB/s)\n", sol, bytes_of(n, t, 1) / (sol * 1e3));
-}
-
-static double gbps_of(const Measure *m, uint64_t n, Dtype t)
-{
-    return bytes_of(n, t, m->row_results) / (m->median_us * 1e-6) / 1e9;
-}
-
-/* "2.5x" of a time against this one, "-" without it. */
-static const char *times_text(char *buf, size_t cap, double other_us, double us)
-{
-    if (other_us > 0 && us > 0) snprintf(buf, cap, "%.*fx", other_us / us < 0.1 ? 3 : 2, other_us / us);
-    else snprintf(buf, cap, "-");
-    return buf;
-}
-
-/* One row of the table, and of the CSV: speed-up against the baseline, x CUB against CUB on the same
- * input type (times <= 0: none). */
-static void report(const Kernel *k, const Measure *m, const Device *d, uint64_t n, double baseline_us, double cub_us,
-                   FILE *csv, const Program *p)
-{
-    if (m->status == ST_SKIP && m->refused) {
-        printf("%-34s skipped: %s\n", k->name, m->refused);
-        return;
-    }
-    if (m->status == ST_SKIP) {
-        printf("%-34s skipped: needs compute capability %d.%d (%s); this GPU is %d.%d\n", k->name, k->min_cc / 10,
-               k->min_cc % 10, k->needs ? k->needs : "newer instructions", d->gpu.cc_major, d->gpu.cc_minor);
-        return;
-    }
-    static const char *status[] = {"ok", "FAIL", "xfail", "-"};
-    static const char *pass[] = {"1", "0", "xfail", "unchecked"};
-    double gbps = gbps_of(m, n, k->dtype), peak = d->gpu.peak_gbps;
-    char result[32], speedup[16], x_cub[16];
-    if (reduce_stage.program.rows) snprintf(result, sizeof result, "%u rows", (unsigned)bench.run.rows); /* the worst row's errors */
-    else snprintf(result, sizeof result, "%.9g", m->result);
-    printf("%-34s %16s %9.2e %9.2e %5s %10.1f %8.1f %6.1f %8s %7s %5s\n", k->name, result, m->rel_err, m->rel_bound,
-           status[m->status], m->median_us, gbps, 100.0 * gbps / peak, times_text(speedup, sizeof speedup, baseline_us, m->median_us),
-           times_text(x_cub, sizeof x_cub, cub_us, m->median_us), m->reproducible ? "same" : "vary");
-    if (m->spread > NOISY_SPREAD)
-        printf("%-34s   noisy: the runs' interquartile range is %.0f%% of their median, measured three times\n", "",
-               100.0 * m->spread);
-    if (m->status == ST_XFAIL)
-        printf("%-34s   expected: the %s accumulator cannot hold these sums (overflow)\n", "", acc_names[k->acc]);
-    if (m->status == ST_UNCHECKED && m->rel_bound >= 1.0)
-        printf("%-34s   not checked: its bound is the whole sum, which a result of 0 would pass (a chain of additions too\n"
-               "%-34s   long for the %s accumulator at this N: see the error instead)\n", "", "", acc_names[k->acc]);
-    else if (m->status == ST_UNCHECKED)
-        printf("%-34s   not checked: its bound is %g of the sum or more, too wide to hold the %s accumulator to account\n"
-               "%-34s   (a chain of additions too long for it at this N: see the error instead)\n", "", TIGHT_BOUND,
-               acc_names[k->acc], "");
-    if (m->unexpected_vary)
-        printf("%-34s   the result changed between runs with no atomics to explain it: a race\n", "");
-    /* The physical limits: with the L2 flushed, no time can beat reading the input from DRAM. */
-    double input = n * (double)dtype_bytes[k->dtype];
-    if (!bench.warm && gbps > peak)
-        printf("%-34s   WARNING: %.0f GB/s is above the theoretical DRAM peak (%.0f GB/s): the input cannot have "
-               "come from DRAM, so this measurement is wrong\n", "", gbps, peak);
-    else if (!bench.warm && m->median_us < speed_of_light_us(&d->sol, input))
-        printf("%-34s   note: faster than the speed of light of its input (%.2f us): the read-only stream is not "
-               "yet the limit here\n", "", speed_of_light_us(&d->sol, input));
-    CsvRow row = {k->name, dtype_names[k->dtype], n, m->median_us, gbps, 100.0 * gbps / peak, pass[m->status],
-                  m->rel_err, reduce_stage.program.rows ? bench.run.cols : 0, bench.warm, m->reproducible, input,
-                  baseline_us > 0 ? baseline_us / m->median_us : 0.0, cub_us > 0 ? cub_us / m->median_us : 0.0,
-                  bench.input >= 0 ? "input" : fill_name(bench.fill), m->rel_bound, m->spread, m->chain};
-    csv_write(csv, d->gpu.name, p, &row);
+    double sol = speed_of_light_us(&d->sol, bytes_of(b, n, t, 1));
+    printf("-- %s input, %.1f MiB; fp64 reference %.10g", dtypes[t].name, n * (double)dtypes[t].bytes / 1048576.0, ref->sum);
+    Fill f = b->data.fill;
+    if (f == FILL_SHIFTED || f == FILL_WIDE || f == FILL_COND || b->data.input >= 0)
+        printf(", condition number sum|x| / |sum x| %.3g", ref->abs_sum / fabs(ref->sum));
+    printf("; speed of light %.2f us (%.1f GB/s)\n", sol, bytes_of(b, n, t, 1) / (sol * 1e3));
 }
 
 /* The device's rows of the CSV (stage "device", pass empty): the ceilings every chart and table draws against. */
@@ -935,15 +369,15 @@ static const Kernel *first_selected(const Options *o)
 
 /* What the run needs on the GPU, checked against what is free before anything is allocated; then the
  * buffers. */
-static void allocate(const Sizes *s, const Options *o, const Device *d)
+static void allocate(Bench *b, const Sizes *s, const Options *o, const Device *d)
 {
     uint64_t max_n = 0, max_rows = 0;
     for (int i = 0; i < s->count; i++) {
         if (s->n[i] > max_n) max_n = s->n[i];
         if (s->rows[i] > max_rows) max_rows = s->rows[i];
     }
-    bench.max_n = max_n;
-    bench.uploaded = -1;
+    b->data.max_n = max_n;
+    b->data.uploaded = -1;
     const Kernel *baseline = baseline_kernel();
     int any_in_place = baseline && baseline->flags & IN_PLACE;
     int types_used[DT_COUNT] = {1}, any_lse = 0;
@@ -953,88 +387,58 @@ static void allocate(const Sizes *s, const Options *o, const Device *d)
             types_used[reduce_stage.kernels[i].dtype] = 1;
             any_lse |= reduce_stage.kernels[i].op == OP_LOGSUMEXP;
         }
-    bench.capacity = PARTIALS_CAPACITY(max_n);
+    b->capacity = PARTIALS_CAPACITY(max_n);
+    size_t cub_bytes = 0, rows_bytes = 0;
     for (int t = 0; t < DT_COUNT; t++) {
-        size_t bytes = 0;
-        if (types_used[t]) CUDA_CHECK(cub_reduce((Dtype)t, NULL, bytes, NULL, NULL, max_n));
-        if (bytes > bench.cub_temp_bytes) bench.cub_temp_bytes = bytes;
+        size_t bytes = types_used[t] ? cub_temp_bytes((Dtype)t, max_n) : 0;
+        if (bytes > cub_bytes) cub_bytes = bytes;
     }
-    size_t rows_bytes = 0;
     if (reduce_stage.program.rows) {
-        size_t bytes = 0;
-        CUDA_CHECK(cub::DeviceSegmentedReduce::Sum(NULL, bytes, (const float *)NULL, (float *)NULL, (int64_t)max_rows,
-                                                   (const int64_t *)NULL, (const int64_t *)NULL));
-        if (bytes > bench.cub_temp_bytes) bench.cub_temp_bytes = bytes;
-        rows_bytes = max_rows * (2 * sizeof(float) + 2 * sizeof(int64_t));
+        size_t bytes = cub_rows_temp_bytes(max_rows);
+        if (bytes > cub_bytes) cub_bytes = bytes;
+        rows_bytes = rows_device_bytes(max_rows);
     }
     size_t in_bytes = max_n * sizeof(float); /* fp32 is the widest input type; --offset adds < 64 bytes */
     char what[64];
     snprintf(what, sizeof what, "N = %llu", (unsigned long long)max_n);
-    require_gpu_memory(in_bytes * (any_in_place ? 2 : 1) + bench.capacity * sizeof(float) + 2 * d->gpu.l2_bytes +
-                       bench.cub_temp_bytes + rows_bytes + 2 * COPY_TEST_BYTES + (64u << 20), what, &d->gpu);
+    require_gpu_memory(in_bytes * (any_in_place ? 2 : 1) + b->capacity * sizeof(float) + 2 * d->gpu.l2_bytes +
+                       cub_bytes + rows_bytes + 2 * COPY_TEST_BYTES + (64u << 20), what, &d->gpu);
 
-    Run *r = &bench.run;
-    bench.base = (char *)device_alloc(in_bytes + 64, "the input");
-    r->partials = (float *)device_alloc(bench.capacity * sizeof(float), "the per-block partial sums");
+    Run *r = &b->run;
+    b->data.base = (char *)device_alloc(in_bytes + 64, "the input");
+    r->partials = (float *)device_alloc(b->capacity * sizeof(float), "the per-block partial sums");
     r->out = (float *)device_alloc(sizeof(float), "the result");
     r->sm_count = d->gpu.sm_count;
     if (any_in_place) {
         float *pristine = (float *)device_alloc(in_bytes, "the untouched copy of the input");
-        CUDA_CHECK(cudaMemcpy(pristine, use_dtype(DT_F32)->values, in_bytes, cudaMemcpyHostToDevice));
-        bench.pristine = pristine;
+        CUDA_CHECK(cudaMemcpy(pristine, use_dtype(&b->data, r, DT_F32)->values, in_bytes, cudaMemcpyHostToDevice));
+        b->pristine = pristine;
     }
-    CUDA_CHECK(cudaMallocHost((void **)&bench.h_partials, bench.capacity * sizeof(float)));
-    bench.cub_temp = device_alloc(bench.cub_temp_bytes, "CUB's temporary storage");
-    if (reduce_stage.program.rows) {
-        r->row_sums = (float *)device_alloc(2 * max_rows * sizeof(float), "the row results");
-        bench.row_offsets = (int64_t *)device_alloc((max_rows + 1) * sizeof(int64_t), "CUB's row offsets");
-        CUDA_CHECK(cudaMallocHost((void **)&bench.h_row_sums, 2 * max_rows * sizeof(float)));
-        bench.row_refs = (Reference *)malloc(max_rows * sizeof(Reference));
-        bench.row_tols = (double *)malloc(max_rows * sizeof(double));
-        if (any_lse) bench.row_lse = (Reference *)malloc(max_rows * sizeof(Reference));
-        /* A Welford kernel says so in the Shape of its first run; the pages stay untouched until then. */
-        bench.row_moments = (Moments *)malloc(max_rows * sizeof(Moments));
-        bench.row_moment_tols = (MomentsTolerance *)malloc(max_rows * sizeof(MomentsTolerance));
-        if (!bench.row_refs || !bench.row_tols || (any_lse && !bench.row_lse) || !bench.row_moments || !bench.row_moment_tols) {
-            fprintf(stderr, "error: out of host memory for %llu row references\n", (unsigned long long)max_rows);
-            exit(EXIT_USAGE);
-        }
-    }
-}
-
-/* A row stage's references and CUB's row offsets for the current rows x cols. */
-static void prepare_rows(const float *values)
-{
-    Run *r = &bench.run;
-    int64_t *offsets = (int64_t *)malloc((r->rows + 1) * sizeof(int64_t));
-    if (!offsets) {
-        fprintf(stderr, "error: out of host memory for the row offsets\n");
-        exit(EXIT_USAGE);
-    }
-    for (uint64_t i = 0; i <= r->rows; i++) offsets[i] = (int64_t)(i * r->cols);
-    CUDA_CHECK(cudaMemcpy(bench.row_offsets, offsets, (r->rows + 1) * sizeof(int64_t), cudaMemcpyHostToDevice));
-    free(offsets);
-    row_references(values, r->rows, r->cols);
+    CUDA_CHECK(cudaMallocHost((void **)&b->h_partials, b->capacity * sizeof(float)));
+    void *cub_temp = device_alloc(cub_bytes, "CUB's temporary storage");
+    if (reduce_stage.program.rows) rows_alloc(&b->rows, r, max_rows, any_lse);
+    cub_use(cub_temp, cub_bytes, b->rows.offsets);
 }
 
 /* Every selected kernel at one size, in table order; each run of one input type is preceded by CUB on the
  * same data (its time is the x CUB column) and its row follows them. Returns the failures. */
-static int run_size(uint64_t n, const Options *o, const Device *d, FILE *csv, const Program *p)
+static int run_size(Bench *b, uint64_t n, const Options *o, const Device *d, FILE *csv, const Program *p)
 {
-    const HostData *f32 = use_dtype(DT_F32);
-    bench.run.host_in = f32->values;
-    Reference ref = data_reference(f32->values, n);
-    /* The baseline: measured here unless it is about to run anyway (the first stage's first kernel), or
-     * the run leaves L2 warm (its rows are in no table with a speed-up column). */
+    int input = b->data.input;
+    const ArrayFile *f32 = use_dtype(&b->data, &b->run, DT_F32);
+    b->run.host_in = f32->values;
+    Reference ref = data_reference(&b->data, f32->values, n);
+    /* The baseline: measured here unless it is about to run anyway (in the first stage's own program, where
+     * it is the first kernel selected), or the run leaves L2 warm (its rows are in no table with a speed-up
+     * column). */
     const Kernel *baseline = baseline_kernel();
     double baseline_us = -1.0;
-    if (reduce_stage.program.rows) prepare_rows(f32->values);
-    else if (!bench.warm && (bench.input < 0 || bench.input == DT_F32) &&
-             (&baseline_stage || !selected(baseline, o) || baseline != first_selected(o))) {
-        Measure b = measure(baseline, &ref, f32->values, o);
-        baseline_us = b.median_us;
-        printf("(speed-up against %s %s on fp32: %.1f us%s)\n", &baseline_stage ? baseline_stage.program.stage : reduce_stage.program.stage,
-               baseline->name, baseline_us, b.status == ST_OK ? "" : ", which did not pass its check here");
+    if (reduce_stage.program.rows) rows_prepare(&b->rows, &b->run, f32->values, input >= 0);
+    else if (!b->warm && (input < 0 || input == DT_F32) && baseline != first_selected(o)) {
+        CsvRow m = measure(b, baseline, &ref, f32->values, o);
+        baseline_us = m.median_us;
+        printf("(speed-up against %s %s on fp32: %.1f us%s)\n", baseline_stage()->program.stage, baseline->name,
+               baseline_us, m.status == ST_OK ? "" : ", which did not pass its check here");
     }
     int failures = 0;
     for (int i = 0; i < reduce_stage.count;) {
@@ -1042,27 +446,26 @@ static int run_size(uint64_t n, const Options *o, const Device *d, FILE *csv, co
         int end = i;
         while (end < reduce_stage.count && reduce_stage.kernels[end].dtype == t) end++;
         int any = 0;
-        for (int j = i; j < end; j++) any |= selected(&reduce_stage.kernels[j], o) && (bench.input < 0 || bench.input == (int)t);
+        for (int j = i; j < end; j++) any |= selected(&reduce_stage.kernels[j], o) && (input < 0 || input == (int)t);
         if (!any) {
             i = end;
             continue;
         }
-        const HostData *h = use_dtype(t);
-        ref = data_reference(h->values, n);
-        if (!reduce_stage.program.rows) print_group_head(t, n, &ref, d);
-        bench.cub_dtype = t;
-        Kernel cub = {"cub", "cub::DeviceReduce", reduce_stage.program.rows ? launch_cub_rows : launch_cub, 0, 0, t, cub_acc(t)};
-        Measure c = measure(&cub, &ref, h->values, o);
+        const ArrayFile *h = use_dtype(&b->data, &b->run, t);
+        ref = data_reference(&b->data, h->values, n);
+        if (!reduce_stage.program.rows) print_group_head(b, t, n, &ref, d);
+        Kernel cub = cub_kernel(t, reduce_stage.program.rows);
+        CsvRow c = measure(b, &cub, &ref, h->values, o);
         double cub_us = c.status == ST_SKIP ? -1.0 : c.median_us;
         for (int j = i; j < end; j++) {
             const Kernel *k = &reduce_stage.kernels[j];
             if (!selected(k, o)) continue;
-            Measure m = measure(k, &ref, h->values, o);
+            CsvRow m = measure(b, k, &ref, h->values, o);
             if (k == baseline) baseline_us = m.median_us;
-            report(k, &m, d, n, baseline_us, cub_us, csv, p);
+            report(b, k, &m, d, baseline_us, cub_us, csv, p);
             failures += m.status == ST_FAIL;
         }
-        report(&cub, &c, d, n, baseline_us, cub_us, csv, p);
+        report(b, &cub, &c, d, baseline_us, cub_us, csv, p);
         failures += c.status == ST_FAIL;
         i = end;
     }
@@ -1078,15 +481,21 @@ int main(int argc, char **argv)
     if (o.sizes == p.default_sizes && o.kernels && declared_tree_size(o.kernels)) o.sizes = declared_tree_size(o.kernels);
     return record_tree(&reduce_stage, &o, record_path, argv[0]);
 #endif
-    bench.input = -1;
+    Bench bench;
+    memset(&bench, 0, sizeof bench);
+    Data *data = &bench.data;
+    data->input = -1;
     if (input_dtype && !input_path) usage_error(argv[0], "%s names the type of a raw --input file", "--dtype");
-    Sizes sizes = input_path ? input_sizes(&o, &p, argv[0]) : sizes_to_run(&o, argv[0]);
-    parse_fill(o.fill, &bench.fill);
-    if (stage_options.cond && bench.fill != FILL_COND) usage_error(argv[0], "%s sets the condition number of --fill cond only", "--cond");
-    if (bench.fill == FILL_COND && sizes.count > 1)
+    Sizes sizes = input_path ? input_sizes(data, &o, &p, argv[0]) : sizes_to_run(&o, argv[0]);
+    parse_fill(o.fill, &data->fill);
+    if (stage_options.cond && data->fill != FILL_COND) usage_error(argv[0], "%s sets the condition number of --fill cond only", "--cond");
+    if (data->fill == FILL_COND && sizes.count > 1)
         usage_error(argv[0], "--fill cond: its data depend on N; give one size a run (--n %s has more)", o.sizes);
-    bench.seed = o.seed;
+    data->seed = o.seed;
+    data->cond = stage_options.cond;
+    data->offset = stage_options.offset;
     bench.warm = o.warm;
+    bench.row_stage = reduce_stage.program.rows;
     FILE *csv = open_csv(o.csv_path, argv[0]);
 
     Device d;
@@ -1094,15 +503,15 @@ int main(int argc, char **argv)
     open_gpu(&d.gpu);
     bench.cc = d.gpu.cc_major * 10 + d.gpu.cc_minor;
     size_t free_bytes = 0, total_bytes;
-    if (bench.input >= 0) CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    if (bench.input >= 0 && sizes.n[0] * sizeof(float) > free_bytes / 2) { /* its buffer and the harness's beside it */
+    if (data->input >= 0) CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (data->input >= 0 && sizes.n[0] * sizeof(float) > free_bytes / 2) { /* its buffer and the harness's beside it */
         char msg[512];
         snprintf(msg, sizeof msg, "--input %s: %llu elements need %.1f GiB as fp32 on the GPU, which has %.1f GiB free: "
                  "too large for this GPU", input_path, (unsigned long long)sizes.n[0],
                  sizes.n[0] * 4.0 / 1073741824.0, free_bytes / 1073741824.0);
         usage_error(argv[0], "%s", msg);
     }
-    allocate(&sizes, &o, &d);
+    allocate(&bench, &sizes, &o, &d);
     l2_flush_init(&bench.flush, &d.gpu);
     measure_ceilings(&d, &bench.flush);
     print_header(&d);
@@ -1113,8 +522,8 @@ int main(int argc, char **argv)
         bench.run.n = sizes.n[s];
         bench.run.rows = sizes.rows[s];
         bench.run.cols = sizes.cols[s];
-        print_table_head(sizes.n[s], sizes.text[s], &o);
-        failures += run_size(sizes.n[s], &o, &d, csv, &p);
+        print_table_head(&bench, sizes.n[s], sizes.text[s], &o);
+        failures += run_size(&bench, sizes.n[s], &o, &d, csv, &p);
     }
     if (csv) fclose(csv);
     printf("\n%s\n", failures ? "some kernels FAILED verification" : "all kernels passed verification");

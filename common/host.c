@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,14 +129,16 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-const char *const array_type_name[ARRAY_TYPES] = {"f32", "f16", "bf16", "fp8_e4m3", "fp8_e5m2", "i8", "i32"};
-const int array_type_bytes[ARRAY_TYPES] = {4, 2, 2, 1, 1, 1, 4};
+const DtypeInfo dtypes[DT_COUNT] = {
+    {"f32", 4, FLT_MAX}, {"f16", 2, 65504.0}, {"bf16", 2, 3.3895313892515355e38}, {"fp8_e4m3", 1, 448.0},
+    {"fp8_e5m2", 1, 57344.0}, {"i8", 1, 127.0}, {"i32", 4, 2147483520.0},
+};
 
-/* The index of a type's name in array_type_name, or -1. */
+/* The Dtype of a type's name, or -1. */
 static int parse_type_name(const char *name)
 {
-    for (int t = 0; t < ARRAY_TYPES; t++)
-        if (!strcmp(name, array_type_name[t])) return t;
+    for (int t = 0; t < DT_COUNT; t++)
+        if (!strcmp(name, dtypes[t].name)) return t;
     return -1;
 }
 
@@ -208,7 +211,7 @@ int read_array_file(const char *path, const char *raw_type, ArrayFile *out, char
             snprintf(err, err_size, "a truncated .npy header");
         else if (!npy_header(header, &a, err, err_size)) {
             if (raw_type && parse_type_name(raw_type) != a.type)
-                snprintf(err, err_size, "a .npy of %s, but --dtype says %s", array_type_name[a.type], raw_type);
+                snprintf(err, err_size, "a .npy of %s, but --dtype says %s", dtypes[a.type].name, raw_type);
             else status = 0;
         }
         free(header);
@@ -219,18 +222,18 @@ int read_array_file(const char *path, const char *raw_type, ArrayFile *out, char
         if (a.type >= 0) status = 0;
         else {
             int len = snprintf(err, err_size, "--dtype %s: give one of", raw_type);
-            for (int t = 0; t < ARRAY_TYPES && len > 0 && (size_t)len < err_size; t++)
-                len += snprintf(err + len, err_size - (size_t)len, " %s", array_type_name[t]);
+            for (int t = 0; t < DT_COUNT && len > 0 && (size_t)len < err_size; t++)
+                len += snprintf(err + len, err_size - (size_t)len, " %s", dtypes[t].name);
         }
     }
     if (status == 0) { /* the data: exactly count elements after data_at (raw: the whole file, a whole number of them) */
         status = -1;
         fseek(f, 0, SEEK_END);
         long end = ftell(f);
-        uint64_t bytes = end > (long)data_at ? (uint64_t)end - data_at : 0, size = (uint64_t)array_type_bytes[a.type];
+        uint64_t bytes = end > (long)data_at ? (uint64_t)end - data_at : 0, size = (uint64_t)dtypes[a.type].bytes;
         if (!data_at) a.count = a.cols = bytes / size; /* raw: one dimension, as a 1-D .npy */
         if (!data_at && bytes % size)
-            snprintf(err, err_size, "%llu bytes: not a whole number of %s elements (truncated?)", (unsigned long long)bytes, array_type_name[a.type]);
+            snprintf(err, err_size, "%llu bytes: not a whole number of %s elements (truncated?)", (unsigned long long)bytes, dtypes[a.type].name);
         else if (a.count == 0) snprintf(err, err_size, "no elements in it");
         else if (a.count > MAX_ELEMENTS) snprintf(err, err_size, "more than 2^40 elements");
         else if (bytes != a.count * size)
@@ -254,27 +257,22 @@ double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+static const char *const fill_names[FILL_COUNT] = {"shifted", "random", "ones", "seq", "mod100", "large", "nan", "inf",
+                                                   "wide", "cond"};
+
 int parse_fill(const char *s, Fill *out)
 {
-    if (!s) return -1;
-    if (!strcmp(s, "random")) *out = FILL_RANDOM;
-    else if (!strcmp(s, "ones")) *out = FILL_ONES;
-    else if (!strcmp(s, "seq")) *out = FILL_SEQ;
-    else if (!strcmp(s, "mod100")) *out = FILL_MOD100;
-    else if (!strcmp(s, "large")) *out = FILL_LARGE;
-    else if (!strcmp(s, "nan")) *out = FILL_NAN;
-    else if (!strcmp(s, "inf")) *out = FILL_INF;
-    else if (!strcmp(s, "wide")) *out = FILL_WIDE;
-    else if (!strcmp(s, "cond")) *out = FILL_COND;
-    else if (!strcmp(s, "shifted")) *out = FILL_SHIFTED;
-    else return -1;
-    return 0;
+    for (int f = 0; s && f < FILL_COUNT; f++)
+        if (!strcmp(s, fill_names[f])) {
+            *out = (Fill)f;
+            return 0;
+        }
+    return -1;
 }
 
 const char *fill_name(Fill f)
 {
-    static const char *names[] = {"random", "ones", "seq", "large", "nan", "inf", "mod100", "wide", "cond", "shifted"};
-    return names[f];
+    return fill_names[f];
 }
 
 /* splitmix64's finaliser: a counter-based generator, so element i does not depend on element i-1. */

@@ -32,28 +32,42 @@ int parse_size_list(const char *s, uint64_t *out, int max);
 /* A whole number in [lo, hi]; returns 0 on success, -1 otherwise. */
 int parse_int(const char *s, long lo, long hi, long *out);
 
-/* The input element types, in the order of the harness's Dtype: their names (--dtype, --describe) and sizes. */
-#define ARRAY_TYPES 7
-extern const char *const array_type_name[ARRAY_TYPES]; /* f32 f16 bf16 fp8_e4m3 fp8_e5m2 i8 i32 */
-extern const int array_type_bytes[ARRAY_TYPES];
-
-/* An array read for --input: a NumPy .npy file (format 1.0, 2.0 or 3.0, C order, little-endian, one or two
- * dimensions, of float32, float16, int8 or int32) or, with raw_type (an array_type_name), raw bytes of that
- * type. type: its index in array_type_name; rows, cols: a 2-D array's shape (rows 0: one dimension). */
+/* The input element types: a kernel's (Kernel.dtype; stage 07 uses most, the others fp32, and int32 where
+ * an article sums integers) and a file's (--input, --dtype). Their one table, dtypes (host.c), in this
+ * order: the name --describe, the CSV and --dtype use, the bytes of an element, the largest finite value
+ * (--fill large scales [0.5, 1) to it). */
+typedef enum { DT_F32, DT_F16, DT_BF16, DT_FP8_E4M3, DT_FP8_E5M2, DT_I8, DT_I32, DT_COUNT } Dtype;
 typedef struct {
-    int type;
-    uint64_t count, rows, cols;
-    unsigned char *bytes; /* count elements (malloc'd; free it) */
+    const char *name;
+    int bytes;
+    double max;
+} DtypeInfo;
+extern const DtypeInfo dtypes[DT_COUNT];
+
+/* An array of one input type in host memory, as a file holds it: what --input reads, and what a stage
+ * program makes of a fill in each type its kernels read (data.cu). */
+typedef struct {
+    int type;                   /* a Dtype */
+    uint64_t count, rows, cols; /* its elements; a 2-D array's shape (rows 0: one dimension) */
+    unsigned char *bytes;       /* count elements (malloc'd; free it) */
+    float *values;              /* the same count values as floats (every value of these types is one), where
+                                   the program needs them: the reference reads them (NULL: not made) */
 } ArrayFile;
-/* Reads PATH whole, or nothing: 0, or -1 with a one-line reason in err (malformed header, a type the
- * programs do not read, a --dtype the file contradicts, truncated or trailing bytes, unreadable, empty). */
+/* Reads PATH whole into out (values NULL), or nothing: a NumPy .npy file (format 1.0, 2.0 or 3.0, C order,
+ * little-endian, one or two dimensions, of float32, float16, int8 or int32) or, with raw_type (a dtype's
+ * name), raw bytes of that type. Returns 0, or -1 with a one-line reason in err (malformed header, a type
+ * the programs do not read, a --dtype the file contradicts, truncated or trailing bytes, unreadable, empty). */
 int read_array_file(const char *path, const char *raw_type, ArrayFile *out, char *err, size_t err_size);
 
 /* Median of n values (sorts v in place). n >= 1. */
 double median(double *v, int n);
 
-typedef enum { FILL_RANDOM, FILL_ONES, FILL_SEQ, FILL_LARGE, FILL_NAN, FILL_INF, FILL_MOD100, FILL_WIDE, FILL_COND, FILL_SHIFTED } Fill;
-/* "random" | "ones" | "seq" | "mod100" | "large" | "nan" | "inf" | "wide" | "cond" | "shifted" -> 0 and *out, else -1. */
+/* The data a stage program can sum (--fill). Their names, one table in host.c, in this order: the order
+ * --help and --describe list them in, shifted first (the default and the bench's, data whose sum a check
+ * can hold to account). */
+typedef enum { FILL_SHIFTED, FILL_RANDOM, FILL_ONES, FILL_SEQ, FILL_MOD100, FILL_LARGE, FILL_NAN, FILL_INF, FILL_WIDE,
+               FILL_COND, FILL_COUNT } Fill;
+/* A fill's name -> 0 and *out, else -1. */
 int parse_fill(const char *s, Fill *out);
 const char *fill_name(Fill f);
 

@@ -10,6 +10,14 @@
 
 /* ---- the command line ------------------------------------------------------------------------- */
 
+void usage_error(const char *prog, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "error: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(try %s --help)\n", prog);
+    exit(EXIT_USAGE);
+}
+
 typedef enum { OPT_N, OPT_KERNEL, OPT_LIST, OPT_DESCRIBE, OPT_FILL, OPT_SEED, OPT_REPS, OPT_WARMUP, OPT_CSV,
                OPT_CHECK, OPT_L2, OPT_HELP } CommonFlag;
 
@@ -18,7 +26,7 @@ typedef struct {
     const char *flag, *value, *help;
 } CommonOption;
 
-/* The common rows of --help; %F is replaced by the program's fills, %D by its default sizes. */
+/* The common rows of --help (help_row fills in %F and %D). */
 static const CommonOption common_options[] = {
     {OPT_N, "--n", "N[,N...]", "sizes (default %D); suffixes K M G (x1024), 2^k[+c]"},
     {OPT_KERNEL, "--kernel", "NAME[,NAME...]|all", "run the kernels of --list named, or every default one (default all)"},
@@ -36,7 +44,8 @@ static const CommonOption common_options[] = {
 };
 #define COMMON_COUNT (int)(sizeof common_options / sizeof common_options[0])
 
-/* "  --flag VALUE" padded to a column, then the help, later lines indented to the same column. */
+/* "  --flag VALUE" padded to a column, then the help, later lines indented to the same column; %F, %D and
+ * %T in the help become the program's fills, its default sizes and the input types (host.h). */
 static void help_row(const char *flag, const char *value, const char *help, const Program *p)
 {
     char head[64];
@@ -47,6 +56,10 @@ static void help_row(const char *flag, const char *value, const char *help, cons
         if (*c == '\n') printf("\n%-28s", "");
         else if (c[0] == '%' && c[1] == 'F') printf("%s", p->fills), c++;
         else if (c[0] == '%' && c[1] == 'D') printf("%s", p->default_sizes), c++;
+        else if (c[0] == '%' && c[1] == 'T') {
+            for (int t = 0; t < DT_COUNT; t++) printf("%s%s", t ? " " : "", dtypes[t].name);
+            c++;
+        }
         else putchar(*c);
     }
     putchar('\n');
@@ -388,12 +401,12 @@ int read_input(const char *prog, const Options *o, const Program *p, const char 
         usage_error(prog, "%s", msg);
     }
     char name[24];
-    snprintf(name, sizeof name, " %s ", array_type_name[a->type]);
+    snprintf(name, sizeof name, " %s ", dtypes[a->type].name);
     char padded[128];
     snprintf(padded, sizeof padded, "%s ", taken);
     if (!strstr(padded, name)) {
         snprintf(msg, sizeof msg, "--input %s holds %s values; this program's kernels take:%s", input_path,
-                 array_type_name[a->type], taken);
+                 dtypes[a->type].name, taken);
         usage_error(prog, "%s", msg);
     }
     return 1;

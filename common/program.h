@@ -1,13 +1,62 @@
-/* What every program of the project shares around its kernels: one command line (the common options
- * and a program's own rows, --help printed from the table), one description for scripts (--describe),
- * one CSV writer, one timing loop and one memory-budget check. The stage harness (harness.cu) and the
- * programs of their own (scan and histogram, several GPUs) are all built on it. */
+/* What every program of the project shares around its kernels (program.cu): one command line (the common
+ * options and a program's own rows, --help printed from the table), one description for scripts
+ * (--describe), one CSV writer, one timing loop and one memory-budget check. The stage harness (harness.cu)
+ * and the programs of their own (scan and histogram, several GPUs) are all built on it. */
 #ifndef REDUCE_PROGRAM_H
 #define REDUCE_PROGRAM_H
 
-#include "common.h"
+#include <stdio.h>
+
+#include "gpu.h"
+#include "host.h"
 
 /* ---- the command line ------------------------------------------------------------------------- */
+
+/* "error: <fmt with arg>" and the --help hint, then exit with EXIT_USAGE. */
+void usage_error(const char *prog, const char *fmt, const char *arg);
+
+/* A program's own option: its flag, what follows it in --help (NULL: a flag without a value), the help
+ * text (later lines indented by the caller), and what takes it (value NULL for a flag); take reports a
+ * bad value with usage_error. */
+typedef struct {
+    const char *flag;
+    const char *value;
+    const char *help;
+    void (*take)(const char *prog, const char *value);
+} ProgramOption;
+
+/* What a program is, for the command line and for scripts (--describe prints it; scripts/ read it). A
+ * stage declares its own in STAGE(...) (stage.h); NULL fields take their defaults (program_defaults). */
+typedef struct {
+    const char *stage;          /* its stage folder, e.g. "11_scan_histogram" */
+    const char *program;        /* the binary's name in build/<stage>/ */
+    int several_gpus;           /* 1: drives several GPUs (not a single-GPU program for the tools) */
+    const char *fills;          /* --fill values, space-separated; the first is the default */
+    const char *check_fills;    /* what `make stage-NN check` and the tests verify with */
+    const char *bench_fills;    /* what `make bench` runs */
+    const char *default_sizes;  /* --n when none is given (a stage: also the sizes of `make bench`) */
+    const char *bench_sizes;    /* the sizes of `make bench` */
+    const char *check_sizes;    /* the sizes `make check` and the tests verify */
+    const char *edge_sizes;     /* 64-bit index sizes the audit runs */
+    int rows;                   /* 1: a row stage (sizes ROWSxCOLS) */
+    const char *baseline;       /* the kernel timed for the speed-up column ("": none) */
+    const char *warm_l2;        /* kernels `make bench` also runs with --l2 warm ("": none) */
+    const char *flush_probes;   /* TABLE_KERNEL@GPU_FUNCTION@LOADS for the flush check ("": none) */
+    const char *charts;         /* the charts its rows go on (--describe; the reports read it from there) */
+    const char *accuracy;       /* kernels on the accuracy chart (make accuracy; "": none) */
+    const char *limits;         /* kernels make limits profiles (scripts/limits.sh; "": none) */
+    const char *trees;          /* kernels whose recorded tree its READMEs show (make stage-NN tree; "": none);
+                                   a stage may write NAME@N: recorded at --n N when no --n is given (default 1024) */
+    const char *csv;            /* the file `make bench` collects its rows in */
+    const char *library_launches; /* "FIRST LAST": a run of the library's baseline under a profiler is its launches
+                                     whose names hold FIRST, up to the one whose name holds LAST (default: CUB's) */
+    const char *usage_note;     /* printed under the usage line of --help (NULL: none) */
+    void (*list)(void);         /* --list: the kernels, for people */
+    void (*describe_kernels)(void); /* the "kernel: NAME DTYPE default|wrong|cpu|library ACC" lines */
+    int (*kernel_exists)(const char *name);
+    const ProgramOption *own;   /* the program's own options */
+    int own_count;
+} Program;
 
 /* The common options, the same flags, defaults and meaning in every program. */
 typedef struct {
@@ -49,7 +98,7 @@ void take_input_path(const char *prog, const char *v);
 void take_input_dtype(const char *prog, const char *v);
 #define INPUT_OPTIONS(what)                                                                                      \
     {"--input", "FILE", what, take_input_path},                                                                  \
-    {"--dtype", "T", "the element type of a raw --input file: f32 f16 bf16 fp8_e4m3 fp8_e5m2 i8 i32", take_input_dtype}
+    {"--dtype", "T", "the element type of a raw --input file: %T", take_input_dtype}
 /* Reads the file of --input whole into *a and returns 1; returns 0 without --input. Every problem is a
  * one-line usage error (EXIT_USAGE), found before the GPU is opened: --dtype without --input; --n or --fill
  * beside it (the file is the data); a file read_array_file refuses; a type outside `taken` (the program's
@@ -68,22 +117,31 @@ int read_input(const char *prog, const Options *o, const Program *p, const char 
  * gbps/pct_peak empty, pass too: readers tell a device row by its empty pass. */
 #define CSV_HEADER "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub,fill,rel_bound,spread,chain"
 
+/* One measurement: a kernel at one size (or, a device row, one of the device's ceilings), as a row of
+ * the CSV and of a program's table. csv_write writes the fields down to chain, in CSV_HEADER's order; the
+ * rest are what the stage harness (harness.cu) prints beside them. */
 typedef struct {
     const char *kernel, *dtype;
     uint64_t n;
     double median_us;      /* <= 0: empty */
     double gbps, pct_peak; /* gbps <= 0: both empty */
     const char *pass;      /* "1", "0", "xfail" or "unchecked" (a bound a result of 0 passes); NULL: a device row (no check, no l2, no bits) */
-    double rel_err;
+    double rel_err;        /* |result - reference| / |reference| (a row stage: its worst row's) */
     uint64_t cols;         /* a row stage's row length; 0: empty */
     int warm;              /* l2: warm (1) or flushed (0) */
-    int same_bits;
+    int same_bits;         /* every timed run gave the bits of the first */
     double bytes_read;
     double speedup, x_cub; /* <= 0: empty */
     const char *fill;      /* the data's --fill (NULL: empty) */
     double rel_bound;      /* the check's tolerance relative to the reference (<= 0: empty) */
     double spread;         /* the timed runs' interquartile range over their median (< 0: empty) */
     double chain;          /* the longest path of additions (<= 0: empty) */
+    /* Not in the CSV: */
+    int status;            /* the harness's verdict (ok, FAIL, xfail, unchecked, or not run), of which pass is
+                              the CSV's word */
+    double result;         /* what the first run gave (a row stage: a hash of the bits of its row results) */
+    const char *refused;   /* not run: why the launcher refused the input (Run.refuse) */
+    int unexpected_vary;   /* the bits varied between runs with no float atomics to explain it: a FAIL */
 } CsvRow;
 
 /* Opens FILE for appending (exit EXIT_USAGE if it cannot be written); NULL path: no CSV. */
@@ -119,35 +177,10 @@ double time_runs(const TimedRun *t, int warmup, int reps, double *spread);
  * that every run wrote the same output (not a checksum of its values: only equal bits hash equal). */
 uint64_t device_bits_hash(const void *p, uint64_t bytes);
 
-/* ---- the speed of light ---------------------------------------------------------------------- */
-
-/* The speed of light of a reduction of B bytes: the launch floor (an empty kernel between the timing
- * events) plus B over the read-only streaming bandwidth (the fastest of several read-only kernels over a
- * large buffer, as the slope of time against bytes). No kernel that reads its input can beat it. */
-typedef struct {
-    double floor_us;
-    double round_trip_us; /* the launch floor with one DRAM round trip: one warp's first load, after a flush */
-    double read_gbps;    /* the slope: bytes per second once the stream runs */
-    double whole_gbps;   /* bytes over the whole time of one stream over the buffer */
-    uint64_t bytes;
-    const char *variant; /* the fastest read-only kernel */
-} SpeedOfLight;
-void measure_speed_of_light(SpeedOfLight *s, const GpuInfo *d, const L2Flush *flush, const void *buf, uint64_t bytes);
-double speed_of_light_us(const SpeedOfLight *s, double bytes);
-
 /* ---- memory ----------------------------------------------------------------------------------- */
 
 /* Exits with EXIT_USAGE, saying what the run needs and what the GPU has free, unless `need` bytes fit
  * in the current GPU's free memory; `what` names the size that needs them (e.g. "N = 2^30"). */
 void require_gpu_memory(size_t need, const char *what, const GpuInfo *d);
-
-/* ---- the record of one block (make stage-NN tree) --------------------------------------------- */
-
-/* Defined by the stage file in its record build (-DRECORD_TREE, common/tree.h): where its kernels log. */
-void tree_bind(TreeLog *log);
-/* The tree program: block 0 of the one kernel --kernel names, run with its shared memory, shuffles and
- * traced loads recorded, the record written as a CSV to path (NULL: stdout). Exits EXIT_USAGE without one kernel,
- * EXIT_NO_RECORD (saying why) for a kernel that cannot be recorded, EXIT_GPU without a usable GPU. */
-int record_tree(const Stage *stage, const Options *o, const char *path, const char *prog);
 
 #endif

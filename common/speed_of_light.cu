@@ -1,7 +1,8 @@
-/* The speed of light (measure_speed_of_light, program.h): the launch floor, one DRAM round trip, and the
+/* The speed of light (measure_speed_of_light, speed_of_light.h): the launch floor, one DRAM round trip, and the
  * fastest of a few read-only streams, each timed as the kernels are (flushed, the median), for the
  * roofline stage and every program's table. */
 #include "program.h"
+#include "speed_of_light.h"
 
 __global__ void common_empty(void) {}
 

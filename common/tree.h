@@ -8,7 +8,7 @@
  * the lane that makes it). A load from global memory written TRACED_LD(x[i]) is recorded too: the
  * elements a thread adds in registers before the tree are its leaves, and the step after its loads
  * is its first in the tree. Only block 0 of each launch records. A library header read after this one
- * is recorded too: stage 10 reads cooperative groups after common.h, so cg::reduce's own shuffles and
+ * is recorded too: stage 10 reads cooperative groups after stage.h, so cg::reduce's own shuffles and
  * its block.sync() (a __barrier_sync) are in the record. CUB's are not: its shuffles are inline PTX and
  * its shared memory an opaque TempStorage, so a kernel built on CUB says that it cannot be recorded. */
 #ifndef REDUCE_TREE_H
@@ -186,5 +186,9 @@ __device__ T tree_shfl_idx(unsigned mask, T v, int src_lane, int width = 32)
 #define TRACED_LD(x) (x)
 #define TREE_BIND
 #endif
+
+/* Defined by a stage file in its record build (TREE_BIND, in STAGE): where its kernels log. record.cu
+ * binds the log before it launches the kernel. */
+void tree_bind(TreeLog *log);
 
 #endif

@@ -1,4 +1,6 @@
 /* Solution of stages/01_naive/exercise.cu (compiled in place of its stub). */
+#include "stage.h"
+
 __global__ void reduce_interleaved_strided(const float *x, float *partials, uint64_t n)
 {
     __shared__ TRACED(float) s_x[BLOCK];

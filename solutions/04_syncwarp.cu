@@ -1,5 +1,6 @@
 /* Solution of stages/04_syncwarp/exercise.cu (compiled in place of its stub): every warp halves its own
  * slice of 32 values with __syncwarp only, one __syncthreads, then warp 0 halves the slices' sums. */
+#include "stage.h"
 
 /* One warp's 32 values s[0..31] into s[0]. The lanes below offset write s[0..offset) and read
  * s[offset..2 offset): within a step nothing is read that is written, and the __syncwarp orders each

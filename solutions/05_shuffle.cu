@@ -1,4 +1,5 @@
 /* Solution of stages/05_shuffle/exercise.cu (compiled in place of its stubs). */
+#include "stage.h"
 
 /* IEEE floats of one sign order like their bit patterns: as signed ints when non-negative, reversed
  * as unsigned ints when negative. -0.0f counts as negative, which atomicMin handles the same way. */

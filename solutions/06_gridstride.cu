@@ -1,4 +1,6 @@
 /* Solution of stages/06_gridstride/exercise.cu (compiled in place of its stub). */
+#include "stage.h"
+
 __global__ void reduce_gridstride_float4(const float *x, float *out, uint64_t n)
 {
     const float4 *x4 = (const float4 *)x;

@@ -1,4 +1,6 @@
 /* Solution of stages/07_leetcuda_dtypes/exercise.cu (compiled in place of its stub). */
+#include "stage.h"
+
 __global__ void f16x8_pack_f32_gridstride(const __half *x, float *y, uint64_t n)
 {
     const uint4 *packs = (const uint4 *)x;

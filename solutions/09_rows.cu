@@ -1,5 +1,6 @@
 /* Solution of stages/09_rows/exercise.cu (compiled in place of its stub): a row cut into `splits`
  * slices, a block's sum of each, then a warp per row adding the row's slice sums. */
+#include "stage.h"
 
 /* Block b: slice b % splits of row b / splits, [start, end) of chunk = ceil(cols / splits) elements
  * (the last slice shorter; in general a slice may even be empty, and then its sum is 0). */

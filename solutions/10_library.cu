@@ -3,6 +3,8 @@
  * to 0, is exact: at most LEAF - 1 roundings); a longer one is the sum of its two halves. The larger
  * half has ceil(n / 2) values, so a value meets one more addition per halving: LEAF - 1 +
  * ceil(log2(n / LEAF)) in all, where the plain loop has up to n - 1. */
+#include "stage.h"
+
 static float pairwise_sum(const float *x, uint64_t n)
 {
     if (n <= LEAF) {

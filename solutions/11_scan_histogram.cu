@@ -1,5 +1,6 @@
 /* Solution of stages/11_scan_histogram/exercise.cu (compiled in place of its stub): an exclusive scan
  * of any N from the stage's inclusive pieces. */
+#include "stage.h"
 
 /* scan_tiles, exclusive: each of the thread's SCAN_ITEMS values becomes the sum of the thread's values
  * before it, and the thread's total goes through the same inclusive block scan, less itself: what the

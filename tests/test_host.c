@@ -612,12 +612,12 @@ static void test_array_file(void)
     ArrayFile a;
     write_npy(path, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", f32, sizeof f32);
     check(!read_array_file(path, NULL, &a, err, sizeof err) && a.count == 3 && a.rows == 0 && a.cols == 3 &&
-              !strcmp(array_type_name[a.type], "f32") && !memcmp(a.bytes, f32, sizeof f32),
+              !strcmp(dtypes[a.type].name, "f32") && !memcmp(a.bytes, f32, sizeof f32),
           "array file: a 1-D float32 .npy");
     free(a.bytes);
     write_npy(path, "{'descr': '<f2', 'fortran_order': False, 'shape': (2, 3), }", f16, sizeof f16);
     check(!read_array_file(path, "f16", &a, err, sizeof err) && a.count == 6 && a.rows == 2 && a.cols == 3 &&
-              !strcmp(array_type_name[a.type], "f16"),
+              !strcmp(dtypes[a.type].name, "f16"),
           "array file: a 2-D float16 .npy (rows), --dtype agreeing");
     free(a.bytes);
     for (int major = 2; major <= 3; major++) { /* numpy writes these when a header passes 65535 bytes or names unicode */
@@ -630,12 +630,12 @@ static void test_array_file(void)
     int32_t i32[3] = {7, -1, 1 << 30};
     int8_t i8[4] = {-128, 0, 5, 127};
     write_npy(path, "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }", i32, sizeof i32);
-    check(!read_array_file(path, NULL, &a, err, sizeof err) && a.count == 3 && !strcmp(array_type_name[a.type], "i32") &&
+    check(!read_array_file(path, NULL, &a, err, sizeof err) && a.count == 3 && !strcmp(dtypes[a.type].name, "i32") &&
               !memcmp(a.bytes, i32, sizeof i32),
           "array file: an int32 .npy is read as i32, its values whole");
     free(a.bytes);
     write_npy(path, "{'descr': '|i1', 'fortran_order': False, 'shape': (4,), }", i8, sizeof i8);
-    check(!read_array_file(path, NULL, &a, err, sizeof err) && a.count == 4 && !strcmp(array_type_name[a.type], "i8") &&
+    check(!read_array_file(path, NULL, &a, err, sizeof err) && a.count == 4 && !strcmp(dtypes[a.type].name, "i8") &&
               !memcmp(a.bytes, i8, sizeof i8),
           "array file: an int8 .npy is read as i8, its values whole");
     free(a.bytes);

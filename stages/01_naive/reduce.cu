@@ -1,7 +1,7 @@
 /* Stage 01: naive reductions. The CPU loop the articles start from, then three starting points on the
  * GPU, each correct for any N: every block reduces its slice to one partial sum (finished on the CPU),
  * or every element is atomically added to the result. */
-#include "common.h"
+#include "stage.h"
 
 #define BLOCK 256
 #define LOG2_BLOCK 8

@@ -1,6 +1,6 @@
 /* Stage 02: shared memory. Each block loads its slice once into shared memory and reduces it there,
  * with sequential addressing; the per-block partial sums are still finished on the CPU. */
-#include "common.h"
+#include "stage.h"
 
 #define BLOCK 256
 #define LOG2_BLOCK 8

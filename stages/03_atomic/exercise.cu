@@ -9,7 +9,7 @@
  * Hint: the stub of reduce_partials below writes 0.
  * 提示：在 reduce_partials 中循环 for (uint64_t i = tid; i < count; i += BLOCK) v += partials[i];
  * 提示：下面 reduce_partials 的桩只写入 0。 */
-#include "common.h"
+#include "stage.h"
 
 #define BLOCK 256
 #define LOG2_BLOCK 8

@@ -1,6 +1,6 @@
 /* Stage 03: the GPU finishes the sum. Each block reduces its slice in shared memory as in stage 02,
  * then adds its partial sum to the result with one atomicAdd: no copy back, no CPU loop. */
-#include "common.h"
+#include "stage.h"
 
 #define BLOCK 128 /* the LeetCUDA article's block size */
 #define LOG2_BLOCK 7

@@ -20,7 +20,7 @@
  * 提示：一个 32 元素的切片里，lane 16..31 没有 s[lane + 16]（那是下一个 warp 的切片，它正在写）：像 reduce_syncwarp 那样保留 if (lane < offset)，每一步之后 __syncwarp()，在各 lane 写入和第一步之间也要一次。
  * 提示：__syncthreads 之后，warp 0 的 lane k < WARPS 读切片 k 的和 s_x[32 * k]，其余 lane 取 0；各 lane 把自己的值存进 warp 0 自己的切片 s_x[lane]；然后 __syncwarp，再调用一次 warp_sum_slice。
  * 提示：下面的桩没有对任何切片求和，把线程 0 的两个元素当成了线程块的和。漏掉一个必需的 __syncwarp 时校验可能照样通过；compute-sanitizer --tool racecheck build/04_syncwarp/exercise --n 1000 会把它报出来。 */
-#include "common.h"
+#include "stage.h"
 
 #define BLOCK 256
 #define WARPS (BLOCK / 32)

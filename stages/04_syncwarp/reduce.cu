@@ -1,6 +1,6 @@
 /* Stage 04: the last 32 elements need no block-wide barrier. Once the tree is down to one warp,
  * __syncthreads (the whole block waits) can become __syncwarp (only the warp waits). */
-#include "common.h"
+#include "stage.h"
 
 #define BLOCK 256
 #define LOG2_BLOCK 8

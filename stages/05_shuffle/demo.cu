@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common.h"
+#include "stage.h"
 
 #define FULL_MASK 0xffffffffu
 #define CASES 11

@@ -18,7 +18,7 @@
 #include <cooperative_groups/reduce.h>
 #include <math.h>
 
-#include "common.h"
+#include "stage.h"
 
 namespace cg = cooperative_groups;
 

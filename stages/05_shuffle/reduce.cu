@@ -1,6 +1,6 @@
 /* Stage 05: warp shuffles. Lanes of a warp read each other's registers (__shfl_*_sync) instead of
  * going through shared memory, and need no barrier among themselves. */
-#include "common.h"
+#include "stage.h"
 
 #define FULL_MASK 0xffffffffu
 #define LEETCUDA_BLOCK 128 /* the LeetCUDA article's block size */

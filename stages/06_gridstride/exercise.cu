@@ -8,7 +8,7 @@
  * Hint: the tail elements are x[n / 4 * 4 + t] for t < n % 4; the stub below skips them and the vectors.
  * 提示：const float4 *x4 = (const float4 *)x; for (uint64_t j = first; j < n / 4; j += stride) ...
  * 提示：尾部元素是 t < n % 4 时的 x[n / 4 * 4 + t]；下面的桩跳过了它们和所有向量。 */
-#include "common.h"
+#include "stage.h"
 
 #define BLOCK 256
 #define LOG2_BLOCK 8

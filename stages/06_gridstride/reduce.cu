@@ -1,7 +1,7 @@
 /* Stage 06: thread utilisation. In stages 02-05 a thread loads one element and then mostly idles
  * through the tree. Here each thread first adds many elements in registers, so the tree (and the
  * atomic) is paid once per many elements. */
-#include "common.h"
+#include "stage.h"
 
 #define BLOCK 256
 #define WARPS (BLOCK / 32)

@@ -11,7 +11,7 @@
  * 提示：下面的桩只加了尾部。 */
 #include <cuda_fp16.h>
 
-#include "common.h"
+#include "stage.h"
 
 #define NUM_THREADS 256
 #define WARPS (NUM_THREADS / 32)

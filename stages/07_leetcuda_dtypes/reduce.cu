@@ -13,7 +13,7 @@
 
 #include <stdio.h>
 
-#include "common.h"
+#include "stage.h"
 
 #define FULL_MASK 0xffffffffu
 

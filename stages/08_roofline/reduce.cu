@@ -8,7 +8,7 @@
 #include <cuda/atomic>
 #include <stdint.h>
 
-#include "common.h"
+#include "stage.h"
 
 #define BLOCK 512
 #define WARPS (BLOCK / 32)

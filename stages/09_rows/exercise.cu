@@ -20,7 +20,7 @@
  * 提示：切片是 [start, end)，其中 start = split * chunk，end = min(start + chunk, cols)；行内元素是 x[row * cols + i]，row 和 i 都用 64 位，和 reduce.cu 一样。
  * 提示：第一次运行前，harness 把各行的和填成 NaN，所以收尾的 kernel 必须写入每一行的和，而不是往上加；一行超过 32 个切片时，需要各 lane 的循环，而不是每个 lane 一个切片。
  * 提示：下面的桩在每个线程块里都只加每行的前 BLOCK 个元素，它的收尾也只取第一个切片的和：--fill ones 时，一行 1000 个元素得到 128。 */
-#include "common.h"
+#include "stage.h"
 
 #define BLOCK 128
 #define WARPS (BLOCK / 32)

@@ -10,7 +10,7 @@
  * kernel that picks the split by the row length. */
 #include <cub/cub.cuh>
 
-#include "common.h"
+#include "stage.h"
 
 #define BLOCK 128 /* the article's block size: 4 warps, so 4 rows per block in the warp-per-row kernels */
 #define WARPS (BLOCK / 32)

@@ -10,7 +10,7 @@
  * against the exact sum: exit 1 if one differs. */
 #include <stdio.h>
 
-#include "common.h"
+#include "stage.h"
 
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>

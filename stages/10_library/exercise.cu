@@ -17,7 +17,7 @@
  *   on the wide data at N = 1000003 and 2^24 + 1 its error is several times the bound (the FAIL rows).
  * 提示：half = n / 2；和为 pairwise_sum(x, half) + pairwise_sum(x + half, n - half)，当 n <= LEAF 时改用普通循环。较大的一半有 ceil(n / 2) 个值，所以 N = 2^24 + 1 要对半切 22 次，每段才不超过 LEAF 个值。
  * 提示：下面的桩就是普通循环：结果是对的，在 random 和 ones 数据上也在界内；但在 wide 数据上，N = 1000003 和 2^24 + 1 时它的误差是界的好几倍（就是那几行 FAIL）。 */
-#include "common.h"
+#include "stage.h"
 
 #define LEAF 8 /* values a leaf of the pairwise sum adds in a plain loop */
 

@@ -4,7 +4,7 @@
  * and three ways to finish across the grid) and the accumulator's precision: fp32, fp64 and
  * Kahan-compensated fp32 on the same loop. Every kernel but the first reads the input with stage 06's
  * loop (reduce_gridstride_per_thread_8), so the rows differ only in what the chapter changes. */
-#include "common.h" /* first: the record build (make stage-10 tree) records cooperative groups' own shuffles */
+#include "stage.h" /* first: the record build (make stage-10 tree) records cooperative groups' own shuffles */
 
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>

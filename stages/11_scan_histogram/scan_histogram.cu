@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "program.h"
+#include "stage.h"
 
 #define STAGE_NAME "11_scan_histogram"
 #define MAX_SIZES 64

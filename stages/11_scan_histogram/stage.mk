@@ -3,7 +3,7 @@
 # Makefile runs build/11_scan_histogram/scan_histogram and reads its --describe.
 SCAN_HIST_DIR := $(BUILD)/11_scan_histogram
 SCAN_HIST := $(SCAN_HIST_DIR)/scan_histogram
-SCAN_HIST_DEPS := stages/11_scan_histogram/scan_histogram.cu $(PROGRAM_OBJS) common/common.h common/host.h \
+SCAN_HIST_DEPS := stages/11_scan_histogram/scan_histogram.cu $(PROGRAM_OBJS) $(COMMON_HEADERS) \
                   $(BUILD)/flags.txt
 
 PROGRAMS += $(SCAN_HIST)

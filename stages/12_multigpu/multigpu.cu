@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "program.h"
+#include "stage.h"
 
 #if NCCL_VERSION_CODE < NCCL_VERSION(2, 10, 0)
 #error "stage 12 needs NCCL 2.10 or newer (bf16 all-reduce)"

@@ -88,12 +88,12 @@ $(MPI_STAMP): need-nvcc
 	@echo '$(or $(MPI_LINK),no MPI)' | cmp -s - $@ || echo '$(or $(MPI_LINK),no MPI)' > $@
 
 # Stage 08's kernels, compiled on their own: the program calls them through stage 08's table.
-$(BUILD)/12_multigpu/roofline.o: stages/08_roofline/reduce.cu common/common.h common/host.h $(BUILD)/flags.txt
+$(BUILD)/12_multigpu/roofline.o: stages/08_roofline/reduce.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
 $(MULTIGPU): stages/12_multigpu/multigpu.cu $(BUILD)/12_multigpu/roofline.o $(PROGRAM_OBJS) \
-             common/common.h common/host.h $(BUILD)/flags.txt $(MPI_STAMP)
+             $(COMMON_HEADERS) $(BUILD)/flags.txt $(MPI_STAMP)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(NVCCFLAGS_12_multigpu) $(filter %.cu %.o,$^) -L$(NCCL_LIB) -Xlinker -rpath,$(NCCL_LIB) $(NCCL_LINK) \
 	    $(MPI_LINK) -o $@

@@ -18,7 +18,7 @@
 #define CUB_DETERMINISM 1
 #endif
 
-#include "common.h"
+#include "stage.h"
 
 #define BLOCK 256
 #define WARPS (BLOCK / 32)

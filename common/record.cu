@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "program.h"
+#include "record.h"
 
 #define TREE_CAPACITY (1u << 20) /* events: a 1024-thread block's tree takes a few ten thousand */
 

@@ -1,0 +1,94 @@
+/* CUB's rows (cub.h). */
+#include <cub/device/device_reduce.cuh> /* the two headers of what it calls: all of cub.cuh takes longer to compile */
+#include <cub/device/device_segmented_reduce.cuh>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+
+#include "cub.h"
+
+/* What cub_use and cub_kernel set, for the launchers. */
+static struct {
+    Dtype dtype;
+    void *temp;
+    size_t temp_bytes;
+    const int64_t *row_offsets;
+} cub_state;
+
+Acc cub_acc(Dtype t) { return t == DT_I8 || t == DT_I32 ? ACC_I32 : ACC_F32; }
+
+struct ToFloat {
+    __device__ float operator()(__half x) const { return __half2float(x); }
+    __device__ float operator()(__nv_bfloat16 x) const { return __bfloat162float(x); }
+    __device__ float operator()(__nv_fp8_e4m3 x) const { return (float)x; }
+    __device__ float operator()(__nv_fp8_e5m2 x) const { return (float)x; }
+};
+struct ToInt {
+    __device__ int operator()(int8_t x) const { return x; }
+};
+
+template <typename T>
+static cudaError_t cub_to_float(void *temp, size_t &bytes, const void *in, void *out, uint64_t n)
+{
+    return cub::DeviceReduce::TransformReduce(temp, bytes, (const T *)in, (float *)out, (int64_t)n,
+                                              cuda::std::plus<float>(), ToFloat(), 0.0f);
+}
+
+static cudaError_t cub_reduce(Dtype t, void *temp, size_t &bytes, const void *in, void *out, uint64_t n)
+{
+    switch (t) {
+    case DT_F16: return cub_to_float<__half>(temp, bytes, in, out, n);
+    case DT_BF16: return cub_to_float<__nv_bfloat16>(temp, bytes, in, out, n);
+    case DT_FP8_E4M3: return cub_to_float<__nv_fp8_e4m3>(temp, bytes, in, out, n);
+    case DT_FP8_E5M2: return cub_to_float<__nv_fp8_e5m2>(temp, bytes, in, out, n);
+    case DT_I8:
+        return cub::DeviceReduce::TransformReduce(temp, bytes, (const int8_t *)in, (int *)out, (int64_t)n,
+                                                  cuda::std::plus<int>(), ToInt(), 0);
+    case DT_I32: return cub::DeviceReduce::Sum(temp, bytes, (const int *)in, (int *)out, (int64_t)n);
+    default: return cub::DeviceReduce::Sum(temp, bytes, (const float *)in, (float *)out, (int64_t)n);
+    }
+}
+
+size_t cub_temp_bytes(Dtype t, uint64_t n)
+{
+    size_t bytes = 0;
+    CUDA_CHECK(cub_reduce(t, NULL, bytes, NULL, NULL, n));
+    return bytes;
+}
+
+size_t cub_rows_temp_bytes(uint64_t rows)
+{
+    size_t bytes = 0;
+    CUDA_CHECK(cub::DeviceSegmentedReduce::Sum(NULL, bytes, (const float *)NULL, (float *)NULL, (int64_t)rows,
+                                               (const int64_t *)NULL, (const int64_t *)NULL));
+    return bytes;
+}
+
+void cub_use(void *temp, size_t temp_bytes, const int64_t *row_offsets)
+{
+    cub_state.temp = temp;
+    cub_state.temp_bytes = temp_bytes;
+    cub_state.row_offsets = row_offsets;
+}
+
+static void launch_cub(Run *r)
+{
+    size_t bytes = cub_state.temp_bytes;
+    CUDA_CHECK(cub_reduce(cub_state.dtype, cub_state.temp, bytes, r->data, r->out, r->n));
+    r->shape = shape_cub_reduce(r->n, r->sm_count);
+}
+
+static void launch_cub_rows(Run *r)
+{
+    size_t bytes = cub_state.temp_bytes;
+    CUDA_CHECK(cub::DeviceSegmentedReduce::Sum(cub_state.temp, bytes, r->in, r->row_sums, (int64_t)r->rows,
+                                               cub_state.row_offsets, cub_state.row_offsets + 1));
+    r->shape = shape_cub_reduce(r->cols, 0);
+}
+
+Kernel cub_kernel(Dtype t, int rows)
+{
+    cub_state.dtype = t;
+    Kernel k = {"cub", "cub::DeviceReduce", rows ? launch_cub_rows : launch_cub, 0, 0, t, cub_acc(t)};
+    return k;
+}

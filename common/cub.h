@@ -1,0 +1,22 @@
+/* CUB's row beside every input type's kernels (cub.cu): cub::DeviceReduce on the same data with an fp32
+ * accumulator (int32 for the integer types), as a user of the library would write it, measured as the
+ * kernels are; its time is the x CUB column. A row stage's is cub::DeviceSegmentedReduce::Sum, one
+ * segment per row. */
+#ifndef REDUCE_CUB_H
+#define REDUCE_CUB_H
+
+#include "stage.h"
+
+/* CUB's accumulator for an input type: int32 for the integer types, else fp32. */
+Acc cub_acc(Dtype t);
+/* The temporary storage CUB needs to sum n elements of type t, and to sum `rows` rows. */
+size_t cub_temp_bytes(Dtype t, uint64_t n);
+size_t cub_rows_temp_bytes(uint64_t rows);
+/* Where CUB's rows work: temporary storage of temp_bytes (the most the sizes run need), and a row
+ * stage's offsets (device memory: row i is in[offsets[i], offsets[i + 1]); NULL in any other stage). */
+void cub_use(void *temp, size_t temp_bytes, const int64_t *row_offsets);
+/* CUB's table entry for input type t (a row stage's when rows), measured like any kernel. A launcher
+ * gets the Run alone, so the type it sums is kept here until the next call. */
+Kernel cub_kernel(Dtype t, int rows);
+
+#endif

@@ -1,0 +1,34 @@
+/* The row stages' part of the harness (rows.cu): in a stage whose Program.rows is 1 (stage 09) the input
+ * is a rows x cols matrix, row-major, and every row is a reduction of its own. harness.cu calls these
+ * where such a stage differs from one that sums a vector: each row's reference is made before the
+ * kernels run, and every row's result is checked (CUB's row, a segmented sum of the same rows: cub.cu). */
+#ifndef REDUCE_ROWS_H
+#define REDUCE_ROWS_H
+
+#include "stage.h"
+
+/* What the rows of the size being run are checked against, and their results read back. */
+typedef struct {
+    Reference *refs;               /* each row's fp64 sum */
+    Reference *lse;                /* each row's log-sum-exp (NULL unless an OP_LOGSUMEXP kernel runs) */
+    double *tols;                  /* each row's bound, from the shape the kernel reports for one row */
+    Moments *moments;              /* a Welford kernel's references and bounds, made at its first run of a */
+    MomentsTolerance *moment_tols; /*   size (their pages stay untouched until then) */
+    float *results;                /* pinned: the row results read back (a Welford kernel's: the means, then
+                                      the variances, two a row) */
+    int64_t *offsets;              /* device: row i is in[offsets[i], offsets[i + 1]), for CUB */
+} Rows;
+
+/* The GPU memory rows_alloc takes for max_rows rows, for the harness's check of free memory. */
+size_t rows_device_bytes(uint64_t max_rows);
+/* Room for max_rows rows: r->row_sums (two results a row) and the above; exits EXIT_USAGE if the host
+ * memory of the references is not there. lse: whether an OP_LOGSUMEXP kernel runs. */
+void rows_alloc(Rows *rows, Run *r, uint64_t max_rows, int lse);
+/* The references of r->rows rows of r->cols values (structured: a file's data, host.h) and CUB's
+ * offsets of those rows, before the kernels of a size run. */
+void rows_prepare(Rows *rows, const Run *r, const float *values, int structured);
+/* Every row's result against its reference (tolerances from r->shape, made when new_shape): 1 if all
+ * pass; the worst row's errors, and a hash of the bits of every result for the run-to-run comparison. */
+int rows_pass(Rows *rows, const Run *r, const float *values, Op op, int new_shape, double *rel_err,
+              double *rel_bound, double *hash);
+#endif
