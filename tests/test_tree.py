@@ -220,7 +220,7 @@ class RecordsInto(support.Case):
         primary = support.read("plots/reference/primary").strip()
         gpu = support.read_csv(os.path.join(support.ROOT, "plots", "reference", primary, "results.csv"))[0]["gpu"]
         copy = support.scratch(self)
-        for d in ("stages", "scripts", "plots/reference"):
+        for d in ("stages", "scripts", "plots/reference", "plots/lab"):
             shutil.copytree(os.path.join(support.ROOT, d), os.path.join(copy, d))
         shutil.rmtree(os.path.join(copy, "plots", "reference", primary, "tree"), ignore_errors=True)
         os.makedirs(os.path.join(copy, "made-up"))
