@@ -68,6 +68,8 @@ DEMOS := $(patsubst stages/%/demo.cu,%,$(sort $(wildcard stages/*/demo.cu)))
 # the harness.
 PROGRAM_OBJS := $(BUILD)/program.o $(BUILD)/speed_of_light.o $(BUILD)/gpu.o $(BUILD)/host.o
 HARNESS_OBJS := $(BUILD)/harness.o $(PROGRAM_OBJS)
+# The headers of common/ that a stage's source may include: a change to one builds the stages again.
+COMMON_HEADERS := common/common.h common/host.h common/program.h common/tree.h common/levels.h
 
 # What a stage.mk adds (it is included below, after these):
 #   PROGRAMS += $(BUILD)/<stage>/<program>, and the rule that builds it
@@ -263,12 +265,11 @@ $(BUILD)/harness_tree.o: common/harness.cu common/common.h common/host.h common/
 
 # The baseline stage's reduce.cu again, as the baseline every other harness stage times for its
 # speed-up column.
-$(BUILD)/baseline.o: stages/$(BASELINE_STAGE)/reduce.cu common/common.h common/host.h $(BUILD)/flags.txt
+$(BUILD)/baseline.o: stages/$(BASELINE_STAGE)/reduce.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 	$(NVCC) $(NVCCFLAGS) -DAS_BASELINE -c $< -o $@
 
 # A stage's source compiles to an object of its own (build/<stage>/*.o), beside the common objects rather
 # than after them, and is then linked with them into its program.
-COMMON_HEADERS := common/common.h common/host.h common/program.h common/tree.h
 define harness_rules
 $(BUILD)/$1/reduce.o: stages/$1/reduce.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 	@mkdir -p $$(@D)
@@ -326,7 +327,7 @@ $(BUILD)/%/demo: stages/%/demo.cu $(BUILD)/gpu.o $(BUILD)/host.o
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $< $(filter %.o,$^) -o $@
 $(foreach s,$(DEMOS),$(eval $(BUILD)/$s/demo: $(filter-out stages/$s/demo.cu,$(wildcard stages/$s/*.cu)) \
-    common/common.h common/host.h $(BUILD)/flags.txt))
+    $(COMMON_HEADERS) $(BUILD)/flags.txt))
 
 # make stage-NN builds the stage's program (and demo); with a verb it only selects the stage, and the
 # verb builds what it needs.

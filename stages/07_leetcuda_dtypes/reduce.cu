@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "common.h"
+#include "levels.h"
 
 #define FULL_MASK 0xffffffffu
 
@@ -94,7 +95,8 @@ static Shape leetcuda_shape(const int bits[3], int pack, unsigned threads, unsig
         s.acc_bits = ACC_EXACT;
         return s;
     }
-    const double adds[3] = {pack - 1.0, 5, 5}, span[3] = {(double)pack, 32.0 * pack, (double)threads * pack};
+    const double adds[3] = {pack - 1.0, LOG2_WARP, LOG2_WARP};
+    const double span[3] = {(double)pack, 32.0 * pack, (double)threads * pack};
     for (int p = 0; p < 3; p++) {
         if (bits[p] < 24 && adds[p] > 0) {
             *(p == 0 ? &s.serial : &s.tree) += adds[p];

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "common.h"
+#include "levels.h"
 
 #define BLOCK 512
 #define WARPS (BLOCK / 32)
@@ -83,6 +84,8 @@ __device__ __forceinline__ Acc block_sum(Acc v)
     for (int m = 16; m > 0; m >>= 1) v += __shfl_xor_sync(FULL_MASK, v, m);
     return v; /* every thread of warp 0 has the block's sum */
 }
+/* Its two butterflies span a whole warp each (the second's lanes past WARPS hold zeros). */
+#define BLOCK_SUM_LEVELS (LOG2_WARP + LOG2_WARP)
 
 __device__ __forceinline__ void atomic_add(float *out, float v) { atomicAdd(out, v); }
 __device__ __forceinline__ void atomic_add(float *out, int v) { atomicAdd((int *)out, v); }
@@ -204,10 +207,10 @@ static void run_roofline(Run *r)
     /* A thread's chain: its vectors, the additions inside one vector, the head and tail elements. */
     uint64_t threads = blocks * BLOCK, per_vec = 16 / sizeof(T);
     r->shape.serial = (double)((vectors + threads - 1) / threads) + per_vec / 2 + 1 + 2;
-    r->shape.tree = 5 + 5;
+    r->shape.tree = BLOCK_SUM_LEVELS;
     if (FINISH == DETERMINISTIC) {
         r->shape.serial += (double)((blocks + BLOCK - 1) / BLOCK);
-        r->shape.tree += 10;
+        r->shape.tree += BLOCK_SUM_LEVELS;
     } else if (blocks > 1) {
         r->shape.atomic = (double)blocks;
     }

@@ -88,7 +88,7 @@ $(MPI_STAMP): need-nvcc
 	@echo '$(or $(MPI_LINK),no MPI)' | cmp -s - $@ || echo '$(or $(MPI_LINK),no MPI)' > $@
 
 # Stage 08's kernels, compiled on their own: the program calls them through stage 08's table.
-$(BUILD)/12_multigpu/roofline.o: stages/08_roofline/reduce.cu common/common.h common/host.h $(BUILD)/flags.txt
+$(BUILD)/12_multigpu/roofline.o: stages/08_roofline/reduce.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 

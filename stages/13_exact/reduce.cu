@@ -19,6 +19,7 @@
 #endif
 
 #include "common.h"
+#include "levels.h"
 
 #define BLOCK 256
 #define WARPS (BLOCK / 32)
@@ -72,6 +73,8 @@ __device__ __forceinline__ T block_sum(T v)
     __syncthreads(); /* warp_sums is free again */
     return v;
 }
+/* Its levels: a warp's, then the warp sums' (the lanes past them add zeros, which round nothing). */
+#define BLOCK_SUM_LEVELS (LOG2_WARP + tree_levels(WARPS))
 
 /* ---- 1. order matters --------------------------------------------------------------------------- */
 
@@ -116,7 +119,7 @@ static void run_float_sum(Run *r)
      * share of them and the last block's tree. */
     uint64_t threads = (uint64_t)blocks * BLOCK;
     r->shape.serial = (double)((r->n / 4 + threads - 1) / threads) + 2 + 1 + (blocks > 1 ? (blocks + BLOCK - 1) / BLOCK : 0);
-    r->shape.tree = blocks > 1 ? 8 + 8 : 8;
+    r->shape.tree = blocks > 1 ? 2 * BLOCK_SUM_LEVELS : BLOCK_SUM_LEVELS;
 }
 
 /* ---- 2. integers are associative: fixed point ------------------------------------------------- */
