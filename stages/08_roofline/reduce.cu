@@ -10,6 +10,7 @@
 
 #include "common.h"
 #include "levels.h"
+#include "packed.h" /* 16-byte loads, and sum16: a 16-byte vector's sum for every input type */
 
 #define BLOCK 512
 #define WARPS (BLOCK / 32)
@@ -22,49 +23,6 @@
  * A block's UNROLL loads are one contiguous tile (BLOCK x UNROLL x 16 bytes = 32 KiB), read as
  * UNROLL coalesced rows. */
 #define UNROLL 4
-
-/* The sum of one 16-byte vector of each input type, in the accumulator (fp32, int32 for int8). */
-__device__ __forceinline__ float sum16(uint4 v, const float *)
-{
-    float4 f = *reinterpret_cast<float4 *>(&v);
-    return (f.x + f.y) + (f.z + f.w);
-}
-/* fp16 and bf16: four pairs, each converted to two floats in one instruction. */
-__device__ __forceinline__ float2 to_float2(__half2 h) { return __half22float2(h); }
-__device__ __forceinline__ float2 to_float2(__nv_bfloat162 h) { return __bfloat1622float2(h); }
-template <typename Pair>
-__device__ __forceinline__ float sum16_pairs(uint4 v)
-{
-    const Pair *h = reinterpret_cast<const Pair *>(&v);
-    float s = 0.0f;
-#pragma unroll
-    for (int k = 0; k < 4; k++) {
-        float2 f = to_float2(h[k]);
-        s += f.x + f.y;
-    }
-    return s;
-}
-__device__ __forceinline__ float sum16(uint4 v, const __half *) { return sum16_pairs<__half2>(v); }
-__device__ __forceinline__ float sum16(uint4 v, const __nv_bfloat16 *) { return sum16_pairs<__nv_bfloat162>(v); }
-template <__nv_fp8_interpretation_t KIND>
-__device__ __forceinline__ float sum16_fp8(uint4 v)
-{
-    const __nv_fp8x2_storage_t *p = reinterpret_cast<const __nv_fp8x2_storage_t *>(&v);
-    float s = 0.0f;
-#pragma unroll
-    for (int k = 0; k < 8; k++) { /* two fp8 values to two halves in one instruction (sm_89+) */
-        float2 f = __half22float2(__half2(__nv_cvt_fp8x2_to_halfraw2(p[k], KIND)));
-        s += f.x + f.y;
-    }
-    return s;
-}
-__device__ __forceinline__ float sum16(uint4 v, const __nv_fp8_e4m3 *) { return sum16_fp8<__NV_E4M3>(v); }
-__device__ __forceinline__ float sum16(uint4 v, const __nv_fp8_e5m2 *) { return sum16_fp8<__NV_E5M2>(v); }
-__device__ __forceinline__ int sum16(uint4 v, const int8_t *)
-{
-    /* __dp4a(a, 0x01010101, c): the four signed bytes of a, added to c, in one instruction. */
-    return __dp4a((int)v.w, 0x01010101, __dp4a((int)v.z, 0x01010101, __dp4a((int)v.y, 0x01010101, __dp4a((int)v.x, 0x01010101, 0))));
-}
 
 /* One element (the unaligned head and the tail). */
 template <typename T, typename Acc>
@@ -124,8 +82,7 @@ template <typename T, typename Acc, Finish FINISH, int LOADS>
 __global__ void __launch_bounds__(BLOCK) reduce_roofline(const T *x, uint64_t n, float *out, Acc *partials)
 {
     constexpr uint64_t PER_VEC = 16 / sizeof(T);
-    uint64_t head = ((16 - (uintptr_t)x % 16) % 16) / sizeof(T); /* elements before a 16-byte boundary */
-    if (head > n) head = n;
+    uint64_t head = unaligned_head(x, n); /* elements before a 16-byte boundary */
     const uint4 *v = reinterpret_cast<const uint4 *>(x + head);
     uint64_t vectors = (n - head) / PER_VEC;
     uint64_t tail = head + vectors * PER_VEC;

@@ -12,17 +12,13 @@
 
 #include "common.h"
 #include "levels.h"
+#include "packed.h"
 
 #define BLOCK 128 /* the article's block size: 4 warps, so 4 rows per block in the warp-per-row kernels */
 #define WARPS (BLOCK / 32)
 #define FULL_MASK 0xffffffffu
 
-/* The article's Packed<T, N>: N values that move as one aligned load (N x sizeof(T) = 16 bytes here). */
-template <typename T, int N>
-struct alignas(sizeof(T) * N) Packed {
-    T elem[N];
-};
-#define PACK 4 /* floats in 128 bits */
+#define PACK 4 /* floats in 128 bits: the article's Packed<float, PACK> (common/packed.h) */
 
 /* The operators the reductions take (the article's SumOp, and the others softmax needs). */
 struct SumOp {
@@ -147,8 +143,7 @@ __device__ __forceinline__ T block_all_reduce(T v)
  * lanes, not one element per lane, so that a group of one or two lanes reads all of theirs too. */
 __device__ __forceinline__ float packed_share(const float *p, uint64_t cols, unsigned lane, unsigned width)
 {
-    uint64_t head = ((16 - (uintptr_t)p % 16) % 16) / sizeof(float);
-    if (head > cols) head = cols;
+    uint64_t head = unaligned_head(p, cols);
     const Packed<float, PACK> *packs = reinterpret_cast<const Packed<float, PACK> *>(p + head);
     uint64_t count = (cols - head) / PACK, tail = head + count * PACK;
     float s = 0.0f;

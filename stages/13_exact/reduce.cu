@@ -20,6 +20,7 @@
 
 #include "common.h"
 #include "levels.h"
+#include "packed.h"
 
 #define BLOCK 256
 #define WARPS (BLOCK / 32)
@@ -574,8 +575,7 @@ __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum(const T *x,
     __shared__ long long d[DIGITS * THREADS], sum[DIGITS];
     __shared__ int warp_chunks[8][WARPS_HERE];
     __shared__ unsigned flags, warp_largest[WARPS_HERE];
-    uint64_t head = ((16 - (uintptr_t)x % 16) % 16) / sizeof(T); /* elements before a 16-byte boundary */
-    if (head > n) head = n;
+    uint64_t head = unaligned_head(x, n); /* elements before a 16-byte boundary */
     const uint4 *v = reinterpret_cast<const uint4 *>(x + head);
     uint64_t vectors = (n - head) / PER_VEC, tail = head + vectors * PER_VEC;
     uint64_t t = (uint64_t)blockIdx.x * THREADS + threadIdx.x, stride = (uint64_t)gridDim.x * THREADS * UNROLL;
