@@ -69,7 +69,8 @@ DEMOS := $(patsubst stages/%/demo.cu,%,$(sort $(wildcard stages/*/demo.cu)))
 PROGRAM_OBJS := $(BUILD)/program.o $(BUILD)/speed_of_light.o $(BUILD)/gpu.o $(BUILD)/host.o
 HARNESS_OBJS := $(BUILD)/harness.o $(PROGRAM_OBJS)
 # The headers of common/ that a stage's source may include: a change to one builds the stages again.
-COMMON_HEADERS := common/common.h common/host.h common/program.h common/tree.h common/levels.h common/packed.h
+COMMON_HEADERS := common/common.h common/host.h common/program.h common/tree.h common/last_block.h \
+                  common/levels.h common/packed.h
 
 # What a stage.mk adds (it is included below, after these):
 #   PROGRAMS += $(BUILD)/<stage>/<program>, and the rule that builds it

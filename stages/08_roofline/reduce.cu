@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "common.h"
+#include "last_block.h"
 #include "levels.h"
 #include "packed.h" /* 16-byte loads, and sum16: a 16-byte vector's sum for every input type */
 
@@ -57,26 +58,11 @@ __device__ __forceinline__ void atomic_add(float *out, int v) { atomicAdd((int *
  *   ran in. */
 enum Finish { ATOMIC, ONE_LAUNCH, DETERMINISTIC };
 
-/* Blocks that have finished. The last one to arrive sets it back to 0, so it is 0 before every launch
- * (launches on one stream run one after another). */
-__device__ unsigned blocks_done;
+/* The last block to finish is last_block_to_finish's (last_block.h): thread 0 of each block takes a ticket
+ * on blocks_done, releasing the block's sum, and the block that takes the last one sees every other block's.
+ * ONE_LAUNCH's running total is 0 before every launch: the last block takes it and leaves 0. */
 template <typename Acc>
 __device__ Acc running_total;
-
-/* The last block of the grid to get here, in every thread of the block. Release: what the thread wrote
- * before (the block's sum) is visible before the count says so. Acquire: the last block sees what every
- * other block wrote. (Cheaper than a full __threadfence on each side.) */
-__device__ __forceinline__ bool last_block_to_finish()
-{
-    __shared__ bool last;
-    if (threadIdx.x == 0) {
-        cuda::atomic_ref<unsigned, cuda::thread_scope_device> count(blocks_done);
-        last = count.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1;
-        if (last) count.store(0u, cuda::memory_order_relaxed);
-    }
-    __syncthreads();
-    return last;
-}
 
 template <typename T, typename Acc, Finish FINISH, int LOADS>
 __global__ void __launch_bounds__(BLOCK) reduce_roofline(const T *x, uint64_t n, float *out, Acc *partials)

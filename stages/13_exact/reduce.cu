@@ -19,6 +19,7 @@
 #endif
 
 #include "common.h"
+#include "last_block.h" /* the last block to finish, as stage 08 finishes */
 #include "levels.h"
 #include "packed.h"
 
@@ -26,23 +27,6 @@
 #define WARPS (BLOCK / 32)
 #define UNROLL 4 /* 16-byte loads in flight per thread, as in stage 08 */
 #define FULL_MASK 0xffffffffu
-
-/* ---- the last block, as stage 08 finishes ----------------------------------------------------- */
-
-__device__ unsigned blocks_done; /* 0 before every launch: the last block resets it */
-
-__device__ __forceinline__ bool last_block_to_finish()
-{
-    __shared__ bool last;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        cuda::atomic_ref<unsigned, cuda::thread_scope_device> count(blocks_done);
-        last = count.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1;
-        if (last) count.store(0u, cuda::memory_order_relaxed);
-    }
-    __syncthreads();
-    return last;
-}
 
 template <typename T>
 __device__ __forceinline__ T warp_sum(T v)
