@@ -27,6 +27,7 @@
 #define WARPS (BLOCK / 32)
 #define UNROLL 4 /* 16-byte loads in flight per thread, as in stage 08 */
 #define FULL_MASK 0xffffffffu
+#define NOT_16_ALIGNED "the input is not aligned to 16 bytes" /* why a kernel of 16-byte loads refuses it */
 
 template <typename T>
 __device__ __forceinline__ T warp_sum(T v)
@@ -94,7 +95,7 @@ template <int GRID>
 static void run_float_sum(Run *r)
 {
     if ((uintptr_t)r->in % 16) {
-        r->refuse = "the input is not aligned to 16 bytes";
+        r->refuse = NOT_16_ALIGNED;
         return;
     }
     unsigned blocks = GRID == ONE_BLOCK ? 1u : GRID == ONE_PER_SM ? (unsigned)r->sm_count : 8u * r->sm_count;
@@ -167,7 +168,7 @@ static const char *fixed_point_refusal(const float *x, uint64_t n)
 static void run_fixed_point(Run *r)
 {
     if ((uintptr_t)r->in % 16) {
-        r->refuse = "the input is not aligned to 16 bytes";
+        r->refuse = NOT_16_ALIGNED;
         return;
     }
     if ((r->refuse = fixed_point_refusal(r->host_in, r->n))) return;
@@ -669,7 +670,7 @@ static unsigned digits_grid(Run *r, KernelFn kernel, int *per_sm, uint64_t vecto
 static void run_digits(Run *r)
 {
     if ((uintptr_t)r->in % 16) {
-        r->refuse = "the input is not aligned to 16 bytes";
+        r->refuse = NOT_16_ALIGNED;
         return;
     }
     static int per_sm;
@@ -714,21 +715,24 @@ static void run_cub_not_guaranteed(Run *r)
 }
 #endif
 
+/* Why make stage-13 tree cannot record an exact kernel. */
+#define EXACT_NO_TREE "its sum is exact, the same in any order: there is no tree to draw"
+
 static const Kernel kernels[] = {
     {"float_one_block", "1. order matters: fp32, each thread's vectors a grid apart, 1 block",
      run_float_sum<ONE_BLOCK>},
     {"float_block_per_sm", "1. the same kernel with a block per SM", run_float_sum<ONE_PER_SM>},
     {"float_8_blocks_per_sm", "1. the same kernel with 8 blocks per SM", run_float_sum<EIGHT_PER_SM>},
     {"fixed_point", "2. int64 in units of 2^-24: exact for data on that grid, refused otherwise", run_fixed_point,
-     .acc = ACC_EXACT_SUM, .no_tree = "its sum is exact, the same in any order: there is no tree to draw"},
+     .acc = ACC_EXACT_SUM, .no_tree = EXACT_NO_TREE},
     {"digits", "3. every value into 32-bit digits of 2^-149 in shared memory, rounded once", run_digits,
-     .acc = ACC_EXACT_SUM, .no_tree = "its sum is exact, the same in any order: there is no tree to draw"},
+     .acc = ACC_EXACT_SUM, .no_tree = EXACT_NO_TREE},
     {"windows_f32", "4. two exact fp64 windows in front of the digits, 16-byte loads", run_windows<float>,
-     .dtype = DT_F32, .acc = ACC_EXACT_SUM, .no_tree = "its sum is exact, the same in any order: there is no tree to draw"},
+     .dtype = DT_F32, .acc = ACC_EXACT_SUM, .no_tree = EXACT_NO_TREE},
     {"windows_f16", "4. the same for fp16 input", run_windows<__half>, .dtype = DT_F16, .acc = ACC_EXACT_SUM,
-     .no_tree = "its sum is exact, the same in any order: there is no tree to draw"},
+     .no_tree = EXACT_NO_TREE},
     {"windows_bf16", "4. the same for bf16 input", run_windows<__nv_bfloat16>, .dtype = DT_BF16,
-     .acc = ACC_EXACT_SUM, .no_tree = "its sum is exact, the same in any order: there is no tree to draw"},
+     .acc = ACC_EXACT_SUM, .no_tree = EXACT_NO_TREE},
 #ifdef CUB_DETERMINISM
     {"cub_gpu_to_gpu", "CUB's DeviceReduce requiring gpu_to_gpu determinism (CCCL_HOME)", run_cub_gpu_to_gpu,
      .no_tree = CUB_UNRECORDED},
