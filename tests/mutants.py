@@ -139,7 +139,7 @@ MUTANTS = [
     ("06: the error bound's loop 1000 times longer", "stages/06_gridstride/reduce.cu",
      "    r->shape.serial = PER_THREAD;\n", "    r->shape.serial = 1000 * PER_THREAD;\n", "test_gpu.*06_gridstride|test_stage_06", True),
     ("08: the error bound's tree 1000 times deeper", "stages/08_roofline/reduce.cu",
-     "    r->shape.tree = 5 + 5;\n", "    r->shape.tree = 1000 * (5 + 5);\n", "test_gpu.*08_roofline|test_stage_08", True),
+     "    r->shape.tree = BLOCK_SUM_LEVELS;\n", "    r->shape.tree = 1000 * BLOCK_SUM_LEVELS;\n", "test_gpu.*08_roofline|test_stage_08", True),
 ]
 
 

@@ -12,9 +12,10 @@
  * 提示：for (unsigned s = 1; s < BLOCK; s *= 2) { unsigned index = 2 * s * tid; if (index < BLOCK) ...; __syncthreads(); }
  * 提示：下面的桩只加载了线程块负责的那一段；缺少归约树，所以每个线程块只加了一个元素。 */
 #include "stage.h"
+#include "levels.h"
 
 #define BLOCK 256
-#define LOG2_BLOCK 8
+#define LOG2_BLOCK tree_levels(BLOCK)
 
 #ifdef SOLUTION_FILE
 #include SOLUTION_FILE

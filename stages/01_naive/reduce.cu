@@ -2,11 +2,12 @@
  * GPU, each correct for any N: every block reduces its slice to one partial sum (finished on the CPU),
  * or every element is atomically added to the result. */
 #include "stage.h"
+#include "levels.h"
 
 #define BLOCK 256
-#define LOG2_BLOCK 8
+#define LOG2_BLOCK tree_levels(BLOCK)
 #define LEETCUDA_BLOCK 128 /* the LeetCUDA article's block size (its §3.5 counts 7 = log2 128 steps) */
-#define LOG2_LEETCUDA_BLOCK 7
+#define LOG2_LEETCUDA_BLOCK tree_levels(LEETCUDA_BLOCK)
 
 /* LeetCUDA reduce article §二: one fp32 accumulator, one element after another. Every addition waits
  * for the one before (the compiler may not reorder floating-point additions), and once the sum is

@@ -7,9 +7,10 @@
  * 提示：i = blockIdx.x * (4 * BLOCK) + tid；当 i + k * BLOCK < n 时，对 k = 0..3 累加 x[i + k * BLOCK]。
  * 提示：下面的桩只加载了四个元素中的第一个。 */
 #include "stage.h"
+#include "levels.h"
 
 #define BLOCK 256
-#define LOG2_BLOCK 8
+#define LOG2_BLOCK tree_levels(BLOCK)
 
 #ifdef SOLUTION_FILE
 #include SOLUTION_FILE

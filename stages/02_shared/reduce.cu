@@ -1,9 +1,11 @@
 /* Stage 02: shared memory. Each block loads its slice once into shared memory and reduces it there,
  * with sequential addressing; the per-block partial sums are still finished on the CPU. */
 #include "stage.h"
+#include "levels.h"
 
 #define BLOCK 256
-#define LOG2_BLOCK 8
+#define LOG2_BLOCK tree_levels(BLOCK)
+#define LEETCUDA_BLOCK 128 /* the LeetCUDA article's block size */
 
 /* LeetCUDA reduce article §3.2, reduce blog §2, course chapter v2. At each step the first `offset`
  * threads add the element `offset` away: the active threads stay contiguous, so whole warps drop out
@@ -26,14 +28,14 @@ __global__ void reduce_shared(const float *x, float *partials, uint64_t n)
     if (tid == 0) partials[blockIdx.x] = s_x[0];
 }
 
-template <unsigned B, unsigned LOG2_B>
+template <unsigned B>
 static void run_shared(Run *r)
 {
     unsigned blocks = grid_for(r->n, B, "reduce_shared");
     reduce_shared<B><<<blocks, B>>>(r->in, r->partials, r->n);
     LAUNCH_CHECK("reduce_shared");
     r->host_partials = blocks;
-    r->shape.tree = LOG2_B;
+    r->shape.tree = tree_levels(B);
 }
 
 /* Course chapter v3: every thread adds two elements, BLOCK apart, while loading. Half as many
@@ -65,8 +67,8 @@ static void run_shared_two_loads(Run *r)
 }
 
 static const Kernel kernels[] = {
-    {"reduce_shared_128", "LeetCUDA reduce §3.2: sequential addressing, 128 threads", run_shared<128, 7>},
-    {"reduce_shared", "reduce blog §2 / course chapter v2: sequential addressing, 256 threads", run_shared<BLOCK, LOG2_BLOCK>},
+    {"reduce_shared_128", "LeetCUDA reduce §3.2: sequential addressing, 128 threads", run_shared<LEETCUDA_BLOCK>},
+    {"reduce_shared", "reduce blog §2 / course chapter v2: sequential addressing, 256 threads", run_shared<BLOCK>},
     {"reduce_shared_two_loads", "course chapter v3: first add during the load, half the blocks",
      run_shared_two_loads},
 };

@@ -10,9 +10,10 @@
  * 提示：在 reduce_partials 中循环 for (uint64_t i = tid; i < count; i += BLOCK) v += partials[i];
  * 提示：下面 reduce_partials 的桩只写入 0。 */
 #include "stage.h"
+#include "levels.h"
 
 #define BLOCK 256
-#define LOG2_BLOCK 8
+#define LOG2_BLOCK tree_levels(BLOCK)
 
 __global__ void reduce_block_partials(const float *x, float *partials, uint64_t n)
 {

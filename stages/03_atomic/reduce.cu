@@ -1,9 +1,10 @@
 /* Stage 03: the GPU finishes the sum. Each block reduces its slice in shared memory as in stage 02,
  * then adds its partial sum to the result with one atomicAdd: no copy back, no CPU loop. */
 #include "stage.h"
+#include "levels.h"
 
 #define BLOCK 128 /* the LeetCUDA article's block size */
-#define LOG2_BLOCK 7
+#define LOG2_BLOCK tree_levels(BLOCK)
 
 /* LeetCUDA reduce article §3.3: stage 02's reduce_shared_128, with an atomicAdd for the block's sum.
  * The order in which blocks' atomics land changes from run to run, so the last bits of the result can

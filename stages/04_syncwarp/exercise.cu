@@ -21,6 +21,7 @@
  * 提示：__syncthreads 之后，warp 0 的 lane k < WARPS 读切片 k 的和 s_x[32 * k]，其余 lane 取 0；各 lane 把自己的值存进 warp 0 自己的切片 s_x[lane]；然后 __syncwarp，再调用一次 warp_sum_slice。
  * 提示：下面的桩没有对任何切片求和，把线程 0 的两个元素当成了线程块的和。漏掉一个必需的 __syncwarp 时校验可能照样通过；compute-sanitizer --tool racecheck build/04_syncwarp/exercise --n 1000 会把它报出来。 */
 #include "stage.h"
+#include "levels.h"
 
 #define BLOCK 256
 #define WARPS (BLOCK / 32)
@@ -52,7 +53,7 @@ __global__ void reduce_warps_first(const float *x, float *partials, uint64_t n)
 #endif
 
 /* Each block's sum to the CPU, as reduce_chapter_v4. On an element's path: the add while loading, the
- * 5 levels of its slice, the 5 of warp 0's (its lanes past WARPS add zeros, which round nothing). */
+ * levels of its slice, those of warp 0's (its lanes past WARPS add zeros, which round nothing). */
 static void run_warps_first(Run *r)
 {
     unsigned blocks = grid_for(r->n, 2 * BLOCK, "reduce_warps_first");
@@ -60,7 +61,7 @@ static void run_warps_first(Run *r)
     LAUNCH_CHECK("reduce_warps_first");
     r->host_partials = blocks;
     r->shape.serial = 1;
-    r->shape.tree = 5 + 5;
+    r->shape.tree = LOG2_WARP + LOG2_WARP;
 }
 
 static const Kernel kernels[] = {

@@ -1,11 +1,12 @@
 /* Stage 04: the last 32 elements need no block-wide barrier. Once the tree is down to one warp,
  * __syncthreads (the whole block waits) can become __syncwarp (only the warp waits). */
 #include "stage.h"
+#include "levels.h"
 
 #define BLOCK 256
-#define LOG2_BLOCK 8
+#define LOG2_BLOCK tree_levels(BLOCK)
 #define LEETCUDA_BLOCK 128 /* the LeetCUDA article's block size */
-#define LOG2_LEETCUDA_BLOCK 7
+#define LOG2_LEETCUDA_BLOCK tree_levels(LEETCUDA_BLOCK)
 
 /* The unrolled last warp's first step reads s[tid + 32]: a block of fewer than 64 threads would read
  * past the values the tree leaves (the course chapter's §7.9 pitfall, and the check it recommends). */

@@ -19,6 +19,7 @@
 #include <math.h>
 
 #include "stage.h"
+#include "levels.h"
 
 namespace cg = cooperative_groups;
 
@@ -67,7 +68,7 @@ static void run_cg(Run *r)
     CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(float)));
     reduce_cg<<<blocks, BLOCK>>>(r->in, r->out, r->n);
     LAUNCH_CHECK("reduce_cg");
-    r->shape.tree = 5 + 5;
+    r->shape.tree = LOG2_WARP + LOG2_WARP;
     r->shape.atomic = blocks;
 }
 

@@ -1,14 +1,16 @@
 /* Stage 05: warp shuffles. Lanes of a warp read each other's registers (__shfl_*_sync) instead of
  * going through shared memory, and need no barrier among themselves. */
 #include "stage.h"
+#include "levels.h"
 
 #define FULL_MASK 0xffffffffu
 #define LEETCUDA_BLOCK 128 /* the LeetCUDA article's block size */
-#define LOG2_LEETCUDA_BLOCK 7
+#define LOG2_LEETCUDA_BLOCK tree_levels(LEETCUDA_BLOCK)
 #define BLOCK_1024 1024    /* the reduce blog's reduce_v3, the chapter's v5 (32 warp sums), the shuffle article */
+#define LOG2_WARPS_1024 tree_levels(BLOCK_1024 / 32)
 #define BLOG_BLOCK 256     /* the reduce blog's reduce4: the block its §2 comment "s = 128" implies */
 #define BLOG_WARPS (BLOG_BLOCK / 32)
-static_assert(BLOG_WARPS == 1 << 3, "reduce_warp_shuffle_partials's shape: 3 levels of warp sums");
+#define LOG2_BLOG_WARPS tree_levels(BLOG_WARPS)
 
 /* Load the block's slice into shared memory and halve it until 32 values are left in s_x[0..31]. */
 __device__ void load_and_halve_to_32(TRACED(float) *s_x, const float *x, uint64_t n)
@@ -110,7 +112,7 @@ static void run_warp_shuffle_partials(Run *r)
     reduce_warp_shuffle_partials<<<blocks, BLOG_BLOCK>>>(r->in, r->partials, r->n);
     LAUNCH_CHECK("reduce_warp_shuffle_partials");
     r->host_partials = blocks;
-    r->shape.tree = 5 + 3; /* 32 lanes, then 8 warp sums (the lanes past them add zeros, which round nothing) */
+    r->shape.tree = LOG2_WARP + LOG2_BLOG_WARPS; /* lanes past the warp sums add zeros, which round nothing */
 }
 
 /* Reduce blog §4's reduce_v3, its 优化写法 ("optimised form"), launched with 1024 threads by its launch_reduction:
@@ -133,7 +135,7 @@ __global__ void __launch_bounds__(BLOCK_1024) reduce_warp_shuffle(const float *x
 static void run_warp_shuffle(Run *r)
 {
     launch_block_atomic(r, reduce_warp_shuffle, "reduce_warp_shuffle", BLOCK_1024);
-    r->shape.tree = 5 + 5; /* 32 lanes, then 32 warp sums */
+    r->shape.tree = LOG2_WARP + LOG2_WARPS_1024; /* 32 lanes, then 32 warp sums */
 }
 
 /* Course chapter v5: its v3 (two elements per thread added while loading, half the blocks), each warp's
@@ -162,7 +164,7 @@ static void run_chapter_v5(Run *r)
     LAUNCH_CHECK("reduce_chapter_v5");
     r->host_partials = blocks;
     r->shape.serial = 1;
-    r->shape.tree = 5 + 5; /* 32 lanes, then 32 warp sums */
+    r->shape.tree = LOG2_WARP + LOG2_WARPS_1024; /* 32 lanes, then 32 warp sums */
 }
 
 /* Warp shuffle article §4: a butterfly with __shfl_xor_sync leaves the warp's sum in every lane
@@ -183,7 +185,7 @@ template <typename T>
 static void run_xor_allreduce(Run *r)
 {
     launch_block_atomic(r, reduce_xor_allreduce<T>, "reduce_xor_allreduce", BLOCK_1024);
-    r->shape.tree = 5;
+    r->shape.tree = LOG2_WARP;
     r->shape.atomic = (double)((r->n + 31) / 32); /* one atomic per warp */
 }
 

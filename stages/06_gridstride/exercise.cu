@@ -9,9 +9,10 @@
  * 提示：const float4 *x4 = (const float4 *)x; for (uint64_t j = first; j < n / 4; j += stride) ...
  * 提示：尾部元素是 t < n % 4 时的 x[n / 4 * 4 + t]；下面的桩跳过了它们和所有向量。 */
 #include "stage.h"
+#include "levels.h"
 
 #define BLOCK 256
-#define LOG2_BLOCK 8
+#define LOG2_BLOCK tree_levels(BLOCK)
 #define FULL_MASK 0xffffffffu
 
 /* The block's sum and its one atomicAdd, as reduce_gridstride in reduce.cu does it. */

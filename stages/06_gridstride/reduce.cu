@@ -2,12 +2,13 @@
  * through the tree. Here each thread first adds many elements in registers, so the tree (and the
  * atomic) is paid once per many elements. */
 #include "stage.h"
+#include "levels.h"
 
 #define BLOCK 256
 #define WARPS (BLOCK / 32)
 #define FULL_MASK 0xffffffffu
 #define LEETCUDA_BLOCK 128 /* the LeetCUDA article's block size */
-#define LOG2_LEETCUDA_BLOCK 7
+#define LOG2_LEETCUDA_BLOCK tree_levels(LEETCUDA_BLOCK)
 
 /* LeetCUDA reduce article §3.5: a grid-stride loop, with the article's 128 threads. The grid is sized
  * from the machine (blocks_per_sm), not from N; each thread walks the input in steps of the whole
@@ -47,7 +48,8 @@ static void run_gridstride(Run *r)
 }
 
 /* The block's sum as in chapter v5 (stage 05): shuffle within each warp, warp sums through shared
- * memory, warp 0 adds them and does the block's one atomicAdd. */
+ * memory, warp 0 adds them and does the block's one atomicAdd. Both shuffle trees span a whole warp,
+ * LOG2_WARP levels each (the second's lanes past WARPS add zeros). */
 __device__ void block_sum_atomic(float v, float *out)
 {
     __shared__ TRACED(float) warp_sums[WARPS];
@@ -84,7 +86,7 @@ static void run_per_thread(Run *r)
     reduce_per_thread<PER_THREAD><<<blocks, BLOCK>>>(r->in, r->out, r->n);
     LAUNCH_CHECK("reduce_per_thread");
     r->shape.serial = PER_THREAD;
-    r->shape.tree = 5 + 5;
+    r->shape.tree = LOG2_WARP + LOG2_WARP;
     r->shape.atomic = blocks;
 }
 
@@ -118,7 +120,7 @@ static void run_gridstride_per_thread(Run *r)
     reduce_gridstride_per_thread<PER_THREAD><<<(unsigned)blocks, BLOCK>>>(r->in, r->out, r->n);
     LAUNCH_CHECK("reduce_gridstride_per_thread");
     r->shape.serial = (double)((r->n + blocks * BLOCK - 1) / (blocks * BLOCK));
-    r->shape.tree = 5 + 5;
+    r->shape.tree = LOG2_WARP + LOG2_WARP;
     r->shape.atomic = (double)blocks;
 }
 

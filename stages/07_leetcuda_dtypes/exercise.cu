@@ -12,6 +12,7 @@
 #include <cuda_fp16.h>
 
 #include "stage.h"
+#include "levels.h"
 
 #define NUM_THREADS 256
 #define WARPS (NUM_THREADS / 32)
@@ -54,7 +55,7 @@ static void run_f16x8_pack_f32_gridstride(Run *r)
     f16x8_pack_f32_gridstride<<<blocks, NUM_THREADS>>>((const __half *)r->data, r->out, r->n);
     LAUNCH_CHECK("f16x8_pack_f32_gridstride");
     r->shape.serial = 8.0 * (double)((r->n / 8 + (uint64_t)blocks * NUM_THREADS - 1) / ((uint64_t)blocks * NUM_THREADS)) + 1;
-    r->shape.tree = 5 + 5;
+    r->shape.tree = LOG2_WARP + LOG2_WARP;
     r->shape.atomic = blocks;
 }
 

@@ -14,6 +14,8 @@
 #include <stdio.h>
 
 #include "stage.h"
+#include "levels.h"
+#include "packed.h"
 
 #define FULL_MASK 0xffffffffu
 
@@ -32,12 +34,6 @@ __device__ __forceinline__ void atomic_add_result(float *y, __half s) { atomicAd
 __device__ __forceinline__ void atomic_add_result(float *y, __nv_bfloat16 s) { atomicAdd(y, __bfloat162float(s)); }
 __device__ __forceinline__ void atomic_add_result(float *y, int s) { atomicAdd((int *)y, s); }
 
-/* PACK consecutive elements read with one load: 16 bytes for f32x4, f16x8, bf16x8, fp8x16, i8x16. */
-template <typename T, int PACK>
-struct alignas(sizeof(T) * PACK) Pack {
-    T v[PACK];
-};
-
 /* One tile of blockDim.x * PACK elements per block. Thread t adds elements [PACK t, PACK t + PACK) of
  * the tile in PackAcc, the warp adds its threads' sums in WarpAcc, warp 0 adds the warps' sums in
  * CrossAcc. Unlike LeetCUDA, nothing is read past n and no element past n is added: a thread whose
@@ -50,9 +46,9 @@ __global__ void block_all_reduce_sum(const In *x, float *y, uint64_t n)
     uint64_t i = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) * PACK;
     PackAcc pack = PackAcc(0.0f);
     if (i + PACK <= n) {
-        Pack<In, PACK> p = *reinterpret_cast<const Pack<In, PACK> *>(x + i);
+        Packed<In, PACK> p = *reinterpret_cast<const Packed<In, PACK> *>(x + i);
 #pragma unroll
-        for (int k = 0; k < PACK; k++) pack = pack + static_cast<PackAcc>(p.v[k]);
+        for (int k = 0; k < PACK; k++) pack = pack + static_cast<PackAcc>(p.elem[k]);
     } else {
         for (uint64_t j = i; j < n; j++) pack = pack + static_cast<PackAcc>(x[j]);
     }
@@ -94,7 +90,8 @@ static Shape leetcuda_shape(const int bits[3], int pack, unsigned threads, unsig
         s.acc_bits = ACC_EXACT;
         return s;
     }
-    const double adds[3] = {pack - 1.0, 5, 5}, span[3] = {(double)pack, 32.0 * pack, (double)threads * pack};
+    const double adds[3] = {pack - 1.0, LOG2_WARP, LOG2_WARP};
+    const double span[3] = {(double)pack, 32.0 * pack, (double)threads * pack};
     for (int p = 0; p < 3; p++) {
         if (bits[p] < 24 && adds[p] > 0) {
             *(p == 0 ? &s.serial : &s.tree) += adds[p];
@@ -114,10 +111,10 @@ static void run_block_all_reduce(Run *r)
 {
     /* A pack is read with one load, which must be aligned to its size: refuse an input that is not
      * (--offset), as LeetCUDA's kernels would fault on it. */
-    if ((uintptr_t)r->data % sizeof(Pack<In, PACK>)) {
+    if ((uintptr_t)r->data % sizeof(Packed<In, PACK>)) {
         static char why[96];
         snprintf(why, sizeof why, "the input is not %d-byte aligned, as its packed loads need",
-                 (int)sizeof(Pack<In, PACK>));
+                 (int)sizeof(Packed<In, PACK>));
         r->refuse = why;
         return;
     }

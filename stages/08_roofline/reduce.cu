@@ -9,6 +9,9 @@
 #include <stdint.h>
 
 #include "stage.h"
+#include "last_block.h"
+#include "levels.h"
+#include "packed.h" /* 16-byte loads, and sum16: a 16-byte vector's sum for every input type */
 
 #define BLOCK 512
 #define WARPS (BLOCK / 32)
@@ -21,49 +24,6 @@
  * A block's UNROLL loads are one contiguous tile (BLOCK x UNROLL x 16 bytes = 32 KiB), read as
  * UNROLL coalesced rows. */
 #define UNROLL 4
-
-/* The sum of one 16-byte vector of each input type, in the accumulator (fp32, int32 for int8). */
-__device__ __forceinline__ float sum16(uint4 v, const float *)
-{
-    float4 f = *reinterpret_cast<float4 *>(&v);
-    return (f.x + f.y) + (f.z + f.w);
-}
-/* fp16 and bf16: four pairs, each converted to two floats in one instruction. */
-__device__ __forceinline__ float2 to_float2(__half2 h) { return __half22float2(h); }
-__device__ __forceinline__ float2 to_float2(__nv_bfloat162 h) { return __bfloat1622float2(h); }
-template <typename Pair>
-__device__ __forceinline__ float sum16_pairs(uint4 v)
-{
-    const Pair *h = reinterpret_cast<const Pair *>(&v);
-    float s = 0.0f;
-#pragma unroll
-    for (int k = 0; k < 4; k++) {
-        float2 f = to_float2(h[k]);
-        s += f.x + f.y;
-    }
-    return s;
-}
-__device__ __forceinline__ float sum16(uint4 v, const __half *) { return sum16_pairs<__half2>(v); }
-__device__ __forceinline__ float sum16(uint4 v, const __nv_bfloat16 *) { return sum16_pairs<__nv_bfloat162>(v); }
-template <__nv_fp8_interpretation_t KIND>
-__device__ __forceinline__ float sum16_fp8(uint4 v)
-{
-    const __nv_fp8x2_storage_t *p = reinterpret_cast<const __nv_fp8x2_storage_t *>(&v);
-    float s = 0.0f;
-#pragma unroll
-    for (int k = 0; k < 8; k++) { /* two fp8 values to two halves in one instruction (sm_89+) */
-        float2 f = __half22float2(__half2(__nv_cvt_fp8x2_to_halfraw2(p[k], KIND)));
-        s += f.x + f.y;
-    }
-    return s;
-}
-__device__ __forceinline__ float sum16(uint4 v, const __nv_fp8_e4m3 *) { return sum16_fp8<__NV_E4M3>(v); }
-__device__ __forceinline__ float sum16(uint4 v, const __nv_fp8_e5m2 *) { return sum16_fp8<__NV_E5M2>(v); }
-__device__ __forceinline__ int sum16(uint4 v, const int8_t *)
-{
-    /* __dp4a(a, 0x01010101, c): the four signed bytes of a, added to c, in one instruction. */
-    return __dp4a((int)v.w, 0x01010101, __dp4a((int)v.z, 0x01010101, __dp4a((int)v.y, 0x01010101, __dp4a((int)v.x, 0x01010101, 0))));
-}
 
 /* One element (the unaligned head and the tail). */
 template <typename T, typename Acc>
@@ -83,6 +43,8 @@ __device__ __forceinline__ Acc block_sum(Acc v)
     for (int m = 16; m > 0; m >>= 1) v += __shfl_xor_sync(FULL_MASK, v, m);
     return v; /* every thread of warp 0 has the block's sum */
 }
+/* Its two butterflies span a whole warp each (the second's lanes past WARPS hold zeros). */
+#define BLOCK_SUM_LEVELS (LOG2_WARP + LOG2_WARP)
 
 __device__ __forceinline__ void atomic_add(float *out, float v) { atomicAdd(out, v); }
 __device__ __forceinline__ void atomic_add(float *out, int v) { atomicAdd((int *)out, v); }
@@ -96,33 +58,17 @@ __device__ __forceinline__ void atomic_add(float *out, int v) { atomicAdd((int *
  *   ran in. */
 enum Finish { ATOMIC, ONE_LAUNCH, DETERMINISTIC };
 
-/* Blocks that have finished. The last one to arrive sets it back to 0, so it is 0 before every launch
- * (launches on one stream run one after another). */
-__device__ unsigned blocks_done;
+/* The last block to finish is last_block_to_finish's (last_block.h): thread 0 of each block takes a ticket
+ * on blocks_done, releasing the block's sum, and the block that takes the last one sees every other block's.
+ * ONE_LAUNCH's running total is 0 before every launch: the last block takes it and leaves 0. */
 template <typename Acc>
 __device__ Acc running_total;
-
-/* The last block of the grid to get here, in every thread of the block. Release: what the thread wrote
- * before (the block's sum) is visible before the count says so. Acquire: the last block sees what every
- * other block wrote. (Cheaper than a full __threadfence on each side.) */
-__device__ __forceinline__ bool last_block_to_finish()
-{
-    __shared__ bool last;
-    if (threadIdx.x == 0) {
-        cuda::atomic_ref<unsigned, cuda::thread_scope_device> count(blocks_done);
-        last = count.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1;
-        if (last) count.store(0u, cuda::memory_order_relaxed);
-    }
-    __syncthreads();
-    return last;
-}
 
 template <typename T, typename Acc, Finish FINISH, int LOADS>
 __global__ void __launch_bounds__(BLOCK) reduce_roofline(const T *x, uint64_t n, float *out, Acc *partials)
 {
     constexpr uint64_t PER_VEC = 16 / sizeof(T);
-    uint64_t head = ((16 - (uintptr_t)x % 16) % 16) / sizeof(T); /* elements before a 16-byte boundary */
-    if (head > n) head = n;
+    uint64_t head = unaligned_head(x, n); /* elements before a 16-byte boundary */
     const uint4 *v = reinterpret_cast<const uint4 *>(x + head);
     uint64_t vectors = (n - head) / PER_VEC;
     uint64_t tail = head + vectors * PER_VEC;
@@ -204,10 +150,10 @@ static void run_roofline(Run *r)
     /* A thread's chain: its vectors, the additions inside one vector, the head and tail elements. */
     uint64_t threads = blocks * BLOCK, per_vec = 16 / sizeof(T);
     r->shape.serial = (double)((vectors + threads - 1) / threads) + per_vec / 2 + 1 + 2;
-    r->shape.tree = 5 + 5;
+    r->shape.tree = BLOCK_SUM_LEVELS;
     if (FINISH == DETERMINISTIC) {
         r->shape.serial += (double)((blocks + BLOCK - 1) / BLOCK);
-        r->shape.tree += 10;
+        r->shape.tree += BLOCK_SUM_LEVELS;
     } else if (blocks > 1) {
         r->shape.atomic = (double)blocks;
     }

@@ -21,6 +21,7 @@
  * 提示：第一次运行前，harness 把各行的和填成 NaN，所以收尾的 kernel 必须写入每一行的和，而不是往上加；一行超过 32 个切片时，需要各 lane 的循环，而不是每个 lane 一个切片。
  * 提示：下面的桩在每个线程块里都只加每行的前 BLOCK 个元素，它的收尾也只取第一个切片的和：--fill ones 时，一行 1000 个元素得到 128。 */
 #include "stage.h"
+#include "levels.h"
 
 #define BLOCK 128
 #define WARPS (BLOCK / 32)
@@ -75,7 +76,7 @@ static unsigned splits_for(const Run *r)
     return splits > 1 ? (unsigned)splits : 1;
 }
 
-/* On an element's path: its thread's loop over the slice, block_reduce_sum's 5 + 5 levels, then the
+/* On an element's path: its thread's loop over the slice, block_reduce_sum's two butterflies, then the
  * row's partial sums, which any order adds with at most splits - 1 roundings on one path (the zeros
  * of lanes past them round nothing). */
 static void run_split(Run *r)
@@ -91,7 +92,7 @@ static void run_split(Run *r)
     }
     uint64_t chunk = (r->cols + splits - 1) / splits;
     r->shape.serial = (double)((chunk + BLOCK - 1) / BLOCK);
-    r->shape.tree = 5 + 5 + (splits - 1);
+    r->shape.tree = LOG2_WARP + LOG2_WARP + (splits - 1);
 }
 
 static const Kernel kernels[] = {

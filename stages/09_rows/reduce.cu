@@ -11,17 +11,14 @@
 #include <cub/cub.cuh>
 
 #include "stage.h"
+#include "levels.h"
+#include "packed.h"
 
 #define BLOCK 128 /* the article's block size: 4 warps, so 4 rows per block in the warp-per-row kernels */
 #define WARPS (BLOCK / 32)
 #define FULL_MASK 0xffffffffu
 
-/* The article's Packed<T, N>: N values that move as one aligned load (N x sizeof(T) = 16 bytes here). */
-template <typename T, int N>
-struct alignas(sizeof(T) * N) Packed {
-    T elem[N];
-};
-#define PACK 4 /* floats in 128 bits */
+#define PACK 4 /* floats in 128 bits: the article's Packed<float, PACK> (common/packed.h) */
 
 /* The operators the reductions take (the article's SumOp, and the others softmax needs). */
 struct SumOp {
@@ -105,6 +102,8 @@ __device__ __forceinline__ float block_reduce_sum(float v)
     v = lane < WARPS ? warp_sums[lane] : 0.0f;
     return warp_reduce_sum(v); /* thread 0 has the block's sum */
 }
+/* Its levels: two butterflies over a whole warp each (the second's lanes past WARPS hold zeros). */
+#define BLOCK_REDUCE_LEVELS (LOG2_WARP + LOG2_WARP)
 
 /* The article's BlockAllReduce<ReductionOp, T, block_size> (§3): the block's result in every thread,
  * for any operator. The article reduces with cub::BlockReduce, whose result is valid in thread 0 only,
@@ -134,6 +133,8 @@ __device__ __forceinline__ T block_all_reduce(T v)
     __syncthreads();
     return result;
 }
+/* Its levels in a block of BLOCK threads: the warp's butterfly, then warp 0's over groups of WARPS lanes. */
+#define ALL_REDUCE_LEVELS (LOG2_WARP + tree_levels(WARPS))
 
 /* This thread's share of one row p[0..cols), as thread `lane` of `width`: 16-byte packs where the row
  * allows them. A row starts on a 16-byte boundary only when cols is a multiple of 4 (and the matrix
@@ -142,8 +143,7 @@ __device__ __forceinline__ T block_all_reduce(T v)
  * lanes, not one element per lane, so that a group of one or two lanes reads all of theirs too. */
 __device__ __forceinline__ float packed_share(const float *p, uint64_t cols, unsigned lane, unsigned width)
 {
-    uint64_t head = ((16 - (uintptr_t)p % 16) % 16) / sizeof(float);
-    if (head > cols) head = cols;
+    uint64_t head = unaligned_head(p, cols);
     const Packed<float, PACK> *packs = reinterpret_cast<const Packed<float, PACK> *>(p + head);
     uint64_t count = (cols - head) / PACK, tail = head + count * PACK;
     float s = 0.0f;
@@ -272,14 +272,6 @@ static double serial_adds(uint64_t cols, unsigned threads, int packed)
                   : (double)((cols + threads - 1) / threads);
 }
 
-/* Levels of a butterfly over n lanes (n a power of two). */
-static double levels(unsigned n)
-{
-    double l = 0;
-    for (; n > 1; n /= 2) l++;
-    return l;
-}
-
 /* One warp per row (WARPS rows per block), or one block per row; tree: the reduce's levels. */
 static void launch_warp_rows(Run *r, void (*kernel)(const float *, float *, uint64_t, uint64_t), const char *name,
                              int packed)
@@ -287,7 +279,7 @@ static void launch_warp_rows(Run *r, void (*kernel)(const float *, float *, uint
     kernel<<<grid_for(r->rows, WARPS, name), BLOCK>>>(r->in, r->row_sums, r->rows, r->cols);
     LAUNCH_CHECK(name);
     r->shape.serial = serial_adds(r->cols, 32, packed);
-    r->shape.tree = 5;
+    r->shape.tree = LOG2_WARP;
 }
 
 static void launch_block_rows(Run *r, void (*kernel)(const float *, float *, uint64_t), const char *name, int packed,
@@ -311,17 +303,17 @@ static void run_warp_packed(Run *r)
 
 static void run_block(Run *r)
 {
-    launch_block_rows(r, rows_block_per_row, "rows_block_per_row", 0, 5 + 5);
+    launch_block_rows(r, rows_block_per_row, "rows_block_per_row", 0, BLOCK_REDUCE_LEVELS);
 }
 
 static void run_block_packed(Run *r)
 {
-    launch_block_rows(r, rows_block_per_row_packed, "rows_block_per_row_packed", 1, 5 + 5);
+    launch_block_rows(r, rows_block_per_row_packed, "rows_block_per_row_packed", 1, BLOCK_REDUCE_LEVELS);
 }
 
 static void run_block_cub(Run *r)
 {
-    launch_block_rows(r, rows_block_per_row_cub, "rows_block_per_row_cub", 1, 5 + WARPS); /* warp reduce, then warp sums */
+    launch_block_rows(r, rows_block_per_row_cub, "rows_block_per_row_cub", 1, LOG2_WARP + WARPS); /* warp reduce, then warp sums */
 }
 
 /* The log-sum-exp kernels: a thread's loop and block_all_reduce's levels; the two-pass kernel's terms
@@ -329,13 +321,13 @@ static void run_block_cub(Run *r)
  * most one per addition on the way). */
 static void run_softmax_two_pass(Run *r)
 {
-    launch_block_rows(r, rows_softmax_two_pass, "rows_softmax_two_pass", 0, levels(32) + levels(WARPS));
+    launch_block_rows(r, rows_softmax_two_pass, "rows_softmax_two_pass", 0, ALL_REDUCE_LEVELS);
     r->shape.exps = 1;
 }
 
 static void run_online_softmax(Run *r)
 {
-    launch_block_rows(r, rows_online_softmax, "rows_online_softmax", 0, levels(32) + levels(WARPS));
+    launch_block_rows(r, rows_online_softmax, "rows_online_softmax", 0, ALL_REDUCE_LEVELS);
     r->shape.exps = 1 + r->shape.serial + r->shape.tree;
 }
 
@@ -346,7 +338,7 @@ static void run_welford(Run *r)
     rows_welford<<<grid_for(r->rows, 1, "rows_welford"), BLOCK>>>(r->in, r->row_sums, r->rows, r->cols);
     LAUNCH_CHECK("rows_welford");
     r->shape.serial = serial_adds(r->cols, BLOCK, 0);
-    r->shape.tree = levels(32) + levels(WARPS);
+    r->shape.tree = ALL_REDUCE_LEVELS;
     r->shape.welford = 1;
 }
 
@@ -373,7 +365,7 @@ static void run_subwarp(Run *r)
                                                                                              r->cols, width);
     LAUNCH_CHECK("rows_subwarp_per_row");
     r->shape.serial = serial_adds(r->cols, width, 1);
-    r->shape.tree = levels(width);
+    r->shape.tree = tree_levels(width);
 }
 
 /* The split chosen by the row length, by one rule: the largest group per row (a warp, a block) whose

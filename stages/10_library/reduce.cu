@@ -5,6 +5,7 @@
  * Kahan-compensated fp32 on the same loop. Every kernel but the first reads the input with stage 06's
  * loop (reduce_gridstride_per_thread_8), so the rows differ only in what the chapter changes. */
 #include "stage.h" /* first: the record build (make stage-10 tree) records cooperative groups' own shuffles */
+#include "levels.h"
 
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
@@ -16,12 +17,12 @@ namespace cg = cooperative_groups;
 #define WARPS (BLOCK / 32)
 #define PER_THREAD 8 /* loads in flight per thread and step, as in stage 06 */
 #define CLUSTER 8    /* blocks per cluster: the largest size every sm_90+ GPU supports */
-/* Levels of additions in a block's reduction: shuffles within a warp (5), then the 8 warp sums by an
- * 8-lane shuffle tree (3), by a zero-padded 32-lane one (5), or added one after another by thread 0,
- * as cub::BlockReduce's default algorithm (BLOCK_REDUCE_WARP_REDUCTIONS) does (7). */
-#define TREE_CG_BLOCK (5 + 3)
-#define TREE_TWO_WARPS (5 + 5)
-#define TREE_CUB_BLOCK (5 + WARPS - 1)
+/* Levels of additions in a block's reduction: shuffles within a warp, then the WARPS warp sums by a
+ * WARPS-lane shuffle tree, by a zero-padded 32-lane one, or added one after another by thread 0, as
+ * cub::BlockReduce's default algorithm (BLOCK_REDUCE_WARP_REDUCTIONS) does (WARPS - 1 additions). */
+#define TREE_CG_BLOCK (LOG2_WARP + tree_levels(WARPS))
+#define TREE_TWO_WARPS (LOG2_WARP + LOG2_WARP)
+#define TREE_CUB_BLOCK (LOG2_WARP + WARPS - 1)
 
 /* The accumulators of chapter §7.7.4; all of them start at zero and add one value at a time. */
 struct F32Sum {
@@ -230,12 +231,18 @@ static void run_atomic(Run *r, void (*kernel)(const T *, uint64_t, T *), const c
 
 static void run_cub_block_reduce(Run *r) { run_atomic(r, cub_block_reduce, "cub_block_reduce", TREE_CUB_BLOCK, 1); }
 static void run_cub_warp_reduce(Run *r) { run_atomic(r, cub_warp_reduce, "cub_warp_reduce", TREE_TWO_WARPS, 1); }
-static void run_cg_reduce_warp_tile(Run *r) { run_atomic(r, cg_reduce_warp_tile, "cg_reduce_warp_tile", 5, WARPS); }
+static void run_cg_reduce_warp_tile(Run *r)
+{
+    run_atomic(r, cg_reduce_warp_tile, "cg_reduce_warp_tile", LOG2_WARP, WARPS);
+}
 static void run_cg_reduce_block(Run *r) { run_atomic(r, cg_reduce_block, "cg_reduce_block", TREE_CG_BLOCK, 1); }
-static void run_cg_reduce_tile16(Run *r) { run_atomic(r, cg_reduce_tile16, "cg_reduce_tile16", 4 + 4, 1); }
+static void run_cg_reduce_tile16(Run *r)
+{
+    run_atomic(r, cg_reduce_tile16, "cg_reduce_tile16", tree_levels(TILE) + tree_levels(BLOCK / TILE), 1);
+}
 static void run_cub_warp_scan_aggregate(Run *r)
 {
-    run_atomic(r, cub_warp_scan_aggregate, "cub_warp_scan_aggregate", 5, WARPS);
+    run_atomic(r, cub_warp_scan_aggregate, "cub_warp_scan_aggregate", LOG2_WARP, WARPS);
 }
 
 /* ---- §7.8.1: a cluster of blocks, through distributed shared memory (sm_90+) ------------------ */

@@ -187,11 +187,15 @@ static void check_mpi_options(const char *prog)
     }
 }
 
+/* Stage 08's fp32 kernel that the program runs on each GPU (the same bits on every run): the sum's shard, and
+ * the all-reduce's local comparison. */
+#define F32_KERNEL "roofline_f32_deterministic"
+
 /* The kernels of --kernel: the two parts of the program, with the dtypes each runs. */
 static const struct {
     const char *name, *dtypes, *about;
 } parts[] = {
-    {"sum", "f32", "one fp32 vector (--n) over the GPUs: stage 08's roofline_f32_deterministic on each shard,\n"
+    {"sum", "f32", "one fp32 vector (--n) over the GPUs: stage 08's " F32_KERNEL " on each shard,\n"
                    "             then ncclAllReduce of the G partial sums"},
     {"allreduce", "f32 bf16", "ncclAllReduce (sum, out of place) of whole f32 and bf16 arrays (--sizes, --dtype),\n"
                               "             timed as nccl-tests times it"},
@@ -691,7 +695,7 @@ static int run_arrays(const Options *o, int bf16, int leader, FILE *csv, const c
 {
     size_t elem = bf16 ? 2 : 4;
     const char *dtype = bf16 ? "bf16" : "f32";
-    const Kernel *k = stage08_kernel(bf16 ? "roofline_bf16_f32" : "roofline_f32_deterministic");
+    const Kernel *k = stage08_kernel(bf16 ? "roofline_bf16_f32" : F32_KERNEL);
     ncclDataType_t nccl_type = bf16 ? ncclBfloat16 : ncclFloat32;
     uint64_t max_bytes = 0;
     for (int s = 0; s < stage_options.size_count; s++)
@@ -1019,7 +1023,7 @@ int main(int argc, char **argv)
     }
 
     int failures = 0;
-    const Kernel *k = stage08_kernel("roofline_f32_deterministic");
+    const Kernel *k = stage08_kernel(F32_KERNEL);
     for (int i = 0; do_sum && i < n_count; i++) {
         SumReport sums[MAX_GPUS];
         run_sum(&o, k, ns[i], from_file ? (const float *)file.bytes : NULL, sums);

@@ -19,28 +19,15 @@
 #endif
 
 #include "stage.h"
+#include "last_block.h" /* the last block to finish, as stage 08 finishes */
+#include "levels.h"
+#include "packed.h"
 
 #define BLOCK 256
 #define WARPS (BLOCK / 32)
 #define UNROLL 4 /* 16-byte loads in flight per thread, as in stage 08 */
 #define FULL_MASK 0xffffffffu
-
-/* ---- the last block, as stage 08 finishes ----------------------------------------------------- */
-
-__device__ unsigned blocks_done; /* 0 before every launch: the last block resets it */
-
-__device__ __forceinline__ bool last_block_to_finish()
-{
-    __shared__ bool last;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        cuda::atomic_ref<unsigned, cuda::thread_scope_device> count(blocks_done);
-        last = count.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1;
-        if (last) count.store(0u, cuda::memory_order_relaxed);
-    }
-    __syncthreads();
-    return last;
-}
+#define NOT_16_ALIGNED "the input is not aligned to 16 bytes" /* why a kernel of 16-byte loads refuses it */
 
 template <typename T>
 __device__ __forceinline__ T warp_sum(T v)
@@ -72,6 +59,8 @@ __device__ __forceinline__ T block_sum(T v)
     __syncthreads(); /* warp_sums is free again */
     return v;
 }
+/* Its levels: a warp's, then the warp sums' (the lanes past them add zeros, which round nothing). */
+#define BLOCK_SUM_LEVELS (LOG2_WARP + tree_levels(WARPS))
 
 /* ---- 1. order matters --------------------------------------------------------------------------- */
 
@@ -106,7 +95,7 @@ template <int GRID>
 static void run_float_sum(Run *r)
 {
     if ((uintptr_t)r->in % 16) {
-        r->refuse = "the input is not aligned to 16 bytes";
+        r->refuse = NOT_16_ALIGNED;
         return;
     }
     unsigned blocks = GRID == ONE_BLOCK ? 1u : GRID == ONE_PER_SM ? (unsigned)r->sm_count : 8u * r->sm_count;
@@ -116,7 +105,7 @@ static void run_float_sum(Run *r)
      * share of them and the last block's tree. */
     uint64_t threads = (uint64_t)blocks * BLOCK;
     r->shape.serial = (double)((r->n / 4 + threads - 1) / threads) + 2 + 1 + (blocks > 1 ? (blocks + BLOCK - 1) / BLOCK : 0);
-    r->shape.tree = blocks > 1 ? 8 + 8 : 8;
+    r->shape.tree = blocks > 1 ? 2 * BLOCK_SUM_LEVELS : BLOCK_SUM_LEVELS;
 }
 
 /* ---- 2. integers are associative: fixed point ------------------------------------------------- */
@@ -179,7 +168,7 @@ static const char *fixed_point_refusal(const float *x, uint64_t n)
 static void run_fixed_point(Run *r)
 {
     if ((uintptr_t)r->in % 16) {
-        r->refuse = "the input is not aligned to 16 bytes";
+        r->refuse = NOT_16_ALIGNED;
         return;
     }
     if ((r->refuse = fixed_point_refusal(r->host_in, r->n))) return;
@@ -571,8 +560,7 @@ __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum(const T *x,
     __shared__ long long d[DIGITS * THREADS], sum[DIGITS];
     __shared__ int warp_chunks[8][WARPS_HERE];
     __shared__ unsigned flags, warp_largest[WARPS_HERE];
-    uint64_t head = ((16 - (uintptr_t)x % 16) % 16) / sizeof(T); /* elements before a 16-byte boundary */
-    if (head > n) head = n;
+    uint64_t head = unaligned_head(x, n); /* elements before a 16-byte boundary */
     const uint4 *v = reinterpret_cast<const uint4 *>(x + head);
     uint64_t vectors = (n - head) / PER_VEC, tail = head + vectors * PER_VEC;
     uint64_t t = (uint64_t)blockIdx.x * THREADS + threadIdx.x, stride = (uint64_t)gridDim.x * THREADS * UNROLL;
@@ -682,7 +670,7 @@ static unsigned digits_grid(Run *r, KernelFn kernel, int *per_sm, uint64_t vecto
 static void run_digits(Run *r)
 {
     if ((uintptr_t)r->in % 16) {
-        r->refuse = "the input is not aligned to 16 bytes";
+        r->refuse = NOT_16_ALIGNED;
         return;
     }
     static int per_sm;
@@ -727,21 +715,24 @@ static void run_cub_not_guaranteed(Run *r)
 }
 #endif
 
+/* Why make stage-13 tree cannot record an exact kernel. */
+#define EXACT_NO_TREE "its sum is exact, the same in any order: there is no tree to draw"
+
 static const Kernel kernels[] = {
     {"float_one_block", "1. order matters: fp32, each thread's vectors a grid apart, 1 block",
      run_float_sum<ONE_BLOCK>},
     {"float_block_per_sm", "1. the same kernel with a block per SM", run_float_sum<ONE_PER_SM>},
     {"float_8_blocks_per_sm", "1. the same kernel with 8 blocks per SM", run_float_sum<EIGHT_PER_SM>},
     {"fixed_point", "2. int64 in units of 2^-24: exact for data on that grid, refused otherwise", run_fixed_point,
-     .acc = ACC_EXACT_SUM, .no_tree = "its sum is exact, the same in any order: there is no tree to draw"},
+     .acc = ACC_EXACT_SUM, .no_tree = EXACT_NO_TREE},
     {"digits", "3. every value into 32-bit digits of 2^-149 in shared memory, rounded once", run_digits,
-     .acc = ACC_EXACT_SUM, .no_tree = "its sum is exact, the same in any order: there is no tree to draw"},
+     .acc = ACC_EXACT_SUM, .no_tree = EXACT_NO_TREE},
     {"windows_f32", "4. two exact fp64 windows in front of the digits, 16-byte loads", run_windows<float>,
-     .dtype = DT_F32, .acc = ACC_EXACT_SUM, .no_tree = "its sum is exact, the same in any order: there is no tree to draw"},
+     .dtype = DT_F32, .acc = ACC_EXACT_SUM, .no_tree = EXACT_NO_TREE},
     {"windows_f16", "4. the same for fp16 input", run_windows<__half>, .dtype = DT_F16, .acc = ACC_EXACT_SUM,
-     .no_tree = "its sum is exact, the same in any order: there is no tree to draw"},
+     .no_tree = EXACT_NO_TREE},
     {"windows_bf16", "4. the same for bf16 input", run_windows<__nv_bfloat16>, .dtype = DT_BF16,
-     .acc = ACC_EXACT_SUM, .no_tree = "its sum is exact, the same in any order: there is no tree to draw"},
+     .acc = ACC_EXACT_SUM, .no_tree = EXACT_NO_TREE},
 #ifdef CUB_DETERMINISM
     {"cub_gpu_to_gpu", "CUB's DeviceReduce requiring gpu_to_gpu determinism (CCCL_HOME)", run_cub_gpu_to_gpu,
      .no_tree = CUB_UNRECORDED},
