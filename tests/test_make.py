@@ -33,7 +33,7 @@ esac
 # __pycache__/ anywhere.
 TOP_FOLDERS_LEFT_OUT = {".git", "build", "plots/results"}
 CONFLICT_MARKER = re.compile(rb"^(<{7}|={7}|>{7})( |$)", re.M)
-# What a stage folder holds, all of it written by a person (docs/README.md, "Adding a stage"): its programs
+# What a stage folder holds, all of it written by a person (docs/developers.md, "Adding a stage"): its programs
 # (reduce.cu, exercise.cu, demo.cu, a program of its own and its stage.mk), its READMEs, the articles'
 # figures it quotes, its claims and targets, the kernels it times at every N. What a program makes (records,
 # pictures, results) goes under plots/.
