@@ -238,10 +238,14 @@ class RecordsInto(support.Case):
                     'while [ $# -gt 0 ]; do case $1 in --kernel) k=$2 ;; --record) r=$2 ;; esac; shift; done\n'
                     'cp "made-up/$k.csv" "$r"\n')
         os.chmod(fake, 0o755)
+        def stage_files():
+            return sorted(os.path.relpath(os.path.join(d, f), copy) for d, _, fs in os.walk(os.path.join(copy, "stages"))
+                          for f in fs)
+        before = stage_files()
         r = support.run(["bash", os.path.join(copy, "scripts", "tree.sh"), "record", stage],
                         env={"REDUCE_PROGRAMS": program, "PROGRAM": None})
         self.assertEqual(r.rc, draw_rc(), r)
-        self.assertFalse(os.path.exists(os.path.join(copy, "stages", stage, "tree")), "a tree/ in the stage's folder")
+        self.assertEqual(stage_files(), before, "tree.sh record wrote into the stages' folders")
         for k in kernels:
             path = f"plots/reference/{primary}/tree/{stage}/{k}.csv"
             with self.subTest(k):
