@@ -54,7 +54,7 @@ import traceback
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, os.path.join(ROOT, "scripts", "report"))
-from common import passed, read_csv  # noqa: E402
+from common import is_device_row, passed, read_csv  # noqa: E402
 
 
 def num(v):
@@ -95,7 +95,7 @@ def committed(dirs):
 
 
 def rows_passed(csv):
-    failed = [r for r in read_csv(csv, "stage pass") if r["pass"] != "" and not passed(r["pass"])]
+    failed = [r for r in read_csv(csv, "stage pass") if not is_device_row(r) and not passed(r["pass"])]
     if not failed:
         return [(True, f"every row of {csv} passed verification")]
     return [(False, f"{len(failed)} rows of {csv} failed verification")]
@@ -106,7 +106,7 @@ def below_peak(csv):
     CSV has it), 0.1% allowed for the CSV's rounding."""
     peak, over = "", []
     for r in read_csv(csv, "stage kernel n gbps l2 pass"):
-        if r["pass"] == "":
+        if is_device_row(r):
             if r["kernel"] == "dram_peak":
                 peak = r["gbps"]
         elif r["l2"] != "warm" and num(r["gbps"]) > num(peak) * 1.001:
@@ -121,7 +121,7 @@ def within_light(csv):
     a write can sit in L2 until after the timed run. 0.1%: the CSV's rounding."""
     sol, floor, runs, problems = 0, None, [], []
     for r in read_csv(csv, "stage kernel dtype n median_us gbps l2 bytes_read pass"):
-        if r["pass"] == "":
+        if is_device_row(r):
             if r["kernel"] == "read_sol":
                 sol = max(sol, num(r["gbps"]))
             if r["kernel"] == "launch_floor" and (floor is None or num(r["median_us"]) < floor):
@@ -187,7 +187,7 @@ def checks_can_fail(folder):
     """No row passed a bound that cannot hold it to account; on the bench's data, a wide accumulator's row is
     unchecked only where its chain is long."""
     csv = f"{folder}/results.csv"
-    rows = [r for r in read_csv(csv, "stage kernel n pass fill rel_bound chain") if r["pass"] != ""]
+    rows = [r for r in read_csv(csv, "stage kernel n pass fill rel_bound chain") if not is_device_row(r)]
     bench = {s: describe(f"{folder}/describe-{s}.txt").get("bench fills", "").split()[:1]
              for s in {r["stage"] for r in rows} if os.path.isfile(f"{folder}/describe-{s}.txt")}
     accs = {s: accumulators(folder, s) for s in bench}
@@ -238,7 +238,7 @@ def within_bound(folder):
         return [(False, f"the accuracy lab's results are committed for {os.path.basename(folder)} ({acc})")]
     outside = [f"{r['stage']} {r['kernel']} {r['fill']} n={r['n']} {r['cond']}"
                for r in read_csv(acc, "stage kernel n pass fill cond")
-               if r["pass"] != "" and not passed(r["pass"]) and r["pass"] != "xfail"]
+               if not is_device_row(r) and not passed(r["pass"]) and r["pass"] != "xfail"]
     return verdict(outside, f"every result of {acc} lies within its bound",
                    f"results of {acc} outside their bound: ")
 
@@ -471,7 +471,7 @@ def series(csv):
     """{(stage, kernel, dtype, l2, fill, cols): {n: the shortest time at n}} of a results CSV's timed rows."""
     out = {}
     for r in read_csv(csv, "stage kernel dtype n median_us l2 pass"):
-        if r["pass"] != "" and num(r["median_us"]) > 0:
+        if not is_device_row(r) and num(r["median_us"]) > 0:
             key = (r["stage"], r["kernel"], r["dtype"], r["l2"], r.get("fill", ""), r.get("cols", ""))
             times = out.setdefault(key, {})
             n = int(num(r["n"]))
@@ -482,7 +482,7 @@ def series(csv):
 def launch_floor(csv):
     """The shortest launch floor of a results CSV's device rows (0 where it has none)."""
     floors = [num(r["median_us"]) for r in read_csv(csv, "stage kernel median_us pass")
-              if r["pass"] == "" and r["kernel"] == "launch_floor"]
+              if is_device_row(r) and r["kernel"] == "launch_floor"]
     return min(floors, default=0)
 
 

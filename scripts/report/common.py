@@ -42,9 +42,13 @@ def write_files(files, folder=""):
         except OSError as e:
             fail(f"{os.path.join(folder, name)}: {e.strerror}")
 
+def is_device_row(r):
+    """Whether a results row is one of the device's (the GPU's own figures): those leave pass empty."""
+    return r["pass"] == ""
+
 def kernel_rows(rows):
-    """The rows of kernels, not the device's (the GPU's own figures, whose pass is empty)."""
-    return [r for r in rows if r["pass"] != ""]
+    """The rows of kernels, not the device's."""
+    return [r for r in rows if not is_device_row(r)]
 
 def flushed(rows):
     return [r for r in kernel_rows(rows) if r["l2"] != "warm"]
@@ -60,7 +64,7 @@ def device(rows):
     """The device rows' figures: DRAM peak and copy (GB/s, the last row's), the fastest read-only bandwidth (sol),
     the shortest launch floor and DRAM round trip (µs, None for none), and l2n (the fp32 elements that fill L2)."""
     def of(kernel, column):
-        return [float(r[column]) for r in rows if r["pass"] == "" and r["kernel"] == kernel and r[column]]
+        return [float(r[column]) for r in rows if is_device_row(r) and r["kernel"] == kernel and r[column]]
     return {"peak": (of("dram_peak", "gbps") or [0])[-1], "copy": (of("d2d_copy", "gbps") or [0])[-1],
             "sol": max(of("read_sol", "gbps") + [0]), "l2n": (of("l2_size", "n") or [0])[-1],
             "floor": min(of("launch_floor", "median_us"), default=None),
