@@ -68,6 +68,10 @@ DEMOS := $(patsubst stages/%/demo.cu,%,$(sort $(wildcard stages/*/demo.cu)))
 # also harness.o (its main) and the parts it calls: measure.o (a kernel timed, checked and reported),
 # data.o (the input in each type), cub.o (CUB's rows) and rows.o (a row stage's references and checks). A stage file includes common/stage.h, which brings
 # gpu.h, host.h, program.h and tree.h; every object is built again when a header of common/ changes.
+# The stages whose table has a kernel of fp64 input: a program that cannot take a float64 --input names them.
+F64_STAGES := $(strip $(foreach s,$(HARNESS_STAGES),$(if $(shell grep -l 'dtype = DT_F64' stages/$s/reduce.cu),$s)))
+$(BUILD)/program.o: NVCCFLAGS += -DF64_STAGES='"$(or $(F64_STAGES),none)"'
+$(BUILD)/program.o: $(BUILD)/f64_stages.txt
 PROGRAM_OBJS := $(BUILD)/program.o $(BUILD)/speed_of_light.o $(BUILD)/gpu.o $(BUILD)/host.o
 HARNESS_PARTS := $(BUILD)/measure.o $(BUILD)/data.o $(BUILD)/cub.o $(BUILD)/rows.o
 HARNESS_OBJS := $(BUILD)/harness.o $(HARNESS_PARTS) $(PROGRAM_OBJS)
@@ -251,6 +255,10 @@ toolkit: need-nvcc
 $(BUILD)/flags.txt: need-nvcc
 	@mkdir -p $(BUILD)
 	@echo '$(NVCC) $(NVCCFLAGS)' | cmp -s - $@ || echo '$(NVCC) $(NVCCFLAGS)' > $@
+
+$(BUILD)/f64_stages.txt: need-nvcc
+	@mkdir -p $(BUILD)
+	@echo '$(F64_STAGES)' | cmp -s - $@ || echo '$(F64_STAGES)' > $@
 
 $(BUILD)/host.o: common/host.c common/host.h
 	@mkdir -p $(BUILD)

@@ -15,7 +15,7 @@ static struct {
     const int64_t *row_offsets;
 } cub_state;
 
-Acc cub_acc(Dtype t) { return t == DT_I8 || t == DT_I32 ? ACC_I32 : ACC_F32; }
+Acc cub_acc(Dtype t) { return t == DT_I8 || t == DT_I32 ? ACC_I32 : t == DT_F64 ? ACC_F64 : ACC_F32; }
 
 struct ToFloat {
     __device__ float operator()(__half x) const { return __half2float(x); }
@@ -45,6 +45,7 @@ static cudaError_t cub_reduce(Dtype t, void *temp, size_t &bytes, const void *in
         return cub::DeviceReduce::TransformReduce(temp, bytes, (const int8_t *)in, (int *)out, (int64_t)n,
                                                   cuda::std::plus<int>(), ToInt(), 0);
     case DT_I32: return cub::DeviceReduce::Sum(temp, bytes, (const int *)in, (int *)out, (int64_t)n);
+    case DT_F64: return cub::DeviceReduce::Sum(temp, bytes, (const double *)in, (double *)out, (int64_t)n);
     default: return cub::DeviceReduce::Sum(temp, bytes, (const float *)in, (float *)out, (int64_t)n);
     }
 }
@@ -76,6 +77,10 @@ static void launch_cub(Run *r)
     size_t bytes = cub_state.temp_bytes;
     CUDA_CHECK(cub_reduce(cub_state.dtype, cub_state.temp, bytes, r->data, r->out, r->n));
     r->shape = shape_cub_reduce(r->n, r->sm_count);
+    if (cub_state.dtype == DT_F64) { /* every addition in fp64; tiles of 8 items a thread, twice as many */
+        r->shape.acc_bits = 53;
+        r->shape.serial += 8.0; /* ceil(2 t / G) 8 <= ceil(t / G) 16 + 8 */
+    }
 }
 
 static void launch_cub_rows(Run *r)

@@ -45,20 +45,20 @@ static float encode(Dtype t, float v, void *bytes, uint64_t i)
 }
 
 /* The fill in type t, n elements of it: random values in [-1, 1) rounded to t (integers in [-128, 127]
- * for int8 and int32), ones, seq, mod100, or large values near t's maximum. Made in h's memory, which holds
- * the largest N (4 bytes an element, the widest type) from its first use on: the memory of a large input is
- * touched once, not once per type. */
+ * for int8 and int32; fp64's with 53 significant bits), ones, seq, mod100, or large values near t's
+ * maximum. Made in h's memory, which holds the largest N of the widest type run from its first use on: the
+ * memory of a large input is touched once, not once per type. */
 static void make_fill(ArrayFile *out, Dtype t, const Data *d, uint64_t n)
 {
     Fill fill = d->fill;
     uint64_t seed = d->seed;
     ArrayFile h = *out;
     if (!h.bytes) {
-        h.bytes = (unsigned char *)malloc(d->max_n * sizeof(float));
+        h.bytes = (unsigned char *)malloc(d->max_n * (t == DT_F32 ? sizeof(float) : d->widest));
         h.values = t == DT_F32 ? (float *)h.bytes : (float *)malloc(d->max_n * sizeof(float)); /* fp32: the same values */
         if (!h.bytes || !h.values) {
             fprintf(stderr, "error: could not allocate %llu bytes of host memory for the input\n",
-                    (unsigned long long)(d->max_n * 2 * sizeof(float)));
+                    (unsigned long long)(d->max_n * (sizeof(float) + d->widest)));
             exit(EXIT_USAGE);
         }
     }
@@ -67,6 +67,12 @@ static void make_fill(ArrayFile *out, Dtype t, const Data *d, uint64_t n)
     if (fill == FILL_COND) fill_cond(h.values, n, seed, d->cond ? d->cond : DEFAULT_COND);
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < (int64_t)n; i++) {
+        if (t == DT_F64) { /* fill_value64's 53 bits (the cond fill's fp32 values as they are); its float rounded */
+            double v = fill == FILL_COND ? h.values[i] : fill_value64(fill, seed, (uint64_t)i) * scale;
+            ((double *)h.bytes)[i] = v;
+            h.values[i] = (float)v;
+            continue;
+        }
         float v = fill == FILL_COND ? h.values[i] : (float)(fill_value(fill, seed, (uint64_t)i) * scale);
         h.values[i] = encode(t, v, h.bytes, (uint64_t)i);
     }
@@ -95,7 +101,7 @@ const ArrayFile *use_dtype(Data *d, Run *r, Dtype t)
     return h;
 }
 
-/* An element of a file's type as a float (exact: every value of these types is an fp32 value). */
+/* An element of a file's type as a float (exact: every value of these types but fp64 is an fp32 value). */
 static float decode(Dtype t, const unsigned char *bytes, uint64_t i)
 {
     switch (t) {
@@ -106,6 +112,7 @@ static float decode(Dtype t, const unsigned char *bytes, uint64_t i)
         return __half2float(__half(__nv_cvt_fp8_to_halfraw(bytes[i], t == DT_FP8_E4M3 ? __NV_E4M3 : __NV_E5M2)));
     case DT_I8: return (float)(int8_t)bytes[i];
     case DT_I32: return (float)((const int32_t *)bytes)[i];
+    case DT_F64: return (float)((const double *)bytes)[i];
     default: return ((const float *)bytes)[i];
     }
 }
@@ -132,9 +139,9 @@ void use_file(Data *d, const ArrayFile *a, const char *prog)
     d->f32.bytes = (unsigned char *)values;
 }
 
-Reference data_reference(const Data *d, const float *x, uint64_t n)
+Reference data_reference(const Data *d, const ArrayFile *a, uint64_t n)
 {
-    Reference r = reference_sum(x, n);
-    r.structured = d->input >= 0;
+    Reference r = a->type == DT_F64 ? reference_sum_f64((const double *)a->bytes, n) : reference_sum(a->values, n);
+    r.structured = d->input >= 0 || a->type == DT_F64;
     return r;
 }

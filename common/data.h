@@ -15,6 +15,7 @@ typedef struct {
     int offset;          /* --offset: elements the input starts past an aligned address (0..15) */
     int input;           /* --input: the file's type (its kernels alone run), -1: a fill */
     uint64_t max_n;      /* the largest size run */
+    int widest;          /* the bytes of an element of the widest type run */
     ArrayFile f32;       /* the fp32 data, for the largest N (bytes and values the same memory) */
     ArrayFile other;     /* another type's, for the size being run */
     char *base;          /* the device buffer: the largest N in fp32, and 64 bytes for --offset */
@@ -27,8 +28,9 @@ const ArrayFile *use_dtype(Data *d, Run *r, Dtype t);
 /* The data of --input: the file's values, a.count of them, decoded to floats; exits EXIT_USAGE (before the
  * GPU is opened) for an int32 past 2^24, which the reference's fp32 copy would not hold exactly. */
 void use_file(Data *d, const ArrayFile *a, const char *prog);
-/* The fp64 reference of the values a kernel reads; a file's data are marked structured (host.h: the
- * worst-case bound alone, since nothing says their rounding errors look random). */
-Reference data_reference(const Data *d, const float *x, uint64_t n);
+/* The fp64 reference of a's first n values, the values a kernel reads. A file's data are marked structured
+ * (host.h: the worst-case bound alone, since nothing says their rounding errors look random), and so are
+ * fp64 data: the probabilistic bound's stagnation term reads fp32 values, which fp64's are not. */
+Reference data_reference(const Data *d, const ArrayFile *a, uint64_t n);
 
 #endif

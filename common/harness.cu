@@ -398,20 +398,24 @@ static void allocate(Bench *b, const Sizes *s, const Options *o, const Device *d
         if (bytes > cub_bytes) cub_bytes = bytes;
         rows_bytes = rows_device_bytes(max_rows);
     }
-    size_t in_bytes = max_n * sizeof(float); /* fp32 is the widest input type; --offset adds < 64 bytes */
+    b->data.widest = sizeof(float); /* fp32's copy is made for the reference and the baseline: at least 4 */
+    for (int t = 0; t < DT_COUNT; t++)
+        if (types_used[t] && dtypes[t].bytes > b->data.widest) b->data.widest = dtypes[t].bytes;
+    size_t in_bytes = max_n * b->data.widest; /* --offset adds < 64 bytes */
     char what[64];
     snprintf(what, sizeof what, "N = %llu", (unsigned long long)max_n);
-    require_gpu_memory(in_bytes * (any_in_place ? 2 : 1) + b->capacity * sizeof(float) + 2 * d->gpu.l2_bytes +
+    size_t pristine_bytes = any_in_place ? max_n * sizeof(float) : 0; /* the in-place kernels read fp32 */
+    require_gpu_memory(in_bytes + pristine_bytes + b->capacity * sizeof(float) + 2 * d->gpu.l2_bytes +
                        cub_bytes + rows_bytes + 2 * COPY_TEST_BYTES + (64u << 20), what, &d->gpu);
 
     Run *r = &b->run;
     b->data.base = (char *)device_alloc(in_bytes + 64, "the input");
     r->partials = (float *)device_alloc(b->capacity * sizeof(float), "the per-block partial sums");
-    r->out = (float *)device_alloc(sizeof(float), "the result");
+    r->out = (float *)device_alloc(sizeof(double), "the result"); /* a double for an fp64 kernel's */
     r->sm_count = d->gpu.sm_count;
     if (any_in_place) {
-        float *pristine = (float *)device_alloc(in_bytes, "the untouched copy of the input");
-        CUDA_CHECK(cudaMemcpy(pristine, use_dtype(&b->data, r, DT_F32)->values, in_bytes, cudaMemcpyHostToDevice));
+        float *pristine = (float *)device_alloc(pristine_bytes, "the untouched copy of the input");
+        CUDA_CHECK(cudaMemcpy(pristine, use_dtype(&b->data, r, DT_F32)->values, pristine_bytes, cudaMemcpyHostToDevice));
         b->pristine = pristine;
     }
     CUDA_CHECK(cudaMallocHost((void **)&b->h_partials, b->capacity * sizeof(float)));
@@ -427,7 +431,7 @@ static int run_size(Bench *b, uint64_t n, const Options *o, const Device *d, FIL
     int input = b->data.input;
     const ArrayFile *f32 = use_dtype(&b->data, &b->run, DT_F32);
     b->run.host_in = f32->values;
-    Reference ref = data_reference(&b->data, f32->values, n);
+    Reference ref = data_reference(&b->data, f32, n);
     /* The baseline: measured here unless it is about to run anyway (in the first stage's own program, where
      * it is the first kernel selected), or the run leaves L2 warm (its rows are in no table with a speed-up
      * column). */
@@ -452,7 +456,7 @@ static int run_size(Bench *b, uint64_t n, const Options *o, const Device *d, FIL
             continue;
         }
         const ArrayFile *h = use_dtype(&b->data, &b->run, t);
-        ref = data_reference(&b->data, h->values, n);
+        ref = data_reference(&b->data, h, n);
         if (!reduce_stage.program.rows) print_group_head(b, t, n, &ref, d);
         Kernel cub = cub_kernel(t, reduce_stage.program.rows);
         CsvRow c = measure(b, &cub, &ref, h->values, o);
@@ -504,11 +508,12 @@ int main(int argc, char **argv)
     bench.cc = d.gpu.cc_major * 10 + d.gpu.cc_minor;
     size_t free_bytes = 0, total_bytes;
     if (data->input >= 0) CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    if (data->input >= 0 && sizes.n[0] * sizeof(float) > free_bytes / 2) { /* its buffer and the harness's beside it */
+    double file_bytes = data->input >= 0 ? sizes.n[0] * (double)(dtypes[data->input].bytes > 4 ? dtypes[data->input].bytes : 4) : 0.0;
+    if (file_bytes > free_bytes / 2) { /* its buffer and the harness's beside it */
         char msg[512];
-        snprintf(msg, sizeof msg, "--input %s: %llu elements need %.1f GiB as fp32 on the GPU, which has %.1f GiB free: "
-                 "too large for this GPU", input_path, (unsigned long long)sizes.n[0],
-                 sizes.n[0] * 4.0 / 1073741824.0, free_bytes / 1073741824.0);
+        snprintf(msg, sizeof msg, "--input %s: %llu elements need %.1f GiB on the GPU (at least 4 bytes each), which "
+                 "has %.1f GiB free: too large for this GPU", input_path, (unsigned long long)sizes.n[0],
+                 file_bytes / 1073741824.0, free_bytes / 1073741824.0);
         usage_error(argv[0], "%s", msg);
     }
     allocate(&bench, &sizes, &o, &d);

@@ -131,7 +131,7 @@ static int cmp_double(const void *a, const void *b)
 
 const DtypeInfo dtypes[DT_COUNT] = {
     {"f32", 4, FLT_MAX}, {"f16", 2, 65504.0}, {"bf16", 2, 3.3895313892515355e38}, {"fp8_e4m3", 1, 448.0},
-    {"fp8_e5m2", 1, 57344.0}, {"i8", 1, 127.0}, {"i32", 4, 2147483520.0},
+    {"fp8_e5m2", 1, 57344.0}, {"i8", 1, 127.0}, {"i32", 4, 2147483520.0}, {"f64", 8, DBL_MAX},
 };
 
 /* The Dtype of a type's name, or -1. */
@@ -158,7 +158,7 @@ static const char *npy_value(const char *header, const char *key)
 static int npy_header(const char *header, ArrayFile *a, char *err, size_t err_size)
 {
     static const char *const descr[][2] = {{"'<f4'", "f32"}, {"'<f2'", "f16"}, {"'|i1'", "i8"}, {"'<i1'", "i8"},
-                                           {"'<i4'", "i32"}};
+                                           {"'<i4'", "i32"}, {"'<f8'", "f64"}};
     const char *d = npy_value(header, "descr"), *f = npy_value(header, "fortran_order"), *sh = npy_value(header, "shape");
     if (!d || !f || !sh || *sh != '(') return snprintf(err, err_size, "a malformed .npy header (no descr, fortran_order or shape)"), -1;
     a->type = -1;
@@ -166,7 +166,7 @@ static int npy_header(const char *header, ArrayFile *a, char *err, size_t err_si
         if (!strncmp(d, descr[i][0], strlen(descr[i][0]))) a->type = parse_type_name(descr[i][1]);
     if (a->type < 0) {
         int len = (int)strcspn(d, ",}");
-        return snprintf(err, err_size, "a .npy of dtype %.*s: the programs read float32, float16, int8 and int32 "
+        return snprintf(err, err_size, "a .npy of dtype %.*s: the programs read float32, float64, float16, int8 and int32 "
                                        "(little-endian; bf16 and fp8 as raw bytes with --dtype)", len, d), -1;
     }
     if (strncmp(f, "False", 5)) return snprintf(err, err_size, "a .npy in Fortran order: save it in C order (numpy.ascontiguousarray)"), -1;
@@ -315,6 +315,21 @@ float fill_value(Fill f, uint64_t seed, uint64_t i)
         int64_t m = (int64_t)(mix64(seed * 0x9e3779b97f4a7c15ull + i) >> 40);
         return (float)(m - (1 << 23)) / (float)(1 << 23);
     }
+    }
+}
+
+double fill_value64(Fill f, uint64_t seed, uint64_t i)
+{
+    uint64_t z = mix64(seed * 0x9e3779b97f4a7c15ull + i);
+    switch (f) {
+    case FILL_RANDOM: return ldexp((double)(int64_t)(z >> 11) - 4503599627370496.0, -52); /* (m - 2^52) / 2^52 */
+    case FILL_SHIFTED: return fill_value64(FILL_RANDOM, seed, i) + 0.5;                 /* exact: 2^-53 grid */
+    case FILL_WIDE: {
+        int large = (int)(z & 1), negative = large ? ((z >> 1) & 3) == 0 : (int)((z >> 1) & 1);
+        double v = ldexp(1.0 + ldexp((double)(z >> 12), -52), large ? 19 : -20); /* 53 bits: exact */
+        return negative ? -v : v;
+    }
+    default: return fill_value(f, seed, i);
     }
 }
 
@@ -467,6 +482,116 @@ Reference reference_sum(const float *x, uint64_t n)
     return r;
 }
 
+/* The exact sum of fp64 values, as ExactSum's of fp32 but in units of 2^-1074: a finite fp64 value is an
+ * integer q < 2^53 times 2^(e - 1074), 0 <= e < 2046, added as q 2^e in three 32-bit digits. 68 digits
+ * reach 2^2176: the range of fp64 with room for 2^78 inputs. */
+#define EXACT64_DIGITS 68
+typedef struct {
+    int64_t digit[EXACT64_DIGITS];
+} ExactSum64;
+
+static void exact64_add(ExactSum64 *a, double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    unsigned field = (unsigned)(bits >> 52 & 0x7ffu), e = field ? field - 1 : 0;
+    uint64_t q = (bits & 0xfffffffffffffull) | (field ? 1ull << 52 : 0);
+    unsigned __int128 mag = (unsigned __int128)q << (e % 32); /* < 2^85 */
+    int sign = bits >> 63 ? -1 : 1;
+    for (unsigned k = 0; k < 3; k++) a->digit[e / 32 + k] += sign * (int64_t)(uint64_t)(mag >> (32 * k) & 0xffffffffu);
+}
+
+static void exact64_carry(ExactSum64 *a)
+{
+    for (int k = 0; k + 1 < EXACT64_DIGITS; k++) {
+        int64_t carry = a->digit[k] >> 32; /* arithmetic shift: floor division by 2^32 */
+        a->digit[k] -= carry * 4294967296LL;
+        a->digit[k + 1] += carry;
+    }
+}
+
+/* Bit b of a carried, non-negative total. */
+static unsigned exact64_bit(const ExactSum64 *a, int b) { return (unsigned)(a->digit[b / 32] >> (b % 32) & 1); }
+
+/* A carried total, rounded once to a format of p significand bits whose smallest unit is 2^min_exp (fp64:
+ * 53, -1074; fp32: 24, -149): to nearest, ties to even, by integer arithmetic on its bits. The rounded
+ * significand q has at most p bits (p + 1 after a carry, which is 2^p) and ldexp(q, unit) is exact, or Inf
+ * where it passes the format's largest value, as IEEE rounds. */
+static double exact64_round(ExactSum64 a, int p, int min_exp)
+{
+    int negative = a.digit[EXACT64_DIGITS - 1] < 0;
+    if (negative) {
+        for (int k = 0; k < EXACT64_DIGITS; k++) a.digit[k] = -a.digit[k];
+        exact64_carry(&a);
+    }
+    int top = EXACT64_DIGITS * 32 - 1;
+    while (top >= 0 && !exact64_bit(&a, top)) top--;
+    if (top < 0) return 0.0;
+    int unit = top - (p - 1) - 1074 > min_exp ? top - (p - 1) - 1074 : min_exp; /* the result's last place */
+    int drop = unit + 1074;                                                       /* bits below it, >= 0 */
+    uint64_t q = 0;
+    for (int b = top; b >= drop; b--) q = q << 1 | exact64_bit(&a, b);
+    if (drop > 0) {
+        unsigned half = exact64_bit(&a, drop - 1), sticky = 0;
+        for (int b = 0; b < drop - 1 && !sticky; b++) sticky = exact64_bit(&a, b);
+        q += half && (sticky || (q & 1));
+    }
+    double r = p < 53 ? (double)ldexpf((float)q, unit) : ldexp((double)q, unit);
+    return negative ? -r : r;
+}
+
+Reference reference_sum_f64(const double *x, uint64_t n)
+{
+    Reference r = {0.0, 0.0, 1, 0, -INFINITY, 0.0, 0.0, 0, 0.0f};
+    int64_t chunks = (int64_t)((n + CHUNK - 1) / CHUNK);
+    ExactSum64 total;
+    memset(&total, 0, sizeof total);
+    int nonint = 0, nan = 0, plus_inf = 0, minus_inf = 0, not_minus_zero = 0;
+    double abs_sum = 0.0, max = -INFINITY, max_abs = 0.0;
+#pragma omp parallel for ordered schedule(static, 1) reduction(|| : nonint, nan, plus_inf, minus_inf, not_minus_zero) \
+    reduction(max : max, max_abs) if (chunks > 1)
+    for (int64_t k = 0; k < chunks; k++) {
+        ExactSum64 part;
+        memset(&part, 0, sizeof part);
+        double ka = 0.0;
+        uint64_t end = (uint64_t)(k + 1) * CHUNK < n ? (uint64_t)(k + 1) * CHUNK : n;
+        for (uint64_t i = (uint64_t)k * CHUNK; i < end; i++) {
+            double v = x[i];
+            if (isnan(v)) nan = 1;
+            else if (isinf(v)) *(v > 0 ? &plus_inf : &minus_inf) = 1;
+            else exact64_add(&part, v);
+            if (!(v == 0.0 && signbit(v))) not_minus_zero = 1;
+            if (v != floor(v)) nonint = 1;
+            ka += fabs(v);
+            if (v > max) max = v;
+            if (fabs(v) > max_abs) max_abs = fabs(v);
+        }
+        exact64_carry(&part);
+#pragma omp ordered
+        {
+            for (int d = 0; d < EXACT64_DIGITS; d++) total.digit[d] += part.digit[d];
+            exact64_carry(&total);
+            abs_sum += ka;
+        }
+    }
+    r.non_finite = nan || plus_inf || minus_inf;
+    r.all_integers = !nonint;
+    r.abs_sum = abs_sum;
+    r.max = max;
+    r.max_abs = max_abs;
+    if (nan || (plus_inf && minus_inf)) {
+        r.sum = NAN;
+    } else if (plus_inf || minus_inf) {
+        r.sum = plus_inf ? INFINITY : -INFINITY;
+    } else {
+        r.sum = exact64_round(total, 53, -1074);
+        r.sum32 = (float)exact64_round(total, 24, -149);
+        if (n && !not_minus_zero) r.sum = -0.0, r.sum32 = -0.0f; /* every input -0: so is every IEEE sum of them */
+    }
+    if (r.non_finite) r.sum32 = (float)r.sum;
+    return r;
+}
+
 Reference reference_logsumexp(const float *x, uint64_t n)
 {
     Reference r = {0.0, 1.0, 0, 0, -INFINITY, 0.0, 0.0, 0, 0.0f};
@@ -544,7 +669,7 @@ Moments reference_moments(const float *x, uint64_t n)
 
 Shape shape_unknown(uint64_t n)
 {
-    Shape s = {0.0, 0.0, 0.0, 0, 0.0, 0.0, 0.0, 0};
+    Shape s = {0.0, 0.0, 0.0, 0, 0.0, 0.0, 0.0, 0, 0};
     s.serial = n > 1 ? (double)(n - 1) : 1.0;
     return s;
 }
@@ -563,7 +688,7 @@ Shape shape_cub_reduce(uint64_t n, int sm_count)
 {
     double tiles = ceil((double)n / 4096.0);
     double g_min = sm_count ? fmin(tiles, 5.0 * sm_count) : 1.0, g_max = sm_count ? fmin(tiles, 40.0 * sm_count) : 1.0;
-    Shape s = {0.0, 0.0, 0.0, 0, 0.0, 0.0, 0.0, 0};
+    Shape s = {0.0, 0.0, 0.0, 0, 0.0, 0.0, 0.0, 0, 0};
     s.serial = ceil(tiles / fmax(g_min, 1.0)) * 16.0 + (g_max > 1.0 ? ceil(g_max / 4096.0) * 16.0 : 0.0);
     s.tree = (g_max > 1.0 ? 2.0 : 1.0) * (5.0 + 7.0);
     return s;
@@ -598,9 +723,9 @@ double unit_roundoff(int significand_bits)
  * most 8) and for the check fills; data made of whole blocks of tiny values among huge ones would break
  * it, which is what the worst-case bound and the accuracy lab are for.
  * A path through d1 additions in one precision (u1) and d2 in another (u2: a half-precision pack or
- * tree, then fp32 additions and fp32 atomics, d2 = wide + atomic) uses d u -> d1 u1 + d2 u2 and
- * d u^2 -> d1 u1^2 + d2 u2^2 in both formulas (the same first-order argument, term by term); the
- * stagnation threshold takes the larger u. The reference adds its own error, its one rounding (reference_error).
+ * tree, then fp32 additions and fp32 atomics, d2 = wide + atomic; fp64 atomics where Shape.wide_bits says
+ * so) uses d u -> d1 u1 + d2 u2 and d u^2 -> d1 u1^2 + d2 u2^2 in both formulas (the same first-order
+ * argument, term by term); the stagnation threshold takes the larger u. The reference adds its own error, its one rounding (reference_error).
  * The probabilistic bound needs rounding errors that behave as random, which the fills' random
  * significands give. Integer data (past 2^p) and data of unknown make (a file, Reference.structured) need
  * not: values on a coarse grid, repeating, round the same way at every addition (a file of values k/8 summed
@@ -624,7 +749,7 @@ double sum_tolerance(Shape s, const Reference *ref, const float *x, uint64_t n)
     if (s.acc_bits == ACC_EXACT) return 0.0;
     int narrow = s.acc_bits ? s.acc_bits : 24;
     if (ref->all_integers && ref->abs_sum <= ldexp(1.0, narrow < 24 ? narrow : 24)) return 0.0;
-    double u1 = unit_roundoff(narrow), u2 = unit_roundoff(24);
+    double u1 = unit_roundoff(narrow), u2 = unit_roundoff(s.wide_bits ? s.wide_bits : 24);
     double d1 = s.serial + s.tree, d2 = s.wide + s.atomic;
     if (d1 + d2 < 1.0) d1 = 1.0;
     double du = d1 * u1 + d2 * u2, du2 = d1 * u1 * u1 + d2 * u2 * u2;

@@ -36,7 +36,7 @@ int parse_int(const char *s, long lo, long hi, long *out);
  * an article sums integers) and a file's (--input, --dtype). Their one table, dtypes (host.c), in this
  * order: the name --describe, the CSV and --dtype use, the bytes of an element, the largest finite value
  * (--fill large scales [0.5, 1) to it). */
-typedef enum { DT_F32, DT_F16, DT_BF16, DT_FP8_E4M3, DT_FP8_E5M2, DT_I8, DT_I32, DT_COUNT } Dtype;
+typedef enum { DT_F32, DT_F16, DT_BF16, DT_FP8_E4M3, DT_FP8_E5M2, DT_I8, DT_I32, DT_F64, DT_COUNT } Dtype;
 typedef struct {
     const char *name;
     int bytes;
@@ -50,11 +50,12 @@ typedef struct {
     int type;                   /* a Dtype */
     uint64_t count, rows, cols; /* its elements; a 2-D array's shape (rows 0: one dimension) */
     unsigned char *bytes;       /* count elements (malloc'd; free it) */
-    float *values;              /* the same count values as floats (every value of these types is one), where
-                                   the program needs them: the reference reads them (NULL: not made) */
+    float *values;              /* the same count values as floats, where the program needs them: the reference
+                                   reads them (NULL: not made); exact for every type but f64, whose reference
+                                   reads its bytes (reference_sum_f64) */
 } ArrayFile;
 /* Reads PATH whole into out (values NULL), or nothing: a NumPy .npy file (format 1.0, 2.0 or 3.0, C order,
- * little-endian, one or two dimensions, of float32, float16, int8 or int32) or, with raw_type (a dtype's
+ * little-endian, one or two dimensions, of float32, float64, float16, int8 or int32) or, with raw_type (a dtype's
  * name), raw bytes of that type. Returns 0, or -1 with a one-line reason in err (malformed header, a type
  * the programs do not read, a --dtype the file contradicts, truncated or trailing bytes, unreadable, empty). */
 int read_array_file(const char *path, const char *raw_type, ArrayFile *out, char *err, size_t err_size);
@@ -81,6 +82,9 @@ const char *fill_name(Fill f);
  * element NONFINITE_INDEX is a NaN (+Inf), which the result must show. */
 #define NONFINITE_INDEX 777
 float fill_value(Fill f, uint64_t seed, uint64_t i);
+/* The same fills in fp64, with fp64's 53 significant bits where fill_value has 24 (random, shifted, wide:
+ * the same distributions, every value exact in fp64); the others are fill_value's values. */
+double fill_value64(Fill f, uint64_t seed, uint64_t i);
 void fill_array(float *x, uint64_t n, Fill f, uint64_t seed);
 
 /* The accuracy fills (course chapter §7.7.4: "values near 1e-6 and 1e6, small ones are lost").
@@ -113,6 +117,10 @@ typedef struct {
     float sum32;          /* reference_sum's: the exact sum rounded once to fp32 (Inf past FLT_MAX) */
 } Reference;
 Reference reference_sum(const float *x, uint64_t n);
+/* The same of fp64 values: their exact sum, an integer in units of 2^-1074, rounded once to fp64 (sum) and
+ * once to fp32 (sum32), both to nearest, ties to even, Inf past the format's largest value; an exact
+ * total of 0 is -0 only where every input is -0, as IEEE's additions give. */
+Reference reference_sum_f64(const double *x, uint64_t n);
 
 /* The log-sum-exp of x[0..n), LSE = max + log(sum exp(x_i - max)) (softmax's max and sum in one number),
  * in fp64: sum is the LSE, abs_sum the sum of exp(x_i - max) (positive terms, at least 1), max the
@@ -140,6 +148,7 @@ typedef struct {
     int welford;     /* 1: a row stage's kernel that merges Welford states (count, mean, M2) where others add
                         (serial: merges in a thread's loop, tree: levels after it); it writes each row's mean to
                         row_sums[row] and its variance to row_sums[rows + row] (see moments_tolerance) */
+    int wide_bits;   /* significand bits of the wide and atomic additions: 0 = fp32 (24), 53 = fp64 atomics */
 } Shape;
 #define ACC_EXACT (-1)
 Shape shape_unknown(uint64_t n);

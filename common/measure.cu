@@ -32,7 +32,7 @@ static int overflow_possible(const Kernel *k, const Shape *s, const Reference *r
 {
     if (ref->non_finite || k->acc == ACC_EXACT_SUM) return 0; /* a NaN or Inf must show; an exact sum has no overflow */
     if (s->acc_bits == ACC_EXACT) return fabs(ref->sum) > 2147483647.0;
-    if (ref->abs_sum > FLT_MAX) return 1;
+    if (ref->abs_sum > (k->dtype == DT_F64 ? DBL_MAX : FLT_MAX)) return 1; /* an fp64 kernel's result is fp64 */
     return (k->acc == ACC_F16 || k->acc == ACC_BF16) && max_chunk_abs_sum(values, n, s->span) > accumulators[k->acc].max;
 }
 
@@ -104,15 +104,19 @@ static void check_run(void *ctx)
     } else {
         if (r->has_host_result) {
             c->result = r->host_result;
-        } else if (!r->host_partials) {
-            float out;
-            CUDA_CHECK(cudaMemcpy(&out, r->out, sizeof out, cudaMemcpyDeviceToHost));
-            int as_int;
-            memcpy(&as_int, &out, sizeof as_int);
-            c->result = c->k->acc == ACC_I32 ? (double)as_int : (double)out;
+        } else if (!r->host_partials) { /* a float, an int (ACC_I32), or a double (fp64 input) */
+            unsigned char out[8];
+            CUDA_CHECK(cudaMemcpy(out, r->out, c->k->dtype == DT_F64 ? 8 : 4, cudaMemcpyDeviceToHost));
+            float f;
+            int i;
+            memcpy(&f, out, 4);
+            memcpy(&i, out, 4);
+            memcpy(&c->result, out, 8);
+            if (c->k->dtype != DT_F64) c->result = c->k->acc == ACC_I32 ? (double)i : (double)f;
         }
         if (c->runs == 0) c->tol = c->k->op == OP_MAX ? 0.0 : sum_tolerance(r->shape, &c->want, c->values, r->n);
         c->pass &= result_passes(c->result, &c->want, c->tol);
+        if (c->k->acc == ACC_EXACT_SUM && c->result == 0.0) c->pass &= !signbit(c->result) == !signbit(c->want.sum); /* bits */
     }
     if (c->runs == 0) c->row->result = c->result;
     else if (memcmp(&c->row->result, &c->result, sizeof c->result)) c->row->same_bits = 0;
@@ -138,13 +142,14 @@ CsvRow measure(Bench *b, const Kernel *k, const Reference *ref, const float *val
     c.values = values;
     c.want = *ref;
     if (k->op == OP_MAX) c.want.sum = ref->max; /* a maximum involves no rounding: the largest input exactly */
-    if (k->acc == ACC_EXACT_SUM) c.want.sum = ref->sum32; /* the exact sum rounded once to fp32, bit for bit (bound 0) */
+    /* The exact sum rounded once to the result's format, bit for bit (bound 0): fp32, or fp64 for fp64 input. */
+    if (k->acc == ACC_EXACT_SUM && k->dtype != DT_F64) c.want.sum = ref->sum32;
     c.pass = row.same_bits = 1;
     c.row = &row;
     TimedRun t = {prepare_run, run_kernel, check_run, &c, b->warm ? NULL : &b->flush};
     /* The first run, checked with the partials poisoned with NaN, so a partial that no block wrote shows. */
     CUDA_CHECK(cudaMemset(r->partials, 0xff, PARTIALS_CAPACITY(r->n) * sizeof(float)));
-    CUDA_CHECK(cudaMemset(r->out, 0xff, sizeof(float)));
+    CUDA_CHECK(cudaMemset(r->out, 0xff, sizeof(double)));
     if (b->row_stage) CUDA_CHECK(cudaMemset(r->row_sums, 0xff, 2 * r->rows * sizeof(float)));
     double first_us = time_runs(&t, 0, 1, NULL);
     if (r->refuse) {

@@ -28,12 +28,17 @@ __device__ __forceinline__ uint64_t unaligned_head(const T *x, uint64_t n)
     return head;
 }
 
-/* The sum of one 16-byte vector of each input type, in the accumulator (fp32, int32 for int8); the
- * second argument, the input's pointer, picks the type. */
+/* The sum of one 16-byte vector of each input type, in the accumulator (fp32, int32 for int8, fp64 for
+ * fp64); the second argument, the input's pointer, picks the type. */
 __device__ __forceinline__ float sum16(uint4 v, const float *)
 {
     float4 f = *reinterpret_cast<float4 *>(&v);
     return (f.x + f.y) + (f.z + f.w);
+}
+__device__ __forceinline__ double sum16(uint4 v, const double *)
+{
+    double2 f = *reinterpret_cast<double2 *>(&v);
+    return f.x + f.y;
 }
 /* fp16 and bf16: four pairs, each converted to two floats in one instruction. */
 __device__ __forceinline__ float2 to_float2(__half2 h) { return __half22float2(h); }

@@ -405,8 +405,12 @@ int read_input(const char *prog, const Options *o, const Program *p, const char 
     char padded[128];
     snprintf(padded, sizeof padded, "%s ", taken);
     if (!strstr(padded, name)) {
-        snprintf(msg, sizeof msg, "--input %s holds %s values; this program's kernels take:%s", input_path,
-                 dtypes[a->type].name, taken);
+        int n = snprintf(msg, sizeof msg, "--input %s holds %s values; this program's kernels take:%s", input_path,
+                         dtypes[a->type].name, taken);
+        if (a->type == DT_F64) /* F64_STAGES: the stages with an fp64 kernel (the Makefile finds them) */
+            snprintf(msg + n, sizeof msg - n, ". Sum it with a stage whose kernels take f64 (%s: make stage-NN run "
+                     "ARGS=\"--input FILE\"), or convert it, rounding each value to float32: python3 -c \"import numpy "
+                     "as np; np.save('x32.npy', np.load('%s').astype(np.float32))\"", F64_STAGES, input_path);
         usage_error(prog, "%s", msg);
     }
     return 1;

@@ -154,7 +154,7 @@ static void test_accuracy_fills(void)
             c = (t - s) - y;
             s = t;
         }
-        Shape kahan = {3, 0, 0, 0, 0, 0, 0, 0};
+        Shape kahan = {3, 0, 0, 0, 0, 0, 0, 0, 0};
         double tol = sum_tolerance(kahan, &ref, w, n);
         kahan_ok &= fabs((double)(s - c) - ref.sum) <= tol;
         plain_misses += fabs((double)plain - ref.sum) > 3 * tol;
@@ -193,7 +193,7 @@ static void test_tolerance(void)
 
     float serial = 0.0f; /* one thread, one long chain */
     for (int i = 0; i < N; i++) serial += x[i];
-    Shape chain = {(double)N, 0, 0, 0, 0, 0, 0, 0};
+    Shape chain = {(double)N, 0, 0, 0, 0, 0, 0, 0, 0};
     double tol_chain = sum_tolerance(chain, &ref, x, N);
 #ifdef _OPENMP
     int threads = omp_get_max_threads();
@@ -216,7 +216,7 @@ static void test_tolerance(void)
     Reference stag_ref = reference_sum(stag, N + 1);
     float stag_sum = 0.0f;
     for (int i = 0; i <= N; i++) stag_sum += stag[i];
-    Shape stag_chain = {(double)N + 1, 0, 0, 0, 0, 0, 0, 0};
+    Shape stag_chain = {(double)N + 1, 0, 0, 0, 0, 0, 0, 0, 0};
     check(stag_sum == 33554432.0f && fabs(stag_sum - stag_ref.sum) <= sum_tolerance(stag_chain, &stag_ref, stag, N + 1) &&
               fabs(stag_sum - stag_ref.sum) > sum_tolerance(stag_chain, &stag_ref, NULL, N + 1),
           "a serial loop that stagnates (2^25, then 2^20 values of 3/4, all lost) is within its bound, not within the probabilistic one");
@@ -226,12 +226,12 @@ static void test_tolerance(void)
     memcpy(t, x, N * sizeof *t);
     for (int len = N; len > 1; len /= 2)
         for (int i = 0; i < len / 2; i++) t[i] = t[i] + t[i + len / 2];
-    Shape tree = {0, 20, 0, 0, 0, 0, 0, 0};
+    Shape tree = {0, 20, 0, 0, 0, 0, 0, 0, 0};
     double tol_tree = sum_tolerance(tree, &ref, x, N);
     check(fabs(t[0] - ref.sum) <= tol_tree, "a pairwise fp32 tree over 2^20 random values is within its bound");
     check(tol_tree < tol_chain, "a tree of depth 20 gets a tighter bound than a chain of 2^20");
     double u = unit_roundoff(24);
-    Shape small = {0, 8, 0, 0, 0, 0, 0, 0};
+    Shape small = {0, 8, 0, 0, 0, 0, 0, 0, 0};
     check(fabs(sum_tolerance(small, &ref, x, N) - (8 * u / (1 - 8 * u) * ref.abs_sum +
                                                     2 * unit_roundoff(53) * fabs(ref.sum) +
                                                     2.0 * N * unit_roundoff(53) * unit_roundoff(53) * ref.abs_sum)) <
@@ -267,19 +267,19 @@ static void test_tolerance(void)
     check(sum_tolerance(tree, &big, NULL, 16777217) > 0.0, "integers past 2^24 are no longer exact in fp32");
 
     /* A half-precision tree (11 bits) then fp32 atomics. */
-    Shape half_tree = {0, 10, 4, 11, 1024, 0, 0, 0};
-    check(sum_tolerance(half_tree, &ref, x, N) > sum_tolerance((Shape){0, 10, 4, 0, 0, 0, 0, 0}, &ref, x, N),
+    Shape half_tree = {0, 10, 4, 11, 1024, 0, 0, 0, 0};
+    check(sum_tolerance(half_tree, &ref, x, N) > sum_tolerance((Shape){0, 10, 4, 0, 0, 0, 0, 0, 0}, &ref, x, N),
           "an fp16 accumulator gets a looser bound than fp32");
     /* An fp16 pack then an fp32 tree: the fp32 additions after the narrow part count, at fp32's
      * unit roundoff: more than without them, far less than if they were done in fp16. */
-    Shape pair = {1, 0, 4, 11, 2, 10, 0, 0}, pair_no_wide = {1, 0, 4, 11, 2, 0, 0, 0}, pair_all_fp16 = {1, 10, 4, 11, 2, 0, 0, 0};
+    Shape pair = {1, 0, 4, 11, 2, 10, 0, 0, 0}, pair_no_wide = {1, 0, 4, 11, 2, 0, 0, 0, 0}, pair_all_fp16 = {1, 10, 4, 11, 2, 0, 0, 0, 0};
     double tol_pair = sum_tolerance(pair, &ref, x, N);
     check(tol_pair > sum_tolerance(pair_no_wide, &ref, x, N) && tol_pair < sum_tolerance(pair_all_fp16, &ref, x, N),
           "fp32 additions after a narrow accumulator (Shape.wide) count at fp32's unit roundoff");
-    check(fabs(sum_tolerance((Shape){0, 10, 4, 0, 0, 6, 0, 0}, &ref, x, N) - sum_tolerance((Shape){0, 16, 4, 0, 0, 0, 0, 0}, &ref, x, N)) <
+    check(fabs(sum_tolerance((Shape){0, 10, 4, 0, 0, 6, 0, 0, 0}, &ref, x, N) - sum_tolerance((Shape){0, 16, 4, 0, 0, 0, 0, 0, 0}, &ref, x, N)) <
               1e-12 * ref.abs_sum,
           "with an fp32 accumulator, wide additions count as tree levels");
-    Shape exact = {0, 10, 4, ACC_EXACT, 0, 0, 0, 0};
+    Shape exact = {0, 10, 4, ACC_EXACT, 0, 0, 0, 0, 0};
     check(sum_tolerance(exact, &ref, x, N) == 0.0, "integer accumulators must be exact");
     /* The bench's data (shifted): a result of 0 and one that lost an element of average size both fail
      * where the shape lets them; the old mean-zero data let 0 pass a long chain's bound. */
@@ -289,7 +289,7 @@ static void test_tolerance(void)
     check(fill_value(FILL_SHIFTED, 1, 9) == fill_value(FILL_RANDOM, 1, 9) + 0.5f, "shifted is random plus 1/2");
     Reference sref = reference_sum(shifted, M);
     check(sref.abs_sum / sref.sum > 1.1 && sref.abs_sum / sref.sum < 1.4, "shifted data: condition number near 5/4");
-    Shape block_atomics = {0, 8, M / 256, 0, 0, 0, 0, 0}, per_element = {0, 0, M, 0, 0, 0, 0, 0};
+    Shape block_atomics = {0, 8, M / 256, 0, 0, 0, 0, 0, 0}, per_element = {0, 0, M, 0, 0, 0, 0, 0, 0};
     double lost = sref.sum / M; /* one element of average size */
     check(!result_passes(0.0, &sref, sum_tolerance(block_atomics, &sref, shifted, M)) &&
               !result_passes(sref.sum - lost, &sref, sum_tolerance(block_atomics, &sref, shifted, M)),
@@ -300,7 +300,7 @@ static void test_tolerance(void)
      * size sqrt(N / 3), which the bound (it scales with sum|x|) exceeds; the shifted data's is N / 2. */
     double N28 = 268435456.0;
     Reference walk = {sqrt(N28 / 3.0), N28 / 2.0, 0, 0, 1.0, 0.0, 1.0, 0, 0.0f}, half = {N28 / 2.0, N28 * 0.625, 0, 0, 1.5, 0.0, 1.5, 0, 0.0f};
-    Shape blocks28 = {0, 8, N28 / 256, 0, 0, 0, 0, 0};
+    Shape blocks28 = {0, 8, N28 / 256, 0, 0, 0, 0, 0, 0};
     check(result_passes(0.0, &walk, sum_tolerance(blocks28, &walk, NULL, (uint64_t)N28)) &&
               !result_passes(0.0, &half, sum_tolerance(blocks28, &half, NULL, (uint64_t)N28)),
           "at 2^28, a result of 0 passes the bound on mean-zero data and fails it on shifted data");
@@ -317,7 +317,7 @@ static void test_tolerance(void)
     float *grid = malloc(G * sizeof *grid), loop = 0.0f;
     for (int i = 0; i < G; i++) loop += grid[i] = (float)(i % 97) / 8.0f - 3.0f;
     Reference gref = reference_sum(grid, G);
-    Shape one_loop = {G, 0, 0, 0, 0, 0, 0, 0};
+    Shape one_loop = {G, 0, 0, 0, 0, 0, 0, 0, 0};
     double prob_tol = sum_tolerance(one_loop, &gref, grid, G);
     gref.structured = 1;
     check(!result_passes(loop, &gref, prob_tol) && result_passes(loop, &gref, sum_tolerance(one_loop, &gref, grid, G)),
@@ -374,7 +374,7 @@ static float lse_online(const float *x, int n)
  * the two kernels' kinds (random data, a wide spread, a rising row that rescales at every element). */
 static void test_logsumexp(void)
 {
-    Shape one_pass = {1, 7, 0, 0, 0, 0, 1, 0};
+    Shape one_pass = {1, 7, 0, 0, 0, 0, 1, 0, 0};
     Reference single = reference_logsumexp((float[]){2.5f}, 1);
     check(single.sum == 2.5 && single.abs_sum == 1.0 && single.arg_error == 0.0, "log-sum-exp of one element is that element");
     double tol_single = logsumexp_tolerance(one_pass, &single, 1);
@@ -400,14 +400,14 @@ static void test_logsumexp(void)
      * (exps = 1): u (9 + 3 ln 4); online (exps = 1 + 4): u (29 + 3 ln 4). */
     Reference four = reference_logsumexp((float[]){1, 1, 1, 1}, 4);
     double by_hand_two = 0x1p-24 * (9 + 3 * log(4.0)), by_hand_online = 0x1p-24 * (29 + 3 * log(4.0));
-    check(fabs(logsumexp_tolerance((Shape){4, 0, 0, 0, 0, 0, 1, 0}, &four, 4) / by_hand_two - 1) < 1e-4 &&
-              fabs(logsumexp_tolerance((Shape){4, 0, 0, 0, 0, 0, 5, 0}, &four, 4) / by_hand_online - 1) < 1e-4,
+    check(fabs(logsumexp_tolerance((Shape){4, 0, 0, 0, 0, 0, 1, 0, 0}, &four, 4) / by_hand_two - 1) < 1e-4 &&
+              fabs(logsumexp_tolerance((Shape){4, 0, 0, 0, 0, 0, 5, 0, 0}, &four, 4) / by_hand_online - 1) < 1e-4,
           "log-sum-exp of four ones: the two-pass and online bounds are u (9 + 3 ln 4) and u (29 + 3 ln 4), as derived by hand");
 
     enum { N = 1 << 18 };
     float *x = malloc(N * sizeof *x);
     fill_array(x, N, FILL_RANDOM, 11);
-    Shape two = {N, 0, 0, 0, 0, 0, 1, 0}, online = {N, 0, 0, 0, 0, 0, 1 + N, 0};
+    Shape two = {N, 0, 0, 0, 0, 0, 1, 0, 0}, online = {N, 0, 0, 0, 0, 0, 1 + N, 0, 0};
     for (int spread = 1; spread <= 100; spread *= 100) {
         for (int i = 0; i < N; i++) x[i] = fill_value(FILL_RANDOM, 11, i) * spread;
         Reference ref = reference_logsumexp(x, N);
@@ -446,7 +446,7 @@ static Welford welford_merge(Welford a, Welford b, int how)
 enum { ROW_THREADS = 128 };
 static Shape welford_shape_of(uint64_t cols)
 {
-    return (Shape){(double)((cols + ROW_THREADS - 1) / ROW_THREADS), 7, 0, 0, 0, 0, 0, 1};
+    return (Shape){(double)((cols + ROW_THREADS - 1) / ROW_THREADS), 7, 0, 0, 0, 0, 0, 1, 0};
 }
 
 static void welford_row(const float *x, uint64_t cols, int how, float *mean, float *var)
@@ -627,6 +627,12 @@ static void test_array_file(void)
         check(!read_array_file(path, NULL, &a, err, sizeof err) && a.count == 3 && !memcmp(a.bytes, f32, sizeof f32), name);
         free(a.bytes);
     }
+    double f64[3] = {0.1, -0x1p-1074, 1e300};
+    write_npy(path, "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", f64, sizeof f64);
+    check(!read_array_file(path, NULL, &a, err, sizeof err) && a.count == 3 && !strcmp(dtypes[a.type].name, "f64") &&
+              !memcmp(a.bytes, f64, sizeof f64),
+          "array file: a float64 .npy is read as f64, its bytes as they are");
+    free(a.bytes);
     int32_t i32[3] = {7, -1, 1 << 30};
     int8_t i8[4] = {-128, 0, 5, 127};
     write_npy(path, "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }", i32, sizeof i32);
@@ -643,7 +649,7 @@ static void test_array_file(void)
         {"{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", 12, NULL, "truncated", "fewer bytes than its shape"},
         {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", 12, NULL, "bytes after the array", "more bytes than its shape"},
         {"{'descr': '>f4', 'fortran_order': False, 'shape': (3,), }", 12, NULL, "dtype '>f4'", "big-endian"},
-        {"{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", 12, NULL, "dtype '<f8'", "float64"},
+        {"{'descr': '<c8', 'fortran_order': False, 'shape': (3,), }", 24, NULL, "dtype '<c8'", "complex64"},
         {"{'descr': '<f4', 'fortran_order': True, 'shape': (3,), }", 12, NULL, "Fortran order", "Fortran order"},
         {"{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 3), }", 12, NULL, "3 dimensions", "three dimensions"},
         {"{'descr': '<f4', 'shape': (3,), }", 12, NULL, "malformed", "no fortran_order"},
@@ -664,7 +670,7 @@ static void test_array_file(void)
     check(read_array_file(path, NULL, &a, err, sizeof err) == -1 && strstr(err, "--dtype"), "array file: raw bytes without --dtype are refused");
     check(read_array_file(path, "bf16", &a, err, sizeof err) == -1 && strstr(err, "not a whole number"),
           "array file: raw bytes that are not a whole number of elements are refused");
-    check(read_array_file(path, "f64", &a, err, sizeof err) == -1 && strstr(err, "give one of"), "array file: an unknown --dtype is refused");
+    check(read_array_file(path, "f128", &a, err, sizeof err) == -1 && strstr(err, "give one of"), "array file: an unknown --dtype is refused");
     check(!read_array_file(path, "fp8_e4m3", &a, err, sizeof err) && a.count == 5 && a.rows == 0 && a.cols == 5,
           "array file: raw fp8 bytes with --dtype, one dimension of 5");
     free(a.bytes);
@@ -778,6 +784,71 @@ static void test_reference_exact(void)
     free(x);
 }
 
+/* reference_sum_f64 against known answers (each chosen so that a wrong rounding, a lost bit or a wrong
+ * sign gives another value), and against an oracle of its own: __float128 sums, exact for data whose
+ * partial sums fit 113 bits (the fills below, at 2^20), rounded once to fp64 by the conversion. */
+static void test_reference_f64(void)
+{
+    struct { double x[5]; int n; double sum; float sum32; const char *name; } known[] = {
+        {{1e308, 1e308, -1e308, -1e308, 0.5}, 5, 0.5, 0.5f, "partial sums past DBL_MAX, an exact small total"},
+        {{DBL_MAX, DBL_MAX}, 2, INFINITY, INFINITY, "DBL_MAX + DBL_MAX is Inf"},
+        {{DBL_MAX, 0x1p970}, 2, INFINITY, INFINITY, "DBL_MAX + half its last place is Inf (a tie, to even)"},
+        {{DBL_MAX, 0x1p969}, 2, DBL_MAX, INFINITY, "DBL_MAX + a quarter of its last place stays DBL_MAX"},
+        {{0x1p-1074, 0x1p-1074, 0x1p-1074}, 3, 0x1.8p-1073, 0.0f, "subnormals add exactly; in fp32 they are 0"},
+        {{1.0, 0x1p-53}, 2, 1.0, 1.0f, "a tie rounds to even (1 + 2^-53 is 1)"},
+        {{1.0, 0x1p-53, 0x1p-1074}, 3, 1.0 + 0x1p-52, 1.0f, "a sticky bit 2^-1074 far below the tie rounds it up"},
+        {{1.0, 0x1p-52, 0x1p-53}, 3, 1.0 + 0x1p-51, 1.0f, "a tie from an odd last bit rounds up"},
+        {{-1.0, -0x1p-53, -0x1p-1074}, 3, -1.0 - 0x1p-52, -1.0f, "the same, negative"},
+        {{1.0, 0x1p-24, 0x1p-1000}, 3, 1.0 + 0x1p-24, 1.0f + 0x1p-23f, "rounded once to fp32: a bit far below the tie"},
+        {{1.0, 0x1p-24}, 2, 1.0 + 0x1p-24, 1.0f, "an fp32 tie rounds to even"},
+        {{0x1p-149, 0x1p-151}, 2, 0x1p-149 + 0x1p-151, 0x1p-149f, "fp32 subnormal: 2^-149 + 2^-151 is 2^-149"},
+        {{0x1p-150, 0x1p-1074}, 2, 0x1p-150 + 0x1p-1074, 0x1p-149f, "fp32 subnormal: above half of 2^-149 rounds up"},
+        {{-0.0, -0.0}, 2, -0.0, -0.0f, "-0 + -0 is -0"},
+        {{-0.0, 0.0}, 2, 0.0, 0.0f, "-0 + 0 is +0"},
+        {{1.5, -1.5}, 2, 0.0, 0.0f, "x - x is +0"},
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        Reference r = reference_sum_f64(known[i].x, (uint64_t)known[i].n);
+        char name[160];
+        snprintf(name, sizeof name, "reference f64: %s", known[i].name);
+        int ok = r.sum == known[i].sum && !signbit(r.sum) == !signbit(known[i].sum) && r.sum32 == known[i].sum32 &&
+                 !signbit(r.sum32) == !signbit(known[i].sum32);
+        check(ok, name);
+        if (!ok) printf("     | sum %a (want %a), sum32 %a (want %a)\n", r.sum, known[i].sum, r.sum32, known[i].sum32);
+    }
+    check(isnan(reference_sum_f64((double[]){INFINITY, 1.0, -INFINITY}, 3).sum) &&
+              isnan(reference_sum_f64((double[]){1.0, NAN}, 2).sum) &&
+              reference_sum_f64((double[]){-INFINITY, DBL_MAX, DBL_MAX}, 3).sum == -INFINITY,
+          "reference f64: Inf - Inf and NaN give NaN, an Inf gives that Inf");
+    enum { M = 1 << 20 };
+    double *x = malloc((size_t)3 * M * sizeof *x);
+    Fill fills[] = {FILL_SHIFTED, FILL_RANDOM, FILL_WIDE};
+    for (size_t f = 0; f < sizeof fills / sizeof fills[0]; f++) {
+        __float128 exact = 0;
+        for (int i = 0; i < M; i++) exact += (x[i] = fill_value64(fills[f], 9, (uint64_t)i));
+        char name[128];
+        snprintf(name, sizeof name, "reference f64: the exact sum rounded once, as a __float128 oracle gives (%s, 2^20)",
+                 fill_name(fills[f]));
+        Reference r = reference_sum_f64(x, M);
+        check(r.sum == (double)exact && r.sum32 == (float)(double)exact, name);
+        if (fills[f] == FILL_WIDE) { /* the oracle can tell: a plain fp64 loop is off */
+            double plain = 0.0;
+            for (int i = 0; i < M; i++) plain += x[i];
+            check(plain != (double)exact, "reference f64: a plain fp64 loop over the wide data misses the oracle's sum");
+        }
+    }
+    /* Several chunks, and reversed: the same bits. */
+    for (int i = 0; i < 3 * M; i++) x[i] = fill_value64(FILL_WIDE, 4, (uint64_t)i) * (i % 7 == 0 ? 0x1p900 : 1.0);
+    double forward = reference_sum_f64(x, 3 * M).sum;
+    for (int i = 0; i < 3 * M / 2; i++) {
+        double t = x[i];
+        x[i] = x[3 * M - 1 - i];
+        x[3 * M - 1 - i] = t;
+    }
+    check(forward == reference_sum_f64(x, 3 * M).sum, "reference f64: 3 x 2^20 values over 2^960 and reversed give the same bits");
+    free(x);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0); /* every line out before a crash could lose it */
@@ -790,6 +861,7 @@ int main(void)
     test_moments();
     test_array_file();
     test_reference_exact();
+    test_reference_f64();
     printf("done %d checks\n", checks);
     return failures ? 1 : 0;
 }

@@ -30,6 +30,8 @@ template <typename T, typename Acc>
 __device__ __forceinline__ Acc one(T v) { return static_cast<Acc>(static_cast<float>(v)); }
 template <>
 __device__ __forceinline__ int one<int8_t, int>(int8_t v) { return v; }
+template <>
+__device__ __forceinline__ double one<double, double>(double v) { return v; }
 
 template <typename Acc>
 __device__ __forceinline__ Acc block_sum(Acc v)
@@ -48,6 +50,7 @@ __device__ __forceinline__ Acc block_sum(Acc v)
 
 __device__ __forceinline__ void atomic_add(float *out, float v) { atomicAdd(out, v); }
 __device__ __forceinline__ void atomic_add(float *out, int v) { atomicAdd((int *)out, v); }
+__device__ __forceinline__ void atomic_add(float *out, double v) { atomicAdd((double *)out, v); }
 
 /* How the blocks' sums become the result.
  * ATOMIC: each block atomicAdds its sum to the result, which a cudaMemsetAsync zeroes before the launch.
@@ -118,6 +121,7 @@ __global__ void __launch_bounds__(BLOCK) reduce_roofline(const T *x, uint64_t n,
 
 static int acc_bits(float) { return 0; }
 static int acc_bits(int) { return ACC_EXACT; }
+static int acc_bits(double) { return 53; }
 
 /* The grid: a block per tile, so that a block that finishes frees its place for the next tile at once.
  * A finish that counts the blocks (ONE_LAUNCH, DETERMINISTIC) makes every block wait for its count's
@@ -144,7 +148,7 @@ static void run_roofline(Run *r)
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BLOCK, 0));
         if (blocks > (uint64_t)r->sm_count * per_sm) blocks = (uint64_t)r->sm_count * per_sm;
     }
-    if (FINISH == ATOMIC && blocks > 1) CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(float)));
+    if (FINISH == ATOMIC && blocks > 1) CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(Acc)));
     kernel<<<(unsigned)blocks, BLOCK>>>((const T *)r->data, r->n, r->out, (Acc *)r->partials);
     LAUNCH_CHECK("reduce_roofline");
     /* A thread's chain: its vectors, the additions inside one vector, the head and tail elements. */
@@ -158,6 +162,7 @@ static void run_roofline(Run *r)
         r->shape.atomic = (double)blocks;
     }
     r->shape.acc_bits = acc_bits(Acc());
+    r->shape.wide_bits = acc_bits(Acc()) == 53 ? 53 : 0; /* the atomics add in the accumulator's type */
 }
 
 static const Kernel kernels[] = {
@@ -177,6 +182,8 @@ static const Kernel kernels[] = {
      .dtype = DT_FP8_E5M2, .acc = ACC_F32},
     {"roofline_i8_i32", "int8 input, int32 accumulator (__dp4a)", run_roofline<int8_t, int, ATOMIC>,
      .dtype = DT_I8, .acc = ACC_I32},
+    {"roofline_f64", "fp64 input, fp64 accumulator and atomicAdd: the same loads in flight, 2 values a load",
+     run_roofline<double, double, ATOMIC>, .dtype = DT_F64, .acc = ACC_F64},
 };
 
 /* From a few KiB, where the launch is everything, to 4 GiB; the cold/warm L2 chart times roofline_f32
