@@ -5,7 +5,8 @@
  *   1. order matters: one fp32 kernel, three grids, three results;
  *   2. integers are associative: a fixed-point sum, exact for data on a known grid (and only those);
  *   3. the general method: every value into 32-bit digits of 2^-149 (a superaccumulator);
- *   4. the fast one: the same digits, filled a tile at a time by fp64 additions split exactly. */
+ *   4. the fast one: the same digits, filled a tile at a time by fp64 additions split exactly;
+ *   5. fp64 input: three such windows in front of digits of 2^-1074, the smallest fp64 subnormal. */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda/atomic>
@@ -43,6 +44,17 @@ __device__ __forceinline__ int warp_int_sum(int v)
     return __reduce_add_sync(FULL_MASK, v);
 #else
     return warp_sum(v);
+#endif
+}
+
+/* A warp's OR of unsigned words, the same way. */
+__device__ __forceinline__ unsigned warp_or(unsigned v)
+{
+#if __CUDA_ARCH__ >= 800
+    return __reduce_or_sync(FULL_MASK, v);
+#else
+    for (int m = 16; m > 0; m >>= 1) v |= __shfl_xor_sync(FULL_MASK, v, m);
+    return v;
 #endif
 }
 
@@ -189,7 +201,13 @@ static void run_fixed_point(Run *r)
  * atomics; NaN and Inf set flags instead (IEEE: NaN, or +Inf and -Inf together, give NaN; one infinity
  * gives itself). */
 #define DIGITS 11
-enum { SAW_NAN = 1, SAW_PLUS_INF = 2, SAW_MINUS_INF = 4 };
+/* #pragma unroll in a function the host compiler also builds (tests/ runs them on the host). */
+#ifdef __CUDA_ARCH__
+#define HOST_DEVICE_UNROLL _Pragma("unroll")
+#else
+#define HOST_DEVICE_UNROLL
+#endif
+enum { SAW_NAN = 1, SAW_PLUS_INF = 2, SAW_MINUS_INF = 4, SAW_NOT_MINUS_ZERO = 8 /* fp64's (step 5) */ };
 
 __device__ __forceinline__ long long &digit(long long *d, int k) { return d[k * blockDim.x + threadIdx.x]; }
 
@@ -215,22 +233,33 @@ __device__ __forceinline__ void digits_add_value(long long *d, uint32_t bits, un
     digit(d, e / 32 + 1) += high;
 }
 
-/* A signed 64-bit integer v times 2^(p - 149), p >= 0, into the thread's digits: v 2^(p % 32) is 96 bits
- * at most, its low 64 as two unsigned digits and the rest (the sign) as the third. */
-__device__ __forceinline__ void digits_add_integer(long long *d, long long v, int p)
+/* A signed 64-bit integer v times 2^p digits' units, p >= 0, into digits through add(k, part) (part added
+ * to digit k): v 2^(p % 32) is 96 bits at most, its low 64 as two unsigned digits and the rest (the sign)
+ * as the third. */
+template <typename Add>
+__host__ __device__ __forceinline__ void add_integer(long long v, int p, Add add)
 {
     int s = p % 32;
     unsigned long long low = (unsigned long long)v << s;
-    digit(d, p / 32) += (long long)(low & 0xffffffffu);
-    digit(d, p / 32 + 1) += (long long)(low >> 32);
-    digit(d, p / 32 + 2) += s ? v >> (64 - s) : (v < 0 ? -1 : 0);
+    add(p / 32, (long long)(low & 0xffffffffu));
+    add(p / 32 + 1, (long long)(low >> 32));
+    add(p / 32 + 2, s ? v >> (64 - s) : (v < 0 ? -1 : 0));
+}
+/* ... into the thread's column of digits of 2^-149. */
+__device__ __forceinline__ void digits_add_integer(long long *d, long long v, int p)
+{
+    add_integer(v, p, [d](int k, long long part) { digit(d, k) += part; });
 }
 
-/* Every digit but the top into [0, 2^32), the carries upward: the top digit keeps the sign. */
-__device__ __forceinline__ void carry_digits(long long *d)
+/* Every digit but the top into [0, 2^32), the carries upward: the top digit keeps the sign. Step 3's digits
+ * (registers) unrolled; fp64's 68 (memory, step 5) not, so that they are not all held in registers. */
+template <int N = DIGITS>
+__host__ __device__ __forceinline__ void carry_digits(long long *d)
 {
-#pragma unroll
-    for (int k = 0; k + 1 < DIGITS; k++) {
+#ifdef __CUDA_ARCH__
+#pragma unroll(N <= 16 ? N : 1)
+#endif
+    for (int k = 0; k + 1 < N; k++) {
         long long carry = d[k] >> 32; /* arithmetic shift: floor division by 2^32 */
         d[k] -= carry * 4294967296LL;
         d[k + 1] += carry;
@@ -266,14 +295,15 @@ __device__ long long carry_lanes(long long d)
 #define BLOCK_COUNT (1ull << 49)
 __device__ unsigned long long grid_words[DIGITS + 1];
 
-/* The blocks a word has counted, and a digit word's sum. */
+/* The blocks a word has counted, and a digit word's sum (N digit words, then the flags word). */
+template <int N = DIGITS>
 __device__ __forceinline__ unsigned blocks_in(unsigned long long word, int k)
 {
-    return k < DIGITS ? (unsigned)((word + BLOCK_COUNT / 2) / BLOCK_COUNT) : (unsigned)(word & 0xffffu);
+    return k < N ? (unsigned)((word + BLOCK_COUNT / 2) / BLOCK_COUNT) : (unsigned)(word & 0xffffu);
 }
-__device__ __forceinline__ long long digit_sum(unsigned long long word, int k)
+__device__ __forceinline__ long long digit_sum(unsigned long long word)
 {
-    return (long long)(word - blocks_in(word, k) * BLOCK_COUNT);
+    return (long long)(word - blocks_in(word, 0) * BLOCK_COUNT);
 }
 
 /* The total rounded once, to fp32 (returned) and to fp64 (wide), by one warp, lane k holding digit k:
@@ -344,7 +374,7 @@ __device__ void finish_grid(long long d, unsigned flags, float *out, double *wid
     }
     unsigned long long fw = __shfl_sync(FULL_MASK, seen, DIGITS);
     unsigned grid_flags = (fw >> 16 & 0xffffu ? SAW_NAN : 0) | (fw >> 32 & 0xffffu ? SAW_PLUS_INF : 0) | (fw >> 48 ? SAW_MINUS_INF : 0);
-    float f = round_digits(lane < DIGITS ? digit_sum(seen, lane) : 0, grid_flags, w);
+    float f = round_digits(lane < DIGITS ? digit_sum(seen) : 0, grid_flags, w);
     if (lane == 0) *out = f, *wide = w;
 }
 
@@ -393,8 +423,22 @@ __global__ void __launch_bounds__(BLOCK) digits_sum(const float *x, uint64_t n, 
 
 /* ---- 4. the fast one: two exact fp64 windows in front of the digits ------------------------------ */
 
+/* A double's bits and back (a move between registers on the GPU). */
+__host__ __device__ __forceinline__ uint64_t double_bits(double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+__host__ __device__ __forceinline__ double bits_double(uint64_t b)
+{
+    double x;
+    memcpy(&x, &b, sizeof x);
+    return x;
+}
+
 /* 2^e for a normal double's exponent, made from its bits. */
-__device__ __forceinline__ double power_of_two(int e) { return __longlong_as_double((long long)(1023 + e) << 52); }
+__host__ __device__ __forceinline__ double power_of_two(int e) { return bits_double((uint64_t)(1023 + e) << 52); }
 
 /* fp64 splits a value exactly (Dekker's FastTwoSum): for |s| >= |x|, t = s + x rounded, x = (t - s) +
  * (x - (t - s)), and both parts are exact doubles. A sum kept inside one binade [2^A, 2^(A+1)) rounds each x
@@ -463,12 +507,12 @@ template <> struct Vector<__nv_bfloat16> : Vector16 {
 template <typename T>
 __device__ __forceinline__ uint32_t value_bits(T v) { return __float_as_uint((float)v); }
 
-/* A tile: UNROLL 16-byte vectors a thread, a block's width apart, streamed; past the end zeros, which add
- * nothing. */
-__device__ __forceinline__ void load_tile(uint4 *r, const uint4 *v, uint64_t i, uint64_t vectors)
+/* A tile: UNROLL 16-byte vectors a thread, a block's width apart, streamed; past the end `pad`, zeros that
+ * add nothing (fp64's are -0: step 5). */
+__device__ __forceinline__ void load_tile(uint4 *r, const uint4 *v, uint64_t i, uint64_t vectors, uint4 pad = make_uint4(0, 0, 0, 0))
 {
 #pragma unroll
-    for (int k = 0; k < UNROLL; k++) r[k] = i + k * blockDim.x < vectors ? __ldcs(v + i + k * blockDim.x) : make_uint4(0, 0, 0, 0);
+    for (int k = 0; k < UNROLL; k++) r[k] = i + k * blockDim.x < vectors ? __ldcs(v + i + k * blockDim.x) : pad;
 }
 
 /* A tile's values through the windows (a conversion and four fp64 additions a value, no branch); true where
@@ -654,6 +698,397 @@ __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum(const T *x,
     finish_grid(digit, flags, out, wide);
 }
 
+/* ---- 5. fp64 input: three exact windows in front of digits of 2^-1074 ------------------------------ */
+
+/* A finite fp64 value with exponent field f and fraction m is q 2^(e - 1074), e = max(f, 1) - 1 and
+ * q = m + 2^52 (f > 0) or m (a subnormal): bit e of a fixed-point number whose unit is 2^-1074. fp64 runs
+ * from 2^-1074 to 2^1024, 2098 bits; DIGITS64 digits of 32 bits reach 2^2176, room for 2^78 values. A
+ * column of them a thread would be 544 bytes of shared memory a thread, so the block shares one set, which
+ * the rare paths (values the windows cannot take, and the windows' totals) add to with 64-bit shared-memory
+ * atomics. A digit takes 2^31 additions of a 32-bit part: run_windows_f64 gives a block fewer than 2^29
+ * values (each adds to a digit at most once, its tile's flushes less than once a value).
+ * The arithmetic of the values and the tiles is __host__ __device__: tests/ runs it on the host. */
+#define DIGITS64 68
+#define MINUS_ZERO_BITS 0x8000000000000000ull
+#define MINUS_ZEROS make_uint4(0u, 0x80000000u, 0u, 0x80000000u) /* a vector of two -0s */
+
+/* Value j (0 or 1) of a 16-byte vector of doubles, as bits. */
+__host__ __device__ __forceinline__ uint64_t value64(uint4 v, int j)
+{
+    return j ? (uint64_t)v.w << 32 | v.z : (uint64_t)v.y << 32 | v.x;
+}
+__host__ __device__ __forceinline__ void set_value64(uint4 &v, int j, uint64_t bits)
+{
+    (j ? v.z : v.x) = (uint32_t)bits;
+    (j ? v.w : v.y) = (uint32_t)(bits >> 32);
+}
+__host__ __device__ __forceinline__ unsigned field64(uint64_t bits) { return (unsigned)(bits >> 52) & 0x7ffu; }
+
+/* The flag of an fp64 NaN or Inf (its bits). */
+__host__ __device__ __forceinline__ unsigned flag_of64(uint64_t nonfinite_bits)
+{
+    return nonfinite_bits << 12 ? SAW_NAN : nonfinite_bits >> 63 ? SAW_MINUS_INF : SAW_PLUS_INF;
+}
+
+/* One finite fp64 value (its bits) into digits of 2^-1074 through add(k, part): q 2^(e % 32), below 2^85,
+ * is three 32-bit parts, at digits e / 32 to e / 32 + 2. */
+template <typename Add>
+__host__ __device__ __forceinline__ void add_value64(uint64_t bits, Add add)
+{
+    unsigned field = field64(bits), e = field ? field - 1 : 0, s = e % 32;
+    uint64_t q = (bits & 0xfffffffffffffull) | (field ? 1ull << 52 : 0ull);
+    uint64_t low = q << s, high = s ? q >> (64 - s) : 0;
+    long long sign = bits >> 63 ? -1 : 1;
+    add(e / 32, sign * (long long)(low & 0xffffffffu));
+    add(e / 32 + 1, sign * (long long)(low >> 32));
+    add(e / 32 + 2, sign * (long long)high);
+}
+
+/* The leading zeros of a nonzero 32-bit word. */
+__host__ __device__ __forceinline__ int leading_zeros(uint32_t v)
+{
+#ifdef __CUDA_ARCH__
+    return __clz((int)v);
+#else
+    return __builtin_clz(v);
+#endif
+}
+
+/* The total in DIGITS64 digits of 2^-1074 (any signs, each below 2^62 in magnitude; d is changed) and the
+ * flags of what was read, rounded once: fp64 returned, fp32 in *narrow, to nearest, ties to even. NaN and
+ * Inf as IEEE says (step 3); a total of 0 is -0 where every value read was -0, as IEEE's additions give.
+ * Otherwise the total is carried (negated if negative, and carried again) and its top 64 bits taken as an
+ * integer w, the lowest set where any bit below is (a sticky bit, 11 bits under fp64's last place). fp64:
+ * w through one correctly rounded conversion, scaled by a power of two exactly (a total of 2^53 units or
+ * more is normal, a smaller one is w exactly), Inf past DBL_MAX. fp32: the same where the total is at
+ * least FLT_MIN (2^-126); below, fp32's unit is 2^-149, 925 bits above the digits', and w is rounded to it
+ * in integers (its half bit, and a sticky bit of the bits under it). */
+__host__ __device__ double round_total64(long long *d, unsigned flags, float *narrow)
+{
+    if (flags & SAW_NAN || (flags & SAW_PLUS_INF && flags & SAW_MINUS_INF)) {
+        *narrow = (float)NAN;
+        return NAN;
+    }
+    if (flags & (SAW_PLUS_INF | SAW_MINUS_INF)) {
+        *narrow = flags & SAW_PLUS_INF ? (float)INFINITY : -(float)INFINITY;
+        return flags & SAW_PLUS_INF ? (double)INFINITY : -(double)INFINITY;
+    }
+    carry_digits<DIGITS64>(d);
+    const bool negative = d[DIGITS64 - 1] < 0;
+    if (negative) {
+        for (int k = 0; k < DIGITS64; k++) d[k] = -d[k];
+        carry_digits<DIGITS64>(d);
+    }
+    int top = DIGITS64 - 1;
+    while (top >= 0 && d[top] == 0) top--;
+    if (top < 0) { /* every digit zero */
+        const bool minus = !(flags & SAW_NOT_MINUS_ZERO);
+        *narrow = minus ? -0.0f : 0.0f;
+        return minus ? -0.0 : 0.0;
+    }
+    unsigned long long hi = (unsigned long long)d[top], mid = top >= 1 ? (unsigned long long)d[top - 1] : 0,
+                       lo = top >= 2 ? (unsigned long long)d[top - 2] : 0;
+    bool sticky = false;
+    for (int k = 0; k + 2 < top; k++) sticky |= d[k] != 0;
+    const int c = leading_zeros((uint32_t)hi); /* hi:mid:lo shifted left by c: the top 64 bits and 32 below */
+    unsigned long long w = (hi << 32 | mid) << c | (lo << c) >> 32;
+    sticky |= ((lo << c) & 0xffffffffu) != 0;
+    w |= sticky;
+    const int low_bit = 32 * (top - 1) - c; /* w's lowest bit is bit low_bit of the digits */
+    const double wide = scalbn((double)w, low_bit - 1074);
+    float f;
+    if (low_bit + 63 >= 948) { /* the top bit at 2^-126 or above */
+        f = scalbnf((float)w, low_bit - 1074);
+    } else { /* the bits of w below fp32's unit 2^-149 (bit 925), more than 40 */
+        int drop = 925 - low_bit;
+        unsigned long long q = drop >= 64 ? 0 : w >> drop, half = drop > 64 ? 0 : w >> (drop - 1) & 1;
+        bool rest = drop > 64 ? w != 0 : (w & ((1ull << (drop - 1)) - 1)) != 0;
+        q += half && (rest || (q & 1));
+        f = scalbnf((float)q, -149);
+    }
+    *narrow = negative ? -f : f;
+    return negative ? -wide : wide;
+}
+
+/* A value's key (its bits' high word h and low word l): 2 h + (l != 0) - 1 as a 32-bit unsigned integer. The
+ * sign is shifted out, and the key grows with the exponent field, except that 0 (+0 and -0) becomes the
+ * largest key and a subnormal whose high word holds no bit of it (below 2^-1054) the smallest. */
+__host__ __device__ __forceinline__ uint32_t key64(uint64_t bits)
+{
+    return ((uint32_t)(bits >> 32) << 1 | (uint32_t)((uint32_t)bits != 0)) - 1u;
+}
+
+/* Step 4's windows for 53-bit values, three of them, each a FastTwoSum in fp64, on a tile of 8 values (4
+ * 16-byte vectors):
+ *   high starts at 1.5 2^A and takes tiles whose magnitudes add up to less than 2^(A - 2): it keeps their
+ *        bits down to 2^(A - 52) and leaves each value a rest below 2^(A - 53);
+ *   mid  starts at 1.5 2^(A - 47) and takes those rests (8 of them move it by less than 2^(A - 50), an eighth
+ *        of its binade), down to 2^(A - 99), leaving rests below 2^(A - 100);
+ *   low  starts at 1.5 2^(A - 94) and takes those, down to 2^(A - 146), exactly where the value is a multiple
+ *        of 2^(A - 146): 0, or a normal value of field f >= A + 929 (its last bit 2^(f - 1075)).
+ * A value of field f is below 2^(f - 1022): A = F + 8 - 1017 for the largest field F seen takes a tile of
+ * values up to 2^8 times the largest, and fields F + 8 down to F - 80 exactly, a range of 2^88 (two windows
+ * would keep 41 fields). A is at least -928, where low's unit is 2^-1074 (every finite value is on it,
+ * subnormals included), and at most 1023 (high must stay finite: there a tile's limit is 2^1021). */
+struct Windows64 {
+    int a;                                 /* high's binade, 2^a */
+    long long int_high, int_mid, int_low;  /* the tiles' sums in units of 2^(a - 52), 2^(a - 99), 2^(a - 146) */
+
+    static __host__ __device__ int binade(unsigned largest_field)
+    {
+        int a = (int)largest_field + HEADROOM - 1017;
+        return a < -928 ? -928 : a > 1023 ? 1023 : a;
+    }
+    __host__ __device__ void open(unsigned largest_field)
+    {
+        a = binade(largest_field);
+        int_high = int_mid = int_low = 0;
+    }
+    __host__ __device__ double base(int window) const { return 1.5 * power_of_two(a - 47 * window); }
+    __host__ __device__ double limit() const { return power_of_two(a - 2); }
+    /* The least key of a value low takes exactly: field a + 929 and no rest below it (0 at the lowest binade,
+     * where every finite value's is: every key passes). */
+    __host__ __device__ uint32_t lower_key() const { return a > -928 ? ((uint32_t)(a + 929) << 21) - 1u : 0u; }
+    /* The totals into digits of 2^-1074: 2^(a - 52) is bit a + 1022, 2^(a - 99) bit a + 975, 2^(a - 146) bit
+     * a + 928. */
+    template <typename Add>
+    __host__ __device__ void flush(Add add)
+    {
+        add_integer(int_high, a + 1022, add);
+        add_integer(int_mid, a + 975, add);
+        add_integer(int_low, a + 928, add);
+        int_high = int_mid = int_low = 0;
+    }
+};
+
+/* A tile of 8 values through the windows (seven fp64 additions a value, no branch); true where every value
+ * was in the windows' range: then its sums join the totals, and *not_minus_zero is set where a value of the
+ * tile is not -0. The checks: the magnitudes summed in fp64 (one addition a value; a tile past DBL_MAX is
+ * Inf, NaN stays NaN: both fail) and compared with the limit once (their rounding, under 2^-50 of the sum,
+ * is far inside the limit's margin); the least key, one integer min a value, compared with lower_key once;
+ * and the AND of the values' high words, whose sign bit says, in a tile of zeros, whether all are -0. */
+__host__ __device__ __forceinline__ bool split_tile64(Windows64 &w, const uint4 *r, bool *not_minus_zero)
+{
+    const double high_base = w.base(0), mid_base = w.base(1), low_base = w.base(2), limit = w.limit();
+    const uint32_t lower_key = w.lower_key();
+    double high = high_base, mid = mid_base, low = low_base, magnitudes = 0.0;
+    uint32_t least_key = 0xffffffffu, signs = 0xffffffffu;
+    HOST_DEVICE_UNROLL
+    for (int k = 0; k < UNROLL; k++)
+    HOST_DEVICE_UNROLL
+        for (int j = 0; j < 2; j++) {
+            const uint64_t bits = value64(r[k], j);
+            const double x = bits_double(bits);
+            magnitudes += fabs(x);
+            const uint32_t key = key64(bits);
+            least_key = key < least_key ? key : least_key;
+            signs &= (uint32_t)(bits >> 32);
+            double t = high + x, rest = x - (t - high);
+            high = t;
+            t = mid + rest;
+            low += rest - (t - mid);
+            mid = t;
+        }
+    if (least_key < lower_key || !(magnitudes < limit)) return false;
+    *not_minus_zero |= magnitudes != 0.0 || !(signs >> 31);
+    w.int_high += (long long)(double_bits(high) - double_bits(high_base));
+    w.int_mid += (long long)(double_bits(mid) - double_bits(mid_base));
+    w.int_low += (long long)(double_bits(low) - double_bits(low_base));
+    return true;
+}
+
+/* A tile the windows could not take, as take_tile: its NaN and Inf flagged through flag(bits) (and out of
+ * the tile, as -0), with SAW_NOT_MINUS_ZERO where a value is not -0; where the largest finite field asks for other windows the
+ * totals go to the digits (through add) and the windows open there; the tile is split again, and one they
+ * still cannot take goes to the digits value by value. */
+template <typename Add, typename Flag>
+__host__ __device__ __noinline__ Windows64 take_tile64(Windows64 w, Add add, Flag flag, uint4 r0, uint4 r1, uint4 r2, uint4 r3)
+{
+    uint4 r[UNROLL] = {r0, r1, r2, r3};
+    unsigned largest = 0, seen = 0;
+    HOST_DEVICE_UNROLL
+    for (int k = 0; k < UNROLL; k++)
+    HOST_DEVICE_UNROLL
+        for (int j = 0; j < 2; j++) {
+            const uint64_t bits = value64(r[k], j);
+            if (bits != MINUS_ZERO_BITS) seen |= SAW_NOT_MINUS_ZERO;
+            if (field64(bits) == 0x7ff) {
+                seen |= flag_of64(bits);
+                set_value64(r[k], j, MINUS_ZERO_BITS);
+            } else if (field64(bits) > largest) {
+                largest = field64(bits);
+            }
+        }
+    flag(seen);
+    if (Windows64::binade(largest) != w.a) {
+        w.flush(add);
+        w.open(largest);
+    }
+    bool ignored = false;
+    if (split_tile64(w, r, &ignored)) return w;
+    HOST_DEVICE_UNROLL
+    for (int k = 0; k < UNROLL; k++)
+    HOST_DEVICE_UNROLL
+        for (int j = 0; j < 2; j++) {
+            const uint64_t bits = value64(r[k], j);
+            if (bits << 1) add_value64(bits, add);
+        }
+    return w;
+}
+
+/* A value outside the tiles (before the first 16-byte boundary or after the last) into the digits and the
+ * flags, as take_tile64 takes each. */
+template <typename Add>
+__host__ __device__ __forceinline__ void take_value64(uint64_t bits, Add add, unsigned *seen)
+{
+    if (bits != MINUS_ZERO_BITS) *seen |= SAW_NOT_MINUS_ZERO;
+    if (field64(bits) == 0x7ff) *seen |= flag_of64(bits);
+    else if (bits << 1) add_value64(bits, add);
+}
+
+/* The grid's total of fp64 (step 3's words for DIGITS64 digits; the flags word counts each block that saw
+ * NaN or +Inf at 2^16, NaN or -Inf at 2^32, and a value other than -0 at 2^48: NaN gives NaN as +Inf and
+ * -Inf together do), and its rounding, by the block's first warp, lane k holding digits k, k + 32 and
+ * k + 64 of the block's d, which it leaves with the grid's digits (the finishing block's). */
+__device__ unsigned long long grid_words64[DIGITS64 + 1];
+#define SLOTS64 ((DIGITS64 + 1 + 31) / 32)
+
+__device__ void finish_grid64(long long *d, unsigned flags, double *out, float *narrow)
+{
+    const int lane = threadIdx.x;
+    float f;
+    if (gridDim.x == 1) {
+        if (lane == 0) *out = round_total64(d, flags, &f), *narrow = f;
+        return;
+    }
+    /* One carry pass: every digit below the top keeps its low 32 bits and passes the rest up one digit (the
+     * last lane's to the first lane's next slot); every digit is then below 2^33 in magnitude. */
+    long long digit[SLOTS64], carry[SLOTS64];
+#pragma unroll
+    for (int s = 0; s < SLOTS64; s++) {
+        const int k = lane + 32 * s;
+        digit[s] = k < DIGITS64 ? d[k] : 0;
+        carry[s] = k < DIGITS64 - 1 ? digit[s] >> 32 : 0;
+    }
+    long long previous = 0; /* the slot below's carries */
+#pragma unroll
+    for (int s = 0; s < SLOTS64; s++) {
+        long long below = __shfl_up_sync(FULL_MASK, carry[s], 1), wrapped = __shfl_sync(FULL_MASK, previous, 31);
+        digit[s] += (lane ? below : wrapped) - carry[s] * 4294967296LL;
+        previous = carry[s];
+    }
+    const unsigned long long flag_word = 1 + ((unsigned long long)(flags & (SAW_NAN | SAW_PLUS_INF) ? 1 : 0) << 16)
+                                         + ((unsigned long long)(flags & (SAW_NAN | SAW_MINUS_INF) ? 1 : 0) << 32)
+                                         + ((unsigned long long)(flags & SAW_NOT_MINUS_ZERO ? 1 : 0) << 48);
+    unsigned long long seen[SLOTS64];
+#pragma unroll
+    for (int s = 0; s < SLOTS64; s++) {
+        const int k = lane + 32 * s;
+        const unsigned long long add = k < DIGITS64 ? (unsigned long long)digit[s] + BLOCK_COUNT : flag_word;
+        seen[s] = k <= DIGITS64 ? atomicAdd(&grid_words64[k], add) + add : 0;
+    }
+    constexpr int FLAGS_SLOT = DIGITS64 / 32, FLAGS_LANE = DIGITS64 % 32;
+    if (blocks_in<DIGITS64>(__shfl_sync(FULL_MASK, seen[FLAGS_SLOT], FLAGS_LANE), DIGITS64) != gridDim.x) return;
+#pragma unroll
+    for (int s = 0; s < SLOTS64; s++) {
+        const int k = lane + 32 * s;
+        if (k > DIGITS64) continue;
+        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> word(grid_words64[k]);
+        while (blocks_in<DIGITS64>(seen[s], k) != gridDim.x) seen[s] = word.load(cuda::memory_order_relaxed);
+        word.store(0ull, cuda::memory_order_relaxed);
+        if (k < DIGITS64) d[k] = digit_sum(seen[s]);
+    }
+    const unsigned long long fw = __shfl_sync(FULL_MASK, seen[FLAGS_SLOT], FLAGS_LANE);
+    __syncwarp();
+    if (lane == 0) {
+        unsigned grid_flags = (fw >> 16 & 0xffffu ? SAW_PLUS_INF : 0) | (fw >> 32 & 0xffffu ? SAW_MINUS_INF : 0) |
+                              (fw >> 48 ? SAW_NOT_MINUS_ZERO : 0);
+        *out = round_total64(d, grid_flags, &f), *narrow = f;
+    }
+}
+
+/* window_sum's shape on fp64: two tiles of 8 values a thread in registers, the windows opened at the largest
+ * finite field of the block's first tile, a call for a tile they cannot take. At the end the threads' totals
+ * (at the block's binade, or flushed where a thread opened other windows) are summed across each warp in
+ * 16-bit pieces, which lanes add to the block's digits; the first warp finishes the grid. The fp64 result
+ * goes to *out, the fp32 rounding of the same total to *narrow. */
+template <int THREADS>
+__global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum_f64(const double *x, uint64_t n, double *out, float *narrow)
+{
+    constexpr int WARPS_HERE = THREADS / 32;
+    __shared__ long long d[DIGITS64];
+    __shared__ unsigned flags, warp_largest[WARPS_HERE];
+    long long *digits = d;
+    unsigned *block_flags = &flags;
+    const auto add = [digits](int k, long long part) { atomicAdd((unsigned long long *)&digits[k], (unsigned long long)part); };
+    const auto flag = [block_flags](unsigned seen) { atomicOr(block_flags, seen); };
+    uint64_t head = unaligned_head(x, n); /* 0 or 1 */
+    const uint4 *v = reinterpret_cast<const uint4 *>(x + head);
+    uint64_t vectors = (n - head) / 2, tail = head + vectors * 2;
+    uint64_t t = (uint64_t)blockIdx.x * THREADS + threadIdx.x, stride = (uint64_t)gridDim.x * THREADS * UNROLL;
+    uint64_t i = (uint64_t)blockIdx.x * THREADS * UNROLL + threadIdx.x;
+    uint4 r[UNROLL], next[UNROLL];
+    load_tile(r, v, i, vectors, MINUS_ZEROS);
+    load_tile(next, v, i + stride, vectors, MINUS_ZEROS);
+    for (int k = threadIdx.x; k < DIGITS64; k += THREADS) d[k] = 0;
+    if (threadIdx.x == 0) flags = 0;
+    unsigned largest = 0;
+#pragma unroll
+    for (int k = 0; k < UNROLL; k++)
+#pragma unroll
+        for (int j = 0; j < 2; j++) {
+            unsigned field = field64(value64(r[k], j));
+            largest = max(largest, field == 0x7ff ? 0u : field);
+        }
+    for (int m = 16; m > 0; m >>= 1) largest = max(largest, __shfl_xor_sync(FULL_MASK, largest, m));
+    if (threadIdx.x % 32 == 0) warp_largest[threadIdx.x / 32] = largest;
+    __syncthreads();
+    for (int k = 0; k < WARPS_HERE; k++) largest = max(largest, warp_largest[k]);
+    Windows64 w;
+    w.open(largest);
+    const int block_a = w.a;
+    bool not_minus_zero = false;
+    unsigned tiles = 0; /* tiles in the totals since they were last flushed: int64 holds 2^12 of 2^50 units */
+    while (i < vectors) {
+        for (; i < vectors && split_tile64(w, r, &not_minus_zero); i += stride) { /* no call in this loop */
+            if (++tiles % 4096 == 0) w.flush(add);
+#pragma unroll
+            for (int k = 0; k < UNROLL; k++) r[k] = next[k];
+            load_tile(next, v, i + 2 * stride, vectors, MINUS_ZEROS);
+        }
+        if (i >= vectors) break;
+        w = take_tile64(w, add, flag, r[0], r[1], r[2], r[3]);
+        if (++tiles % 4096 == 0) w.flush(add);
+        i += stride;
+        load_tile(r, v, i, vectors, MINUS_ZEROS);
+        load_tile(next, v, i + stride, vectors, MINUS_ZEROS);
+    }
+    __syncwarp(); /* the warp together again before its shuffles (as window_sum) */
+    unsigned seen = not_minus_zero ? SAW_NOT_MINUS_ZERO : 0;
+    if (t < head) take_value64(double_bits(x[t]), add, &seen);
+    if (t < n - tail) take_value64(double_bits(x[tail + t]), add, &seen);
+    if (w.a != block_a) w.flush(add); /* windows opened elsewhere: their totals to the digits */
+    /* The totals at the block's binade in 16-bit chunks (the top one signed), each summed across the warp (32
+     * chunks: below 2^21 in magnitude); lane j adds chunk j's sum: chunk j of the high total is bit
+     * block_a + 1022 + 16 j of the digits, of the middle total bit block_a + 975 + 16 (j - 4), of the low
+     * one bit block_a + 928 + 16 (j - 8). */
+    const long long totals[3] = {w.int_high, w.int_mid, w.int_low};
+    const int lane = threadIdx.x % 32;
+    int mine = 0;
+#pragma unroll
+    for (int j = 0; j < 12; j++) {
+        long long total = totals[j / 4];
+        int chunk = j % 4 == 3 ? (int)(total >> 48) : (int)(total >> 16 * (j % 4) & 0xffff);
+        chunk = warp_int_sum(chunk);
+        if (lane == j) mine = chunk;
+    }
+    if (lane < 12) add_integer(mine, block_a + 1022 - 47 * (lane / 4) + 16 * (lane % 4), add);
+    seen = warp_or(seen);
+    if (lane == 0 && seen) atomicOr(&flags, seen);
+    __syncthreads();
+    if (threadIdx.x < 32) finish_grid64(d, flags, out, narrow);
+}
+
 /* A block per tile of per_thread 16-byte vectors a thread, as stage 08, up to as many blocks as the GPU
  * holds at once (and MAX_BLOCKS). The kernel's blocks per SM are asked once (*per_sm, the caller's): the
  * query is host time, and a launcher's host time is inside the timed region. */
@@ -692,6 +1127,26 @@ static void run_windows(Run *r)
     LAUNCH_CHECK("window_sum");
 }
 
+/* A block takes fewer than 2^29 values (its shared digits take 2^31 additions: step 5): where the grid
+ * the GPU holds at once is too small for that, the input is refused. */
+#define VALUES_PER_BLOCK64 (1ull << 29)
+
+static void run_windows_f64(Run *r)
+{
+    if ((uintptr_t)r->data % sizeof(double)) {
+        r->refuse = "the input is not aligned to its element size";
+        return;
+    }
+    static int per_sm;
+    unsigned blocks = digits_grid(r, window_sum_f64<BLOCK>, &per_sm, r->n / 2 + 1, UNROLL);
+    if (r->n >= (uint64_t)blocks * VALUES_PER_BLOCK64) {
+        r->refuse = "more than 2^29 values a block: the block's digits could overflow";
+        return;
+    }
+    window_sum_f64<BLOCK><<<blocks, BLOCK>>>((const double *)r->data, r->n, (double *)r->out, r->partials);
+    LAUNCH_CHECK("window_sum_f64");
+}
+
 /* CUB's own answers to order, in a CCCL newer than CUDA 13.0's (make CCCL_HOME=/path, README): DeviceReduce
  * with an execution environment that requires a determinism, found at compile time. gpu_to_gpu: the same
  * bits on every GPU (a reproducible floating-point accumulator, not exactly rounded); not_guaranteed: the
@@ -713,6 +1168,17 @@ static void run_cub_not_guaranteed(Run *r)
     r->shape = shape_cub_reduce(r->n, r->sm_count);
     r->shape.atomic = fmin(ceil(r->n / 4096.0), 40.0 * r->sm_count);
 }
+
+/* gpu_to_gpu on fp64 input, in fp64: bounded as CUB's fp64 sum (common/cub.cu), every addition in fp64 and
+ * tiles of 8 items a thread. */
+static void run_cub_gpu_to_gpu_f64(Run *r)
+{
+    CUDA_CHECK(cub::DeviceReduce::Reduce((const double *)r->data, (double *)r->out, (int64_t)r->n, cuda::std::plus<>{},
+                                         0.0, cuda::execution::require(cuda::execution::determinism::gpu_to_gpu)));
+    r->shape = shape_cub_reduce(r->n, r->sm_count);
+    r->shape.acc_bits = 53;
+    r->shape.serial += 8.0;
+}
 #endif
 
 /* Why make stage-13 tree cannot record an exact kernel. */
@@ -733,7 +1199,11 @@ static const Kernel kernels[] = {
      .no_tree = EXACT_NO_TREE},
     {"windows_bf16", "4. the same for bf16 input", run_windows<__nv_bfloat16>, .dtype = DT_BF16,
      .acc = ACC_EXACT_SUM, .no_tree = EXACT_NO_TREE},
+    {"windows_f64", "5. fp64 input: three exact fp64 windows in front of digits of 2^-1074", run_windows_f64,
+     .dtype = DT_F64, .acc = ACC_EXACT_SUM, .no_tree = EXACT_NO_TREE},
 #ifdef CUB_DETERMINISM
+    {"cub_gpu_to_gpu_f64", "CUB's DeviceReduce requiring gpu_to_gpu determinism, fp64 (CCCL_HOME)",
+     run_cub_gpu_to_gpu_f64, .dtype = DT_F64, .acc = ACC_F64, .no_tree = CUB_UNRECORDED},
     {"cub_gpu_to_gpu", "CUB's DeviceReduce requiring gpu_to_gpu determinism (CCCL_HOME)", run_cub_gpu_to_gpu,
      .no_tree = CUB_UNRECORDED},
     {"cub_not_guaranteed", "CUB's DeviceReduce requiring no determinism: atomics (CCCL_HOME)", run_cub_not_guaranteed,
