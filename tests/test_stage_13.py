@@ -1,11 +1,120 @@
 """Stage 13 (the exact sum) and its demo: a CCCL_HOME that is not a CCCL checkout refused before anything
-is built; the demo's exact results; the exact kernels bit for bit; fixed point refusing data off its grid."""
+is built; the demo's exact results; the exact kernels bit for bit; fixed point refusing data off its grid.
+On the host: the fp64 sum's arithmetic (tests/test_stage_13.cu, built here with nvcc, run with no GPU)
+against the host's exact sum, and against an oracle of Python's fractions."""
+import fractions
+import functools
+import math
 import os
+import random
+import shutil
+import struct
 import unittest
 
 from tests import support
+from tests.test_host_unit import parse
 
 EXACT = os.path.join(support.ROOT, "build/13_exact/reduce")
+UNIT = "build/13_exact/unit"
+
+
+def nvcc():
+    """The nvcc the Makefile builds with (NVCC, else on the PATH, else CUDA's default place), or None."""
+    found = os.environ.get("NVCC") or shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    return found if os.path.exists(found) else None
+
+
+@functools.lru_cache(None)
+def compiled():
+    """tests/test_stage_13.cu built with the Makefile's warnings as errors (PTX alone: it never launches)."""
+    os.makedirs(os.path.join(support.ROOT, os.path.dirname(UNIT)), exist_ok=True)
+    return support.run([nvcc(), "-std=c++17", "-O2", "-arch=compute_90", "-code=compute_90", "-Icommon",
+                        "-Werror", "all-warnings",
+                        "-Xcompiler", "-Wall,-Wextra,-Werror,-Wno-missing-field-initializers,-fopenmp",
+                        "tests/test_stage_13.cu", "common/gpu.cu", "common/host.c", "-o", UNIT])
+
+
+def rounded(total, p, emin, emax):
+    """The Fraction TOTAL (not 0) rounded to nearest, ties to even, in a binary format of P significand bits,
+    smallest unit 2^EMIN and largest exponent EMAX: a float, or an infinity past the largest value."""
+    a = abs(total)
+    e = a.numerator.bit_length() - a.denominator.bit_length()
+    while fractions.Fraction(2) ** e > a:
+        e -= 1
+    while fractions.Fraction(2) ** (e + 1) <= a:
+        e += 1
+    unit = max(e - (p - 1), emin)
+    m = a / fractions.Fraction(2) ** unit
+    q = m.numerator // m.denominator
+    rest = m - q
+    if rest > fractions.Fraction(1, 2) or (rest == fractions.Fraction(1, 2) and q % 2):
+        q += 1
+    sign = -1.0 if total < 0 else 1.0
+    if q * fractions.Fraction(2) ** unit >= fractions.Fraction(2) ** (emax + 1):
+        return sign * math.inf
+    return sign * float(q * fractions.Fraction(2) ** unit)
+
+
+def oracle(values):
+    """The exact sum of VALUES rounded once to fp64 and to fp32, as bits in hexadecimal, by IEEE's rules for
+    NaN, infinities and zeros (a zero total is -0 where every value is -0)."""
+    if any(math.isnan(v) for v in values) or (math.inf in values and -math.inf in values):
+        return "7ff8000000000000", "7fc00000"
+    if math.inf in values or -math.inf in values:
+        inf = math.inf if math.inf in values else -math.inf
+        return struct.pack(">d", inf).hex(), struct.pack(">f", inf).hex()
+    total = sum(fractions.Fraction(v) for v in values)
+    if total == 0:
+        zero = -0.0 if all(v == 0 and math.copysign(1, v) < 0 for v in values) else 0.0
+        return struct.pack(">d", zero).hex(), struct.pack(">f", zero).hex()
+    return (struct.pack(">d", rounded(total, 53, -1074, 1023)).hex(),
+            struct.pack(">f", rounded(total, 24, -149, 127)).hex())
+
+
+def adversarial(kind, rng):
+    """A few hundred fp64 values of KIND, made to break sums."""
+    big = 1.7976931348623157e308
+    if kind == "every exponent":
+        return [struct.unpack("<d", struct.pack("<Q", rng.getrandbits(64) & ~(0x7ff << 52) | rng.randrange(2047) << 52))[0]
+                for _ in range(300)]
+    if kind == "subnormals":
+        return [rng.choice((-1, 1)) * rng.randrange(1, 2**52) * 2.0**-1074 for _ in range(300)]
+    if kind == "cancellation":
+        xs = [rng.uniform(-1, 1) * 2.0 ** rng.randrange(-1000, 1000) for _ in range(150)]
+        return xs + [-x for x in xs] + [2.0**-1074, 3 * 2.0**-60]
+    if kind == "past DBL_MAX, exact 1":
+        return [big] * 100 + [-big] * 100 + [1.0]
+    if kind == "past DBL_MAX, a tie":
+        return [big, 2.0**970] + [2.0**-1000, -2.0**-1000] * 100
+    if kind == "below the tie at DBL_MAX":
+        return [big, 2.0**970, -2.0**-1074] + [1.0, -1.0] * 100
+    if kind == "ties":
+        return [1.0, 2.0**-53] + [2.0**-700, -2.0**-700] * 100
+    if kind == "ties and a sticky bit":
+        return [1.0, 2.0**-53, 2.0**-1074] + [2.0**-700, -2.0**-700] * 100
+    if kind == "fp32's smallest units":
+        return [2.0**-150, 2.0**-149, -(2.0**-160)] + [rng.randrange(1, 2**20) * 2.0**-1074 for _ in range(200)]
+    if kind == "a tie in fp32's subnormals":
+        return [2.0**-150, 2.0**-149] + [2.0**-700, -(2.0**-700)] * 100
+    if kind == "around FLT_MIN":
+        return [2.0**-126, -(2.0**-150), 2.0**-1074] + [2.0**-900, -(2.0**-900)] * 100
+    if kind == "-0":
+        return [-0.0] * 257
+    if kind == "-0 and +0":
+        return [-0.0] * 200 + [0.0] + [-0.0] * 56
+    if kind == "NaN":
+        return [1.0] * 100 + [math.nan] + [2.0] * 100
+    if kind == "+Inf and -Inf":
+        return [1.0] * 100 + [math.inf, -math.inf] + [2.0] * 100
+    if kind == "-Inf":
+        return [big] * 100 + [-math.inf] + [big] * 100
+    raise ValueError(kind)
+
+
+ORACLE_KINDS = ["every exponent", "subnormals", "cancellation", "past DBL_MAX, exact 1", "past DBL_MAX, a tie",
+                "below the tie at DBL_MAX", "ties", "ties and a sticky bit", "fp32's smallest units",
+                "a tie in fp32's subnormals", "around FLT_MIN",
+                "-0", "-0 and +0", "NaN", "+Inf and -Inf", "-Inf"]
 
 
 class Stage13(support.Case):
@@ -28,10 +137,55 @@ class Stage13(support.Case):
                     [EXACT, "--kernel", "windows_f32", "--n", "1000003", "--fill", "wide", "--reps", "3", "--check"])
 
     @support.needs("gpu")
+    def test_windows_f64_on_the_wide_data_the_exact_sum_bit_for_bit(self):
+        """fp64 input: the result is the exact sum rounded once to fp64, the error 0, the bound 0"""
+        self.need_build()
+        self.expect(0, r"^windows_f64 +[-0-9.e+]+ +0\.00e\+00 +0\.00e\+00 +ok",
+                    [EXACT, "--kernel", "windows_f64", "--n", "1000003", "--fill", "wide", "--reps", "3", "--check"])
+
+    @support.needs("gpu")
     def test_fixed_point_refuses_data_off_its_grid_the_wide_fill(self):
         self.need_build()
         self.expect(0, r"^fixed_point +skipped: a value is not a multiple of 2\^-24",
                     [EXACT, "--kernel", "fixed_point", "--n", "1000003", "--fill", "wide", "--reps", "3", "--check"])
+
+
+class HostArithmetic(support.Case):
+    """windows_f64's tiles, values, flushes and rounding, on the host."""
+
+    def unit(self):
+        if not nvcc():
+            self.skipTest("nvcc is not installed: the CUDA toolkit")
+        r = compiled()
+        if r.rc != 0:
+            self.fail(f"tests/test_stage_13.cu does not compile (exit {r.rc}):\n{r.tail(20)}")
+        return os.path.join(support.ROOT, UNIT)
+
+    def test_unit_checks_pass_and_are_counted(self):
+        """every "ok"/"FAIL" line a subtest; exit 1 exactly where one failed; "done N checks" last"""
+        r = support.run([self.unit()])
+        checks, declared, stray = parse(r.out)
+        self.assertTrue(checks, f"{UNIT} printed no check:\n{r.tail()}")
+        for name, passed, detail in checks:
+            with self.subTest(name):
+                self.assertTrue(passed, "\n".join(detail) or "FAIL")
+        self.assertEqual(r.rc, 1 if any(not passed for _, passed, _ in checks) else 0, r.tail())
+        self.assertEqual((len(checks), stray), (declared, []), r.tail())
+
+    def test_sum_is_the_fraction_oracles_rounding(self):
+        """the exact sum by Python's fractions, rounded here, in fp64 and fp32, on a few hundred values a kind"""
+        unit, folder, rng = self.unit(), support.scratch(self), random.Random(13)
+        for kind in ORACLE_KINDS:
+            values = adversarial(kind, rng)
+            rng.shuffle(values)
+            path = os.path.join(folder, "values.txt")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("".join(v.hex() + "\n" for v in values))
+            r = support.run([unit, "--sum", path])
+            with self.subTest(kind):
+                self.assertEqual(r.rc, 0, r.tail())
+                want = "fp64 %s fp32 %s" % oracle(values)
+                self.assertEqual(r.out.strip(), want, f"{len(values)} values of {kind}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,259 @@
+/* The arithmetic of stage 13's fp64 sum (windows_f64), run on the host: its per-tile and per-value functions
+ * (__host__ __device__ in stages/13_exact/reduce.cu) drive one or more threads' windows over data made to
+ * break them, into digits held here, and the total is rounded by the kernel's own rounding; the results
+ * must be the host's exact sum (reference_sum_f64, common/host.c, a method of its own) in fp64 and in fp32,
+ * bit for bit. Like tests/test_host.c it prints "ok NAME" or "FAIL NAME" a check (detail lines under a
+ * failure start "     | "), then "done N checks", and exits 1 where a check failed.
+ * With --sum FILE it prints instead the fp64 and fp32 bits of the sum of FILE's values (one a line, as
+ * strtod reads them: hexadecimal floats, inf, nan), for tests/test_stage_13.py's oracle of fractions. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../stages/13_exact/reduce.cu"
+
+static int checks, failed;
+
+static void check(int ok, const char *name)
+{
+    checks++;
+    failed += !ok;
+    printf("%s %s\n", ok ? "ok" : "FAIL", name);
+}
+
+/* The host's digits and flags, as the functions of reduce.cu add to them (the kernel's: shared-memory
+ * atomics). */
+struct HostAdd {
+    long long *d;
+    __host__ __device__ void operator()(int k, long long part) const { d[k] += part; }
+};
+struct HostFlag {
+    unsigned *flags;
+    __host__ __device__ void operator()(unsigned seen) const { *flags |= seen; }
+};
+
+/* What a sum of the windows did: tiles the windows took, tiles they did not. */
+typedef struct {
+    uint64_t fast, slow;
+} Paths;
+
+/* The sum of x[0..n) as THREADS threads of one block of window_sum_f64 make it: tile k of 8 values goes to
+ * thread k % THREADS (the values past n are -0, as the kernel's loads pad), each thread's windows open at the
+ * largest finite field of the block's first tiles, a tile they cannot take goes through take_tile64, the
+ * totals are flushed every 4096 tiles and at the end; the values past the last whole tile go one by one. The
+ * digits and the flags are the block's; the total is rounded by round_total64. */
+static double windows_sum(const double *x, uint64_t n, int threads, float *narrow, Paths *paths)
+{
+    static long long d[DIGITS64];
+    memset(d, 0, sizeof d);
+    unsigned flags = 0;
+    const HostAdd add = {d};
+    const HostFlag flag = {&flags};
+    const uint64_t tiles = n / 8;
+    uint4 *tile = (uint4 *)malloc((tiles + 1) * UNROLL * sizeof(uint4));
+    for (uint64_t i = 0; i < tiles * UNROLL; i++) memcpy(&tile[i], &x[2 * i], sizeof(uint4));
+    unsigned largest = 0;
+    for (uint64_t i = 0; i < tiles * 8 && i < (uint64_t)threads * 8; i++) {
+        unsigned field = field64(double_bits(x[i]));
+        if (field != 0x7ff && field > largest) largest = field;
+    }
+    paths->fast = paths->slow = 0;
+    for (int t = 0; t < threads; t++) {
+        Windows64 w;
+        w.open(largest);
+        bool not_minus_zero = false;
+        unsigned since_flush = 0;
+        for (uint64_t k = t; k < tiles; k += threads) {
+            const uint4 *r = &tile[k * UNROLL];
+            if (split_tile64(w, r, &not_minus_zero)) {
+                paths->fast++;
+            } else {
+                w = take_tile64(w, add, flag, r[0], r[1], r[2], r[3]);
+                paths->slow++;
+            }
+            if (++since_flush % 4096 == 0) w.flush(add);
+        }
+        w.flush(add);
+        if (not_minus_zero) flags |= SAW_NOT_MINUS_ZERO;
+    }
+    for (uint64_t i = tiles * 8; i < n; i++) take_value64(double_bits(x[i]), add, &flags);
+    free(tile);
+    return round_total64(d, flags, narrow);
+}
+
+static uint64_t bits_of(double v) { return double_bits(v); }
+static uint32_t bits32(float v)
+{
+    uint32_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
+}
+
+/* A 64-bit generator (splitmix64). */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Data made to break sums, value i of n. */
+static void make(const char *kind, double *x, uint64_t n, uint64_t seed)
+{
+    uint64_t s = seed;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t r = next_random(&s), b;
+        double v;
+        if (!strcmp(kind, "shifted")) { /* 53 significant bits in [-1/2, 3/2) */
+            v = (double)(r >> 11) * 0x1p-52 - 0.5;
+        } else if (!strcmp(kind, "cancellation")) { /* the small values are all that is left */
+            static const double cycle[] = {1e300, 1.0, -1e300, 0x1.8p-60, -1e200, 1e200, 3.0, -0x1p-1000};
+            v = cycle[i % 8];
+        } else if (!strcmp(kind, "subnormals")) {
+            b = r & 0x800fffffffffffffull;
+            v = bits_double(b);
+        } else if (!strcmp(kind, "every exponent")) {
+            do b = next_random(&s); while (field64(b) == 0x7ff);
+            v = bits_double(b);
+        } else if (!strcmp(kind, "past DBL_MAX")) { /* partial sums past DBL_MAX, a small exact total */
+            static const double cycle[] = {DBL_MAX, DBL_MAX, 0x1p-1074, -DBL_MAX, -DBL_MAX, 1.5};
+            v = cycle[i % 6];
+        } else if (!strcmp(kind, "total past DBL_MAX")) {
+            v = i % 3 ? DBL_MAX / 2 : 0x1p971;
+        } else if (!strcmp(kind, "ties")) { /* 1 + 2^-53 (a tie) + tiny values that cancel */
+            v = i == 0 ? 1.0 : i == 1 ? 0x1p-53 : i % 2 ? 0x1p-600 : -0x1p-600;
+        } else if (!strcmp(kind, "ties and sticky")) { /* the same tie broken by 2^-1074 */
+            v = i == 0 ? 1.0 : i == 1 ? 0x1p-53 : i == 2 ? 0x1p-1074 : i % 2 ? 0x1p-600 : -0x1p-600;
+        } else if (!strcmp(kind, "fp32 subnormal tie")) { /* 2^-150 + 2^-149: a tie in fp32, rounded to even */
+            v = i == 0 ? 0x1p-150 : i == 1 ? 0x1p-149 : i % 2 ? 0x1p-900 : -0x1p-900;
+        } else if (!strcmp(kind, "negative below fp32")) { /* -2^-160: -0 in fp32, not in fp64 */
+            v = i == 0 ? -0x1p-160 : i % 2 ? 0x1p-300 : -0x1p-300;
+        } else if (!strcmp(kind, "wider than the windows")) { /* 2^0 and 2^-120 in every tile */
+            v = i % 2 ? 1.0 + (double)(r >> 40) * 0x1p-52 : 0x1p-120 * (1.0 + (double)(r >> 12) * 0x1p-52);
+        } else if (!strcmp(kind, "NaN")) {
+            v = i == n / 2 ? NAN : 1.0;
+        } else if (!strcmp(kind, "+Inf and -Inf")) {
+            v = i == n / 3 ? INFINITY : i == n / 2 && n > 1 ? -INFINITY : 1.0;
+        } else if (!strcmp(kind, "+Inf")) {
+            v = i == n / 2 ? INFINITY : -DBL_MAX;
+        } else if (!strcmp(kind, "-Inf")) {
+            v = i == n / 2 ? -INFINITY : DBL_MAX;
+        } else if (!strcmp(kind, "-0")) {
+            v = -0.0;
+        } else if (!strcmp(kind, "-0 and one +0")) {
+            v = i == n - 1 ? 0.0 : -0.0;
+        } else if (!strcmp(kind, "zero total")) { /* x, -x: an exact 0, +0 */
+            v = i % 2 ? -(double)(i / 2 + 1) * 0.375 : (double)(i / 2 + 1) * 0.375;
+        } else {
+            fprintf(stderr, "no kind %s\n", kind);
+            exit(2);
+        }
+        x[i] = v;
+    }
+}
+
+/* The windows' sum at several thread counts against the exact reference, fp64 and fp32, bit for bit. */
+static void check_kind(const char *kind, uint64_t n, Paths *at_256)
+{
+    double *x = (double *)malloc(n * sizeof(double));
+    make(kind, x, n, 5 + n);
+    Reference ref = reference_sum_f64(x, n);
+    const int thread_counts[] = {1, 3, 256};
+    int ok = 1;
+    char detail[512] = "";
+    for (int c = 0; c < 3; c++) {
+        float narrow;
+        Paths paths;
+        double sum = windows_sum(x, n, thread_counts[c], &narrow, &paths);
+        if (thread_counts[c] == 256 && at_256) *at_256 = paths;
+        if (bits_of(sum) != bits_of(ref.sum) || bits32(narrow) != bits32(ref.sum32)) {
+            if (ok) snprintf(detail, sizeof detail, "     | %d threads: %a / %a, exact %a / %a", thread_counts[c], sum,
+                             (double)narrow, ref.sum, (double)ref.sum32);
+            ok = 0;
+        }
+    }
+    char name[160];
+    snprintf(name, sizeof name, "windows_f64 %s N=%llu: the exact sum in fp64 and fp32 at 1, 3, 256 threads", kind,
+             (unsigned long long)n);
+    check(ok, name);
+    if (!ok) printf("%s\n", detail);
+    free(x);
+}
+
+/* 8 values as a tile's 4 vectors (copied: a vector read through a double's address is not defined C++). */
+static const uint4 *tile_of(const double *v, uint4 *r)
+{
+    memcpy(r, v, UNROLL * sizeof(uint4));
+    return r;
+}
+
+static int sum_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "cannot read %s\n", path);
+        return 2;
+    }
+    uint64_t n = 0, room = 1024;
+    double *x = (double *)malloc(room * sizeof(double));
+    char line[128];
+    while (fgets(line, sizeof line, f)) {
+        if (n == room) x = (double *)realloc(x, (room *= 2) * sizeof(double));
+        x[n++] = strtod(line, NULL);
+    }
+    fclose(f);
+    float narrow;
+    Paths paths;
+    double sum = windows_sum(x, n, 3, &narrow, &paths);
+    printf("fp64 %016llx fp32 %08x\n", (unsigned long long)bits_of(sum), bits32(narrow));
+    free(x);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && !strcmp(argv[1], "--sum")) return sum_file(argv[2]);
+    const char *kinds[] = {"shifted", "cancellation", "subnormals", "every exponent", "past DBL_MAX",
+                           "total past DBL_MAX", "ties", "ties and sticky", "fp32 subnormal tie",
+                           "negative below fp32", "wider than the windows", "NaN", "+Inf and -Inf", "+Inf", "-Inf",
+                           "-0", "-0 and one +0", "zero total"};
+    const uint64_t sizes[] = {1, 2, 7, 8, 9, 1000, 100003};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) check_kind(kinds[k], sizes[z], NULL);
+
+    /* The paths: data with a range go through the windows, data wider than they are through the digits. */
+    Paths shifted, wide;
+    check_kind("shifted", 1u << 20, &shifted);
+    check(shifted.slow == 0 && shifted.fast == (1u << 17), "windows_f64: every tile of shifted data in the windows");
+    check_kind("wider than the windows", 1u << 16, &wide);
+    check(wide.fast == 0 && wide.slow == (1u << 13), "windows_f64: every tile spanning 2^120 through the digits");
+
+    /* The flushes: more than 4096 tiles a thread, values whose windows' totals are near their largest. */
+    check_kind("shifted", 3 * 4096 * 8 + 5, NULL);
+
+    /* The windows' range: fields F + 8 down to F - 80 in the windows for the largest field F. */
+    Windows64 w;
+    uint4 r[UNROLL];
+    w.open(1023); /* 1.0's field */
+    double in_range[8] = {1.0, 0x1p8 * 0.99, 0x1p-80, -0x1p-80, 3.0, -0.0, 0.0, 0x1.fffffffffffffp-80};
+    bool nz = false;
+    check(split_tile64(w, tile_of(in_range, r), &nz) && nz, "split_tile64 takes fields F + 8 down to F - 80");
+    double below_range[8] = {1.0, 0x1.0000000000001p-81, 0, 0, 0, 0, 0, 0};
+    w.open(1023);
+    check(!split_tile64(w, tile_of(below_range, r), &nz), "split_tile64 refuses a last bit below 2^(A - 146)");
+    double tiny_subnormal[8] = {1.0, 0x1p-1074, 0, 0, 0, 0, 0, 0};
+    w.open(1023);
+    check(!split_tile64(w, tile_of(tiny_subnormal, r), &nz), "split_tile64 refuses a subnormal whose high word is 0");
+    double over_limit[8] = {0x1p9, 0x1p9, 0x1p9, 0x1p9, 0x1p9, 0x1p9, 0x1p9, 0x1p9};
+    w.open(1023);
+    check(!split_tile64(w, tile_of(over_limit, r), &nz), "split_tile64 refuses a tile at its limit, 2^(A - 2)");
+    double minus_zeros[8] = {-0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0};
+    nz = false;
+    w.open(1023);
+    check(split_tile64(w, tile_of(minus_zeros, r), &nz) && !nz, "split_tile64: a tile of -0 is not flagged");
+    check(Windows64::binade(0) == -928 && Windows64::binade(2046) == 1023,
+          "the windows' binade stays in [-928, 1023]");
+
+    printf("done %d checks\n", checks);
+    return failed ? 1 : 0;
+}
