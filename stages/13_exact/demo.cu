@@ -2,15 +2,17 @@
  * change with the grid and with the order of the data, the exact sum's do not; the exact sum against
  * the host's (common/host.c, integers of its own) on data made to break sums: cancellation, subnormals
  * only, every exponent at once, sums past FLT_MAX, NaN and Inf, ties, at sizes from 1 up, from an
- * unaligned start, in several grids, at two block sizes and shuffled. Its "bits:" lines are the same on every GPU (a test
- * compares the reference GPUs'). Exit 0 when every exact result is the host's in both fp32 and fp64. */
+ * unaligned start, in several grids, at two block sizes and shuffled; then the same of fp64 input
+ * (windows_f64, against reference_sum_f64), with -0 and data wider than its windows. Its "bits:" lines are
+ * the same on every GPU (a test compares the reference GPUs'). Exit 0 when every exact result is the host's
+ * in both fp32 and fp64. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "reduce.cu"
 
 static float *d_in, *d_out;
-static double *d_wide;
+static double *d_wide, *d_in64;
 static int sm_count, failures, checks;
 
 /* A 64-bit generator (splitmix64): the data are the same on every machine. */
@@ -90,6 +92,103 @@ static void check_exact(const char *name, const float *x, uint64_t n)
            bits_of(ref.sum32), (unsigned long long)bits_of_double(ref.sum), bad ? "FAIL" : "exact, every shape and start");
 }
 
+/* windows_f64 at a launch shape (blocks 0: the launcher's), from element `offset`: the fp64 result, and the
+ * fp32 rounding of the same total in *narrow. */
+static double exact64_on_gpu(const double *x, uint64_t n, uint64_t offset, LaunchShape at, float *narrow)
+{
+    CUDA_CHECK(cudaMemcpy(d_in64 + offset, x, n * sizeof(double), cudaMemcpyHostToDevice));
+    if (at.blocks == 0) {
+        Run r = {};
+        r.data = d_in64 + offset, r.n = n, r.out = (float *)d_wide, r.sm_count = sm_count, r.partials = d_out;
+        run_windows_f64(&r);
+        if (r.refuse) {
+            printf("  FAIL windows_f64 refused N=%llu: %s\n", (unsigned long long)n, r.refuse);
+            *narrow = NAN;
+            return NAN;
+        }
+    } else if (at.threads == BLOCK) {
+        window_sum_f64<BLOCK><<<at.blocks, BLOCK>>>(d_in64 + offset, n, d_wide, d_out);
+    } else {
+        window_sum_f64<2 * BLOCK><<<at.blocks, 2 * BLOCK>>>(d_in64 + offset, n, d_wide, d_out);
+    }
+    LAUNCH_CHECK("exact fp64 sum");
+    double wide;
+    CUDA_CHECK(cudaMemcpy(narrow, d_out, sizeof *narrow, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(&wide, d_wide, sizeof wide, cudaMemcpyDeviceToHost));
+    return wide;
+}
+
+/* Bit for bit, the sign of a zero included (any NaN is a NaN). */
+static int same_bits(double a, double b) { return bits_of_double(a) == bits_of_double(b) || (a != a && b != b); }
+static int same_bits32(float a, float b) { return bits_of(a) == bits_of(b) || (a != a && b != b); }
+
+/* windows_f64 at every shape of check_exact and from two starts (8 bytes apart: one of them not on a 16-byte
+ * boundary), against the host's exact sum of fp64, both roundings; the bits printed once. */
+static void check_exact64(const char *name, const double *x, uint64_t n)
+{
+    Reference ref = reference_sum_f64(x, n);
+    const LaunchShape shapes[] = {{0, BLOCK}, {1, BLOCK}, {(unsigned)(sm_count / 3 ? sm_count / 3 : 1), BLOCK},
+                                  {(unsigned)sm_count * 16, BLOCK}, {(unsigned)sm_count * 2, 2 * BLOCK}};
+    int bad = 0;
+    for (unsigned g = 0; g < sizeof shapes / sizeof shapes[0]; g++)
+        for (uint64_t offset = 0; offset < 2; offset++) {
+            float narrow;
+            double wide = exact64_on_gpu(x, n, offset, shapes[g], &narrow);
+            checks++;
+            if (!same_bits(wide, ref.sum) || !same_bits32(narrow, ref.sum32)) {
+                bad++;
+                printf("  FAIL fp64 %s N=%llu %u blocks of %u offset %llu: %a / %a, exact %a / %a\n", name,
+                       (unsigned long long)n, shapes[g].blocks, shapes[g].threads, (unsigned long long)offset, wide,
+                       narrow, ref.sum, ref.sum32);
+            }
+        }
+    failures += bad;
+    printf("bits: fp64 %-23s N = %-9llu fp32 %08x  fp64 %016llx  %s\n", name, (unsigned long long)n,
+           bits_of(ref.sum32), (unsigned long long)bits_of_double(ref.sum), bad ? "FAIL" : "exact, every shape and start");
+}
+
+/* fp64 data made to break sums, value i of N (the same on every machine). */
+static void make64(const char *kind, double *x, uint64_t n, uint64_t seed)
+{
+    uint64_t s = seed;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t r = next_random(&s), b;
+        double v;
+        if (!strcmp(kind, "cancellation")) { /* 1e300, 1, -1e300, ...: the small values are all that is left */
+            static const double cycle[] = {1e300, 1.0, -1e300, 0x1.8p-60, -1e200, 1e200};
+            v = cycle[i % 6];
+        } else if (!strcmp(kind, "subnormals")) {
+            b = r & 0x800fffffffffffffull;
+            memcpy(&v, &b, sizeof v);
+        } else if (!strcmp(kind, "every exponent")) {
+            do b = next_random(&s); while ((b >> 52 & 0x7ffu) == 0x7ffu);
+            memcpy(&v, &b, sizeof v);
+        } else if (!strcmp(kind, "past DBL_MAX")) { /* partial sums past DBL_MAX: a small exact total, or Inf */
+            static const double cycle[] = {DBL_MAX, DBL_MAX, 0x1p-1074, -DBL_MAX, -DBL_MAX, 1.5};
+            v = cycle[i % 6];
+        } else if (!strcmp(kind, "ties")) { /* 1 + 2^-53 (a tie) + tiny values that cancel */
+            v = i == 0 ? 1.0 : i == 1 ? 0x1p-53 : i % 2 ? 0x1p-600 : -0x1p-600;
+        } else if (!strcmp(kind, "ties, a sticky bit")) { /* the same tie broken by 2^-1074 */
+            v = i == 0 ? 1.0 : i == 1 ? 0x1p-53 : i == 2 ? 0x1p-1074 : i % 2 ? 0x1p-600 : -0x1p-600;
+        } else if (!strcmp(kind, "wider than the windows")) { /* 2^0 and 2^-120 in every tile */
+            v = i % 2 ? 1.0 + (double)(r >> 40) * 0x1p-52 : 0x1p-120 * (1.0 + (double)(r >> 12) * 0x1p-52);
+        } else if (!strcmp(kind, "NaN")) {
+            v = i == n / 2 ? NAN : 1.0;
+        } else if (!strcmp(kind, "+Inf and -Inf")) {
+            v = i == n / 3 ? INFINITY : i == n / 2 && n > 1 ? -INFINITY : 1.0;
+        } else if (!strcmp(kind, "-Inf")) {
+            v = i == n / 2 ? -INFINITY : 1.0;
+        } else if (!strcmp(kind, "-0")) {
+            v = -0.0;
+        } else if (!strcmp(kind, "-0 and one +0")) {
+            v = i == n - 1 ? 0.0 : -0.0;
+        } else { /* shifted: 53 significant bits in [-1/2, 3/2) */
+            v = (double)(r >> 11) * 0x1p-52 - 0.5;
+        }
+        x[i] = v;
+    }
+}
+
 static float random_finite(uint64_t *s)
 {
     uint32_t b;
@@ -142,6 +241,8 @@ int main(void)
     d_in = (float *)device_alloc((big + 4) * sizeof(float), "the input");
     d_out = (float *)device_alloc(sizeof(float), "the result");
     d_wide = (double *)device_alloc(PARTIALS_CAPACITY(big) * sizeof(float), "the fp64 result and the float sums' partials");
+    d_in64 = (double *)device_alloc((big + 2) * sizeof(double), "the fp64 input");
+    double *x64 = (double *)malloc(big * sizeof(double));
     printf("%s, %d SMs\n\n", gpu.name, gpu.sm_count);
 
     /* 1. Order matters. */
@@ -194,7 +295,7 @@ int main(void)
     const uint64_t m = 1000003;
     make("every exponent", x, m, 99);
     ref = reference_sum(x, m);
-    int same_bits = 1;
+    int same_bits_all = 1;
     for (int p = 0; p < 10; p++) {
         for (uint64_t i = m - 1; i > 0; i--) {
             uint64_t j = next_random(&s) % (i + 1);
@@ -204,13 +305,43 @@ int main(void)
         double wide;
         float f = exact_on_gpu(WINDOWS_KERNEL, x, m, 0, LaunchShape{0, BLOCK}, &wide);
         checks++;
-        if (!same(f, ref.sum32) || !same(wide, ref.sum)) same_bits = 0, failures++;
+        if (!same(f, ref.sum32) || !same(wide, ref.sum)) same_bits_all = 0, failures++;
     }
     printf("\n3. Ten shuffles of 10^6 values of every exponent: %s (fp32 %08x, fp64 %016llx)\n",
-           same_bits ? "the same bits every time, the exact sum" : "FAIL", bits_of(ref.sum32),
+           same_bits_all ? "the same bits every time, the exact sum" : "FAIL", bits_of(ref.sum32),
+           (unsigned long long)bits_of_double(ref.sum));
+
+    /* 4. fp64 input. */
+    printf("\n4. windows_f64 against the host's exact sum of fp64, rounded once to fp64 and to fp32: at the shapes "
+           "of 2., from 2 starts\n");
+    const char *kinds64[] = {"shifted", "cancellation", "subnormals", "every exponent", "past DBL_MAX", "ties",
+                             "ties, a sticky bit", "wider than the windows", "NaN", "+Inf and -Inf", "-Inf", "-0",
+                             "-0 and one +0"};
+    for (size_t k = 0; k < sizeof kinds64 / sizeof kinds64[0]; k++)
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+            make64(kinds64[k], x64, sizes[z], 31 + k);
+            check_exact64(kinds64[k], x64, sizes[z]);
+        }
+    make64("every exponent", x64, m, 99);
+    ref = reference_sum_f64(x64, m);
+    same_bits_all = 1;
+    for (int p = 0; p < 10; p++) {
+        for (uint64_t i = m - 1; i > 0; i--) {
+            uint64_t j = next_random(&s) % (i + 1);
+            double t = x64[i];
+            x64[i] = x64[j], x64[j] = t;
+        }
+        float narrow;
+        double wide = exact64_on_gpu(x64, m, 0, LaunchShape{0, BLOCK}, &narrow);
+        checks++;
+        if (!same_bits(wide, ref.sum) || !same_bits32(narrow, ref.sum32)) same_bits_all = 0, failures++;
+    }
+    printf("bits: fp64 ten shuffles of 10^6 values of every exponent: %s (fp32 %08x, fp64 %016llx)\n",
+           same_bits_all ? "the same bits every time, the exact sum" : "FAIL", bits_of(ref.sum32),
            (unsigned long long)bits_of_double(ref.sum));
 
     printf("\n%d exact results checked, %d not the host's exact sum\n", checks, failures);
+    free(x64);
     free(x);
     free(shuffled);
     return failures ? 1 : 0;
