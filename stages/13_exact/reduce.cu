@@ -827,8 +827,8 @@ __host__ __device__ __forceinline__ uint32_t key64(uint64_t bits)
  *   low  starts at 1.5 2^(A - 94) and takes those, down to 2^(A - 146), exactly where the value is a multiple
  *        of 2^(A - 146): 0, or a normal value of field f >= A + 929 (its last bit 2^(f - 1075)).
  * A value of field f is below 2^(f - 1022): A = F + 8 - 1017 for the largest field F seen takes a tile of
- * values up to 2^8 times the largest, and fields F + 8 down to F - 80 exactly, a range of 2^88 (two windows
- * would keep 41 fields). A is at least -928, where low's unit is 2^-1074 (every finite value is on it,
+ * values up to 2^8 times the largest, and fields F + 8 down to F - 80 exactly, a range of 2^89 (two windows
+ * would keep 42 fields). A is at least -928, where low's unit is 2^-1074 (every finite value is on it,
  * subnormals included), and at most 1023 (high must stay finite: there a tile's limit is 2^1021). */
 struct Windows64 {
     int a;                                 /* high's binade, 2^a */
