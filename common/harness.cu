@@ -110,9 +110,9 @@ static const ProgramOption own_options[] = {
     {"--cols", "H[,H...]", "a row stage: the row lengths (each size of --n is ROWSxCOLS; a plain N is one row)", take_cols},
     {"--cond", "C", "--fill cond: the condition number sum|x| / |sum x| of the data (default 1e8; the largest\n"
                     "a size can have is about 6e6 x N)", take_cond},
-    INPUT_OPTIONS("sum your own data instead of a fill: a NumPy .npy (float32, float16, int8, int32; C order;\n"
-                  "a 2-D array is rows in a row stage), or raw bytes with --dtype; N is the file's, and the\n"
-                  "kernels that take its type sum it"),
+    INPUT_OPTIONS("sum your own data instead of a fill: a NumPy .npy (float32, float64, float16, int8, int32;\n"
+                  "C order; a 2-D array is rows in a row stage), or raw bytes with --dtype; N is the file's, and\n"
+                  "the kernels that take its type sum it"),
 };
 
 static const Kernel *find_kernel(const char *name)

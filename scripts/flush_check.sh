@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.." && source scripts/lib.sh || exit 2
 out=${1:-} failed=0
 need ncu "ncu not found: the flush check reads DRAM counters with Nsight Compute (it comes with the CUDA toolkit)"
 type_bytes() { # TYPE: the bytes of one element of an input type
-    case $1 in f32 | i32 | u32) echo 4 ;; f16 | bf16 | i16 | u16) echo 2 ;; fp8_* | i8 | u8) echo 1 ;;
+    case $1 in f64) echo 8 ;; f32 | i32 | u32) echo 4 ;; f16 | bf16 | i16 | u16) echo 2 ;; fp8_* | i8 | u8) echo 1 ;;
     *) die "unknown input type '$1'" ;; esac
 }
 # One line per probe: PROGRAM STAGE:KERNEL REGEX LOADS KERNEL_TO_RUN ELEMENT_BYTES WARM_CONTROL(0|1).

@@ -8,7 +8,7 @@ import re
 from tests import npy, support
 
 # The .npy type string of each type a program's --describe names ("input types").
-DESCR = {"f32": "<f4", "f16": "<f2", "i8": "|i1", "i32": "<i4"}
+DESCR = {"f32": "<f4", "f16": "<f2", "i8": "|i1", "i32": "<i4", "f64": "<f8"}
 
 
 @functools.lru_cache(None)

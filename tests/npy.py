@@ -1,6 +1,6 @@
 """Writes the .npy (or raw) files the tests of --input read, with the standard library alone.
 usage: python3 tests/npy.py FILE DESCR SHAPE [--drop K] [--raw]
-  DESCR: a NumPy type string such as '<f4', '<f2', '|i1', '<i4' (or '>f4', '<f8' to be refused)
+  DESCR: a NumPy type string such as '<f4', '<f8', '<f2', '|i1', '<i4' (or '>f4' to be refused)
   SHAPE: comma-separated dimensions, e.g. 1000003 or 7,1001
   values: element i is (i mod 97) / 8 - 3 (exact in every float type read; integers: i mod 97 - 48)
   --drop K: leave the last K bytes out (a truncated file); --raw: the data alone, no header

@@ -81,6 +81,23 @@ class EveryProgram(support.Case):
         inputs.refused(self, program, ["--input", path],
                        rf"holds {other} values; this program's kernels take: {re.escape(' '.join(types))}$")
 
+    def test_each_float64_file_taken_or_refused_naming_the_stages(self, program):
+        """A float64 .npy (NumPy's default type): a program with an fp64 kernel passes every check of the file
+        (then, the GPU hidden, needs one); any other refuses it, naming the stages whose --describe lists f64
+        among their input types and the conversion to float32, exit 2."""
+        self.program(program)
+        path = inputs.write(os.path.join(support.scratch(self), "f64.npy"), inputs.DESCR["f64"], "1000")
+        if "f64" in self.types(program):
+            self.expect(3, r"^error: no CUDA-capable GPU found", [program, "--input", path, "--reps", "1"],
+                        env={"CUDA_VISIBLE_DEVICES": ""})
+            return
+        takers = [support.stage_of(p) for p in support.programs()
+                  if support.built(p) and "f64" in support.describe(p, "input types").split()]
+        self.assertTrue(takers, "no program's --describe lists f64 among its input types")
+        inputs.refused(self, program, ["--input", path],
+                       rf"holds f64 values; this program's kernels take: .*a stage whose kernels take f64 "
+                       rf"\({re.escape(' '.join(takers))}: .*astype\(np\.float32\)")
+
     def test_each_good_file_passes_then_needs_gpu_exit_3(self, program):
         """A good .npy passes every check of the file; then, the GPU hidden, one line saying it needs one."""
         self.program(program)

@@ -24,6 +24,10 @@
  * A block's UNROLL loads are one contiguous tile (BLOCK x UNROLL x 16 bytes = 32 KiB), read as
  * UNROLL coalesced rows. */
 #define UNROLL 4
+/* A large input (at least BIG_TILES_PER_SM tiles per SM) is read in tiles of twice the loads, 64 KiB: on the
+ * H200, whose DRAM is faster for the same SMs, twice the bytes in flight and half the blocks measured nearer
+ * the speed of light from 512 MiB on; with fewer tiles, a grid of big ones leaves SMs idle at its end. */
+#define BIG_TILES_PER_SM 32
 
 /* One element (the unaligned head and the tail). */
 template <typename T, typename Acc>
@@ -137,7 +141,10 @@ static void run_roofline(Run *r)
     uint64_t vectors = r->n * sizeof(T) / 16 + 1;
     uint64_t blocks = (vectors + BLOCK * UNROLL - 1) / (BLOCK * UNROLL); /* one tile: one block, one launch */
     void (*kernel)(const T *, uint64_t, float *, Acc *) = reduce_roofline<T, Acc, FINISH, UNROLL>;
-    if (blocks > 1 && blocks * UNROLL <= (uint64_t)r->sm_count) {
+    if (FINISH == ATOMIC && blocks >= (uint64_t)r->sm_count * BIG_TILES_PER_SM) {
+        kernel = reduce_roofline<T, Acc, FINISH, 2 * UNROLL>;
+        blocks = (vectors + BLOCK * 2 * UNROLL - 1) / (BLOCK * 2 * UNROLL);
+    } else if (blocks > 1 && blocks * UNROLL <= (uint64_t)r->sm_count) {
         /* Even four times the tiles would not fill the SMs: tiles of one load a thread, four times the
          * blocks, each reading a quarter as much (a run this short is a round trip or two per block). */
         kernel = reduce_roofline<T, Acc, FINISH, 1>;
@@ -186,9 +193,11 @@ static const Kernel kernels[] = {
      run_roofline<double, double, ATOMIC>, .dtype = DT_F64, .acc = ACC_F64},
 };
 
-/* From a few KiB, where the launch is everything, to 4 GiB; the cold/warm L2 chart times roofline_f32
- * (and CUB) at the same sizes with the input left in L2, and the flush check measures both. */
+/* From a few KiB, where the launch is everything, to 4 GiB (8 GiB of fp64); the cold/warm L2 chart times
+ * roofline_f32 (and CUB) at the same sizes with the input left in L2; the flush check measures both, and
+ * roofline_f64. */
 STAGE("08_roofline", kernels, .default_sizes = "2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28,2^30",
-      .warm_l2 = "roofline_f32", .flush_probes = "roofline_f32@reduce_roofline@__ldcs cub@DeviceReduce@cub",
+      .warm_l2 = "roofline_f32",
+      .flush_probes = "roofline_f32@reduce_roofline@__ldcs roofline_f64@reduce_roofline@__ldcs cub@DeviceReduce@cub",
       .charts = "bandwidth+ scaling roofline+ l2+ library", .accuracy = "roofline_f32",
       .limits = "roofline_f32 roofline_f32_one_launch roofline_f32_deterministic");
