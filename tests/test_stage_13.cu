@@ -37,10 +37,11 @@ typedef struct {
 } Paths;
 
 /* The sum of x[0..n) as THREADS threads of one block of window_sum_f64 make it: tile k of 8 values goes to
- * thread k % THREADS (the values past n are -0, as the kernel's loads pad), each thread's windows open at the
- * largest finite field of the block's first tiles, a tile they cannot take goes through take_tile64, the
- * totals are flushed every 4096 tiles and at the end; the values past the last whole tile go one by one. The
- * digits and the flags are the block's; the total is rounded by round_total64. */
+ * thread k % THREADS, each thread's windows open at the largest finite field of the block's first tiles, a
+ * tile they cannot take goes through take_tile64, the totals are flushed every 4096 tiles; the values past the
+ * last whole tile go one by one. At the end a thread whose windows opened elsewhere flushes its totals, and
+ * each warp of 32 threads adds the sums of their pieces at the block's binade. The digits and the flags are
+ * the block's; the total is rounded by round_total64. */
 static double windows_sum(const double *x, uint64_t n, int threads, float *narrow, Paths *paths)
 {
     static long long d[DIGITS64];
@@ -57,6 +58,8 @@ static double windows_sum(const double *x, uint64_t n, int threads, float *narro
         if (field != 0x7ff && field > largest) largest = field;
     }
     paths->fast = paths->slow = 0;
+    const int block_a = Windows64::binade(largest);
+    int warp_pieces[12] = {0};
     for (int t = 0; t < threads; t++) {
         Windows64 w;
         w.open(largest);
@@ -72,7 +75,13 @@ static double windows_sum(const double *x, uint64_t n, int threads, float *narro
             }
             if (++since_flush % 4096 == 0) w.flush(add);
         }
-        w.flush(add);
+        if (w.a != block_a) w.flush(add);
+        for (int j = 0; j < 12; j++) warp_pieces[j] += w.piece(j);
+        if (t % 32 == 31 || t == threads - 1)
+            for (int j = 0; j < 12; j++) {
+                Windows64::add_piece(warp_pieces[j], j, block_a, add);
+                warp_pieces[j] = 0;
+            }
         if (not_minus_zero) flags |= SAW_NOT_MINUS_ZERO;
     }
     for (uint64_t i = tiles * 8; i < n; i++) take_value64(double_bits(x[i]), add, &flags);

@@ -859,6 +859,20 @@ struct Windows64 {
         add_integer(int_low, a + 928, add);
         int_high = int_mid = int_low = 0;
     }
+    /* Piece j (0 to 11) of the totals, for a block's sum of them: 16 bits of total j / 4 (high, mid, low), the
+     * top piece of each signed. 32 threads' pieces add up to less than 2^21 in magnitude. */
+    __host__ __device__ int piece(int j) const
+    {
+        const long long total = j < 4 ? int_high : j < 8 ? int_mid : int_low;
+        return j % 4 == 3 ? (int)(total >> 48) : (int)(total >> 16 * (j % 4) & 0xffff);
+    }
+    /* A sum of piece j over threads whose windows are at binade a, into the digits: the piece is bit
+     * a + 1022 + 16 j of the digits for high, a + 975 + 16 (j - 4) for mid, a + 928 + 16 (j - 8) for low. */
+    template <typename Add>
+    static __host__ __device__ void add_piece(int piece_sum, int j, int a, Add add)
+    {
+        add_integer(piece_sum, a + 1022 - 47 * (j / 4) + 16 * (j % 4), add);
+    }
 };
 
 /* A tile of 8 values through the windows (seven fp64 additions a value, no branch); true where every value
@@ -1068,21 +1082,15 @@ __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum_f64(const d
     if (t < head) take_value64(double_bits(x[t]), add, &seen);
     if (t < n - tail) take_value64(double_bits(x[tail + t]), add, &seen);
     if (w.a != block_a) w.flush(add); /* windows opened elsewhere: their totals to the digits */
-    /* The totals at the block's binade in 16-bit chunks (the top one signed), each summed across the warp (32
-     * chunks: below 2^21 in magnitude); lane j adds chunk j's sum: chunk j of the high total is bit
-     * block_a + 1022 + 16 j of the digits, of the middle total bit block_a + 975 + 16 (j - 4), of the low
-     * one bit block_a + 928 + 16 (j - 8). */
-    const long long totals[3] = {w.int_high, w.int_mid, w.int_low};
+    /* The totals at the block's binade in 12 pieces, each summed across the warp; lane j adds piece j's sum. */
     const int lane = threadIdx.x % 32;
     int mine = 0;
 #pragma unroll
     for (int j = 0; j < 12; j++) {
-        long long total = totals[j / 4];
-        int chunk = j % 4 == 3 ? (int)(total >> 48) : (int)(total >> 16 * (j % 4) & 0xffff);
-        chunk = warp_int_sum(chunk);
-        if (lane == j) mine = chunk;
+        int piece_sum = warp_int_sum(w.piece(j));
+        if (lane == j) mine = piece_sum;
     }
-    if (lane < 12) add_integer(mine, block_a + 1022 - 47 * (lane / 4) + 16 * (lane % 4), add);
+    if (lane < 12) Windows64::add_piece(mine, lane, block_a, add);
     seen = warp_or(seen);
     if (lane == 0 && seen) atomicOr(&flags, seen);
     __syncthreads();
