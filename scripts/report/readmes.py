@@ -16,7 +16,7 @@ from charts import chart_headers
 from cited import cited
 from common import bilingual, describe, fail, kernel_rows, number, parse_description, phrase, read_csv, read_text
 from common import rule, short, text, write_files
-from provenance import CHANGED, changed_since, measured_at, primary
+from provenance import changed_line, changed_since, measured_at, primary
 from tables import accuracy_tables, limits_table, ratios, table, times
 from tree import Tree, committed_record
 
@@ -211,20 +211,15 @@ def readmes(check, csv, img):
 
 def run_block(folder, img):
     """What a reference page says of its run: whether it is the primary reference (IMG), the commit it was measured
-    on, and the stages changed since (git's; where git cannot tell, the line its page has). A reference that is not
-    the primary is not held to the claims and targets that read those stages."""
+    on, and the stages changed since (provenance.changed_line). A reference that is not the primary is not held to
+    the claims and targets that read those stages."""
     commit, main = measured_at(folder), os.path.normpath(folder) == os.path.normpath(img)
     out = text("en", "page primary") if main else text("en", "page record").format(
         gpu=gpu_of(f"{img}/results.csv"), folder=os.path.basename(img))
     if commit is None:
         return out + text("en", "page unrecorded")
-    out += text("en", "page measured").format(commit=commit)
-    stages, why = changed_since(commit)
-    if stages is None:
-        old = read_text(f"{folder}/README.md").split("\n") if os.path.exists(f"{folder}/README.md") else []
-        return out + next((line for line in old if line.startswith(CHANGED)), f"{CHANGED} git cannot tell ({why}).") + "\n\n"
-    out += f"{CHANGED} {', '.join(stages) or 'none'}."
-    return out + (text("en", "page held" if main else "page not held") if stages else "") + "\n\n"
+    out += text("en", "page measured").format(commit=commit) + changed_line(folder, commit)
+    return out + (text("en", "page held" if main else "page not held") if changed_since(commit)[0] else "") + "\n\n"
 
 def tree_block(stage, kernels, lang):
     """Each tree kernel's picture and what its record counts, or how to record it."""
