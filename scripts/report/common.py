@@ -121,7 +121,7 @@ def exponent(n):
     return "2^%d" % (math.log2(float(n)) + 0.5)
 
 def head(label, columns, left=1):
-    """A table's header: LABEL (its LEFT first columns'), then a right-aligned column per item of COLUMNS; its rule."""
+    """A table's header, LABEL (its LEFT first columns) then a right-aligned column per item of COLUMNS."""
     columns = list(columns)
     return label + "".join(f" {c} |" for c in columns) + "\n" + rule("l" * left + "r" * len(columns))
 

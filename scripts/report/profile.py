@@ -63,16 +63,17 @@ def runs(launched, library):
     return found
 
 def limits_rows(path, gpu, stage, n, dtype, names, library):
-    want, timed = names.split(), runs(launches(path), library)
-    if len(timed) != 2 * len(want):
-        fail(f"{len(timed)} runs profiled, expected {2 * len(want)} (a checked and a timed run of each of {names})", 1)
+    want, found = names.split(), runs(launches(path), library)
+    if len(found) != 2 * len(want):
+        fail(f"{len(found)} runs profiled, expected {2 * len(want)} (a checked and a timed run of each of "
+             f"{names})", 1)
     out = ""
-    for name, run in zip(want, timed[1::2]):
+    for name, run in zip(want, found[1::2]):
         time = [metrics.get(TIME, 0) for metrics in run]
         longest = run[time.index(max(time))]
         out += "%s,%s,%s,%s,%s,%d,%d,%.3f,%.0f,%.1f,%.1f,%.2f,%.2f\n" % (
             gpu, stage, name, dtype, n, len(run), longest.get(LONGEST[0], 0), sum(time) / 1000,
-            sum(metrics.get(BYTES, 0) for metrics in run), *(longest.get(metric, 0) for metric in LONGEST[1:]))
+            sum(metrics.get(BYTES, 0) for metrics in run), *(longest.get(m, 0) for m in LONGEST[1:]))
     return out
 
 def flush_reading(path, regex, last, library):

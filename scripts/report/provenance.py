@@ -60,8 +60,8 @@ def changed_since(commit):
     return sorted(found), None
 
 def changed_line(folder, commit):
-    """FOLDER's page's line of the stages changed since COMMIT: git's, or where git cannot tell, the line its page
-    (README.md, as make docs last wrote it) has."""
+    """FOLDER's page's line of the stages changed since COMMIT: git's, or where git cannot tell, the line its
+    page (README.md, as make docs last wrote it) has."""
     stages, why = changed_since(commit)
     if stages is None:
         return first_line(os.path.join(folder, "README.md"), CHANGED) or f"{CHANGED} git cannot tell ({why})."

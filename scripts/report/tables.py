@@ -118,13 +118,14 @@ def times(csv, stage, kernels, lang="en"):
     us = {(r["kernel"], int(r["n"])): float(r["median_us"]) for r in flushed(every)
           if r["stage"] == stage and r["dtype"] == "f32"}
     ns = sorted({n for _, n in us}) or fail(f"no rows of stage {stage}")
-    out = text(lang, "times caption") % (device(every)["floor"] or 0) + head(text(lang, "µs at"), map(exponent, ns))
+    out = text(lang, "times caption") % (device(every)["floor"] or 0)
+    out += head(text(lang, "µs at"), map(exponent, ns))
     return out + "".join(f"| `{k}` |" + cells((us.get((k, n)) for n in ns), "%.1f") + "\n" for k in kernels)
 
 def ratios(csv, stage, lang="en"):
-    """STAGE's ratios at every N of CSV: each kernel's x CUB, its ratio assertions, and the speed of light of the
-    bytes of its fastest fp32 kernel at its largest N, with the launch floor and with one DRAM round trip (where
-    measured), each then over that kernel's time."""
+    """STAGE's ratios at every N of CSV: each kernel's x CUB, its ratio assertions, and the speed of light of
+    the bytes of its fastest fp32 kernel at its largest N, with the launch floor and with one DRAM round trip
+    (where measured), each then over that kernel's time."""
     every = read_csv(csv, "stage kernel dtype n median_us gbps pass l2 bytes_read x_cub cols fill")
     lib = library(csv, [stage])
     mine = [r for r in flushed(every) if r["stage"] == stage and r["kernel"] not in lib]
@@ -140,14 +141,15 @@ def ratios(csv, stage, lang="en"):
         out += cells((run.ratio(x["a"], x["b"], n) for n in ns), "%.3f") + "\n"
     dev, maxn = device(every), max((n for n in ns if n > 0), default=None)
     fp32 = {r["kernel"] for r in mine if r["dtype"] == "f32"}
-    fastest = min((k for k in kernels if k in fp32 and (k, maxn) in at), key=lambda k: us(at[k, maxn]), default=None)
+    fastest = min((k for k in kernels if k in fp32 and (k, maxn) in at), key=lambda k: us(at[k, maxn]),
+                  default=None)
     if dev["sol"] <= 0 or fastest is None:
         return out
     for name, floor in [("sol", dev["floor"])] + ([("trip", dev["trip"])] if dev["trip"] is not None else []):
         limit = {n: (floor or 0) + float(at[fastest, n]["bytes_read"]) / dev["sol"] / 1e3 for n in ns if (fastest, n) in at}
         out += text(lang, f"{name} µs") + cells((limit.get(n) for n in ns), "%.1f") + "\n"
-        out += text(lang, f"{name} over").format(k=fastest) + cells((limit[n] / us(at[fastest, n]) if n in limit
-                                                                     else None for n in ns), "%.3f") + "\n"
+        over = (limit[n] / us(at[fastest, n]) if n in limit else None for n in ns)
+        out += text(lang, f"{name} over").format(k=fastest) + cells(over, "%.3f") + "\n"
     return out
 
 def limits_table(csv, stage, lang="en"):
