@@ -1,6 +1,6 @@
-"""The charts of a results CSV (results.csv or multigpu.csv, columns NEED), drawn with gnuplot: plot CSV OUTDIR
-[--dumb] draws them into OUTDIR/NAME.png (--dumb also prints the results page's bar charts in the terminal),
-charts CSV names them, one a line. Every plots/*.gp is a chart; the comment lines it starts with hold its header:
+"""The charts of a results CSV (results.csv or multigpu.csv), drawn with gnuplot: plot CSV OUTDIR [--dumb]
+draws them into OUTDIR/NAME.png (--dumb also prints the results page's bar charts), charts CSV names them, one
+a line. Every plots/*.gp is a chart; the comment lines it starts with hold its header:
   # chart: NAME    drawn from the rows of each stage whose chart tokens (its description) have NAME (its best
                    fp32 kernel at its largest N) or NAME+ (every kernel: the stage owns the chart)
   # shape: SHAPE   how those rows become series: a method of Drawing (the .gp says its data files' columns)
@@ -10,11 +10,10 @@ charts CSV names them, one a line. Every plots/*.gp is a chart; the comment line
 Every chart gets its shape's variables and datafile, out (the PNG), term (png or dumb), plotdir, gpu, peak and
 copy (GB/s), sol (the fastest read-only GB/s), floor (the shortest launch floor, µs), l2n (fp32 elements that
 fill L2), stage and others (as in alt). Only l2 and busbw read the rows timed with the L2 warm; the library's
-kernel (its kind in a description) of several stages is their median; of a repeated row the last wins; a kernel
-whose check failed is marked (FAIL). plot-accuracy draws the accuracy lab's chart (plots/lab/accuracy.gp).
-Exit codes: 2 bad CSV, 4 gnuplot missing, 1 a chart file without its header lines, other: gnuplot failed."""
+kernel of several stages is their median; a kernel whose check failed is marked (FAIL). plot-accuracy draws
+plots/lab/accuracy.gp. Exit codes: 2 bad CSV, 4 gnuplot missing, 1 a chart file without its header lines,
+other: gnuplot failed."""
 import glob
-import itertools
 import math
 import os
 import re
@@ -37,12 +36,20 @@ def chart_headers(check=False):
     an error (exit 1)."""
     found = {}
     for gp in sorted(glob.glob(os.path.join(PLOTS, "*.gp"))):
-        lines = list(itertools.takewhile(lambda line: line.startswith("#"), read_text(gp).splitlines()))
+        lines = re.match(r"(#.*\n)*", read_text(gp))[0].splitlines()  # the comment lines it starts with
         keys = {key: "\n".join(line[len(key) + 3:].lstrip(" ") for line in lines if line.startswith(f"# {key}:")).rstrip()
                 for key in ("chart", "shape", "readme", "alt")}
         if check and not (keys["chart"] and keys["shape"]):
             fail(f"{gp} lacks the header lines '# chart: NAME' and '# shape: SHAPE'", 1)
         found.update({keys["chart"]: dict(keys, file=gp)} if keys["chart"] else {})
+    return found
+
+def owners(csv):
+    """{chart: ([the stages that own it (NAME+)], [the others that name it (NAME)])}, in the CSV's order."""
+    found = {}
+    for stage in dict.fromkeys(r["stage"] for r in kernel_rows(read_csv(csv, "stage pass"))):
+        for token in describe(csv, stage, "charts").split():
+            found.setdefault(token.rstrip("+"), ([], []))[not token.endswith("+")].append(stage)
     return found
 
 def quote(s, failed=False):
@@ -68,7 +75,7 @@ class Results:
             self.types.setdefault(r["stage"], {})[r["kernel"], r["dtype"]] = None
         self.kernels = {s: list(dict.fromkeys(k for k, _ in types)) for s, types in self.types.items()}
         self.ns = sorted({r["n"] for r in self.rows.values()})
-        self.tokens = {s: f" {describe(path, s, 'charts')} " for s in self.types}  # " its tokens "
+        self.owners = owners(path)
         self.library = library(path, self.types)
 
     def at(self, s, k, t, n, warm=False):
@@ -81,14 +88,13 @@ class Results:
                    default=None)
 
 class Drawing:
-    """One chart's stages (role: "own" for NAME+, "best" for NAME; pick: a best one's fastest fp32 kernel at its
-    largest N), and its shapes: each writes into FILES (by name), returns its variables ("": none)."""
+    """One chart's stages (own: those that own it; others: those that name it, each with its best kernel on
+    it, pick: its fastest fp32 kernel at its largest N), and its shapes: each writes into FILES (by name),
+    returns its variables ("": none)."""
 
     def __init__(self, results, name, files):
         self.r, self.files, self.name, self.minn, self.maxn, self.pick = results, files, name, math.inf, 0, {}
-        self.role = {s: "own" if f" {name}+ " in tokens else "best" if f" {name} " in tokens else ""
-                     for s, tokens in results.tokens.items()}
-        self.own, self.others = ([s for s in self.role if self.role[s] == role] for role in ("own", "best"))
+        self.own, self.others = results.owners.get(name, ([], []))
         self.listed, self.lib = self.own + self.others, sorted(results.library)
         for s in self.others:
             n = results.largest(s, "f32")
@@ -97,7 +103,7 @@ class Drawing:
 
     def on(self, s, k):
         """Kernel k of stage s is on the chart: every kernel of a stage that owns it, the best of another."""
-        return self.role[s] == "own" or k == self.pick.get(s)
+        return s in self.own or k == self.pick.get(s)
 
     def write(self, lines, variables, ext=".data"):
         """LINES into the data file (or .hist); VARIABLES, or "" without LINES."""
@@ -143,16 +149,17 @@ class Drawing:
 
     def l2(self):
         """The time against N of each fp32 kernel with rows in L2 both flushed and warm."""
-        count = sum(self.series(f"{number(s)} {k}, L2 {what}", s, k, "f32", what) for s in self.role for k in self.r.kernels[s]
+        count = sum(self.series(f"{number(s)} {k}, L2 {what}", s, k, "f32", what)
+                    for s in self.r.types for k in self.r.kernels[s]
                     if self.on(s, k) and any(self.r.at(s, k, "f32", n, True) for n in self.r.ns) for what in ("flushed", "warm"))
         return "series=%d;" % count if count else ""
 
     def cols(self):
         """GB/s against the row length (cols) of each kernel."""
-        rows = [r for r in self.r.rows.values() if self.role[r["stage"]] == "own" and r["cols"] and not r["warm"]]
+        rows = [r for r in self.r.rows.values() if r["stage"] in self.own and r["cols"] and not r["warm"]]
         gbps = {(r["stage"], r["kernel"], int(r["cols"])): r["gbps"] for r in rows}
         count = sum(self.block(k, ["%d\t%s\n" % (c, gbps[s, k, c]) for c in sorted({c for _, _, c in gbps})
-                                   if (s, k, c) in gbps]) for s in self.role for k in self.r.kernels[s])
+                                   if (s, k, c) in gbps]) for s in self.r.types for k in self.r.kernels[s])
         return "series=%d; total=%.0f;" % (count, rows[-1]["n"]) if count else ""
 
     def types(self):
@@ -195,7 +202,7 @@ class Drawing:
     def busbw(self):
         """The owners' rows timed with the L2 warm (an all-reduce on data in place) as GB/s against the bytes each
         GPU holds, a series per kernel and type; a line at NVLINK_GBPS (a published figure) labelled NVLINK_LABEL."""
-        mine, at = [r for r in self.r.rows.values() if self.role[r["stage"]] == "own" and r["warm"]], {}
+        mine, at = [r for r in self.r.rows.values() if r["stage"] in self.own and r["warm"]], {}
         for r in mine:  # at: (kernel, dtype): {bytes: row}
             at.setdefault((r["kernel"], r["dtype"]), {})[float(r["bytes_read"])] = r
         sizes = sorted({b for rows in at.values() for b in rows})

@@ -14,7 +14,7 @@ import collections
 import csv as csvlib
 import re
 
-from common import bilingual, fail, flushed, library, passed, read_csv, read_text, rel, rule, text, verdict
+from common import bilingual, fail, flushed, library, read_csv, read_text, rel, rule, text, verdict
 
 KINDS = {"step,stage,kernel,ms,gbps": "chain", "s,k,dtype,printed,kernel,sum,ms": "grid"}
 NEED = "stage kernel dtype n median_us gbps pct_peak rel_err pass l2 fill"
@@ -22,10 +22,6 @@ NEED = "stage kernel dtype n median_us gbps pct_peak rel_err pass l2 fill"
 def ratio(a, b):
     """A over B as a speed-up; "-" unless both are positive numbers ("" is none)."""
     return "%.2fx" % (float(a) / float(b)) if a and b and float(a) > 0 and float(b) > 0 else "-"
-
-def us(r):
-    """Row R's time as the tables show it; "-" for no row."""
-    return "%.1f" % float(r["median_us"]) if r else "-"
 
 def headers(names, first):
     """Table headers of the kernels NAMES, the first one's with the prefix FIRST."""
@@ -49,15 +45,15 @@ def chain(fig, csv, lang):
     n = int(fig.meta.get("n") or fail(f"{fig.path}: a chain needs a '# n:' line"))
     run = {(r["stage"], r["kernel"]): r for r in flushed(read_csv(csv, NEED)) if r["dtype"] == "f32" and int(r["n"]) == n}
     out = text(lang, "chain caption") % (fig.source, fig.gpu, n) + text(lang, "chain head") + "\n" + rule("llrrrrrrrl")
-    before = {"stage": "", "kernel": "", "ms": ""}  # the step before: none
+    ms, p = "", None  # the step before's: the article's time and this run's row
     for step in fig.rows:
-        r, p = run.get((step["stage"], step["kernel"])), run.get((before["stage"], before["kernel"]))
+        r = run.get((step["stage"], step["kernel"]))
         out += "| %s | `%s` | %s | %s | %s |" % (step["step"], step["kernel"], step["ms"], step["gbps"],
-                                                ratio(before["ms"], step["ms"]))
+                                                ratio(ms, step["ms"]))
         out += (" %.1f | %.0f | %.1f |" % tuple(float(r[c]) for c in ("median_us", "gbps", "pct_peak")) if r else " - |" * 3)
         out += " %s | %s |\n" % (ratio(p["median_us"], r["median_us"]) if r and p else "-",
                                  "-" if not r else verdict(r["pass"], False))
-        before = step
+        ms, p = step["ms"], r
     return out
 
 def grid(fig, csv, stage, lang):
@@ -82,9 +78,12 @@ def grid(fig, csv, stage, lang):
     def mine(c, kernel, dtype, err=False):
         """This run's cell C of KERNEL as shown: its time, or (ERR) its error; FAIL where its check failed."""
         r = run.get((c, kernel, dtype))
-        if not r or not err:
-            return us(r) + ("" if not r or passed(r["pass"]) or r["pass"] == "xfail" else " FAIL")
-        return rel(r["rel_err"]) + ("" if verdict(r["pass"]) == "ok" else " " + verdict(r["pass"]))
+        if not r:
+            return "-"
+        v = verdict(r["pass"])
+        if err:
+            return rel(r["rel_err"]) + ("" if v == "ok" else " " + v)
+        return "%.1f" % float(r["median_us"]) + (" FAIL" if v == "FAIL" else "")
 
     t, last = type_of.get(times[0], ""), times[-1]
     ran = [k for k in times if (k, t) in in_run]

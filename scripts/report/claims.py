@@ -55,7 +55,8 @@ class Run:
     first bench fill's), N and row length (of a repeated row the last wins); its N in the order of its rows."""
 
     def __init__(self, rows, csv_path):
-        self.rows, self.dev, self.at = [r for r in flushed(rows) if r["median_us"] != ""], device(rows), {}
+        self.folder, self.dev, self.at = os.path.dirname(csv_path), device(rows), {}
+        self.rows = [r for r in flushed(rows) if r["median_us"] != ""]
         self.stages = {r["stage"] for r in self.rows}
         self.library = library(csv_path, self.stages)
         for fill, rows in (("fill", self.rows), (None, first_fills(self.rows))):
@@ -93,30 +94,31 @@ class Run:
                 found += [us(rb) / us(ra) for rb in self.named(b, n, cols)]
         return min(found, default=None)
 
-    def reads(self, a):
-        """The stages an assertion reads."""
-        return {t.split(":")[0] for t in (a["a"], a["b"]) if ":" in t} | (self.stages if a["b"] == "others" else set())
+    def changed(self, a):
+        """The stages assertion A reads that changed since this run and it is not held to (provenance.py)."""
+        reads = {t.split(":")[0] for t in (a["a"], a["b"]) if ":" in t}
+        return sorted(excused(self.folder) & (reads | (self.stages if a["b"] == "others" else set())))
 
 def runs(csvs):
-    """{gpu: its Run} of the results CSVs, in the order of their first rows, and {gpu: its stages changed since}."""
-    found, excuse = {}, {}
+    """{gpu: its Run} of the results CSVs, in the order of their first rows."""
+    found = {}
     for path in csvs:
         rows = read_csv(path, NEED)
         for gpu in dict.fromkeys(r["gpu"] for r in kernel_rows(rows)):
-            found[gpu], excuse[gpu] = Run([r for r in rows if r["gpu"] == gpu], path), excused(os.path.dirname(path))
-    return found, excuse
+            found[gpu] = Run([r for r in rows if r["gpu"] == gpu], path)
+    return found
 
 def targets(csvs, stage, lang="en", rows=None):
     """STAGE's targets on the results CSVs: a column per GPU, "met" or "not met" with the worst ratio over the
     target's sizes and the N where it is; sizes a run lacks are not counted; a GPU excused from a target says so."""
-    found, excuse = runs(csvs)
+    found = runs(csvs)
     out = text(lang, "targets head") + "".join(f" {g} |" for g in found) + "\n" + rule("llr" + "l" * len(found))
     for t in assertions(stage, "target") if rows is None else rows:
         lo, hi = sizes(t["n"])
         out += f"| {bilingual(t['label'], lang)} | {exponent(lo)}" + ("–" + exponent(hi) if hi > lo else "")
         out += " | ≥ %.3f |" % float(t["by"])
         for gpu, run in found.items():
-            if changed := sorted(excuse[gpu] & run.reads(t)):
+            if changed := run.changed(t):
                 out += " %s |" % text(lang, "not held").format(stage=text(lang, "stage" if len(changed) == 1 else "stages"),
                                                                numbers=phrase([number(s) for s in changed], lang))
                 continue
@@ -204,7 +206,6 @@ def claims():
     if (main := primary()) not in by_gpu:
         fail(f"the primary reference {main} has no plots/reference/{main}/results.csv")
     run = {gpu: Run(read_csv(p, NEED), p) for gpu, p in by_gpu.items()}
-    excuse = {gpu: excused(f"plots/reference/{gpu}") for gpu in by_gpu}
     pages = {page: read_text(page) for page in sorted(glob.glob("stages/*/README*.md"))}
     prose = {page: read_text(page) for page in sorted(glob.glob("README*.md") + glob.glob("docs/*.md"))} | pages
     lines, status, checked = [], 0, {}
@@ -215,7 +216,7 @@ def claims():
                 lines, status = lines + [missing], 1
             checked[name] = []
             for gpu in sorted(by_gpu) if claim["gpus"] == "all" else claim["gpus"].split():
-                if gpu in by_gpu and gpu != main and (changed := sorted(excuse[gpu] & run[gpu].reads(claim))):
+                if gpu in by_gpu and (changed := run[gpu].changed(claim)):
                     lines.append(f"skip {name} on the {gpu}: not held to it, {', '.join(changed)} changed since its run "
                                  "(its README)")
                     continue

@@ -47,7 +47,6 @@ def is_device_row(r):
     return r["pass"] == ""
 
 def kernel_rows(rows):
-    """The rows of kernels, not the device's."""
     return [r for r in rows if not is_device_row(r)]
 
 def flushed(rows):
@@ -71,7 +70,6 @@ def device(rows):
             "trip": min(of("round_trip_floor", "median_us"), default=None)}
 
 def amount(v):
-    """A CSV field as a number, 0 where it is empty."""
     return float(v) if v else 0.0
 
 def short(x):
@@ -101,7 +99,7 @@ def texts():
     return {k: (en, zh) for k, en, zh in (line.replace("\\n", "\n").split("\t") for line in lines if line[:1] != "#")}
 
 def text(lang, key):
-    """The text KEY of texts.tsv in the language LANG ('en' or 'zh')."""
+    """The text KEY of texts.tsv in LANG ('en' or 'zh')."""
     return texts()[key][lang == "zh"]
 
 def bilingual(line, lang):
@@ -122,9 +120,10 @@ def exponent(n):
     """'2^k' for the power of two nearest N."""
     return "2^%d" % (math.log2(float(n)) + 0.5)
 
-def n_head(label, ns, left=1):
-    """The header of a table with a column per N (LABEL: its LEFT first columns'), and its rule."""
-    return label + "".join(f" {exponent(n)} |" for n in ns) + "\n" + rule("l" * left + "r" * len(ns))
+def head(label, columns, left=1):
+    """A table's header, LABEL (its LEFT first columns) then a right-aligned column per item of COLUMNS."""
+    columns = list(columns)
+    return label + "".join(f" {c} |" for c in columns) + "\n" + rule("l" * left + "r" * len(columns))
 
 def cells(values, fmt):
     """Table cells of VALUES, each as FMT formats it; "-" for None."""

@@ -38,9 +38,9 @@ def value(v):
     except ValueError:
         return 0
 
-def metric_rows(path):
-    """(launch ID, kernel, metric, value without its commas) of each metric row; every field is quoted."""
-    col = {}
+def launches(path):
+    """Each launch's kernel and {metric: value}, in the order launched; every field of the CSV is quoted."""
+    col, found = {}, {}
     for line in read_text(path, errors="surrogateescape").splitlines():
         fields = re.findall(r'"([^"]*)"', line)
         if line.startswith('"ID"'):
@@ -48,32 +48,32 @@ def metric_rows(path):
         elif col.get("Metric Value", len(fields)) < len(fields):
             launch, kernel, metric, v = ((fields[col.get(name, len(fields)):] + [""])[0]
                                          for name in ("ID", "Kernel Name", "Metric Name", "Metric Value"))
-            yield launch, kernel, metric, v.replace(",", "")
+            found.setdefault(launch, (kernel, {}))[1][metric] = value(v)
+    return list(found.values())
 
-def ends_run(kernel, library):
-    """Whether a launch of KERNEL ends a run: the library's last (LIBRARY: "FIRST LAST"), or any launch not its."""
+def runs(launched, library):
+    """The metrics of each run's launches: a launch ends a run where it is the library's last (LIBRARY: "FIRST
+    LAST") or not the library's."""
     first, _, last = library.partition(" ")
-    return not first or first not in kernel or last in kernel
+    found, run = [], []
+    for kernel, metrics in launched:
+        run.append(metrics)
+        if not first or first not in kernel or last in kernel:
+            found, run = found + [run], []
+    return found
 
 def limits_rows(path, gpu, stage, n, dtype, names, library):
-    kernel_of, values, runs, run = {}, {}, [], []
-    for launch, kernel, metric, v in metric_rows(path):
-        kernel_of.setdefault(launch, kernel)
-        values[launch, metric] = value(v)
-    for launch, kernel in kernel_of.items():
-        run.append(launch)
-        if ends_run(kernel, library):
-            runs, run = runs + [run], []
-    want = names.split()
-    if len(runs) != 2 * len(want):
-        fail(f"{len(runs)} runs profiled, expected {2 * len(want)} (a checked and a timed run of each of {names})", 1)
+    want, found = names.split(), runs(launches(path), library)
+    if len(found) != 2 * len(want):
+        fail(f"{len(found)} runs profiled, expected {2 * len(want)} (a checked and a timed run of each of "
+             f"{names})", 1)
     out = ""
-    for name, run in zip(want, runs[1::2]):
-        time, dram = ([values.get((launch, metric), 0) for launch in run] for metric in (TIME, BYTES))
+    for name, run in zip(want, found[1::2]):
+        time = [metrics.get(TIME, 0) for metrics in run]
         longest = run[time.index(max(time))]
         out += "%s,%s,%s,%s,%s,%d,%d,%.3f,%.0f,%.1f,%.1f,%.2f,%.2f\n" % (
-            gpu, stage, name, dtype, n, len(run), *(values.get((longest, metric), 0) for metric in LONGEST[:1]),
-            sum(time) / 1000, sum(dram), *(values.get((longest, metric), 0) for metric in LONGEST[1:]))
+            gpu, stage, name, dtype, n, len(run), longest.get(LONGEST[0], 0), sum(time) / 1000,
+            sum(metrics.get(BYTES, 0) for metrics in run), *(longest.get(m, 0) for m in LONGEST[1:]))
     return out
 
 def flush_reading(path, regex, last, library):
@@ -81,40 +81,35 @@ def flush_reading(path, regex, last, library):
         kernels = re.compile(regex)
     except re.error as e:
         fail(f"--re {regex}: {e}")
-    runs, acc = [], 0
-    for _, kernel, metric, v in metric_rows(path):
-        if metric == BYTES and kernels.search(kernel):
-            acc += value(v)
-            if ends_run(kernel, library):
-                runs, acc = runs + [acc], 0
-    judged = runs[-last:] if 0 < last < len(runs) else runs
+    read = [sum(metrics[BYTES] for metrics in run) for run in runs(
+        [(k, metrics) for k, metrics in launches(path) if BYTES in metrics and kernels.search(k)], library)]
+    judged = read[-last:] if 0 < last < len(read) else read
     return "%d %.0f" % (len(judged), min(judged, default=-1))
 
 def shared_counts(path):
-    found = {metric: v for _, _, metric, v in metric_rows(path)}
-    return "".join("%s %d %d\n" % (op, value(found.get(f"smsp__sass_inst_executed_op_shared_{op}.sum", "0")),
-                                   value(found.get(f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum", "0")))
+    found = {}
+    for _, metrics in launches(path):
+        found.update(metrics)
+    return "".join("%s %d %d\n" % (op, found.get(f"smsp__sass_inst_executed_op_shared_{op}.sum", 0),
+                                   found.get(f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum", 0))
                    for op in ("ld", "st")) if found else "", 0 if found else 1
 
 def profile_table(path, metrics, n=""):
     """The table of stage_tool.sh profile: METRICS are its columns' metrics, in its order; N the input's elements."""
     def per(a, b):
         return "%.2f" % (a / b) if b > 0 else "-"
-    elements = value(n)
-    values, order = {}, {}
-    for _, kernel, metric, v in metric_rows(path):
-        k = re.sub(r"^void ", "", re.sub(r"\(.*", "", kernel, count=1))
-        order[k], values[k, metric] = None, value(v)
-    names = metrics.split(",")
+    last = {}  # each kernel's metrics at its last launch
+    for kernel, found in launches(path):
+        last.setdefault(re.sub(r"^void ", "", re.sub(r"\(.*", "", kernel, count=1)), {}).update(found)
+    names, elements = metrics.split(","), value(n)
     if len(names) != 21:
         fail(f"--metrics names {len(names)} metrics; the profile table reads 21 (stage_tool.sh's order)")
     out = "%-50s %7s %6s %8s %6s %6s %8s %7s %7s %7s %7s %7s %10s %8s %8s %8s %7s %9s\n" % (
         "kernel", "dram%", "occ%", "thr/inst", "ld wf", "st wf", "sect/req", "ld B/el", "L1 hit%", "L2 hit%",
         "rd B/el", "wr B/el", "atomics", "long_sb", "barrier", "short_sb", "membar", "time(us)")
-    for k in order:
+    for k, found in last.items():
         (dram, occupancy, threads, ld, ld_wf, st, st_wf, requests, sectors, ld_bytes, l1_hit, l2_hit, dram_read,
-         dram_write, atom, red, long_sb, barrier, short_sb, membar, time) = (values.get((k, metric), 0)
-                                                                            for metric in names)
+         dram_write, atom, red, long_sb, barrier, short_sb, membar, time) = (found.get(m, 0) for m in names)
         out += "%-50s %7.1f %6.1f %8.1f %6s %6s %8s %7s %7.1f %7.1f %7s %7s %10d %8.2f %8.2f %8.2f %7.2f %9.1f\n" % (
             k[:50], dram, occupancy, threads, per(ld_wf, ld), per(st_wf, st), per(sectors, requests),
             per(ld_bytes, elements), l1_hit, l2_hit, per(dram_read, elements), per(dram_write, elements),

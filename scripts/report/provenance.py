@@ -59,15 +59,19 @@ def changed_since(commit):
             and parts[2].endswith((".cu", ".mk")) else set()
     return sorted(found), None
 
+def changed_line(folder, commit):
+    """FOLDER's page's line of the stages changed since COMMIT: git's, or where git cannot tell, the line its
+    page (README.md, as make docs last wrote it) has."""
+    stages, why = changed_since(commit)
+    if stages is None:
+        return first_line(os.path.join(folder, "README.md"), CHANGED) or f"{CHANGED} git cannot tell ({why})."
+    return f"{CHANGED} {', '.join(stages) or 'none'}."
+
 def excused(folder):
     """The stages whose claims and targets FOLDER's run is not held to: none for the primary or where nothing says
-    what changed; else those changed since its run, git's or, where git cannot tell, those its page (README.md, as
-    make docs last wrote it) lists."""
+    what changed; else those its changed_line lists."""
     commit = measured_at(folder)
     if os.path.basename(os.path.normpath(folder)) == primary() or commit is None:
         return set()
-    stages, _ = changed_since(commit)
-    if stages is not None:
-        return set(stages)
-    line = (first_line(os.path.join(folder, "README.md"), CHANGED) or CHANGED)[len(CHANGED):].split(".")[0].strip()
+    line = changed_line(folder, commit)[len(CHANGED):].split(".")[0].strip()
     return set() if not line or line.startswith("git cannot tell") or line == "none" else set(line.split(", "))

@@ -12,11 +12,11 @@ import os
 import sys
 
 import claims
-from charts import chart_headers
+from charts import chart_headers, owners
 from cited import cited
 from common import bilingual, describe, fail, kernel_rows, number, parse_description, phrase, read_csv, read_text
-from common import rule, short, text, write_files
-from provenance import CHANGED, changed_since, measured_at, primary
+from common import head, rule, short, text, write_files
+from provenance import changed_line, changed_since, measured_at, primary
 from tables import accuracy_tables, limits_table, ratios, table, times
 from tree import Tree, committed_record
 
@@ -55,15 +55,6 @@ def others(pattern, img):
     """The committed files PATTERN of the reference folders other than IMG."""
     return [p for p in sorted(glob.glob(f"plots/reference/*/{pattern}")) if os.path.dirname(p) != img]
 
-def owners(csv):
-    """{chart: ([the stages that own it (NAME+)], [the others' numbers (NAME)])}, from the CSV's stages."""
-    found = {}
-    for stage in dict.fromkeys(r["stage"] for r in kernel_rows(read_csv(csv, "stage pass"))):
-        for token in describe(csv, stage, "charts").split():
-            found.setdefault(token.rstrip("+"), ([], []))[not token.endswith("+")].append(
-                stage if token.endswith("+") else number(stage))
-    return found
-
 def roofline(csv):
     """The first stage of CSV that owns the roofline chart; "" for none."""
     return (owners(csv).get("roofline", ([], []))[0] + [""])[0]
@@ -77,7 +68,8 @@ def images(where, folder, prefix, csv, lang):
         if header.get("alt") and os.path.exists(f"{folder}/{name}.png") and (
                 where in readme if where in ("front", "top") else "stage" in readme and where in own):
             alt = bilingual(header["alt"], lang).replace("{stage}", phrase([number(s) for s in own], lang))
-            out += f"![{alt.replace('{others}', phrase(rest, lang))}]({prefix}/{name}.png)\n\n"
+            alt = alt.replace("{others}", phrase([number(s) for s in rest], lang))
+            out += f"![{alt}]({prefix}/{name}.png)\n\n"
     return out
 
 def results_block(folder, prefix, lang):
@@ -106,7 +98,7 @@ def accuracy_block(folder, prefix, lang, tables=True):
     return (f"![{text(lang, 'accuracy alt')}]({prefix}/accuracy.png)\n\n" if png else "") + out
 
 def descriptions(folder):
-    """The saved descriptions of the programs of a results folder, in stage order."""
+    """The descriptions saved in a results folder, in stage order."""
     return [parse_description(read_text(p)) for p in sorted(glob.glob(f"{folder}/describe-*.txt"))]
 
 def bench_table(folder, lang):
@@ -135,8 +127,8 @@ def own_csv_block(stage_csv, csv, lang):
         busbw.setdefault((r["dtype"], int(r["bytes_read"])), {})[k] = "%.1f" % gbps + ("" if ok == "ok" else " FAIL")
     if not busbw:
         return sums
-    out = sums + text(lang, "all-reduce caption") + "\n\n" + text(lang, "all-reduce head")
-    out += "".join(f" `{k}` |" for k in runs) + "\n" + rule("ll" + "r" * len(runs))
+    out = sums + text(lang, "all-reduce caption") + "\n\n"
+    out += head(text(lang, "all-reduce head"), (f"`{k}`" for k in runs), 2)
     for (dtype, b), cells in busbw.items():
         size = f"{short(b / 2 ** 30)} GiB" if b >= 2 ** 30 else f"{short(b / 2 ** 20)} MiB"
         out += f"| {dtype} | {size} |" + "".join(f" {cells.get(k, '-')} |" for k in runs) + "\n"
@@ -210,21 +202,17 @@ def readmes(check, csv, img):
     return status
 
 def run_block(folder, img):
-    """What a reference page says of its run: whether it is the primary reference (IMG), the commit it was measured
-    on, and the stages changed since (git's; where git cannot tell, the line its page has). A reference that is not
-    the primary is not held to the claims and targets that read those stages."""
+    """What a reference page says of its run: whether it is the primary reference (IMG), the commit it was
+    measured on, and the stages changed since (provenance.changed_line). A reference that is not the primary
+    is not held to the claims and targets that read those stages."""
     commit, main = measured_at(folder), os.path.normpath(folder) == os.path.normpath(img)
     out = text("en", "page primary") if main else text("en", "page record").format(
         gpu=gpu_of(f"{img}/results.csv"), folder=os.path.basename(img))
     if commit is None:
         return out + text("en", "page unrecorded")
-    out += text("en", "page measured").format(commit=commit)
-    stages, why = changed_since(commit)
-    if stages is None:
-        old = read_text(f"{folder}/README.md").split("\n") if os.path.exists(f"{folder}/README.md") else []
-        return out + next((line for line in old if line.startswith(CHANGED)), f"{CHANGED} git cannot tell ({why}).") + "\n\n"
-    out += f"{CHANGED} {', '.join(stages) or 'none'}."
-    return out + (text("en", "page held" if main else "page not held") if stages else "") + "\n\n"
+    out += text("en", "page measured").format(commit=commit) + changed_line(folder, commit)
+    held = text("en", "page held" if main else "page not held") if changed_since(commit)[0] else ""
+    return out + held + "\n\n"
 
 def tree_block(stage, kernels, lang):
     """Each tree kernel's picture and what its record counts, or how to record it."""

@@ -10,20 +10,19 @@ import fnmatch
 import math
 from operator import itemgetter
 
-from claims import Run, assertions
+from claims import Run, assertions, us
 from common import amount, bilingual, cells, describe, device, fail, first_fills, flushed, kernel_rows, library, median
-from common import n_head, number, passed, read_csv, rel, rule, short, text, verdict
+from common import exponent, head, number, passed, read_csv, rel, rule, text, verdict
 
 NEED = "gpu stage kernel dtype n median_us gbps rel_err pass cols l2 bytes_read speedup x_cub"
 key = itemgetter("stage", "kernel", "dtype")
 
 def rows_table(grid, stage, gpu, peak, lang):
-    """A row stage's GB/s by kernel and row length; the row length from which one kind of kernel stays ahead of
-    another (the stage's crossover assertions)."""
+    """A row stage's GB/s by kernel and row length, then where its crossover assertions' B overtakes A."""
     kernels, cols = list(dict.fromkeys(r["kernel"] for r in grid)), sorted({int(r["cols"]) for r in grid})
     at = {(r["kernel"], int(r["cols"])): r for r in grid}
     out = text(lang, "rows caption") % (gpu, int(grid[-1]["n"]), peak)
-    out += "| kernel |" + "".join(f" {c} |" for c in cols) + "\n" + rule("l" + "r" * len(cols))
+    out += head("| kernel |", cols)
     for k in kernels:
         out += f"| `{k}` |" + "".join(" - |" if (k, c) not in at else " %.0f%s |" % (
             float(at[k, c]["gbps"]), "" if passed(at[k, c]["pass"]) else " FAIL") for c in cols) + "\n"
@@ -114,27 +113,25 @@ def table(csv, mode, stage="", lang="en"):
     return out + (text(lang, "noisy note") if any(noisy) else "")
 
 def times(csv, stage, kernels, lang="en"):
-    """The times (µs, fp32) of KERNELS at every N of STAGE in CSV; the caption gives the run's shortest launch
-    floor, below which no launch goes."""
+    """The times (µs, fp32) of KERNELS at every N of STAGE in CSV, under the run's shortest launch floor."""
     every = read_csv(csv, "stage kernel dtype n median_us pass l2")
     us = {(r["kernel"], int(r["n"])): float(r["median_us"]) for r in flushed(every)
           if r["stage"] == stage and r["dtype"] == "f32"}
     ns = sorted({n for _, n in us}) or fail(f"no rows of stage {stage}")
-    out = text(lang, "times caption") % (device(every)["floor"] or 0) + n_head(text(lang, "µs at"), ns)
+    out = text(lang, "times caption") % (device(every)["floor"] or 0)
+    out += head(text(lang, "µs at"), map(exponent, ns))
     return out + "".join(f"| `{k}` |" + cells((us.get((k, n)) for n in ns), "%.1f") + "\n" for k in kernels)
 
 def ratios(csv, stage, lang="en"):
-    """STAGE's ratios at every N of CSV: each kernel's x CUB; each ratio assertion of the stage (claims.py); and
-    the speed of light (the shortest launch floor plus the bytes read at the fastest read-only bandwidth), then
-    the same with the floor of one DRAM round trip (where measured), each over the time of the stage's fastest
-    fp32 kernel at its largest N."""
+    """STAGE's ratios at every N of CSV: each kernel's x CUB, its ratio assertions, and the speed of light of
+    the bytes of its fastest fp32 kernel at its largest N, with the launch floor and with one DRAM round trip
+    (where measured), each then over that kernel's time."""
     every = read_csv(csv, "stage kernel dtype n median_us gbps pass l2 bytes_read x_cub cols fill")
     lib = library(csv, [stage])
     mine = [r for r in flushed(every) if r["stage"] == stage and r["kernel"] not in lib]
     at = {(r["kernel"], int(r["n"])): r for r in mine}
     kernels, ns = list(dict.fromkeys(r["kernel"] for r in mine)), sorted({n for _, n in at})
-    us = {k: float(r["median_us"]) for k, r in at.items()}
-    out = n_head(text(lang, "x CUB at"), ns)
+    out = head(text(lang, "x CUB at"), map(exponent, ns))
     for k in kernels:
         out += f"| `{k}` |" + cells((float(at[k, n]["x_cub"]) if (k, n) in at and at[k, n]["x_cub"] else None
                                      for n in ns), "%.3f") + "\n"
@@ -144,31 +141,27 @@ def ratios(csv, stage, lang="en"):
         out += cells((run.ratio(x["a"], x["b"], n) for n in ns), "%.3f") + "\n"
     dev, maxn = device(every), max((n for n in ns if n > 0), default=None)
     fp32 = {r["kernel"] for r in mine if r["dtype"] == "f32"}
-    fastest = min((k for k in kernels if k in fp32 and (k, maxn) in us), key=lambda k: us[k, maxn], default=None)
+    fastest = min((k for k in kernels if k in fp32 and (k, maxn) in at), key=lambda k: us(at[k, maxn]),
+                  default=None)
     if dev["sol"] <= 0 or fastest is None:
         return out
-    for label, over, floor in (("sol µs", "sol over", dev["floor"]), ("trip µs", "trip over", dev["trip"])):
-        if label == "trip µs" and floor is None:
-            break
+    for name, floor in [("sol", dev["floor"])] + ([("trip", dev["trip"])] if dev["trip"] is not None else []):
         limit = {n: (floor or 0) + float(at[fastest, n]["bytes_read"]) / dev["sol"] / 1e3 for n in ns if (fastest, n) in at}
-        out += text(lang, label) + cells((limit.get(n) for n in ns), "%.1f") + "\n"
-        out += text(lang, over).format(k=fastest) + cells((limit[n] / us[fastest, n] if n in limit else None
-                                                           for n in ns), "%.3f") + "\n"
+        out += text(lang, f"{name} µs") + cells((limit.get(n) for n in ns), "%.1f") + "\n"
+        over = (limit[n] / us(at[fastest, n]) if n in limit else None for n in ns)
+        out += text(lang, f"{name} over").format(k=fastest) + cells(over, "%.3f") + "\n"
     return out
 
 def limits_table(csv, stage, lang="en"):
     """STAGE's counters from a limits.csv (make limits), a row per counter and kernel (the library's last), a column
-    per N: DRAM throughput (% of peak), warps waiting on a global load and on a memory fence per issue, and the
-    launch's blocks; empty where the stage has no kernel but the library's."""
+    per N; empty where the stage has no kernel but the library's."""
     rows = [r for r in read_csv(csv, "stage kernel n launches grid dram_pct long_sb membar") if r["stage"] == stage]
     lib = library(csv, [stage])
-    kernels = list(dict.fromkeys(r["kernel"] for r in rows if r["kernel"] not in lib))
-    kernels += list(dict.fromkeys(r["kernel"] for r in rows if r["kernel"] in lib))
-    ns = sorted(dict.fromkeys(r["n"] for r in rows), key=int)
-    value = {(r["kernel"], r["n"]): r for r in rows}
-    if len(kernels) <= len(lib & set(kernels)):
+    kernels = sorted(dict.fromkeys(r["kernel"] for r in rows), key=lambda k: k in lib)  # the library's last
+    ns, value = sorted({r["n"] for r in rows}, key=int), {(r["kernel"], r["n"]): r for r in rows}
+    if all(k in lib for k in kernels):
         return ""
-    out = n_head(text(lang, "limits head"), ns, left=2)
+    out = head(text(lang, "limits head"), map(exponent, ns), left=2)
     for column, fmt in (("dram_pct", "%.1f"), ("long_sb", "%.2f"), ("membar", "%.2f"), ("grid", "%d")):
         for i, k in enumerate(kernels):
             label = text(lang, "limits " + column) if i == 0 else ""
@@ -194,14 +187,14 @@ def accuracy_tables(csv, lang="en"):
     ns = sorted({r["x"] for r in rows if r["fill"] != "cond" and int(r["x"]) > 0
                  and math.log2(int(r["x"])) % 4 < 0.5}, key=int)
     conds = sorted({r["x"] for r in rows if r["fill"] == "cond"}, key=float)
-    out = text(lang, "error by N") + "\n\n" + n_head(text(lang, "error head"), ns, left=2)
+    out = text(lang, "error by N") + "\n\n" + head(text(lang, "error head"), map(exponent, ns), left=2)
     for fill in ("random", "wide"):
         for label in labels:
             out += f"| `{label}` | {fill} |" + "".join(cell(result.get((label, fill, n))) for n in ns) + "\n"
     if not conds:
         return out
     out += "\n" + text(lang, "error by cond") % int([r["n"] for r in rows if r["fill"] == "cond"][-1]) + "\n\n"
-    out += "| kernel |" + "".join(f" {c} |" for c in conds) + "\n" + rule("l" + "r" * len(conds))
+    out += head("| kernel |", conds)
     for label in labels:
         out += f"| `{label}` |" + "".join(cell(result.get((label, "cond", c))) for c in conds) + "\n"
     return out

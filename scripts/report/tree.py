@@ -12,13 +12,13 @@ global loads ("gld"), each element is a leaf, and a thread's next event holds th
 registers: no addition of the tree). The results: the values no later addition takes, but those whose
 elements a fuller one holds (lane 1's sum after a shuffle down); an addition is used where a result depends on
 it, unused where none needs its sum."""
+import csv
 import glob
 import math
 from collections import Counter, namedtuple
 
-import csv
-
 from common import fail, read_text, write_files
+from provenance import first_line
 
 # A value: at position x (a shared-memory word where of_slot, else a lane), step y, added by warp `warp`
 # from kids (none: a leaf, at the step its value first appears).
@@ -33,7 +33,7 @@ class Tree:
     bank})}, k: the warp's k-th access in the step, in the order they first appear) and the shuffles."""
 
     def __init__(self, path):
-        self.title, self.threads, self.last, self.base, self.nodes, self.pending = "", 0, -1, math.inf, [], []
+        self.threads, self.last, self.base, self.nodes, self.pending = 0, -1, math.inf, [], []
         self.slot, self.reads, self.held, self.held_slot, self.fresh = {}, {}, {}, {}, set()
         self.active, self.accesses, self.order, self.shuffle_arg, self.read_lane = set(), {}, {}, {}, {}
         self.loads, self.looped, self.loaded = {}, set(), Counter()  # a thread's pending loads, their sums, counts
@@ -222,18 +222,14 @@ def write_data(tree, folder):
     keys = {"title": tree.title, "threads": "%d" % tree.threads, "steps": "%d" % (tree.last + 1),
             "nodes": len(nodes), "accesses": len(rows), "conflicts": len(lines["conflicts"]),
             "shuffles": len(tree.shuffled), "additions": tree.additions(), "unused": tree.additions(-1, True),
-            "loads": sum(tree.loaded.values()),
-            "counts": tree.totals_text()}
+            "loads": sum(tree.loaded.values()), "counts": tree.totals_text()}
     return "".join(f"{key} {v}\n" for key, v in keys.items())
 
 def committed_record(stage, kernel):
     """The committed record of STAGE's tree kernel KERNEL that its READMEs show, or None: plots/reference/<gpu>/
     tree/<stage>/<kernel>.csv, written by make stage-NN tree on that GPU (a block's record can depend on it: a
     grid sized from its SMs); the primary GPU's (plots/reference/primary) where it has one, else the first other's."""
-    try:
-        primary = open("plots/reference/primary", encoding="utf-8").read().strip()
-    except OSError:
-        primary = None
+    primary = (first_line("plots/reference/primary") or "").strip()
     found = glob.glob(f"plots/reference/*/tree/{stage}/{kernel}.csv")
     return min(found, key=lambda path: (path.split("/")[2] != primary, path), default=None)
 
