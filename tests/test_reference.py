@@ -146,7 +146,10 @@ class Broken(support.Case):
         top = support.scratch(self)
         self.refs = [shutil.copytree(d, os.path.join(top, gpu(d)), ignore=shutil.ignore_patterns("*.png"))
                      for d in REFS]
-        self.a, self.b = self.refs[0], self.refs[-1]
+        shutil.copy(os.path.join(os.path.dirname(REFS[0]), "primary"), top)
+        # b: the primary reference; a: another, a record of an earlier commit.
+        self.b = vr.primary(self.refs)
+        self.a = next(d for d in self.refs if d != self.b)
 
     def rejects(self, lines, *named):
         """Asserts that LINES (a check's verdicts) hold a failed one that names every one of NAMED; returns it."""
@@ -438,13 +441,21 @@ class RejectsDemoBits(Broken):
 
     def test_same_bits_rejects_one_line_that_differs(self):
         name = self.demo()
-        edit_text(f"{self.b}/{name}", r"^bits: (.*)$", r"bits: \1 changed")
-        self.rejects(vr.same_bits(self.refs), name, f"{gpu(self.b)} has", "1 differ")
+        edit_text(f"{self.a}/{name}", r"^bits: (.*)$", r"bits: \1 changed")
+        self.rejects(vr.same_bits(self.refs), name, f"{gpu(self.a)} has 1 of its")
 
-    def test_same_bits_rejects_a_demo_missing_on_one_gpu(self):
+    def test_same_bits_rejects_a_demo_missing_on_the_primary(self):
         name = self.demo()
         os.remove(f"{self.b}/{name}")
-        self.rejects(vr.same_bits(self.refs), f"no {name} for {gpu(self.b)}")
+        self.rejects(vr.same_bits(self.refs), f"no {name} for {gpu(self.b)}, the primary reference")
+
+    def test_same_bits_takes_an_earlier_record_with_fewer_cases(self):
+        name = self.demo()
+        path = f"{self.a}/{name}"
+        text = open(path, encoding="utf-8").read().split("\n")
+        last = max(i for i, line in enumerate(text) if line.startswith("bits:"))
+        open(path, "w", encoding="utf-8").write("\n".join(text[:last] + text[last + 1:]))
+        self.passes([v for v in vr.same_bits(self.refs) if name in v[1]])
 
 
 class RejectsPrintedTables(Broken):
@@ -560,6 +571,11 @@ class RejectsSanitizerFiles(Broken):
         names = kinds_committed("sanitize")
         self.assertTrue(names, "no compute-sanitizer output (sanitize-*.txt) is committed")
         return names[0], f"{self.b}/{names[0]}"
+
+    def test_rejects_the_file_missing_on_the_primary(self):
+        name, path = self.sanitize()
+        os.remove(path)
+        self.rejects(vr.sanitizers_clean(self.refs), name, f"no {name} for {gpu(self.b)}, the primary reference")
 
     def test_rejects_a_run_with_an_error(self):
         name, path = self.sanitize()
