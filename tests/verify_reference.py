@@ -388,7 +388,9 @@ def failures_quoted(refs):
                    f"the READMEs quote them: {'; '.join(said) or 'none'}", "printed tables' failures: ")
 
 
-SANITIZER_RUN = re.compile(r"^== compute-sanitizer --tool (\w+) \S+ --kernel (\S+)", re.M)
+# A run's line: the tool, any options of compute-sanitizer's own (such as --kernel-name-exclude kns=common_,
+# which leaves the harness's kernels uninstrumented), the program, then its kernels.
+SANITIZER_RUN = re.compile(r"^== compute-sanitizer --tool (\w+) (?:--[\w-]+ \S+ )*\S+ --kernel (\S+)", re.M)
 SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 CLEAN = re.compile(r"^========= (ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\))$", re.M)
 
