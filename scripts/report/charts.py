@@ -1,18 +1,5 @@
-"""The charts of a results CSV (results.csv or multigpu.csv), drawn with gnuplot: plot CSV OUTDIR [--dumb]
-draws them into OUTDIR/NAME.png (--dumb also prints the results page's bar charts), charts CSV names them, one
-a line. Every plots/*.gp is a chart; the comment lines it starts with hold its header:
-  # chart: NAME    drawn from the rows of each stage whose chart tokens (its description) have NAME (its best
-                   fp32 kernel at its largest N) or NAME+ (every kernel: the stage owns the chart)
-  # shape: SHAPE   how those rows become series: a method of Drawing (the .gp says its data files' columns)
-  # readme: WHERE  front: README.md shows it; top: docs/results.md and each GPU's page; stage: the README of
-                   each owner (drawn only with an owner's rows; any other chart where a stage names it)
-  # alt: EN | ZH   its alt text; {stage}: the numbers of the stages that own it, {others}: the other stages'
-Every chart gets its shape's variables and datafile, out (the PNG), term (png or dumb), plotdir, gpu, peak and
-copy (GB/s), sol (the fastest read-only GB/s), floor (the shortest launch floor, µs), l2n (fp32 elements that
-fill L2), stage and others (as in alt). Only l2 and busbw read the rows timed with the L2 warm; the library's
-kernel of several stages is their median; a kernel whose check failed is marked (FAIL). plot-accuracy draws
-plots/lab/accuracy.gp. Exit codes: 2 bad CSV, 4 gnuplot missing, 1 a chart file without its header lines,
-other: gnuplot failed."""
+"""The charts of a results CSV, drawn with gnuplot from each plots/*.gp; the charts' header keys, shapes,
+variables and exit codes: docs/report.md#charts."""
 import glob
 import math
 import os

@@ -1,15 +1,5 @@
-"""An article's own figures beside this run's, from a stage's cited.csv: "# source: EN | ZH" and "# gpu: EN | ZH"
-lines, other "# key: value" lines its kind reads, then a header line naming its kind, then the rows (the figures,
-copied from the article). (An article's claim that one kernel is slower than another is an assertion of the
-stage's claims.csv, of the kind cited: claims.py.)
-  step,stage,kernel,ms,gbps: a chain of steps at one N ("# n: N"): each step's time, GB/s and speed-up over the
-    one before, the article's and measured.
-  s,k,dtype,printed,kernel,sum,ms: a benchmark over an S x K grid, each kernel's printed sum and time per cell
-    (torch.sum: the article's torch). "# times: K1 K2 ...": the kernels whose times are set beside torch's, this
-    run's beside the library's (x torch, x CUB: their time over the last kernel's); "# drift: REF K1 ...": the
-    kernels whose sums are compared (the article's as the relative difference from REF's printed sum, this run's
-    as its error against the fp64 sum). The results CSV has no column for K: the rows of one N are taken to be
-    the cells of that N in the grid's order (the stage's bench sizes, S-major)."""
+"""An article's own figures beside this run's, from a stage's cited.csv (its kinds:
+docs/report.md#cited-figures)."""
 import collections
 import csv as csvlib
 import re

@@ -1,23 +1,5 @@
-"""The stages' assertions about measured times, one file a stage: stages/NN_name/claims.csv, with the columns
-kind,label,a,b,is,by,n,cols,gpus,source ("#" lines are comments). Each row compares B's time with A's (B's over
-A's) at the sizes n, on the reference GPUs' committed results (L2 flushed); its kind says what is done with it:
-  claim      make docs-check checks it on the GPUs of gpus (all, or GPU folders): is faster (B over A at least by)
-             or level (the longer time over the shorter at most by), at every N of n (all: every N both have; or
-             sizes like 2^24 2^26, each at every row length of cols where given). label: its name, which ends a
-             sentence of a stage README in each language as <!-- claim: LABEL -->, which the reader does not see.
-  target     a row of the stage's targets table: met where B over A is at least by at every N of the run within
-             n (MIN..MAX, or one size); label: "EN | ZH".
-  cited      an article's figure (source: "EN | ZH"; label: its short name): B slower than A by about by at n,
-             beside this run's times.
-  ratio      B over A at every N, a row of the table of ratios of the stage that owns the roofline chart.
-  crossover  a row stage's table: the row length from which B's fastest kernel beats A's in GB/s at every
-             longer one; label: what A and B are, "EN A / EN B | ZH A / ZH B".
-A and B: STAGE:KERNEL[:DTYPE][@FILL] (fp32 unless DTYPE; the first bench fill unless FILL; * in KERNEL stands
-for any text), STAGE:fastest (its fastest fp32 kernel at each N; STAGE:fastest:each, the fastest of each input
-type, the worst ratio counting), and as B alone: sol (the speed of light of A's bytes: the shortest launch floor
-plus them at the fastest read-only bandwidth), library (the library's time in A's run: A's x_cub) and others
-(the fastest fp32 kernel of every other stage). A reference other than the primary is not held to the claims
-and targets that read a stage changed since its run (provenance.py)."""
+"""The stages' assertions about measured times, stages/NN_name/claims.csv: its columns, kinds and terms in
+docs/report.md#claims-and-targets."""
 import fnmatch
 import glob
 import os

@@ -1,5 +1,5 @@
-"""What the reporting program's parts share: CSVs read by column name, the programs' descriptions (--describe),
-number formats and the texts of both languages (texts.tsv: key, English, Chinese; \\n a line break)."""
+"""What the reporting program's parts share: CSVs read by column name, the programs' descriptions
+(--describe), number formats and the texts of both languages (texts.tsv; docs/report.md)."""
 import csv
 import functools
 import glob

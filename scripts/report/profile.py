@@ -1,18 +1,5 @@
-"""The profilers' outputs, read for the scripts that profile.
-ncu: Nsight Compute's CSV (ncu --csv --print-units base). A run is one launch, or for the library its launches
-as --library "FIRST LAST" says (a program's --describe: library launches): those whose names hold FIRST, up to
-the one whose name holds LAST. By --mode:
-  limits (limits.sh): limits.csv's rows of the timed runs (every second run) of --names, in order: a library
-    run's kernels' time and bytes together, the other counters of its longest launch. Exit 1 unless 2 runs each.
-  flush (flush_check.sh): "RUNS LEAST": how many runs of the kernels matching --re are judged (the --last
-    ones, 0: all) and the least DRAM bytes one of them read (-1: none).
-  shared (tree.sh agree): "ld I W" and "st I W", the shared-memory instructions and wavefronts of loads
-    and stores. Exit 1 where the profile has no reading.
-  profile (stage_tool.sh profile): its table, a line per kernel in the order first launched, each of the
-    --metrics (its 21 columns' metrics, in stage_tool.sh's order) at its last launch; --n, the input's elements
-    at that launch, turns byte counts into bytes per element ("-" without it).
-sass: make stage-NN sass's summary, a line per kernel of what its SASS holds (load widths, shuffles,
-barriers, atomics) and, from the assembler's report (nvcc -Xptxas -v), its registers and shared memory."""
+"""The profilers' outputs, read for the scripts that profile: ncu's modes and sass
+(docs/report.md#profilers)."""
 import re
 from collections import Counter
 

@@ -1,9 +1,5 @@
-"""Where each reference was measured, and what changed since. plots/reference/primary names the primary reference
-(the GPU the front page, docs/results.md and the stages' READMEs show); plots/reference/<gpu>/measured_at holds the
-commit its run was made on (make reference writes HEAD there). Git says which stages' kernel or harness files
-(stages/<stage>/*.cu and *.mk; common/* for every stage) differ from that commit in the working tree. A reference
-other than the primary is not held to the claims and targets that read a stage changed since its run; the primary
-is held to all of them. Where git cannot tell, its page's last word is taken; where that is none, nothing is excused."""
+"""Where each reference was measured, and which stages changed since
+(docs/report.md#where-each-reference-was-measured)."""
 import functools
 import glob
 import os

@@ -1,11 +1,5 @@
-"""The measured blocks of every README, from the committed results, so that every number a README shows is one a
-program printed. Each block sits between the lines <!-- TAG:begin --> and <!-- TAG:end --> of its page, in the
-page's language (README.zh-CN.md beside each README.md): README.md: front (the chart of "readme: front" in its
-plots/*.gp header), bench (what make bench runs), stages (each stage's best kernel); docs/results.md: results (the
-charts of "readme: top", every kernel, the flush check, links to the other GPUs' pages), accuracy;
-stages/NN_*/README.md: stage-results (the stage's charts, table, cited figures, every_n.txt, targets, ratios at
-every N, limits.csv), demo-output, tree (the command tree-blocks); plots/reference/<gpu>/README.md, whole: what
-the front and results pages show, for that GPU (English)."""
+"""The measured blocks of every README, from the committed results: its pages and tags in
+docs/report.md#readme-blocks."""
 import difflib
 import glob
 import os

@@ -1,11 +1,4 @@
-"""The Markdown tables of the results CSVs (read by column name; rows timed with the L2 warm left out):
-  table: all (every fp32 kernel of the progression, the stages charted on bandwidth or bandwidth+, then the
-    library's, its rows' median, and the speed of light, at the largest N of the first stage), best (each stage's
-    fastest) or stage (one stage's kernels with their error against the fp64 sum; a row stage: GB/s by row
-    length). Speed-up: over the first stage's baseline kernel; x CUB: over the library (a stage's table: its own
-    x_cub). Each kernel's first fill; of a repeated row the last wins. A time whose spread is above its program's
-    "noisy spread" is marked ~.
-  times, ratios, limits_table and accuracy_tables: the other tables of a stage's README."""
+"""The Markdown tables of the results CSVs (docs/report.md#tables)."""
 import fnmatch
 import math
 from operator import itemgetter

@@ -1,17 +1,5 @@
-"""One tree record (build/<stage>/tree's CSV: a "# " title line naming the GPU, then step,thread,seq,op,
-bytes,addr,src sorted by step, thread and seq) for scripts/tree.sh, by --mode: ascii, the compact form for a
-terminal (the tree, the active lanes, the banks, the shuffles); data, DIR/{nodes,edges,lanes,banks,conflicts,
-shuffles}.dat for plots/lab/tree.gp and "key value" lines; counts, "ld|st INSTRUCTIONS WAVEFRONTS": the
-shared-memory instructions the record implies (one per warp, step and access of each lane in it) and their
-wavefronts (the most distinct 4-byte words any one bank is asked for).
-The tree is inferred from the accesses: a value a thread writes is the sum of the slots it read since its last
-write (and of the value it holds, where that is still in the slot it last wrote or it read nothing, but not
-past a __syncthreads, "bar"); a shuffle down, up or by xor adds the lane's value and the one it read,
-__shfl_sync copies it. Leaves: the values from registers only (global loads, zeros); where the record has the
-global loads ("gld"), each element is a leaf, and a thread's next event holds their sum (its loop, made in
-registers: no addition of the tree). The results: the values no later addition takes, but those whose
-elements a fuller one holds (lane 1's sum after a shuffle down); an addition is used where a result depends on
-it, unused where none needs its sum."""
+"""One tree record read, drawn or counted for scripts/tree.sh; the record and how the tree is inferred:
+docs/report.md#tree-records."""
 import csv
 import glob
 import math
