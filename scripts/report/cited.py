@@ -14,11 +14,9 @@ def ratio(a, b):
     return "%.2fx" % (float(a) / float(b)) if a and b and float(a) > 0 and float(b) > 0 else "-"
 
 def headers(names, first):
-    """Table headers of the kernels NAMES, the first one's with the prefix FIRST."""
     return "".join(f" {first if j == 0 else ''}`{name}` |" for j, name in enumerate(names))
 
 class Figures:
-    """A cited.csv: its "# key: value" lines, its kind, its rows (dicts by its header), its source and GPU."""
 
     def __init__(self, path, lang):
         lines = [line for line in read_text(path).splitlines() if line]
@@ -100,6 +98,5 @@ def grid(fig, csv, stage, lang):
     return out
 
 def cited(csv, cited_csv, stage, lang="en"):
-    """The cited figures CITED_CSV beside the run CSV; STAGE: the stage whose rows a grid reads."""
     fig = Figures(cited_csv, lang)
     return grid(fig, csv, stage, lang) if fig.kind == "grid" else chain(fig, csv, lang)

@@ -14,7 +14,6 @@ NEED = "gpu stage kernel dtype n median_us pass l2 bytes_read x_cub cols fill"
 KINDS = ("claim", "target", "cited", "ratio", "crossover")
 
 def assertions(stage, kind):
-    """The rows of KIND in stages/STAGE/claims.csv ([] without the file)."""
     path = f"stages/{stage}/claims.csv"
     rows = read_csv(path, COLUMNS, comments=True) if os.path.exists(path) else []
     for r in rows:
@@ -82,7 +81,6 @@ class Run:
         return sorted(excused(self.folder) & (reads | (self.stages if a["b"] == "others" else set())))
 
 def runs(csvs):
-    """{gpu: its Run} of the results CSVs, in the order of their first rows."""
     found = {}
     for path in csvs:
         rows = read_csv(path, NEED)
@@ -91,8 +89,7 @@ def runs(csvs):
     return found
 
 def targets(csvs, stage, lang="en", rows=None):
-    """STAGE's targets on the results CSVs: a column per GPU, "met" or "not met" with the worst ratio over the
-    target's sizes and the N where it is; sizes a run lacks are not counted; a GPU excused from a target says so."""
+    """STAGE's targets: a column per GPU, met or not with the worst ratio over its sizes and its N."""
     found = runs(csvs)
     out = text(lang, "targets head") + "".join(f" {g} |" for g in found) + "\n" + rule("llr" + "l" * len(found))
     for t in assertions(stage, "target") if rows is None else rows:
@@ -162,7 +159,6 @@ def sentence(page, end):
     return head[max(starts, default=0):].strip()
 
 def marks(pages):
-    """Every claim's mark in PAGES ({path: text}): (path, claim, the sentence it ends)."""
     return [(path, m[1], sentence(page, m.start())) for path, page in pages.items() for m in MARK.finditer(page)]
 
 def uncited(name, pages):
@@ -181,9 +177,8 @@ def in_prose(names, pages):
             if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", MARK.sub("", page))]
 
 def claims():
-    """Every stage's claims on the primary's results and every other reference's not excused from them; each
-    marked in a stage README of both languages, no mark of an unknown claim, no name in a page's prose, and no
-    sentence saying a claim holds on every reference GPU where it is not checked on every one."""
+    """Every stage's claims on the primary's results and on every other reference not excused from them, and
+    their marks in the stage READMEs (docs/report.md#claims-and-targets)."""
     by_gpu = {os.path.basename(os.path.dirname(p)): p for p in sorted(glob.glob("plots/reference/*/results.csv"))}
     if (main := primary()) not in by_gpu:
         fail(f"the primary reference {main} has no plots/reference/{main}/results.csv")
