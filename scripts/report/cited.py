@@ -29,7 +29,6 @@ class Figures:
         self.source, self.gpu = (bilingual(self.meta.get(key, ""), lang) for key in ("source", "gpu"))
 
 def chain(fig, csv, lang):
-    """A chain of steps at one N: each step's time, GB/s and speed-up, the article's and this run's."""
     n = int(fig.meta.get("n") or fail(f"{fig.path}: a chain needs a '# n:' line"))
     run = {(r["stage"], r["kernel"]): r for r in flushed(read_csv(csv, NEED)) if r["dtype"] == "f32" and int(r["n"]) == n}
     out = text(lang, "chain caption") % (fig.source, fig.gpu, n) + text(lang, "chain head") + "\n" + rule("llrrrrrrrl")
@@ -45,7 +44,6 @@ def chain(fig, csv, lang):
     return out
 
 def grid(fig, csv, stage, lang):
-    """An S x K grid: times beside torch's and the library's, the article's and this run's; then the sums' drift."""
     times, drift = fig.meta.get("times", "").split(), fig.meta.get("drift", "").split()
     if not times:
         fail(f"{fig.path}: a grid needs a '# times:' line")

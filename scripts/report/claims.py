@@ -23,11 +23,6 @@ def assertions(stage, kind):
             fail(f"{path}: claim {r['label']}: is '{r['is']}' (faster or level)")
     return [r for r in rows if r["kind"] == kind]
 
-def sizes(n):
-    """The least and the most size of an assertion's n: MIN..MAX, or a list."""
-    found = [parse_size(s) for s in re.split(r"\.\.| ", n) if s]
-    return min(found), max(found)
-
 def us(r):
     return float(r["median_us"])
 
@@ -93,7 +88,8 @@ def targets(csvs, stage, lang="en", rows=None):
     found = runs(csvs)
     out = text(lang, "targets head") + "".join(f" {g} |" for g in found) + "\n" + rule("llr" + "l" * len(found))
     for t in assertions(stage, "target") if rows is None else rows:
-        lo, hi = sizes(t["n"])
+        sizes = [parse_size(s) for s in re.split(r"\.\.| ", t["n"]) if s]  # MIN..MAX, or a list
+        lo, hi = min(sizes), max(sizes)
         out += f"| {bilingual(t['label'], lang)} | {exponent(lo)}" + ("–" + exponent(hi) if hi > lo else "")
         out += " | ≥ %.3f |" % float(t["by"])
         for gpu, run in found.items():

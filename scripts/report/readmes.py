@@ -64,7 +64,6 @@ def images(where, folder, prefix, csv, lang):
     return out
 
 def results_block(folder, prefix, lang):
-    """FOLDER's charts (as PREFIX/NAME.png), every kernel's table, the flush check's readings (if run)."""
     csv, flush = f"{folder}/results.csv", f"{folder}/flush_check.csv"
     out = images("top", folder, prefix, csv, lang) + table(csv, "all", lang=lang)
     if not os.path.exists(flush):
@@ -91,7 +90,6 @@ def descriptions(folder):
     return [parse_description(read_text(p)) for p in sorted(glob.glob(f"{folder}/describe-*.txt"))]
 
 def bench_table(folder, lang):
-    """What make bench runs: a row per single-GPU program, from the descriptions saved in FOLDER."""
     out = text(lang, "bench head") + "\n" + rule("llrlll")
     for d in (d for d in descriptions(folder) if d.get("gpus") == ["one"]):
         stage, n = d["stage"][0], d["bench sizes"][0].split(",")
@@ -143,7 +141,6 @@ def stage_block(stage, stage_csv, csv, img, lang):
     return out
 
 def demo_block(stage, csv, img, lang):
-    """A stage's demo output on the primary GPU (demo-<stage>.txt, by make bench); where the others' is."""
     out = text(lang, "demo caption").format(num=number(stage), gpu=gpu_of(csv)) + "\n\n```\n"
     out += read_text(f"{img}/demo-{stage}.txt") + "```\n"
     return out + "".join("\n%s\n" % text(lang, "demo other").format(gpu=gpu_of(f"{os.path.dirname(p)}/results.csv"),
@@ -198,7 +195,6 @@ def run_block(folder, img):
     return out + held + "\n\n"
 
 def tree_block(stage, kernels, lang):
-    """Each tree kernel's picture and what its record counts, or how to record it."""
     out = []
     for k in kernels:
         record = committed_record(stage, k)
