@@ -3,7 +3,7 @@
 # readme: front top
 # alt: bandwidth per stage and kernel | 各阶段各 kernel 的带宽
 # GB/s of every kernel at the largest N, one bar each, coloured by stage, CUB last.
-# Variables (gnuplot -e, see scripts/report/charts.py): datafile (columns: index, "label", GB/s, % of peak, stage
+# Variables (gnuplot -e, see docs/report.md): datafile (columns: index, "label", GB/s, % of peak, stage
 # number), term ('png' or 'dumb'), out (PNG path), gpu, maxn, peak and copy (GB/s).
 if (term eq 'dumb') { set terminal dumb size 130,36 } else { set terminal pngcairo size 1500,760 font 'sans,10' noenhanced; set output out }
 set title sprintf("%s: reduction bandwidth at N = %d (fp32, %.0f MiB)", gpu, maxn, maxn * 4.0 / 1048576)

@@ -4,7 +4,7 @@
 # alt: bandwidth and elements per second by input type | 各输入类型的带宽与每秒元素数
 # The stage's kernels for every input type at its largest N: GB/s of input bytes (top) and
 # billions of elements per second (bottom), CUB on each input type in dark grey.
-# Variables (gnuplot -e, see scripts/report/charts.py): datafile (columns: index, "label", GB/s, Gelem/s,
+# Variables (gnuplot -e, see docs/report.md): datafile (columns: index, "label", GB/s, Gelem/s,
 # input-type number 1-6, 1 for CUB), out (PNG path), gpu, maxn (N), peak and copy (GB/s).
 set terminal pngcairo size 1500,1000 font 'sans,10' noenhanced
 set output out

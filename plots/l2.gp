@@ -5,7 +5,7 @@
 # What the L2 flush protects against. Time against N (both logarithmic) of the kernels timed
 # twice, with L2 flushed before every run (the input from DRAM) and left warm (an input that fits in L2
 # is read from it), with the L2 size, the launch floor and the speed of light marked.
-# Variables (gnuplot -e, see scripts/report/charts.py): datafile (blocks separated by two blank lines, each headed by its "title",
+# Variables (gnuplot -e, see docs/report.md): datafile (blocks separated by two blank lines, each headed by its "title",
 # then lines "N µs"; flushed and warm blocks alternate), series, out, gpu, l2n (fp32 elements that fill
 # L2), floor (launch floor, µs), sol (read-only GB/s).
 set terminal pngcairo size 1400,700 font 'sans,11' noenhanced

@@ -5,7 +5,7 @@
 # Bus bandwidth (GB/s) against message size (bytes, log 2), one line per number of GPUs, dtype and mode
 # (one process, or one process per GPU); rows of G = 1 hold algbw (busbw is 0 there) and are drawn as
 # such; a point whose check failed is marked with a red cross; a horizontal line at the link's GB/s.
-# Variables (gnuplot -e, see scripts/report/charts.py): datafile (blocks separated by two blank lines, each
+# Variables (gnuplot -e, see docs/report.md): datafile (blocks separated by two blank lines, each
 # headed by its "title", then lines "bytes GB/s failed"), series, minb and maxb (the sizes), sizetics
 # (the command that labels them), top (the largest GB/s), link and link_label (0: no line), out, gpu.
 set terminal pngcairo size 1400,700 font 'sans,11' noenhanced

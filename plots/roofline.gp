@@ -6,7 +6,7 @@
 # with the theoretical peak, the measured device-to-device copy, and the speed of light (launch floor +
 # bytes / read-only bandwidth) as a curve; below, each time over the speed of light at its N (1: at the
 # limit), which reads at the small sizes too.
-# Variables (gnuplot -e, see scripts/report/charts.py): datafile (blocks separated by two blank lines, each headed by its "title",
+# Variables (gnuplot -e, see docs/report.md): datafile (blocks separated by two blank lines, each headed by its "title",
 # then lines "N GB/s"), series, out, gpu, peak, copy, sol (read-only GB/s), floor (launch floor, µs),
 # stage (the roofline stage's number) and others (those of the stages whose best kernel is drawn).
 set terminal pngcairo size 1400,1100 font 'sans,11' noenhanced

@@ -5,7 +5,7 @@
 # The row stage: GB/s against the row length at a fixed matrix size, one line per kernel and
 # CUB's segmented reduce, so that the crossover between a warp and a block per row shows. Past the
 # palette's eight colours the lines are dashed, with other points, so no two look alike.
-# Variables (gnuplot -e, see scripts/report/charts.py): datafile (blocks separated by two blank lines, each headed by its "title",
+# Variables (gnuplot -e, see docs/report.md): datafile (blocks separated by two blank lines, each headed by its "title",
 # then lines "cols GB/s"), series, out, gpu, peak, total (elements of the matrix), stage (its number).
 set terminal pngcairo size 1400,700 font 'sans,11' noenhanced
 set output out

@@ -3,7 +3,7 @@
 # readme: top
 # alt: bandwidth and time against N | 带宽和时间随 N 的变化
 # GB/s and the time in µs against N (log scale) for each stage's best kernel and CUB.
-# Variables (gnuplot -e, see scripts/report/charts.py): datafile (blocks separated by two blank lines, each headed by its "title",
+# Variables (gnuplot -e, see docs/report.md): datafile (blocks separated by two blank lines, each headed by its "title",
 # then lines "N GB/s"), series (number of blocks), term ('png' or 'dumb'), out, gpu, maxn, minn (the
 # largest and smallest N), peak, copy, sol (read-only GB/s), floor (launch floor, µs) and l2n (fp32
 # elements that fill L2).

@@ -5,7 +5,7 @@
 # Left: scan GB/s (bytes read + written) against N, one line per kernel and CUB. Right: histogram GB/s
 # (bytes read) of every kernel at the largest N, one bar per data set (uniform and skewed) side by side,
 # on a log scale so that the contention shows.
-# Variables (gnuplot -e, see scripts/report/charts.py): datafile (blocks separated by two blank lines, each
+# Variables (gnuplot -e, see docs/report.md): datafile (blocks separated by two blank lines, each
 # headed by its "title", then lines "N GB/s"), series, minn and maxn (the N of those lines); histfile
 # (lines: "label", GB/s for each data set), histrows, sets (the data sets' names), barn (their N);
 # out, gpu, stage (its number).

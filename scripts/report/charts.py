@@ -1,18 +1,5 @@
-"""The charts of a results CSV (results.csv or multigpu.csv), drawn with gnuplot: plot CSV OUTDIR [--dumb]
-draws them into OUTDIR/NAME.png (--dumb also prints the results page's bar charts), charts CSV names them, one
-a line. Every plots/*.gp is a chart; the comment lines it starts with hold its header:
-  # chart: NAME    drawn from the rows of each stage whose chart tokens (its description) have NAME (its best
-                   fp32 kernel at its largest N) or NAME+ (every kernel: the stage owns the chart)
-  # shape: SHAPE   how those rows become series: a method of Drawing (the .gp says its data files' columns)
-  # readme: WHERE  front: README.md shows it; top: docs/results.md and each GPU's page; stage: the README of
-                   each owner (drawn only with an owner's rows; any other chart where a stage names it)
-  # alt: EN | ZH   its alt text; {stage}: the numbers of the stages that own it, {others}: the other stages'
-Every chart gets its shape's variables and datafile, out (the PNG), term (png or dumb), plotdir, gpu, peak and
-copy (GB/s), sol (the fastest read-only GB/s), floor (the shortest launch floor, µs), l2n (fp32 elements that
-fill L2), stage and others (as in alt). Only l2 and busbw read the rows timed with the L2 warm; the library's
-kernel of several stages is their median; a kernel whose check failed is marked (FAIL). plot-accuracy draws
-plots/lab/accuracy.gp. Exit codes: 2 bad CSV, 4 gnuplot missing, 1 a chart file without its header lines,
-other: gnuplot failed."""
+"""The charts of a results CSV, drawn with gnuplot from each plots/*.gp; the charts' header keys, shapes,
+variables and exit codes: docs/report.md#charts."""
 import glob
 import math
 import os
@@ -32,8 +19,8 @@ NEED = "gpu stage kernel dtype n median_us gbps pct_peak pass cols l2 bytes_read
 VARS = "gpu=%s; peak=%s; copy=%s; sol=%s; floor=%s; l2n=%.0f; stage=%s; others=%s; %s\n"  # NAME.vars
 
 def chart_headers(check=False):
-    """By chart name, each chart file's header {key: value, file: its path}; CHECK: one without chart and shape is
-    an error (exit 1)."""
+    """By chart name, each chart file's header {key: value, file: its path}; CHECK: one without chart and
+    shape is an error (exit 1)."""
     found = {}
     for gp in sorted(glob.glob(os.path.join(PLOTS, "*.gp"))):
         lines = re.match(r"(#.*\n)*", read_text(gp))[0].splitlines()  # the comment lines it starts with
@@ -53,7 +40,6 @@ def owners(csv):
     return found
 
 def quote(s, failed=False):
-    """S as a gnuplot string in double quotes, marked (FAIL) where FAILED."""
     return '"' + re.sub(r'(["\\])', r"\\\1", s + (" (FAIL)" if failed else "")) + '"'
 
 def size(b):
@@ -62,8 +48,8 @@ def size(b):
     return short(b / units[0][1]) + units[0][0] if units else short(b)
 
 class Results:
-    """A results CSV: the device's figures, and the kernel rows (each its first fill's; n a number, failed, warm)
-    by stage, kernel, input type, N, cols and warm, in the order of first appearance."""
+    """A results CSV: the device's figures, and the kernel rows (each its first fill's; n a number, failed,
+    warm) by stage, kernel, input type, N, cols and warm, in the order of first appearance."""
 
     def __init__(self, path):
         rows, self.gpu, self.rows, self.types = read_csv(path, NEED), "", {}, {}  # types: stage: {(k, t)}
@@ -79,18 +65,16 @@ class Results:
         self.library = library(path, self.types)
 
     def at(self, s, k, t, n, warm=False):
-        """The row of kernel k of stage s on input type t at N without cols; None for none."""
         return self.rows.get((s, k, t, n, "", warm))
 
     def largest(self, s, t):
-        """The largest N of stage s among its rows without cols, of input type t ("": any); None for none."""
+        """The largest N of stage s among its rows without cols, of input type t ("": any)."""
         return max((n for n in self.ns if n > 0 and any(self.at(s, k, dt, n) for k, dt in self.types[s] if t in ("", dt))),
                    default=None)
 
 class Drawing:
-    """One chart's stages (own: those that own it; others: those that name it, each with its best kernel on
-    it, pick: its fastest fp32 kernel at its largest N), and its shapes: each writes into FILES (by name),
-    returns its variables ("": none)."""
+    """One chart's stages (own: those that own it; others: those that name it, each with its best kernel
+    on it, pick: its fastest fp32 kernel at its largest N), and its shapes: each returns its variables."""
 
     def __init__(self, results, name, files):
         self.r, self.files, self.name, self.minn, self.maxn, self.pick = results, files, name, math.inf, 0, {}
@@ -102,7 +86,7 @@ class Drawing:
                                key=lambda k: float(results.at(s, k, "f32", n)["gbps"]), default="")
 
     def on(self, s, k):
-        """Kernel k of stage s is on the chart: every kernel of a stage that owns it, the best of another."""
+        """Every kernel of a stage that owns the chart is on it, the best of another."""
         return s in self.own or k == self.pick.get(s)
 
     def write(self, lines, variables, ext=".data"):
@@ -123,12 +107,11 @@ class Drawing:
                           any(row["failed"] for row in rows))
 
     def library_gbps(self, n):
-        """The median GB/s of the library's fp32 rows of the chart's stages at N; None for none."""
         values = [row["gbps"] for row in (self.r.at(s, k, "f32", n) for s in self.listed for k in self.lib) if row]
         return median(values) if values else None
 
     def bars(self):
-        """GB/s at the largest N of the first stage listed (owners first), a bar per fp32 kernel, the library's last."""
+        """GB/s at the largest N of the first stage listed (owners first), the library's bar last."""
         n = self.r.largest(self.listed[0], "f32")
         lines = ["%s\t%s\t%.0f\t%d\n" % (quote(f"{number(s)} {k}", row["failed"]), row["gbps"], amount(row["pct_peak"]),
                                          int(number(s))) for s in self.listed for k in self.r.kernels[s]
@@ -139,7 +122,6 @@ class Drawing:
         return self.write(["%d\t%s" % (i + 1, line) for i, line in enumerate(lines)], "maxn=%.0f;" % (n or 0))
 
     def lines(self):
-        """GB/s of the fp32 kernels against N (owners, then others), the library's last."""
         count = sum(self.series(f"{number(s)} {k}", s, k, "f32") for s in self.listed
                     for k in self.r.kernels[s] if k not in self.lib and self.on(s, k))
         if count and self.lib:
@@ -148,14 +130,12 @@ class Drawing:
         return "series=%d; minn=%.0f; maxn=%.0f;" % (count, self.minn, self.maxn) if count else ""
 
     def l2(self):
-        """The time against N of each fp32 kernel with rows in L2 both flushed and warm."""
         count = sum(self.series(f"{number(s)} {k}, L2 {what}", s, k, "f32", what)
                     for s in self.r.types for k in self.r.kernels[s]
                     if self.on(s, k) and any(self.r.at(s, k, "f32", n, True) for n in self.r.ns) for what in ("flushed", "warm"))
         return "series=%d;" % count if count else ""
 
     def cols(self):
-        """GB/s against the row length (cols) of each kernel."""
         rows = [r for r in self.r.rows.values() if r["stage"] in self.own and r["cols"] and not r["warm"]]
         gbps = {(r["stage"], r["kernel"], int(r["cols"])): r["gbps"] for r in rows}
         count = sum(self.block(k, ["%d\t%s\n" % (c, gbps[s, k, c]) for c in sorted({c for _, _, c in gbps})
@@ -163,7 +143,6 @@ class Drawing:
         return "series=%d; total=%.0f;" % (count, rows[-1]["n"]) if count else ""
 
     def types(self):
-        """A bar per kernel and input type at the stage's largest N, the library's of each type beside its kernels."""
         number_of, n, lines = {}, None, []  # number_of: input type: its number
         for s in self.own:
             n = self.r.largest(s, "")
@@ -176,8 +155,8 @@ class Drawing:
         return self.write(lines, "maxn=%.0f;" % (n or 0))
 
     def panels(self):
-        """Kernels measured on one input type as lines against N, those on several (data sets: an input type
-        TYPE_SET, e.g. u8_skewed) as bars at the largest N, a column per data set."""
+        """Kernels measured on one input type as lines against N, those on several (data sets: TYPE_SET, e.g.
+        u8_skewed) as bars at the largest N, a column per data set."""
         count, sets, hist = 0, {}, []  # sets: the data sets, numbered
         several = {s: [k for k, times in Counter(k for k, _ in self.r.types[s]).items() if times > 1] for s in self.own}
         for s in self.own:
@@ -200,8 +179,8 @@ class Drawing:
             count, self.minn if count else 0, self.maxn, len(hist), barn or 0, quote(" ".join(sets))) if count or hist else ""
 
     def busbw(self):
-        """The owners' rows timed with the L2 warm (an all-reduce on data in place) as GB/s against the bytes each
-        GPU holds, a series per kernel and type; a line at NVLINK_GBPS (a published figure) labelled NVLINK_LABEL."""
+        """The owners' rows timed with the L2 warm (an all-reduce on data in place) as GB/s against the bytes
+        each GPU holds, a series per kernel and type."""
         mine, at = [r for r in self.r.rows.values() if r["stage"] in self.own and r["warm"]], {}
         for r in mine:  # at: (kernel, dtype): {bytes: row}
             at.setdefault((r["kernel"], r["dtype"]), {})[float(r["bytes_read"])] = r
@@ -217,8 +196,8 @@ class Drawing:
             quote(f"set xtics ({tics})")) if at else ""
 
 def chart_data(csv):
-    """The headers of the charts whose rows the CSV has (sorted as the shell sorts NAME.vars), and the files plot
-    hands gnuplot, by name: NAME.vars (its gnuplot variables), NAME.data and, for panels, NAME.hist."""
+    """The headers of the charts whose rows the CSV has (sorted as the shell sorts NAME.vars), and the files
+    plot hands gnuplot, by name: NAME.vars, NAME.data and, for panels, NAME.hist."""
     if not os.path.exists(csv) or os.path.getsize(csv) == 0:
         fail(f"{csv} is missing or empty")
     headers, files, results = chart_headers(True), defaultdict(str), Results(csv)
@@ -249,8 +228,7 @@ def gnuplot(assignments, gp):
     return rc if rc >= 0 else 128 - rc
 
 def plot(csv, outdir, dumb=False):
-    """Draw the charts of the results CSV into OUTDIR/NAME.png; with DUMB also print in the terminal the bar charts
-    of the results page. The exit code: 0, or gnuplot's where it failed."""
+    """Draw the charts of the CSV into OUTDIR/NAME.png; DUMB: also print the results page's bar charts."""
     charts, files = chart_data(csv)
     if not charts:
         fail(f"{csv} has no rows for any chart of plots/*.gp (a stage's description names its charts)")
@@ -276,9 +254,6 @@ def plot(csv, outdir, dumb=False):
     return 0
 
 def plot_accuracy(csv, png):
-    """The accuracy lab's chart into PNG: for each panel (random, wide, cond) and each kernel a block of the data
-    file, "title" then lines "x rel_err rel_bound" sorted by x (NaN: no point), every panel with the same kernels,
-    so that block i + p * series is kernel i's in panel p. Exit code 2 bad CSV, 4 no gnuplot, or gnuplot's."""
     if not os.path.exists(csv) or os.path.getsize(csv) == 0:
         fail(f"{csv} is missing or empty")
     if not shutil.which("gnuplot"):

@@ -1,15 +1,5 @@
-"""An article's own figures beside this run's, from a stage's cited.csv: "# source: EN | ZH" and "# gpu: EN | ZH"
-lines, other "# key: value" lines its kind reads, then a header line naming its kind, then the rows (the figures,
-copied from the article). (An article's claim that one kernel is slower than another is an assertion of the
-stage's claims.csv, of the kind cited: claims.py.)
-  step,stage,kernel,ms,gbps: a chain of steps at one N ("# n: N"): each step's time, GB/s and speed-up over the
-    one before, the article's and measured.
-  s,k,dtype,printed,kernel,sum,ms: a benchmark over an S x K grid, each kernel's printed sum and time per cell
-    (torch.sum: the article's torch). "# times: K1 K2 ...": the kernels whose times are set beside torch's, this
-    run's beside the library's (x torch, x CUB: their time over the last kernel's); "# drift: REF K1 ...": the
-    kernels whose sums are compared (the article's as the relative difference from REF's printed sum, this run's
-    as its error against the fp64 sum). The results CSV has no column for K: the rows of one N are taken to be
-    the cells of that N in the grid's order (the stage's bench sizes, S-major)."""
+"""An article's own figures beside this run's, from a stage's cited.csv (its kinds:
+docs/report.md#cited-figures)."""
 import collections
 import csv as csvlib
 import re
@@ -24,11 +14,9 @@ def ratio(a, b):
     return "%.2fx" % (float(a) / float(b)) if a and b and float(a) > 0 and float(b) > 0 else "-"
 
 def headers(names, first):
-    """Table headers of the kernels NAMES, the first one's with the prefix FIRST."""
     return "".join(f" {first if j == 0 else ''}`{name}` |" for j, name in enumerate(names))
 
 class Figures:
-    """A cited.csv: its "# key: value" lines, its kind, its rows (dicts by its header), its source and GPU."""
 
     def __init__(self, path, lang):
         lines = [line for line in read_text(path).splitlines() if line]
@@ -41,7 +29,6 @@ class Figures:
         self.source, self.gpu = (bilingual(self.meta.get(key, ""), lang) for key in ("source", "gpu"))
 
 def chain(fig, csv, lang):
-    """A chain of steps at one N: each step's time, GB/s and speed-up, the article's and this run's."""
     n = int(fig.meta.get("n") or fail(f"{fig.path}: a chain needs a '# n:' line"))
     run = {(r["stage"], r["kernel"]): r for r in flushed(read_csv(csv, NEED)) if r["dtype"] == "f32" and int(r["n"]) == n}
     out = text(lang, "chain caption") % (fig.source, fig.gpu, n) + text(lang, "chain head") + "\n" + rule("llrrrrrrrl")
@@ -57,7 +44,6 @@ def chain(fig, csv, lang):
     return out
 
 def grid(fig, csv, stage, lang):
-    """An S x K grid: times beside torch's and the library's, the article's and this run's; then the sums' drift."""
     times, drift = fig.meta.get("times", "").split(), fig.meta.get("drift", "").split()
     if not times:
         fail(f"{fig.path}: a grid needs a '# times:' line")
@@ -110,6 +96,5 @@ def grid(fig, csv, stage, lang):
     return out
 
 def cited(csv, cited_csv, stage, lang="en"):
-    """The cited figures CITED_CSV beside the run CSV; STAGE: the stage whose rows a grid reads."""
     fig = Figures(cited_csv, lang)
     return grid(fig, csv, stage, lang) if fig.kind == "grid" else chain(fig, csv, lang)

@@ -1,23 +1,5 @@
-"""The stages' assertions about measured times, one file a stage: stages/NN_name/claims.csv, with the columns
-kind,label,a,b,is,by,n,cols,gpus,source ("#" lines are comments). Each row compares B's time with A's (B's over
-A's) at the sizes n, on the reference GPUs' committed results (L2 flushed); its kind says what is done with it:
-  claim      make docs-check checks it on the GPUs of gpus (all, or GPU folders): is faster (B over A at least by)
-             or level (the longer time over the shorter at most by), at every N of n (all: every N both have; or
-             sizes like 2^24 2^26, each at every row length of cols where given). label: its name, which ends a
-             sentence of a stage README in each language as <!-- claim: LABEL -->, which the reader does not see.
-  target     a row of the stage's targets table: met where B over A is at least by at every N of the run within
-             n (MIN..MAX, or one size); label: "EN | ZH".
-  cited      an article's figure (source: "EN | ZH"; label: its short name): B slower than A by about by at n,
-             beside this run's times.
-  ratio      B over A at every N, a row of the table of ratios of the stage that owns the roofline chart.
-  crossover  a row stage's table: the row length from which B's fastest kernel beats A's in GB/s at every
-             longer one; label: what A and B are, "EN A / EN B | ZH A / ZH B".
-A and B: STAGE:KERNEL[:DTYPE][@FILL] (fp32 unless DTYPE; the first bench fill unless FILL; * in KERNEL stands
-for any text), STAGE:fastest (its fastest fp32 kernel at each N; STAGE:fastest:each, the fastest of each input
-type, the worst ratio counting), and as B alone: sol (the speed of light of A's bytes: the shortest launch floor
-plus them at the fastest read-only bandwidth), library (the library's time in A's run: A's x_cub) and others
-(the fastest fp32 kernel of every other stage). A reference other than the primary is not held to the claims
-and targets that read a stage changed since its run (provenance.py)."""
+"""The stages' assertions about measured times, stages/NN_name/claims.csv: its columns, kinds and terms in
+docs/report.md#claims-and-targets."""
 import fnmatch
 import glob
 import os
@@ -32,7 +14,6 @@ NEED = "gpu stage kernel dtype n median_us pass l2 bytes_read x_cub cols fill"
 KINDS = ("claim", "target", "cited", "ratio", "crossover")
 
 def assertions(stage, kind):
-    """The rows of KIND in stages/STAGE/claims.csv ([] without the file)."""
     path = f"stages/{stage}/claims.csv"
     rows = read_csv(path, COLUMNS, comments=True) if os.path.exists(path) else []
     for r in rows:
@@ -41,11 +22,6 @@ def assertions(stage, kind):
         if r["kind"] == "claim" and r["is"] not in ("faster", "level"):
             fail(f"{path}: claim {r['label']}: is '{r['is']}' (faster or level)")
     return [r for r in rows if r["kind"] == kind]
-
-def sizes(n):
-    """The least and the most size of an assertion's n: MIN..MAX, or a list."""
-    found = [parse_size(s) for s in re.split(r"\.\.| ", n) if s]
-    return min(found), max(found)
 
 def us(r):
     return float(r["median_us"])
@@ -100,7 +76,6 @@ class Run:
         return sorted(excused(self.folder) & (reads | (self.stages if a["b"] == "others" else set())))
 
 def runs(csvs):
-    """{gpu: its Run} of the results CSVs, in the order of their first rows."""
     found = {}
     for path in csvs:
         rows = read_csv(path, NEED)
@@ -109,12 +84,12 @@ def runs(csvs):
     return found
 
 def targets(csvs, stage, lang="en", rows=None):
-    """STAGE's targets on the results CSVs: a column per GPU, "met" or "not met" with the worst ratio over the
-    target's sizes and the N where it is; sizes a run lacks are not counted; a GPU excused from a target says so."""
+    """STAGE's targets: a column per GPU, met or not with the worst ratio over its sizes and its N."""
     found = runs(csvs)
     out = text(lang, "targets head") + "".join(f" {g} |" for g in found) + "\n" + rule("llr" + "l" * len(found))
     for t in assertions(stage, "target") if rows is None else rows:
-        lo, hi = sizes(t["n"])
+        sizes = [parse_size(s) for s in re.split(r"\.\.| ", t["n"]) if s]  # MIN..MAX, or a list
+        lo, hi = min(sizes), max(sizes)
         out += f"| {bilingual(t['label'], lang)} | {exponent(lo)}" + ("–" + exponent(hi) if hi > lo else "")
         out += " | ≥ %.3f |" % float(t["by"])
         for gpu, run in found.items():
@@ -180,7 +155,6 @@ def sentence(page, end):
     return head[max(starts, default=0):].strip()
 
 def marks(pages):
-    """Every claim's mark in PAGES ({path: text}): (path, claim, the sentence it ends)."""
     return [(path, m[1], sentence(page, m.start())) for path, page in pages.items() for m in MARK.finditer(page)]
 
 def uncited(name, pages):
@@ -199,9 +173,8 @@ def in_prose(names, pages):
             if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", MARK.sub("", page))]
 
 def claims():
-    """Every stage's claims on the primary's results and every other reference's not excused from them; each
-    marked in a stage README of both languages, no mark of an unknown claim, no name in a page's prose, and no
-    sentence saying a claim holds on every reference GPU where it is not checked on every one."""
+    """Every stage's claims on the primary's results and on every other reference not excused from them, and
+    their marks in the stage READMEs (docs/report.md#claims-and-targets)."""
     by_gpu = {os.path.basename(os.path.dirname(p)): p for p in sorted(glob.glob("plots/reference/*/results.csv"))}
     if (main := primary()) not in by_gpu:
         fail(f"the primary reference {main} has no plots/reference/{main}/results.csv")

@@ -1,5 +1,5 @@
-"""What the reporting program's parts share: CSVs read by column name, the programs' descriptions (--describe),
-number formats and the texts of both languages (texts.tsv: key, English, Chinese; \\n a line break)."""
+"""What the reporting program's parts share: CSVs read by column name, the programs' descriptions
+(--describe), number formats and the texts of both languages (texts.tsv; docs/report.md)."""
 import csv
 import functools
 import glob
@@ -34,7 +34,6 @@ def read_csv(path, need="", comments=False):
     return rows
 
 def write_files(files, folder=""):
-    """Each text of FILES ({name: text}) into FOLDER/name; a file that cannot be written is an error."""
     for name, body in files.items():
         try:
             with open(os.path.join(folder, name), "w", encoding="utf-8") as f:
@@ -53,15 +52,14 @@ def flushed(rows):
     return [r for r in kernel_rows(rows) if r["l2"] != "warm"]
 
 def first_fills(rows):
-    """The rows of the first fill of each kernel, type, N, row length and L2 state (a program run once per bench
-    fill repeats the kernels whose data do not depend on it)."""
+    """The rows of the first fill of each kernel, type, N, row length and L2 state (a program run once per
+    bench fill repeats the kernels whose data do not depend on it)."""
     first = {}
     return [r for r in rows if first.setdefault((r["stage"], r["kernel"], r["dtype"], r["n"], r.get("cols", ""),
                                                   r.get("l2", "")), r.get("fill", "")) == r.get("fill", "")]
 
 def device(rows):
-    """The device rows' figures: DRAM peak and copy (GB/s, the last row's), the fastest read-only bandwidth (sol),
-    the shortest launch floor and DRAM round trip (µs, None for none), and l2n (the fp32 elements that fill L2)."""
+    """The device rows' figures: peak, copy and sol (GB/s), floor and trip (µs, None for none), l2n."""
     def of(kernel, column):
         return [float(r[column]) for r in rows if is_device_row(r) and r["kernel"] == kernel and r[column]]
     return {"peak": (of("dram_peak", "gbps") or [0])[-1], "copy": (of("d2d_copy", "gbps") or [0])[-1],
@@ -82,7 +80,6 @@ def median(values):
     return "" if not a else a[len(a) // 2] if len(a) % 2 else (float(a[len(a) // 2 - 1]) + float(a[len(a) // 2])) / 2
 
 def rel(v):
-    """A relative error as the tables show it; "-" for none."""
     return "-" if v in ("", "-") else "0" if float(v) == 0 else "%.1e" % float(v)
 
 def passed(v):
@@ -99,7 +96,6 @@ def texts():
     return {k: (en, zh) for k, en, zh in (line.replace("\\n", "\n").split("\t") for line in lines if line[:1] != "#")}
 
 def text(lang, key):
-    """The text KEY of texts.tsv in LANG ('en' or 'zh')."""
     return texts()[key][lang == "zh"]
 
 def bilingual(line, lang):
@@ -130,7 +126,6 @@ def cells(values, fmt):
     return "".join(" - |" if v is None else " %s |" % (fmt % v) for v in values)
 
 def number(stage):
-    """A stage's number: the part of its folder name before the first '_'."""
     return stage.split("_", 1)[0] if "_" in stage else ""
 
 def parse_size(size):
@@ -140,16 +135,14 @@ def parse_size(size):
     return int(base) ** int(power) + int(plus or 0) if "^" in size else int(size)
 
 def parse_description(lines):
-    """A program's --describe ("key: value" lines) as {key: [values]}."""
     keys = {}
     for key, value in (line.split(":", 1) for line in lines.splitlines() if ":" in line):
         keys.setdefault(key, []).append(value.strip())
     return keys
 
 def description(folder, stage, needed=True):
-    """STAGE's --describe ({key: [values]}): saved in FOLDER (describe-<stage>.txt, as make bench keeps it beside
-    its CSV), or else its built program's (build/<stage>/NAME of stages/<stage>/NAME.cu); {} for neither where not
-    NEEDED, else an error."""
+    """STAGE's --describe ({key: [values]}): saved in FOLDER (describe-<stage>.txt), or else its built
+    program's; {} for neither where not NEEDED, else an error."""
     saved = os.path.join(folder or ".", f"describe-{stage}.txt")
     return saved_description(saved, os.stat(saved).st_mtime_ns) if os.path.exists(saved) else \
         built_description(folder, stage, needed)
@@ -172,7 +165,6 @@ def describe(csv_path, stage, key):
     return description(os.path.dirname(csv_path), stage).get(key, [""])[0]
 
 def library(csv_path, stages):
-    """The library's kernels of STAGES (their descriptions' kernels of the kind library: the baseline every x_cub
-    is measured against); none for a stage with no description."""
+    """The library's kernels of STAGES (their descriptions' kernel lines of the kind library)."""
     return {line.split()[0] for s in stages for line in description(os.path.dirname(csv_path), s, False).get("kernel", [])
             if line.split()[2:3] == ["library"]}

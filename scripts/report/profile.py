@@ -1,18 +1,5 @@
-"""The profilers' outputs, read for the scripts that profile.
-ncu: Nsight Compute's CSV (ncu --csv --print-units base). A run is one launch, or for the library its launches
-as --library "FIRST LAST" says (a program's --describe: library launches): those whose names hold FIRST, up to
-the one whose name holds LAST. By --mode:
-  limits (limits.sh): limits.csv's rows of the timed runs (every second run) of --names, in order: a library
-    run's kernels' time and bytes together, the other counters of its longest launch. Exit 1 unless 2 runs each.
-  flush (flush_check.sh): "RUNS LEAST": how many runs of the kernels matching --re are judged (the --last
-    ones, 0: all) and the least DRAM bytes one of them read (-1: none).
-  shared (tree.sh agree): "ld I W" and "st I W", the shared-memory instructions and wavefronts of loads
-    and stores. Exit 1 where the profile has no reading.
-  profile (stage_tool.sh profile): its table, a line per kernel in the order first launched, each of the
-    --metrics (its 21 columns' metrics, in stage_tool.sh's order) at its last launch; --n, the input's elements
-    at that launch, turns byte counts into bytes per element ("-" without it).
-sass: make stage-NN sass's summary, a line per kernel of what its SASS holds (load widths, shuffles,
-barriers, atomics) and, from the assembler's report (nvcc -Xptxas -v), its registers and shared memory."""
+"""The profilers' outputs, read for the scripts that profile: ncu's modes and sass
+(docs/report.md#profilers)."""
 import re
 from collections import Counter
 
@@ -32,7 +19,6 @@ OTHERS = (("bfly", r" SHFL\.BFLY"), ("down", r" SHFL\.DOWN"), ("bar", r" BAR\.SY
           ("atom", r" (RED|REDG|ATOM|ATOMG|ATOMS)\."))
 
 def value(v):
-    """A metric's value as a number (0 for n/a)."""
     try:
         return float(v.replace(",", ""))
     except ValueError:
@@ -52,8 +38,7 @@ def launches(path):
     return list(found.values())
 
 def runs(launched, library):
-    """The metrics of each run's launches: a launch ends a run where it is the library's last (LIBRARY: "FIRST
-    LAST") or not the library's."""
+    """The metrics of each run's launches: a launch ends one unless the library's and not its last."""
     first, _, last = library.partition(" ")
     found, run = [], []
     for kernel, metrics in launched:
@@ -95,7 +80,6 @@ def shared_counts(path):
                    for op in ("ld", "st")) if found else "", 0 if found else 1
 
 def profile_table(path, metrics, n=""):
-    """The table of stage_tool.sh profile: METRICS are its columns' metrics, in its order; N the input's elements."""
     def per(a, b):
         return "%.2f" % (a / b) if b > 0 else "-"
     last = {}  # each kernel's metrics at its last launch
@@ -124,8 +108,7 @@ def ncu(mode, ncu_csv, gpu, stage, n, dtype, names, regex, last, metrics, librar
     return shared_counts(ncu_csv) if mode == "shared" else profile_table(ncu_csv, metrics, n)
 
 def sass(ptxas, sass):
-    """The summary, a line per kernel in the order of the SASS (cuobjdump --dump-sass), from it and the
-    assembler's report PTXAS of the same object."""
+    """The summary, a line per kernel in the order of the SASS, from it and the assembler's report PTXAS."""
     report, sass = (read_text(path, errors="replace") for path in (ptxas, sass))
     resources = {}  # kernel: (registers, shared bytes), of its last "Used" line
     for kernel, body in re.findall(r"Compiling entry function[^\n]*?(_Z[A-Za-z0-9_]+)(.*?)(?=Compiling entry|\Z)",

@@ -1,9 +1,5 @@
-"""Where each reference was measured, and what changed since. plots/reference/primary names the primary reference
-(the GPU the front page, docs/results.md and the stages' READMEs show); plots/reference/<gpu>/measured_at holds the
-commit its run was made on (make reference writes HEAD there). Git says which stages' kernel or harness files
-(stages/<stage>/*.cu and *.mk; common/* for every stage) differ from that commit in the working tree. A reference
-other than the primary is not held to the claims and targets that read a stage changed since its run; the primary
-is held to all of them. Where git cannot tell, its page's last word is taken; where that is none, nothing is excused."""
+"""Where each reference was measured, and which stages changed since
+(docs/report.md#where-each-reference-was-measured)."""
 import functools
 import glob
 import os
@@ -22,7 +18,6 @@ def first_line(path, start=""):
         return None
 
 def primary():
-    """The primary reference's GPU folder name."""
     name = first_line("plots/reference/primary")
     if name is None:
         fail("no plots/reference/primary: run make bench and make reference")
@@ -33,7 +28,6 @@ def measured_at(folder):
     return ((first_line(os.path.join(folder, "measured_at")) or "").split() or [None])[0]
 
 def git(*args):
-    """git's output, or None where it fails or is missing."""
     try:
         p = subprocess.run(["git", *args], capture_output=True, text=True)
     except OSError:
@@ -42,8 +36,8 @@ def git(*args):
 
 @functools.lru_cache(None)
 def changed_since(commit):
-    """(the stages whose watched files differ between COMMIT and the working tree, None), or (None, why git cannot
-    tell). A file changes its own stage (stages/<stage>/NAME.cu or .mk), or every stage (common/*)."""
+    """(the stages whose watched files differ between COMMIT and the working tree, None), or (None, why git
+    cannot tell)."""
     top = git("rev-parse", "--show-toplevel")
     if top is None or os.path.realpath(top.strip()) != os.path.realpath("."):
         return None, "this is not a git checkout of the repository"
@@ -60,16 +54,14 @@ def changed_since(commit):
     return sorted(found), None
 
 def changed_line(folder, commit):
-    """FOLDER's page's line of the stages changed since COMMIT: git's, or where git cannot tell, the line its
-    page (README.md, as make docs last wrote it) has."""
+    """FOLDER's page's line of the stages changed since COMMIT: git's, else its page's."""
     stages, why = changed_since(commit)
     if stages is None:
         return first_line(os.path.join(folder, "README.md"), CHANGED) or f"{CHANGED} git cannot tell ({why})."
     return f"{CHANGED} {', '.join(stages) or 'none'}."
 
 def excused(folder):
-    """The stages whose claims and targets FOLDER's run is not held to: none for the primary or where nothing says
-    what changed; else those its changed_line lists."""
+    """The stages whose claims and targets FOLDER's run is not held to (none for the primary)."""
     commit = measured_at(folder)
     if os.path.basename(os.path.normpath(folder)) == primary() or commit is None:
         return set()

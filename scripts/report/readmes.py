@@ -1,11 +1,5 @@
-"""The measured blocks of every README, from the committed results, so that every number a README shows is one a
-program printed. Each block sits between the lines <!-- TAG:begin --> and <!-- TAG:end --> of its page, in the
-page's language (README.zh-CN.md beside each README.md): README.md: front (the chart of "readme: front" in its
-plots/*.gp header), bench (what make bench runs), stages (each stage's best kernel); docs/results.md: results (the
-charts of "readme: top", every kernel, the flush check, links to the other GPUs' pages), accuracy;
-stages/NN_*/README.md: stage-results (the stage's charts, table, cited figures, every_n.txt, targets, ratios at
-every N, limits.csv), demo-output, tree (the command tree-blocks); plots/reference/<gpu>/README.md, whole: what
-the front and results pages show, for that GPU (English)."""
+"""The measured blocks of every README, from the committed results: its pages and tags in
+docs/report.md#readme-blocks."""
 import difflib
 import glob
 import os
@@ -44,7 +38,6 @@ def update(path, blocks, check):
     return write(path, "\n".join(lines), check)
 
 def siblings(page):
-    """An English page and its Chinese sibling where there is one, with their languages."""
     zh = page[:-3] + ".zh-CN.md"
     return [(page, "en")] + ([(zh, "zh")] if os.path.exists(zh) else [])
 
@@ -52,11 +45,9 @@ def gpu_of(csv):
     return (read_csv(csv, "gpu") + [{"gpu": ""}])[0]["gpu"]
 
 def others(pattern, img):
-    """The committed files PATTERN of the reference folders other than IMG."""
     return [p for p in sorted(glob.glob(f"plots/reference/*/{pattern}")) if os.path.dirname(p) != img]
 
 def roofline(csv):
-    """The first stage of CSV that owns the roofline chart; "" for none."""
     return (owners(csv).get("roofline", ([], []))[0] + [""])[0]
 
 def images(where, folder, prefix, csv, lang):
@@ -73,7 +64,6 @@ def images(where, folder, prefix, csv, lang):
     return out
 
 def results_block(folder, prefix, lang):
-    """FOLDER's charts (as PREFIX/NAME.png), every kernel's table, the flush check's readings (if run)."""
     csv, flush = f"{folder}/results.csv", f"{folder}/flush_check.csv"
     out = images("top", folder, prefix, csv, lang) + table(csv, "all", lang=lang)
     if not os.path.exists(flush):
@@ -87,8 +77,7 @@ def results_block(folder, prefix, lang):
     return out + f"\n{text(lang, 'flush note')}\n"
 
 def accuracy_block(folder, prefix, lang, tables=True):
-    """The accuracy lab's chart and tables, from FOLDER/accuracy.csv; without TABLES, a link to them on the
-    folder's page (PREFIX/README.md) in their place."""
+    """The accuracy lab's chart and tables (without TABLES, a link to them on PREFIX/README.md)."""
     csv = f"{folder}/accuracy.csv"
     if not os.path.exists(csv):
         return text(lang, "no accuracy") + "\n"
@@ -98,11 +87,9 @@ def accuracy_block(folder, prefix, lang, tables=True):
     return (f"![{text(lang, 'accuracy alt')}]({prefix}/accuracy.png)\n\n" if png else "") + out
 
 def descriptions(folder):
-    """The descriptions saved in a results folder, in stage order."""
     return [parse_description(read_text(p)) for p in sorted(glob.glob(f"{folder}/describe-*.txt"))]
 
 def bench_table(folder, lang):
-    """What make bench runs: a row per single-GPU program, from the descriptions saved in FOLDER."""
     out = text(lang, "bench head") + "\n" + rule("llrlll")
     for d in (d for d in descriptions(folder) if d.get("gpus") == ["one"]):
         stage, n = d["stage"][0], d["bench sizes"][0].split(",")
@@ -114,9 +101,8 @@ def bench_table(folder, lang):
     return out
 
 def own_csv_block(stage_csv, csv, lang):
-    """A stage whose program writes a CSV of its own (several GPUs): its sums (rows flushed; each shard summed by the
-    roofline chart's owner), then its rows timed on data in place, the all-reduce's bus bandwidth: a row per dtype
-    and size, a column per run (kernel), in the CSV's order."""
+    """A stage whose program writes a CSV of its own (several GPUs): its sums, then its all-reduce's bus
+    bandwidth by dtype and size, a column per kernel."""
     via, sums, busbw, runs = number(roofline(csv)), "", {}, []
     for r in kernel_rows(read_csv(stage_csv, "gpu kernel dtype n median_us gbps pass l2 bytes_read")):
         k, gbps, ok = r["kernel"], float(r["gbps"]), "ok" if r["pass"] == "1" else "FAIL"
@@ -135,7 +121,6 @@ def own_csv_block(stage_csv, csv, lang):
     return out
 
 def stage_block(stage, stage_csv, csv, img, lang):
-    """The measured block of STAGE, whose rows are in STAGE_CSV (CSV, or its program's own)."""
     own, limits, mine = stage_csv == csv, f"{img}/limits.csv", f"stages/{stage}"
     out = images(stage, img, f"../../{img}", stage_csv, lang)
     out += table(csv, "stage", stage, lang) if own else own_csv_block(stage_csv, csv, lang)
@@ -156,7 +141,6 @@ def stage_block(stage, stage_csv, csv, img, lang):
     return out
 
 def demo_block(stage, csv, img, lang):
-    """A stage's demo output on the primary GPU (demo-<stage>.txt, by make bench); where the others' is."""
     out = text(lang, "demo caption").format(num=number(stage), gpu=gpu_of(csv)) + "\n\n```\n"
     out += read_text(f"{img}/demo-{stage}.txt") + "```\n"
     return out + "".join("\n%s\n" % text(lang, "demo other").format(gpu=gpu_of(f"{os.path.dirname(p)}/results.csv"),
@@ -164,8 +148,6 @@ def demo_block(stage, csv, img, lang):
                          for p in others(f"demo-{stage}.txt", img))
 
 def readmes(check, csv, img):
-    """Every page's measured blocks from the results CSV and the reference folder IMG; exit 1 where CHECK finds a
-    page that differs."""
     if not os.path.isfile(csv):
         fail(f"{csv} not found")
     img, status = img.rstrip("/"), 0
@@ -202,9 +184,7 @@ def readmes(check, csv, img):
     return status
 
 def run_block(folder, img):
-    """What a reference page says of its run: whether it is the primary reference (IMG), the commit it was
-    measured on, and the stages changed since (provenance.changed_line). A reference that is not the primary
-    is not held to the claims and targets that read those stages."""
+    """What a reference page says of its run: primary (IMG) or not, its commit, what changed."""
     commit, main = measured_at(folder), os.path.normpath(folder) == os.path.normpath(img)
     out = text("en", "page primary") if main else text("en", "page record").format(
         gpu=gpu_of(f"{img}/results.csv"), folder=os.path.basename(img))
@@ -215,7 +195,6 @@ def run_block(folder, img):
     return out + held + "\n\n"
 
 def tree_block(stage, kernels, lang):
-    """Each tree kernel's picture and what its record counts, or how to record it."""
     out = []
     for k in kernels:
         record = committed_record(stage, k)
@@ -235,7 +214,6 @@ def tree_block(stage, kernels, lang):
     return "\n\n".join(out) + "\n"
 
 def tree_blocks(check):
-    """Every stage README's tree block (the primary's tree kernels); a record without its picture differs."""
     status = 0
     for d in descriptions("plots/reference/" + primary()):
         stage, kernels = d["stage"][0], d.get("tree kernels", [""])[0].split()

@@ -1,11 +1,4 @@
-"""The Markdown tables of the results CSVs (read by column name; rows timed with the L2 warm left out):
-  table: all (every fp32 kernel of the progression, the stages charted on bandwidth or bandwidth+, then the
-    library's, its rows' median, and the speed of light, at the largest N of the first stage), best (each stage's
-    fastest) or stage (one stage's kernels with their error against the fp64 sum; a row stage: GB/s by row
-    length). Speed-up: over the first stage's baseline kernel; x CUB: over the library (a stage's table: its own
-    x_cub). Each kernel's first fill; of a repeated row the last wins. A time whose spread is above its program's
-    "noisy spread" is marked ~.
-  times, ratios, limits_table and accuracy_tables: the other tables of a stage's README."""
+"""The Markdown tables of the results CSVs (docs/report.md#tables)."""
 import fnmatch
 import math
 from operator import itemgetter
@@ -37,7 +30,6 @@ def rows_table(grid, stage, gpu, peak, lang):
     return out
 
 def table(csv, mode, stage="", lang="en"):
-    """The MODE table (all, best or stage: STAGE's) of the results CSV, in LANG."""
     every = read_csv(csv, NEED)
     dev, rows = device(every), first_fills(flushed(every))
     stages = list(dict.fromkeys(r["stage"] for r in rows))
@@ -123,9 +115,8 @@ def times(csv, stage, kernels, lang="en"):
     return out + "".join(f"| `{k}` |" + cells((us.get((k, n)) for n in ns), "%.1f") + "\n" for k in kernels)
 
 def ratios(csv, stage, lang="en"):
-    """STAGE's ratios at every N of CSV: each kernel's x CUB, its ratio assertions, and the speed of light of
-    the bytes of its fastest fp32 kernel at its largest N, with the launch floor and with one DRAM round trip
-    (where measured), each then over that kernel's time."""
+    """STAGE's ratios at every N: each kernel's x CUB, its ratio assertions, and the speed of light of its
+    fastest fp32 kernel's bytes (with the launch floor, and one DRAM round trip), then over its time."""
     every = read_csv(csv, "stage kernel dtype n median_us gbps pass l2 bytes_read x_cub cols fill")
     lib = library(csv, [stage])
     mine = [r for r in flushed(every) if r["stage"] == stage and r["kernel"] not in lib]
@@ -153,8 +144,7 @@ def ratios(csv, stage, lang="en"):
     return out
 
 def limits_table(csv, stage, lang="en"):
-    """STAGE's counters from a limits.csv (make limits), a row per counter and kernel (the library's last), a column
-    per N; empty where the stage has no kernel but the library's."""
+    """STAGE's counters from a limits.csv, a row per counter and kernel, a column per N."""
     rows = [r for r in read_csv(csv, "stage kernel n launches grid dram_pct long_sb membar") if r["stage"] == stage]
     lib = library(csv, [stage])
     kernels = sorted(dict.fromkeys(r["kernel"] for r in rows), key=lambda k: k in lib)  # the library's last
@@ -170,9 +160,8 @@ def limits_table(csv, stage, lang="en"):
     return out
 
 def accuracy_tables(csv, lang="en"):
-    """The accuracy lab's tables (make accuracy): each kernel's "error (bound)" on the random and wide data at every
-    fourth power of two of N, then on the cond data by condition number; FAIL outside the bound (xfail: expected;
-    unchecked: within a bound too wide to hold it to account)."""
+    """The accuracy lab's tables: "error (bound)" on the random and wide data at every fourth power of two of
+    N, then on the cond data by condition number."""
     rows, labels = accuracy_rows(csv, "stage kernel n rel_err pass fill rel_bound cond")
     result = {(r["label"], r["fill"], r["x"]): (r["rel_err"], r["rel_bound"], r["pass"]) for r in rows}
 
@@ -200,8 +189,7 @@ def accuracy_tables(csv, lang="en"):
     return out
 
 def accuracy_rows(csv, need):
-    """The accuracy lab's rows of kernels (not the device's, not the library's), each with its label ("NN kernel")
-    and its x (cond for the cond data, else n); and the labels in order."""
+    """The accuracy lab's kernel rows (not the library's), with a label and x (cond or n); the labels."""
     rows = kernel_rows(read_csv(csv, need))
     lib = library(csv, {r["stage"] for r in rows})
     rows = [r for r in rows if r["kernel"] not in lib]

@@ -1,17 +1,5 @@
-"""One tree record (build/<stage>/tree's CSV: a "# " title line naming the GPU, then step,thread,seq,op,
-bytes,addr,src sorted by step, thread and seq) for scripts/tree.sh, by --mode: ascii, the compact form for a
-terminal (the tree, the active lanes, the banks, the shuffles); data, DIR/{nodes,edges,lanes,banks,conflicts,
-shuffles}.dat for plots/lab/tree.gp and "key value" lines; counts, "ld|st INSTRUCTIONS WAVEFRONTS": the
-shared-memory instructions the record implies (one per warp, step and access of each lane in it) and their
-wavefronts (the most distinct 4-byte words any one bank is asked for).
-The tree is inferred from the accesses: a value a thread writes is the sum of the slots it read since its last
-write (and of the value it holds, where that is still in the slot it last wrote or it read nothing, but not
-past a __syncthreads, "bar"); a shuffle down, up or by xor adds the lane's value and the one it read,
-__shfl_sync copies it. Leaves: the values from registers only (global loads, zeros); where the record has the
-global loads ("gld"), each element is a leaf, and a thread's next event holds their sum (its loop, made in
-registers: no addition of the tree). The results: the values no later addition takes, but those whose
-elements a fuller one holds (lane 1's sum after a shuffle down); an addition is used where a result depends on
-it, unused where none needs its sum."""
+"""One tree record read, drawn or counted for scripts/tree.sh; the record and how the tree is inferred:
+docs/report.md#tree-records."""
 import csv
 import glob
 import math
@@ -28,9 +16,8 @@ def plural(n, what):
     return f"{n} {what}{'' if n == 1 else 's'}"
 
 class Tree:
-    """What the record at PATH implies (a line that is not a record line is an error, exit 2): the tree's
-    nodes (by index), the active lanes, the shared-memory accesses ({(step, op, warp, k): (words, {lane:
-    bank})}, k: the warp's k-th access in the step, in the order they first appear) and the shuffles."""
+    """What the record at PATH implies: the tree's nodes, the active lanes, the shared-memory accesses
+    ({(step, op, warp, k): (words, {lane: bank})}, k: the warp's k-th in the step) and the shuffles."""
 
     def __init__(self, path):
         self.threads, self.last, self.base, self.nodes, self.pending = 0, -1, math.inf, [], []
@@ -111,8 +98,7 @@ class Tree:
         self.order.clear()
 
     def finish(self):
-        """After the last event: the nodes' positions (a slot's index from the lowest word, or a lane), each
-        access's wavefronts, and the used nodes: the results and those a result needs."""
+        """After the last event: the nodes' positions, each access's wavefronts, and the used nodes."""
         self.end_step()
         self.px = [node.x - self.base if node.of_slot else node.x for node in self.nodes]
         self.top = max((node.y for node in self.nodes), default=0)
@@ -226,15 +212,12 @@ def write_data(tree, folder):
     return "".join(f"{key} {v}\n" for key, v in keys.items())
 
 def committed_record(stage, kernel):
-    """The committed record of STAGE's tree kernel KERNEL that its READMEs show, or None: plots/reference/<gpu>/
-    tree/<stage>/<kernel>.csv, written by make stage-NN tree on that GPU (a block's record can depend on it: a
-    grid sized from its SMs); the primary GPU's (plots/reference/primary) where it has one, else the first other's."""
+    """The committed record of STAGE's tree kernel KERNEL, the primary GPU's first; or None."""
     primary = (first_line("plots/reference/primary") or "").strip()
     found = glob.glob(f"plots/reference/*/tree/{stage}/{kernel}.csv")
     return min(found, key=lambda path: (path.split("/")[2] != primary, path), default=None)
 
 def tree(mode, folder, record):
-    """The record drawn (ascii), as gnuplot data in FOLDER (data) or counted (counts)."""
     if mode == "data" and folder is None:
         fail("data mode needs --dir")
     parsed = Tree(record)
