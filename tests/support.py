@@ -66,13 +66,16 @@ def scratch(test):
 
 # ---- the optional tools -------------------------------------------------------------------------------
 
+@functools.lru_cache(None)
+def nvcc():
+    """The nvcc the Makefile builds with (NVCC, else on the PATH, else CUDA's default place), or None."""
+    found = os.environ.get("NVCC") or shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    return found if os.path.exists(found) else None
+
+
 def _cuda_release():
-    for nvcc in (shutil.which("nvcc"), "/usr/local/cuda/bin/nvcc"):
-        if nvcc and os.path.exists(nvcc):
-            m = re.search(r"release (\d+)\.(\d+),", run([nvcc, "--version"]).out)
-            if m:
-                return f"{m[1]}-{m[2]}"
-    return "X-Y"
+    m = re.search(r"release (\d+)\.(\d+),", run([nvcc(), "--version"]).out) if nvcc() else None
+    return f"{m[1]}-{m[2]}" if m else "X-Y"
 
 
 @functools.lru_cache(None)

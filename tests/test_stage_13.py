@@ -7,7 +7,6 @@ import functools
 import math
 import os
 import random
-import shutil
 import struct
 import unittest
 
@@ -18,17 +17,11 @@ EXACT = os.path.join(support.ROOT, "build/13_exact/reduce")
 UNIT = "build/13_exact/unit"
 
 
-def nvcc():
-    """The nvcc the Makefile builds with (NVCC, else on the PATH, else CUDA's default place), or None."""
-    found = os.environ.get("NVCC") or shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
-    return found if os.path.exists(found) else None
-
-
 @functools.lru_cache(None)
 def compiled():
     """tests/test_stage_13.cu built with the Makefile's warnings as errors (PTX alone: it never launches)."""
     os.makedirs(os.path.join(support.ROOT, os.path.dirname(UNIT)), exist_ok=True)
-    return support.run([nvcc(), "-std=c++17", "-O2", "-arch=compute_90", "-code=compute_90", "-Icommon",
+    return support.run([support.nvcc(), "-std=c++17", "-O2", "-arch=compute_90", "-code=compute_90", "-Icommon",
                         "-Werror", "all-warnings",
                         "-Xcompiler", "-Wall,-Wextra,-Werror,-Wno-missing-field-initializers,-fopenmp",
                         "tests/test_stage_13.cu", "common/gpu.cu", "common/host.c", "-o", UNIT])
@@ -154,7 +147,7 @@ class HostArithmetic(support.Case):
     """windows_f64's tiles, values, flushes and rounding, on the host."""
 
     def unit(self):
-        if not nvcc():
+        if not support.nvcc():
             self.skipTest("nvcc is not installed: the CUDA toolkit")
         r = compiled()
         if r.rc != 0:
