@@ -31,6 +31,30 @@ struct HostFlag {
     __host__ __device__ void operator()(unsigned seen) const { *flags |= seen; }
 };
 
+/* The digits rounded as the kernel's warp rounds them (round_lanes64), one digit after another: carried
+ * (negated if negative, and carried again), the top nonzero digit and the two below it, and whether any
+ * digit under those is nonzero, into the kernel's round_top64. */
+static double round_digits64(long long *d, unsigned flags, float *narrow)
+{
+    bool negative = false;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int k = 0; k + 1 < DIGITS64; k++) {
+            const long long carry = d[k] >> 32; /* arithmetic shift: floor division by 2^32 */
+            d[k] -= carry * 4294967296LL;
+            d[k + 1] += carry;
+        }
+        if (pass || d[DIGITS64 - 1] >= 0) break;
+        negative = true;
+        for (int k = 0; k < DIGITS64; k++) d[k] = -d[k];
+    }
+    int top = DIGITS64 - 1;
+    while (top >= 0 && d[top] == 0) top--;
+    bool sticky = false;
+    for (int k = 0; k + 2 < top; k++) sticky |= d[k] != 0;
+    const unsigned long long hi = top >= 0 ? d[top] : 0, mid = top >= 1 ? d[top - 1] : 0, lo = top >= 2 ? d[top - 2] : 0;
+    return round_top64(top, hi, mid, lo, sticky, negative, flags, narrow);
+}
+
 /* What a sum of the windows did: tiles the windows took, tiles they did not. */
 typedef struct {
     uint64_t fast, slow;
@@ -40,8 +64,8 @@ typedef struct {
  * thread k % THREADS, each thread's windows open at the largest finite field of the block's first tiles, a
  * tile they cannot take goes through take_tile64, the totals are flushed every 4096 tiles; the values past the
  * last whole tile go one by one. At the end a thread whose windows opened elsewhere flushes its totals, and
- * each warp of 32 threads adds the sums of their pieces at the block's binade. The digits and the flags are
- * the block's; the total is rounded by round_total64. */
+ * the block adds the sums of its threads' pieces at the block's binade. The digits and the flags are
+ * the block's; the total is rounded by round_digits64. */
 static double windows_sum(const double *x, uint64_t n, int threads, float *narrow, Paths *paths)
 {
     static long long d[DIGITS64];
@@ -59,7 +83,7 @@ static double windows_sum(const double *x, uint64_t n, int threads, float *narro
     }
     paths->fast = paths->slow = 0;
     const int block_a = Windows64::binade(largest);
-    int warp_pieces[12] = {0};
+    int block_pieces[12] = {0};
     for (int t = 0; t < threads; t++) {
         Windows64 w;
         w.open(largest);
@@ -76,17 +100,13 @@ static double windows_sum(const double *x, uint64_t n, int threads, float *narro
             if (++since_flush % 4096 == 0) w.flush(add);
         }
         if (w.a != block_a) w.flush(add);
-        for (int j = 0; j < 12; j++) warp_pieces[j] += w.piece(j);
-        if (t % 32 == 31 || t == threads - 1)
-            for (int j = 0; j < 12; j++) {
-                Windows64::add_piece(warp_pieces[j], j, block_a, add);
-                warp_pieces[j] = 0;
-            }
+        for (int j = 0; j < 12; j++) block_pieces[j] += w.piece(j);
         if (not_minus_zero) flags |= SAW_NOT_MINUS_ZERO;
     }
+    for (int j = 0; j < 12; j++) add_integer(block_pieces[j], Windows64::piece_bit(j, block_a), add);
     for (uint64_t i = tiles * 8; i < n; i++) take_value64(double_bits(x[i]), add, &flags);
     free(tile);
-    return round_total64(d, flags, narrow);
+    return round_digits64(d, flags, narrow);
 }
 
 static uint64_t bits_of(double v) { return double_bits(v); }

@@ -251,15 +251,11 @@ __device__ __forceinline__ void digits_add_integer(long long *d, long long v, in
     add_integer(v, p, [d](int k, long long part) { digit(d, k) += part; });
 }
 
-/* Every digit but the top into [0, 2^32), the carries upward: the top digit keeps the sign. Step 3's digits
- * (registers) unrolled; fp64's 68 (memory, step 5) not, so that they are not all held in registers. */
-template <int N = DIGITS>
-__host__ __device__ __forceinline__ void carry_digits(long long *d)
+/* Every digit but the top into [0, 2^32), the carries upward: the top digit keeps the sign. */
+__device__ __forceinline__ void carry_digits(long long *d)
 {
-#ifdef __CUDA_ARCH__
-#pragma unroll(N <= 16 ? N : 1)
-#endif
-    for (int k = 0; k + 1 < N; k++) {
+#pragma unroll
+    for (int k = 0; k + 1 < DIGITS; k++) {
         long long carry = d[k] >> 32; /* arithmetic shift: floor division by 2^32 */
         d[k] -= carry * 4294967296LL;
         d[k + 1] += carry;
@@ -754,16 +750,19 @@ __host__ __device__ __forceinline__ int leading_zeros(uint32_t v)
 #endif
 }
 
-/* The total in DIGITS64 digits of 2^-1074 (any signs, each below 2^62 in magnitude; d is changed) and the
- * flags of what was read, rounded once: fp64 returned, fp32 in *narrow, to nearest, ties to even. NaN and
- * Inf as IEEE says (step 3); a total of 0 is -0 where every value read was -0, as IEEE's additions give.
- * Otherwise the total is carried (negated if negative, and carried again) and its top 64 bits taken as an
- * integer w, the lowest set where any bit below is (a sticky bit, 11 bits under fp64's last place). fp64:
- * w through one correctly rounded conversion, scaled by a power of two exactly (a total of 2^53 units or
- * more is normal, a smaller one is w exactly), Inf past DBL_MAX. fp32: the same where the total is at
- * least FLT_MIN (2^-126); below, fp32's unit is 2^-149, 925 bits above the digits', and w is rounded to it
- * in integers (its half bit, and a sticky bit of the bits under it). */
-__host__ __device__ double round_total64(long long *d, unsigned flags, float *narrow)
+/* A carried total rounded once: fp64 returned, fp32 in *narrow, to nearest, ties to even. The caller has
+ * carried the DIGITS64 digits of 2^-1074 (negated if negative, and carried again: every digit is in
+ * [0, 2^32)) and gives the top nonzero digit's index (-1: every digit zero), that digit and the two below
+ * (hi, mid, lo; 0 below digit 0) and whether any digit under lo is nonzero. NaN and Inf as IEEE says (step 3);
+ * a total of 0 is -0 where every value read was -0, as IEEE's additions give. Otherwise the total's top 64
+ * bits are taken as an integer w, the lowest set where any bit below is (a sticky bit, 11 bits under fp64's
+ * last place). fp64: w through one correctly rounded conversion, scaled by a power of two exactly (a total
+ * of 2^53 units or more is normal, a smaller one is w exactly), Inf past DBL_MAX. fp32: the same where the
+ * total is at least FLT_MIN (2^-126); below, fp32's unit is 2^-149, 925 bits above the digits', and w is
+ * rounded to it in integers (its half bit, and a sticky bit of the bits under it). */
+__host__ __device__ double round_top64(int top, unsigned long long hi, unsigned long long mid,
+                                       unsigned long long lo, bool sticky, bool negative, unsigned flags,
+                                       float *narrow)
 {
     if (flags & SAW_NAN || (flags & SAW_PLUS_INF && flags & SAW_MINUS_INF)) {
         *narrow = (float)NAN;
@@ -773,23 +772,11 @@ __host__ __device__ double round_total64(long long *d, unsigned flags, float *na
         *narrow = flags & SAW_PLUS_INF ? (float)INFINITY : -(float)INFINITY;
         return flags & SAW_PLUS_INF ? (double)INFINITY : -(double)INFINITY;
     }
-    carry_digits<DIGITS64>(d);
-    const bool negative = d[DIGITS64 - 1] < 0;
-    if (negative) {
-        for (int k = 0; k < DIGITS64; k++) d[k] = -d[k];
-        carry_digits<DIGITS64>(d);
-    }
-    int top = DIGITS64 - 1;
-    while (top >= 0 && d[top] == 0) top--;
     if (top < 0) { /* every digit zero */
         const bool minus = !(flags & SAW_NOT_MINUS_ZERO);
         *narrow = minus ? -0.0f : 0.0f;
         return minus ? -0.0 : 0.0;
     }
-    unsigned long long hi = (unsigned long long)d[top], mid = top >= 1 ? (unsigned long long)d[top - 1] : 0,
-                       lo = top >= 2 ? (unsigned long long)d[top - 2] : 0;
-    bool sticky = false;
-    for (int k = 0; k + 2 < top; k++) sticky |= d[k] != 0;
     const int c = leading_zeros((uint32_t)hi); /* hi:mid:lo shifted left by c: the top 64 bits and 32 below */
     unsigned long long w = (hi << 32 | mid) << c | (lo << c) >> 32;
     sticky |= ((lo << c) & 0xffffffffu) != 0;
@@ -860,19 +847,15 @@ struct Windows64 {
         int_high = int_mid = int_low = 0;
     }
     /* Piece j (0 to 11) of the totals, for a block's sum of them: 16 bits of total j / 4 (high, mid, low), the
-     * top piece of each signed. 32 threads' pieces add up to less than 2^21 in magnitude. */
+     * top piece of each signed. A block's pieces (at most 1024 threads') add up to less than 2^26. */
     __host__ __device__ int piece(int j) const
     {
         const long long total = j < 4 ? int_high : j < 8 ? int_mid : int_low;
         return j % 4 == 3 ? (int)(total >> 48) : (int)(total >> 16 * (j % 4) & 0xffff);
     }
-    /* A sum of piece j over threads whose windows are at binade a, into the digits: the piece is bit
-     * a + 1022 + 16 j of the digits for high, a + 975 + 16 (j - 4) for mid, a + 928 + 16 (j - 8) for low. */
-    template <typename Add>
-    static __host__ __device__ void add_piece(int piece_sum, int j, int a, Add add)
-    {
-        add_integer(piece_sum, a + 1022 - 47 * (j / 4) + 16 * (j % 4), add);
-    }
+    /* The bit of the digits that piece j is at, for windows at binade a: a + 1022 + 16 j for high's pieces,
+     * a + 975 + 16 (j - 4) for mid's, a + 928 + 16 (j - 8) for low's. */
+    static __host__ __device__ int piece_bit(int j, int a) { return a + 1022 - 47 * (j / 4) + 16 * (j % 4); }
 };
 
 /* A tile of 8 values through the windows (seven fp64 additions a value, no branch); true where every value
@@ -960,37 +943,90 @@ __host__ __device__ __forceinline__ void take_value64(uint64_t bits, Add add, un
     else if (bits << 1) add_value64(bits, add);
 }
 
-/* The grid's total of fp64 (step 3's words for DIGITS64 digits; the flags word counts each block that saw
- * NaN or +Inf at 2^16, NaN or -Inf at 2^32, and a value other than -0 at 2^48: NaN gives NaN as +Inf and
- * -Inf together do), and its rounding, by the block's first warp, lane k holding digits k, k + 32 and
- * k + 64 of the block's d, which it leaves with the grid's digits (the finishing block's). */
-__device__ unsigned long long grid_words64[DIGITS64 + 1];
+/* The total in a warp, lane k holding digits k, k + 32 and k + 64 (slots 0 to 2; 0 past DIGITS64), as
+ * carry_once, carry_lanes and round_digits do for step 3's digits: one carry pass (every digit below the
+ * top keeps its low 32 bits and passes the rest up one digit, the last lane's to the first lane's next
+ * slot) ... */
 #define SLOTS64 ((DIGITS64 + 1 + 31) / 32)
 
-__device__ void finish_grid64(long long *d, unsigned flags, double *out, float *narrow)
+__device__ __forceinline__ void carry_once64(long long *digit)
 {
-    const int lane = threadIdx.x;
-    float f;
-    if (gridDim.x == 1) {
-        if (lane == 0) *out = round_total64(d, flags, &f), *narrow = f;
-        return;
-    }
-    /* One carry pass: every digit below the top keeps its low 32 bits and passes the rest up one digit (the
-     * last lane's to the first lane's next slot); every digit is then below 2^33 in magnitude. */
-    long long digit[SLOTS64], carry[SLOTS64];
+    const int lane = threadIdx.x % 32;
+    long long carry[SLOTS64], previous = 0; /* previous: the slot below's carries */
 #pragma unroll
-    for (int s = 0; s < SLOTS64; s++) {
-        const int k = lane + 32 * s;
-        digit[s] = k < DIGITS64 ? d[k] : 0;
-        carry[s] = k < DIGITS64 - 1 ? digit[s] >> 32 : 0;
-    }
-    long long previous = 0; /* the slot below's carries */
+    for (int s = 0; s < SLOTS64; s++) carry[s] = lane + 32 * s < DIGITS64 - 1 ? digit[s] >> 32 : 0;
 #pragma unroll
     for (int s = 0; s < SLOTS64; s++) {
         long long below = __shfl_up_sync(FULL_MASK, carry[s], 1), wrapped = __shfl_sync(FULL_MASK, previous, 31);
         digit[s] += (lane ? below : wrapped) - carry[s] * 4294967296LL;
         previous = carry[s];
     }
+}
+
+/* ... until no digit below the top has a carry ... */
+__device__ void carry_lanes64(long long *digit)
+{
+    const int lane = threadIdx.x % 32;
+    for (;;) {
+        carry_once64(digit);
+        bool more = false;
+#pragma unroll
+        for (int s = 0; s < SLOTS64; s++) more |= lane + 32 * s < DIGITS64 - 1 && digit[s] >> 32 != 0;
+        if (!__any_sync(FULL_MASK, more)) return;
+    }
+}
+
+/* Digit k (the same k in every lane) of the warp's. */
+__device__ __forceinline__ unsigned long long lane_digit64(const long long *digit, int k)
+{
+    const long long slot = k < 0 ? 0 : k < 32 ? digit[0] : k < 64 ? digit[1] : digit[2];
+    return k < 0 ? 0 : (unsigned long long)__shfl_sync(FULL_MASK, slot, k % 32);
+}
+
+/* ... and the total rounded once (round_top64): carried, negated if negative and carried again, the top
+ * nonzero digit found by a ballot a slot. Every lane returns the results. */
+__device__ double round_lanes64(long long *digit, unsigned flags, float *narrow)
+{
+    carry_lanes64(digit);
+    const bool negative = (long long)lane_digit64(digit, DIGITS64 - 1) < 0;
+    if (negative) {
+#pragma unroll
+        for (int s = 0; s < SLOTS64; s++) digit[s] = -digit[s];
+        carry_lanes64(digit);
+    }
+    unsigned nonzero[SLOTS64];
+    int top = -1;
+#pragma unroll
+    for (int s = 0; s < SLOTS64; s++) {
+        nonzero[s] = __ballot_sync(FULL_MASK, digit[s] != 0);
+        if (nonzero[s]) top = 32 * s + 31 - __clz((int)nonzero[s]);
+    }
+    bool sticky = false; /* a nonzero digit under lo, digit top - 2 */
+#pragma unroll
+    for (int s = 0; s < SLOTS64; s++) {
+        const int under = top - 2 - 32 * s; /* slot s's digits under lo */
+        sticky |= under >= 32 ? nonzero[s] != 0 : under > 0 && (nonzero[s] & ((1u << under) - 1)) != 0;
+    }
+    return round_top64(top, lane_digit64(digit, top), lane_digit64(digit, top - 1), lane_digit64(digit, top - 2),
+                       sticky, negative, flags, narrow);
+}
+
+/* The grid's total of fp64 (step 3's words for DIGITS64 digits; the flags word counts each block that saw
+ * NaN or +Inf at 2^16, NaN or -Inf at 2^32, and a value other than -0 at 2^48: NaN gives NaN as +Inf and
+ * -Inf together do), and its rounding, by the block's first warp, its lanes holding the block's digits
+ * (digit, as round_lanes64's), which the finishing block's leave with the grid's. */
+__device__ unsigned long long grid_words64[DIGITS64 + 1];
+
+__device__ void finish_grid64(long long *digit, unsigned flags, double *out, float *narrow)
+{
+    const int lane = threadIdx.x;
+    float f;
+    if (gridDim.x == 1) {
+        const double total = round_lanes64(digit, flags, &f);
+        if (lane == 0) *out = total, *narrow = f;
+        return;
+    }
+    carry_once64(digit); /* every digit below 2^33 in magnitude */
     const unsigned long long flag_word = 1 + ((unsigned long long)(flags & (SAW_NAN | SAW_PLUS_INF) ? 1 : 0) << 16)
                                          + ((unsigned long long)(flags & (SAW_NAN | SAW_MINUS_INF) ? 1 : 0) << 32)
                                          + ((unsigned long long)(flags & SAW_NOT_MINUS_ZERO ? 1 : 0) << 48);
@@ -1006,19 +1042,18 @@ __device__ void finish_grid64(long long *d, unsigned flags, double *out, float *
 #pragma unroll
     for (int s = 0; s < SLOTS64; s++) {
         const int k = lane + 32 * s;
+        digit[s] = 0;
         if (k > DIGITS64) continue;
         cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> word(grid_words64[k]);
         while (blocks_in<DIGITS64>(seen[s], k) != gridDim.x) seen[s] = word.load(cuda::memory_order_relaxed);
         word.store(0ull, cuda::memory_order_relaxed);
-        if (k < DIGITS64) d[k] = digit_sum(seen[s]);
+        if (k < DIGITS64) digit[s] = digit_sum(seen[s]);
     }
     const unsigned long long fw = __shfl_sync(FULL_MASK, seen[FLAGS_SLOT], FLAGS_LANE);
-    __syncwarp();
-    if (lane == 0) {
-        unsigned grid_flags = (fw >> 16 & 0xffffu ? SAW_PLUS_INF : 0) | (fw >> 32 & 0xffffu ? SAW_MINUS_INF : 0) |
-                              (fw >> 48 ? SAW_NOT_MINUS_ZERO : 0);
-        *out = round_total64(d, grid_flags, &f), *narrow = f;
-    }
+    const unsigned grid_flags = (fw >> 16 & 0xffffu ? SAW_PLUS_INF : 0) | (fw >> 32 & 0xffffu ? SAW_MINUS_INF : 0) |
+                                (fw >> 48 ? SAW_NOT_MINUS_ZERO : 0);
+    const double total = round_lanes64(digit, grid_flags, &f);
+    if (lane == 0) *out = total, *narrow = f;
 }
 
 /* window_sum's shape on fp64: two tiles of 8 values a thread in registers, the windows opened at the largest
@@ -1032,6 +1067,7 @@ __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum_f64(const d
     constexpr int WARPS_HERE = THREADS / 32;
     __shared__ long long d[DIGITS64];
     __shared__ unsigned flags, warp_largest[WARPS_HERE];
+    __shared__ int warp_pieces[12][WARPS_HERE];
     long long *digits = d;
     unsigned *block_flags = &flags;
     const auto add = [digits](int k, long long part) { atomicAdd((unsigned long long *)&digits[k], (unsigned long long)part); };
@@ -1082,19 +1118,37 @@ __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum_f64(const d
     if (t < head) take_value64(double_bits(x[t]), add, &seen);
     if (t < n - tail) take_value64(double_bits(x[tail + t]), add, &seen);
     if (w.a != block_a) w.flush(add); /* windows opened elsewhere: their totals to the digits */
-    /* The totals at the block's binade in 12 pieces, each summed across the warp; lane j adds piece j's sum. */
+    /* The totals at the block's binade in 12 pieces, each summed across the warp (window_sum's chunks). */
     const int lane = threadIdx.x % 32;
-    int mine = 0;
 #pragma unroll
     for (int j = 0; j < 12; j++) {
-        int piece_sum = warp_int_sum(w.piece(j));
-        if (lane == j) mine = piece_sum;
+        const int piece_sum = warp_int_sum(w.piece(j));
+        if (lane == 0) warp_pieces[j][threadIdx.x / 32] = piece_sum;
     }
-    if (lane < 12) Windows64::add_piece(mine, lane, block_a, add);
     seen = warp_or(seen);
     if (lane == 0 && seen) atomicOr(&flags, seen);
     __syncthreads();
-    if (threadIdx.x < 32) finish_grid64(d, flags, out, narrow);
+    if (threadIdx.x >= 32) return;
+    /* The first warp: lane j < 12 adds piece j's warp sums, and lane k gathers digits k, k + 32 and k + 64: a
+     * piece at bit p, times 2^(p % 32), is below 2^57, its low 32 bits digit p / 32 and the rest (signed)
+     * the digit above. */
+    int piece = 0;
+    if (lane < 12)
+        for (int k = 0; k < WARPS_HERE; k++) piece += warp_pieces[lane][k];
+    long long digit[SLOTS64];
+#pragma unroll
+    for (int s = 0; s < SLOTS64; s++) digit[s] = lane + 32 * s < DIGITS64 ? d[lane + 32 * s] : 0;
+#pragma unroll
+    for (int j = 0; j < 12; j++) {
+        const int p = Windows64::piece_bit(j, block_a);
+        const long long placed = (long long)__shfl_sync(FULL_MASK, piece, j) * (1ll << p % 32);
+#pragma unroll
+        for (int s = 0; s < SLOTS64; s++) {
+            const int k = lane + 32 * s;
+            digit[s] += k == p / 32 ? placed & 0xffffffff : k == p / 32 + 1 ? placed >> 32 : 0;
+        }
+    }
+    finish_grid64(digit, flags, out, narrow);
 }
 
 /* A block per tile of per_thread 16-byte vectors a thread, as stage 08, up to as many blocks as the GPU
