@@ -181,6 +181,35 @@ class MadeUpResults(support.Case):
         write(os.path.join(folder, "describe-01_a.txt"), "stage: 01_a\nbaseline: base\ncharts: scaling\n")
         self.assertEqual(report("charts").chart_names(path), ["scaling"])
 
+    def test_chart_draws_the_input_types_its_stages_declare(self):
+        """A chart token's :TYPE puts the stage's kernels and the library on that type beside f32's: on lines a
+        block each (N, GB/s, bytes read) after f32's, on bars a bar each numbered by its type; an input type
+        no token names, and a type another stage declares, are not drawn."""
+        folder = self.folder("a")
+        rows = [("01_a", "base", "f32", 1024, "2.0", 4096), ("01_a", "base", "f32", 4096, "4.0", 16384),
+                ("01_a", "wide", "f64", 1024, "2.7", 8192), ("01_a", "wide", "f64", 4096, "6.6", 32768),
+                ("01_a", "half", "f16", 4096, "8.2", 8192), ("01_a", "cub", "f32", 4096, "3.6", 16384),
+                ("01_a", "cub", "f64", 4096, "5.5", 32768), ("02_b", "b", "f32", 4096, "2.0", 16384),
+                ("02_b", "b", "f64", 4096, "3.6", 32768)]
+        path = made_up(folder, [(s, k, t, n, 1.0, "random", {"gbps": gbps, "bytes_read": str(b)})
+                                for s, k, t, n, gbps, b in rows],
+                       {"01_a": "roofline+:f64 bandwidth+:f64", "02_b": "roofline bandwidth+"})
+        with open(os.path.join(folder, "describe-01_a.txt"), "a", encoding="utf-8") as f:
+            f.write("kernel: cub f32 library f32\nkernel: cub f64 library f64\n")
+        _, files = report("charts").chart_data(path)
+        blocks = [b.split("\n") for b in files["roofline.data"].strip("\n").split("\n\n\n")]
+        self.assertEqual(blocks, [['"01 base"', "1024\t2.0\t4096", "4096\t4.0\t16384"],
+                                  ['"02 b"', "4096\t2.0\t16384"], ['"cub f32"', "4096\t3.6\t16384"],
+                                  ['"01 wide"', "1024\t2.7\t8192", "4096\t6.6\t32768"],
+                                  ['"cub f64"', "4096\t5.5\t32768"]])
+        self.assertIn('kinds="1 1 -1 2 -2"; types="f32 f64"; widths="4 8"; typenote="f32 and f64";',
+                      files["roofline.vars"])
+        bars = [line.split("\t") for line in files["bandwidth.data"].strip("\n").split("\n")]
+        self.assertEqual([(b[1], b[2], b[4], b[5]) for b in bars], [
+            ('"01 base"', "4.0", "1", "1"), ('"01 wide"', "6.6", "1", "2"), ('"02 b"', "2.0", "2", "1"),
+            ('"cub f32"', "3.6", "0", "1"), ('"cub f64"', "5.5", "0", "2")])
+        self.assertIn('maxn=4096; types="f32 f64"; widths="4 8";', files["bandwidth.vars"])
+
     def test_plot_of_a_csv_whose_stages_name_no_chart_exits_2(self):
         """A CSV whose stages' descriptions name no chart: charts names none, plot exits 2 saying so."""
         path = made_up(self.folder("a"), [("01_a", "base", "f32", 1024, 10.0, "random")], {"01_a": ""})
