@@ -664,6 +664,47 @@ class CommittedCharts(support.Case):
         r = self.expect(0, "", [sys.executable, REPORT, "charts", csv])
         self.assertTrue(r.out.split(), f"{csv} has the rows of no chart")
 
+    def test_each_draws_the_fp64_kernels_of_the_stages_that_own_its_charts(self, csv):
+        """Every kernel with fp64 rows (L2 flushed, its first fill) of a stage that owns a chart of GB/s (shape
+        lines or bars) is on that chart, and so is the library on fp64: a block of its GB/s and bytes at every
+        N on lines, a bar with its GB/s at the chart's N on bars."""
+        path, folder = os.path.join(ROOT, csv), os.path.dirname(os.path.join(ROOT, csv))
+        fills, f64 = {}, {}  # f64: (stage, kernel): {N: (GB/s, bytes read)} as the CSV writes them
+        for r in support.read_csv(path):
+            if r["pass"] != "" and r["l2"] != "warm" and not r["cols"]:
+                first = fills.setdefault((r["stage"], r["kernel"], r["dtype"]), r["fill"])
+                if r["dtype"] == "f64" and r["fill"] == first:
+                    f64.setdefault((r["stage"], r["kernel"]), {})[r["n"]] = (r["gbps"], r["bytes_read"])
+        shapes = {os.path.basename(gp)[:-3]: re.search(r"^# shape: *(\S+)", support.read(gp), re.M)[1]
+                  for gp in glob.glob(os.path.join(ROOT, "plots", "*.gp"))}
+        _, files = report("charts").chart_data(path)
+        checked = 0
+        for (stage, kernel), at in f64.items():
+            text = support.read(os.path.join(folder, f"describe-{stage}.txt"))
+            owned = [t.split(":")[0][:-1] for t in re.search(r"^charts:(.*)", text, re.M)[1].split()
+                     if t.split(":")[0].endswith("+")]
+            library = re.search(rf"^kernel: {re.escape(kernel)} \S+ library", text, re.M)
+            title = f'"{kernel} f64"' if library else f'"{stage.split("_")[0]} {kernel}"'
+            for chart in (c for c in owned if shapes.get(c) in ("lines", "bars")):
+                checked += 1
+                data = files.get(f"{chart}.data", "")
+                with self.subTest(chart=chart, kernel=f"{stage} {kernel}"):
+                    if shapes[chart] == "lines":
+                        block = next((b.split("\n")[1:] for b in data.strip("\n").split("\n\n\n")
+                                      if b.split("\n")[0] == title), None)
+                        self.assertIsNotNone(block, f"{chart}.data has no block {title}")
+                        self.assertEqual([line.split("\t")[0] for line in block], sorted(at, key=int))
+                        if not library:  # the library's is the median of the stages drawn on fp64
+                            self.assertEqual(block, ["%s\t%s\t%s" % (n, *at[n]) for n in sorted(at, key=int)])
+                    else:
+                        n = re.search(r"maxn=(\d+);", files[f"{chart}.vars"])[1]
+                        bars = [b.split("\t") for b in data.split("\n") if b.split("\t")[1:2] == [title]]
+                        self.assertEqual(len(bars), 1, f"{chart}.data has no bar {title}, or several")
+                        if not library:
+                            self.assertEqual(bars[0][2], at[n][0], f"{title}'s GB/s at N = {n}")
+        if not checked:
+            self.skipTest(f"{csv} has no fp64 rows of a stage that owns a chart of GB/s")
+
     @support.needs("gnuplot")
     def test_each_charts_render(self, csv):
         names = self.expect(0, "", [sys.executable, REPORT, "charts", csv]).out.split()
