@@ -3,6 +3,7 @@
 row), the stage harness's own flags, the GPU engineer's tools without their tool, the demos and the
 accuracy lab without a GPU."""
 import functools
+import glob
 import os
 import re
 import unittest
@@ -76,6 +77,19 @@ class CommonFlags(ProgramCase):
         self.assertTrue(support.describe(program, "check sizes"), "no check sizes")
         unknown = [f for f in check_fills + support.describe(program, "bench fills").split() if f not in fills]
         self.assertEqual(unknown, [], f"check or bench fills not among its fills ({' '.join(fills)})")
+
+    def test_each_describe_charts_are_charts_on_its_input_types(self, program):
+        """Each chart token (NAME, NAME+, then :TYPE for each input type beside f32) names a chart of
+        plots/*.gp, and each TYPE is one of the program's input types."""
+        self.program(program)
+        charts = {re.search(r"^# chart: *(\S+)", support.read(gp), re.M)[1]
+                  for gp in glob.glob(os.path.join(support.ROOT, "plots", "*.gp"))}
+        inputs = support.describe(program, "input types").split()
+        for token in support.describe(program, "charts").split():
+            name, *types = token.split(":")
+            with self.subTest(token=token):
+                self.assertIn(name.rstrip("+"), charts, f"no plots/*.gp has '# chart: {name.rstrip('+')}'")
+                self.assertEqual([t for t in types if t not in inputs], [], f"not among its input types {inputs}")
 
     def declared_kernels_in_table(self, program, key):
         table = self.table(program)

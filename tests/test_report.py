@@ -181,6 +181,35 @@ class MadeUpResults(support.Case):
         write(os.path.join(folder, "describe-01_a.txt"), "stage: 01_a\nbaseline: base\ncharts: scaling\n")
         self.assertEqual(report("charts").chart_names(path), ["scaling"])
 
+    def test_chart_draws_the_input_types_its_stages_declare(self):
+        """A chart token's :TYPE puts the stage's kernels and the library on that type beside f32's: on lines a
+        block each (N, GB/s, bytes read) after f32's, on bars a bar each numbered by its type; an input type
+        no token names, and a type another stage declares, are not drawn."""
+        folder = self.folder("a")
+        rows = [("01_a", "base", "f32", 1024, "2.0", 4096), ("01_a", "base", "f32", 4096, "4.0", 16384),
+                ("01_a", "wide", "f64", 1024, "2.7", 8192), ("01_a", "wide", "f64", 4096, "6.6", 32768),
+                ("01_a", "half", "f16", 4096, "8.2", 8192), ("01_a", "cub", "f32", 4096, "3.6", 16384),
+                ("01_a", "cub", "f64", 4096, "5.5", 32768), ("02_b", "b", "f32", 4096, "2.0", 16384),
+                ("02_b", "b", "f64", 4096, "3.6", 32768)]
+        path = made_up(folder, [(s, k, t, n, 1.0, "random", {"gbps": gbps, "bytes_read": str(b)})
+                                for s, k, t, n, gbps, b in rows],
+                       {"01_a": "roofline+:f64 bandwidth+:f64", "02_b": "roofline bandwidth+"})
+        with open(os.path.join(folder, "describe-01_a.txt"), "a", encoding="utf-8") as f:
+            f.write("kernel: cub f32 library f32\nkernel: cub f64 library f64\n")
+        _, files = report("charts").chart_data(path)
+        blocks = [b.split("\n") for b in files["roofline.data"].strip("\n").split("\n\n\n")]
+        self.assertEqual(blocks, [['"01 base"', "1024\t2.0\t4096", "4096\t4.0\t16384"],
+                                  ['"02 b"', "4096\t2.0\t16384"], ['"cub f32"', "4096\t3.6\t16384"],
+                                  ['"01 wide"', "1024\t2.7\t8192", "4096\t6.6\t32768"],
+                                  ['"cub f64"', "4096\t5.5\t32768"]])
+        self.assertIn('kinds="1 1 -1 2 -2"; types="f32 f64"; widths="4 8"; typenote="f32 and f64";',
+                      files["roofline.vars"])
+        bars = [line.split("\t") for line in files["bandwidth.data"].strip("\n").split("\n")]
+        self.assertEqual([(b[1], b[2], b[4], b[5]) for b in bars], [
+            ('"01 base"', "4.0", "1", "1"), ('"01 wide"', "6.6", "1", "2"), ('"02 b"', "2.0", "2", "1"),
+            ('"cub f32"', "3.6", "0", "1"), ('"cub f64"', "5.5", "0", "2")])
+        self.assertIn('maxn=4096; types="f32 f64"; widths="4 8";', files["bandwidth.vars"])
+
     def test_plot_of_a_csv_whose_stages_name_no_chart_exits_2(self):
         """A CSV whose stages' descriptions name no chart: charts names none, plot exits 2 saying so."""
         path = made_up(self.folder("a"), [("01_a", "base", "f32", 1024, 10.0, "random")], {"01_a": ""})
@@ -634,6 +663,47 @@ class CommittedCharts(support.Case):
         """The CSV has the rows of some chart of plots/*.gp (its stages' descriptions name their charts)."""
         r = self.expect(0, "", [sys.executable, REPORT, "charts", csv])
         self.assertTrue(r.out.split(), f"{csv} has the rows of no chart")
+
+    def test_each_draws_the_fp64_kernels_of_the_stages_that_own_its_charts(self, csv):
+        """Every kernel with fp64 rows (L2 flushed, its first fill) of a stage that owns a chart of GB/s (shape
+        lines or bars) is on that chart, and so is the library on fp64: a block of its GB/s and bytes at every
+        N on lines, a bar with its GB/s at the chart's N on bars."""
+        path, folder = os.path.join(ROOT, csv), os.path.dirname(os.path.join(ROOT, csv))
+        fills, f64 = {}, {}  # f64: (stage, kernel): {N: (GB/s, bytes read)} as the CSV writes them
+        for r in support.read_csv(path):
+            if r["pass"] != "" and r["l2"] != "warm" and not r["cols"]:
+                first = fills.setdefault((r["stage"], r["kernel"], r["dtype"]), r["fill"])
+                if r["dtype"] == "f64" and r["fill"] == first:
+                    f64.setdefault((r["stage"], r["kernel"]), {})[r["n"]] = (r["gbps"], r["bytes_read"])
+        shapes = {os.path.basename(gp)[:-3]: re.search(r"^# shape: *(\S+)", support.read(gp), re.M)[1]
+                  for gp in glob.glob(os.path.join(ROOT, "plots", "*.gp"))}
+        _, files = report("charts").chart_data(path)
+        checked = 0
+        for (stage, kernel), at in f64.items():
+            text = support.read(os.path.join(folder, f"describe-{stage}.txt"))
+            owned = [t.split(":")[0][:-1] for t in re.search(r"^charts:(.*)", text, re.M)[1].split()
+                     if t.split(":")[0].endswith("+")]
+            library = re.search(rf"^kernel: {re.escape(kernel)} \S+ library", text, re.M)
+            title = f'"{kernel} f64"' if library else f'"{stage.split("_")[0]} {kernel}"'
+            for chart in (c for c in owned if shapes.get(c) in ("lines", "bars")):
+                checked += 1
+                data = files.get(f"{chart}.data", "")
+                with self.subTest(chart=chart, kernel=f"{stage} {kernel}"):
+                    if shapes[chart] == "lines":
+                        block = next((b.split("\n")[1:] for b in data.strip("\n").split("\n\n\n")
+                                      if b.split("\n")[0] == title), None)
+                        self.assertIsNotNone(block, f"{chart}.data has no block {title}")
+                        self.assertEqual([line.split("\t")[0] for line in block], sorted(at, key=int))
+                        if not library:  # the library's is the median of the stages drawn on fp64
+                            self.assertEqual(block, ["%s\t%s\t%s" % (n, *at[n]) for n in sorted(at, key=int)])
+                    else:
+                        n = re.search(r"maxn=(\d+);", files[f"{chart}.vars"])[1]
+                        bars = [b.split("\t") for b in data.split("\n") if b.split("\t")[1:2] == [title]]
+                        self.assertEqual(len(bars), 1, f"{chart}.data has no bar {title}, or several")
+                        if not library:
+                            self.assertEqual(bars[0][2], at[n][0], f"{title}'s GB/s at N = {n}")
+        if not checked:
+            self.skipTest(f"{csv} has no fp64 rows of a stage that owns a chart of GB/s")
 
     @support.needs("gnuplot")
     def test_each_charts_render(self, csv):

@@ -10,8 +10,8 @@ import sys
 import tempfile
 from collections import Counter, defaultdict
 
-from common import amount, describe, device, fail, first_fills, kernel_rows, library, median, number, passed, phrase
-from common import read_csv, read_text, short, write_files
+from common import amount, chart_tokens, device, fail, first_fills, kernel_rows, library, median, number, passed
+from common import phrase, read_csv, read_text, short, write_files
 from tables import accuracy_rows
 
 PLOTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "plots")
@@ -35,8 +35,8 @@ def owners(csv):
     """{chart: ([the stages that own it (NAME+)], [the others that name it (NAME)])}, in the CSV's order."""
     found = {}
     for stage in dict.fromkeys(r["stage"] for r in kernel_rows(read_csv(csv, "stage pass"))):
-        for token in describe(csv, stage, "charts").split():
-            found.setdefault(token.rstrip("+"), ([], []))[not token.endswith("+")].append(stage)
+        for name, (owns, _) in chart_tokens(csv, stage).items():
+            found.setdefault(name, ([], []))[not owns].append(stage)
     return found
 
 def quote(s, failed=False):
@@ -49,16 +49,19 @@ def size(b):
 
 class Results:
     """A results CSV: the device's figures, and the kernel rows (each its first fill's; n a number, failed,
-    warm) by stage, kernel, input type, N, cols and warm, in the order of first appearance."""
+    warm) by stage, kernel, input type, N, cols and warm, in the order of first appearance; width: the bytes
+    an element of each input type."""
 
     def __init__(self, path):
         rows, self.gpu, self.rows, self.types = read_csv(path, NEED), "", {}, {}  # types: stage: {(k, t)}
-        self.dev = device(rows)
+        self.path, self.dev, self.width = path, device(rows), {}
         for r in first_fills(kernel_rows(rows)):
             r.update(n=int(r["n"]), failed=not passed(r["pass"]), warm=r["l2"] == "warm")
             self.gpu = r["gpu"]
             self.rows[r["stage"], r["kernel"], r["dtype"], r["n"], r["cols"], r["warm"]] = r
             self.types.setdefault(r["stage"], {})[r["kernel"], r["dtype"]] = None
+            if r["n"] > 0 and not r["cols"]:
+                self.width.setdefault(r["dtype"], float(r["bytes_read"]) / r["n"])
         self.kernels = {s: list(dict.fromkeys(k for k, _ in types)) for s, types in self.types.items()}
         self.ns = sorted({r["n"] for r in self.rows.values()})
         self.owners = owners(path)
@@ -73,21 +76,33 @@ class Results:
                    default=None)
 
 class Drawing:
-    """One chart's stages (own: those that own it; others: those that name it, each with its best kernel
-    on it, pick: its fastest fp32 kernel at its largest N), and its shapes: each returns its variables."""
+    """One chart's stages (own: those that own it; others: those that name it), the input types each is drawn
+    on (drawn: f32 and those its token adds), each other stage's best kernel on each (pick: the fastest at its
+    largest N), and its shapes: each returns its variables."""
 
     def __init__(self, results, name, files):
         self.r, self.files, self.name, self.minn, self.maxn, self.pick = results, files, name, math.inf, 0, {}
         self.own, self.others = results.owners.get(name, ([], []))
         self.listed, self.lib = self.own + self.others, sorted(results.library)
-        for s in self.others:
-            n = results.largest(s, "f32")
-            self.pick[s] = max((k for k in results.kernels[s] if k not in self.lib and results.at(s, k, "f32", n)),
-                               key=lambda k: float(results.at(s, k, "f32", n)["gbps"]), default="")
+        self.drawn = {s: chart_tokens(results.path, s)[name][1] for s in self.listed}
+        self.declared = list(dict.fromkeys(t for s in self.listed for t in self.drawn[s]))
+        for s, t in ((s, t) for s in self.others for t in self.drawn[s]):
+            n, at = results.largest(s, t), results.at
+            self.pick[s, t] = max((k for k in results.kernels[s] if k not in self.lib and at(s, k, t, n)),
+                                  key=lambda k: float(at(s, k, t, n)["gbps"]), default="")
 
-    def on(self, s, k):
-        """Every kernel of a stage that owns the chart is on it, the best of another."""
-        return s in self.own or k == self.pick.get(s)
+    def on(self, s, k, t="f32"):
+        """On each type a stage is drawn on, every kernel of a stage that owns the chart, the best of another."""
+        return t in self.drawn.get(s, ()) and (s in self.own or k == self.pick.get((s, t)))
+
+    def label(self, t):
+        """The library's title on input type t (its name alone where the chart is drawn on one type)."""
+        return self.lib[0] if len(self.declared) == 1 else f"{self.lib[0]} {t}"
+
+    def typed(self, types):
+        """The variables of the input types drawn (TYPES, in order): their names, bytes an element, a phrase."""
+        return "types=%s; widths=%s; typenote=%s;" % (quote(" ".join(types)), quote(" ".join(
+            short(self.r.width[t]) for t in types)), quote(phrase(types)))
 
     def write(self, lines, variables, ext=".data"):
         """LINES into the data file (or .hist); VARIABLES, or "" without LINES."""
@@ -99,35 +114,52 @@ class Drawing:
         return self.write([quote(title, failed) + "\n"] + lines + ["\n\n"], 1) if lines else 0
 
     def series(self, title, s, k, t, what="gbps"):
-        """Kernel k of stage s on type t against N (WHAT: gbps, or the time flushed or warm): a block."""
+        """Kernel k of stage s on type t against N (WHAT: gbps, or the time flushed or warm), and the bytes it
+        read: a block."""
         rows = [row for row in (self.r.at(s, k, t, n, what == "warm") for n in self.r.ns) if row]
         if rows:
             self.minn, self.maxn = min(self.minn, rows[0]["n"]), max(self.maxn, rows[-1]["n"])
-        return self.block(title, ["%d\t%s\n" % (row["n"], row["gbps" if what == "gbps" else "median_us"]) for row in rows],
+        value = "gbps" if what == "gbps" else "median_us"
+        return self.block(title, ["%d\t%s\t%s\n" % (row["n"], row[value], row["bytes_read"]) for row in rows],
                           any(row["failed"] for row in rows))
 
-    def library_gbps(self, n):
-        values = [row["gbps"] for row in (self.r.at(s, k, "f32", n) for s in self.listed for k in self.lib) if row]
+    def library_gbps(self, n, t):
+        """The median GB/s of the library's rows on type t at N of the stages drawn on t."""
+        values = [row["gbps"] for row in (self.r.at(s, k, t, n) for s in self.listed if t in self.drawn[s]
+                                          for k in self.lib) if row]
         return median(values) if values else None
 
     def bars(self):
-        """GB/s at the largest N of the first stage listed (owners first), the library's bar last."""
+        """GB/s at the largest N of the first stage listed (owners first) of each kernel on each type drawn,
+        the library's bar of each type last."""
         n = self.r.largest(self.listed[0], "f32")
-        lines = ["%s\t%s\t%.0f\t%d\n" % (quote(f"{number(s)} {k}", row["failed"]), row["gbps"], amount(row["pct_peak"]),
-                                         int(number(s))) for s in self.listed for k in self.r.kernels[s]
-                 if k not in self.lib and self.on(s, k) and (row := self.r.at(s, k, "f32", n))]
-        if (m := self.library_gbps(n)) is not None:
-            pct = 100 * float(m) / self.r.dev["peak"] if self.r.dev["peak"] > 0 else 0
-            lines.append("%s\t%s\t%.0f\t0\n" % (quote(self.lib[0]), short(m), pct))
-        return self.write(["%d\t%s" % (i + 1, line) for i, line in enumerate(lines)], "maxn=%.0f;" % (n or 0))
+        bars = [(quote(f"{number(s)} {k}", row["failed"]), row["gbps"], amount(row["pct_peak"]), int(number(s)),
+                 t) for s in self.listed for k, t in self.r.types[s]
+                if k not in self.lib and self.on(s, k, t) and (row := self.r.at(s, k, t, n))]
+        for t in self.declared:
+            if (m := self.library_gbps(n, t)) is not None:
+                pct = 100 * float(m) / self.r.dev["peak"] if self.r.dev["peak"] > 0 else 0
+                bars.append((quote(self.label(t)), short(m), pct, 0, t))
+        types = list(dict.fromkeys(bar[-1] for bar in bars))
+        return self.write(["%d\t%s\t%s\t%.0f\t%d\t%d\n" % (i + 1, *bar[:-1], types.index(bar[-1]) + 1)
+                           for i, bar in enumerate(bars)], "maxn=%.0f; %s" % (n or 0, self.typed(types)))
 
     def lines(self):
-        count = sum(self.series(f"{number(s)} {k}", s, k, "f32") for s in self.listed
-                    for k in self.r.kernels[s] if k not in self.lib and self.on(s, k))
-        if count and self.lib:
-            count += self.block(self.lib[0], ["%d\t%s\n" % (n, short(self.library_gbps(n))) for n in self.r.ns
-                                              if self.library_gbps(n) is not None])
-        return "series=%d; minn=%.0f; maxn=%.0f;" % (count, self.minn, self.maxn) if count else ""
+        """A block per kernel on each type drawn, the library's after those of its type; kinds: each block's
+        type's number (1: the first of types), negative for the library's."""
+        types, kinds = [], []
+        for t in self.declared:
+            count = sum(self.series(f"{number(s)} {k}", s, k, t) for s in self.listed
+                        for k in self.r.kernels[s] if k not in self.lib and self.on(s, k, t))
+            if count:
+                types.append(t)
+                kinds += [len(types)] * count
+                points = [(n, gbps) for n in self.r.ns if (gbps := self.library_gbps(n, t)) is not None]
+                if points and self.block(self.label(t), ["%d\t%s\t%.0f\n" % (n, short(gbps), n * self.r.width[t])
+                                                         for n, gbps in points]):
+                    kinds.append(-len(types))
+        return "series=%d; minn=%.0f; maxn=%.0f; kinds=%s; %s" % (len(kinds), self.minn, self.maxn, quote(
+            " ".join(map(str, kinds))), self.typed(types)) if kinds else ""
 
     def l2(self):
         count = sum(self.series(f"{number(s)} {k}, L2 {what}", s, k, "f32", what)

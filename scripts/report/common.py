@@ -164,6 +164,12 @@ def describe(csv_path, stage, key):
     """One key of STAGE's description beside CSV_PATH; "" where it has none."""
     return description(os.path.dirname(csv_path), stage).get(key, [""])[0]
 
+def chart_tokens(csv_path, stage):
+    """STAGE's charts, from its description's tokens NAME (its best kernel) or NAME+ (it owns the chart), each
+    with :TYPE for every input type drawn beside f32 (roofline+:f64): {name: (owns, [f32, TYPE...])}."""
+    return {name.rstrip("+"): (name.endswith("+"), ["f32"] + types)
+            for name, *types in (token.split(":") for token in describe(csv_path, stage, "charts").split())}
+
 def library(csv_path, stages):
     """The library's kernels of STAGES (their descriptions' kernel lines of the kind library)."""
     return {line.split()[0] for s in stages for line in description(os.path.dirname(csv_path), s, False).get("kernel", [])

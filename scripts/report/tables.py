@@ -5,7 +5,7 @@ from operator import itemgetter
 
 from claims import Run, assertions, us
 from common import amount, bilingual, cells, describe, device, fail, first_fills, flushed, kernel_rows, library, median
-from common import exponent, head, number, passed, read_csv, rel, rule, text, verdict
+from common import chart_tokens, exponent, head, number, passed, read_csv, rel, rule, text, verdict
 
 NEED = "gpu stage kernel dtype n median_us gbps rel_err pass cols l2 bytes_read speedup x_cub"
 key = itemgetter("stage", "kernel", "dtype")
@@ -34,7 +34,7 @@ def table(csv, mode, stage="", lang="en"):
     dev, rows = device(every), first_fills(flushed(every))
     stages = list(dict.fromkeys(r["stage"] for r in rows))
     lib = library(csv, stages)
-    progression = {s for s in stages if {"bandwidth", "bandwidth+"} & set(describe(csv, s, "charts").split())}
+    progression = {s for s in stages if "bandwidth" in chart_tokens(csv, s)}
     b = rows[0] if rows else fail("no kernel rows")  # the speed-up's baseline, as its description names it
     baseline = (b["stage"], describe(csv, b["stage"], "baseline") or b["kernel"], b["dtype"])
     flat, libs, noisy = [r for r in rows if r["cols"] == ""], {}, []
