@@ -112,6 +112,7 @@ class MadeUpResults(support.Case):
         text = report("tables").table(path, "all")
         self.assertIn("| 01_a `fast` | 5.0 |", text)
         self.assertNotIn("98.0", text)
+        self.assertIn("| `base` | 10.0 |\n| `fast` | 5.0 |", report("tables").times(path, "01_a", ["base", "fast"]))
         drawn = report("charts").Results(path)
         self.assertEqual(drawn.at("01_a", "fast", "f32", 1024)["median_us"], "5.0")
         self.assertEqual(drawn.at("01_a", "base", "f32", 1024)["median_us"], "10.0")

@@ -105,9 +105,10 @@ def table(csv, mode, stage="", lang="en"):
     return out + (text(lang, "noisy note") if any(noisy) else "")
 
 def times(csv, stage, kernels, lang="en"):
-    """The times (µs, fp32) of KERNELS at every N of STAGE in CSV, under the run's shortest launch floor."""
-    every = read_csv(csv, "stage kernel dtype n median_us pass l2")
-    us = {(r["kernel"], int(r["n"])): float(r["median_us"]) for r in flushed(every)
+    """The times (µs, fp32, the first bench fill's) of KERNELS at every N of STAGE in CSV, under the run's shortest
+    launch floor."""
+    every = read_csv(csv, "stage kernel dtype n median_us pass l2 fill")
+    us = {(r["kernel"], int(r["n"])): float(r["median_us"]) for r in first_fills(flushed(every))
           if r["stage"] == stage and r["dtype"] == "f32"}
     ns = sorted({n for _, n in us}) or fail(f"no rows of stage {stage}")
     out = text(lang, "times caption") % (device(every)["floor"] or 0)
