@@ -838,6 +838,13 @@ double logsumexp_tolerance(Shape s, const Reference *ref, uint64_t n)
  * Golub and LeVeque's condition number of the variance, kappa = sqrt(1 + mean^2 n / M2) ("Algorithms for
  * computing the sample variance: analysis and recommendations", The American Statistician 37(3), 1983),
  * times the chain length and u. The one-pass sum and sum of squares loses kappa^2 u instead.
+ * Underflow: a product or quotient below 2^-126 in magnitude may err by up to 2^-150 (half fp32's smallest
+ * subnormal) instead of u of itself (Higham, §2.1; a sum or difference there is exact). A merge's d w is one,
+ * and its error reaches the row's mean scaled by |S| / n, as the merge's own does: over the merges a 2^-150
+ * beside u max|x| in E. M2's term, ((d d) na) w, has three, 2^-150 (na w + w + 1) <= 2^-150 (c_S + 2) a merge,
+ * over at most n - 1 merges with two sides, and the division by n one more: on the variance
+ * 2^-150 ((C / n + 2) (1 + g_k) + 1). Only a row whose moments lie near fp32's subnormals notices: two values
+ * near 1e-24 have a variance near 1e-48, which fp32 holds as 0.
  * The reference adds its own: 2 units of 2^-53 on the mean, and on the variance 8 units plus (mean
  * 2^-52)^2, what its rounded mean adds to M2 / n. */
 MomentsTolerance moments_tolerance(Shape s, const Moments *ref)
@@ -849,15 +856,16 @@ MomentsTolerance moments_tolerance(Shape s, const Moments *ref)
         t.mean = t.var = INFINITY;
         return t;
     }
-    double u = unit_roundoff(24), u64 = unit_roundoff(53);
+    double u = unit_roundoff(24), u64 = unit_roundoff(53), under = 0x1p-150;
     double d = s.serial + s.tree, a = (s.serial + 1.0) / 2.0 + s.tree, b = 1.0 + s.tree, g3 = 3.0 * u / (1.0 - 3.0 * u);
     double room = 1.0 - d * u - 2.0 * g3 * b - a * u; /* 1 / grow = 1 - d u */
-    double e = room > 0.0 ? (g3 * b * ref->range + a * u * ref->max_abs) / room : INFINITY;
-    double spread = 2.0 * e * sqrt(n * (1.0 + s.tree / 4.0));
+    double e = room > 0.0 ? (g3 * b * ref->range + a * (u * ref->max_abs + under)) / room : INFINITY;
+    double c = n * (1.0 + s.tree / 4.0), spread = 2.0 * e * sqrt(c);
     double moved = spread * (2.0 * sqrt(ref->m2) + spread);
     double k = 6.0 + 1.0 + s.serial + 2.0 * s.tree + 1.0, gk = k * u < 1.0 ? k * u / (1.0 - k * u) : INFINITY;
     t.mean = e + 2.0 * u64 * fabs(ref->mean);
-    t.var = (moved + gk * (ref->m2 + moved)) / n + 8.0 * u64 * ref->var + pow(2.0 * u64 * ref->mean, 2.0);
+    t.var = (moved + gk * (ref->m2 + moved)) / n + 8.0 * u64 * ref->var + pow(2.0 * u64 * ref->mean, 2.0) +
+            under * ((c / n + 2.0) * (1.0 + gk) + 1.0);
     return t;
 }
 

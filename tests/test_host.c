@@ -552,6 +552,11 @@ static void test_moments(void)
             shifted &= welford_passes(x, lengths[l], MERGE_RIGHT);
         }
     check(shifted, "fp32 merges of shifted rows of 1 to 4097 elements (20 seeds each) within the moments bound");
+    float tiny[2] = {0x1p-80f, 0x1.8p-80f}; /* variance 2^-164: fp32 holds it as 0 */
+    Moments under = reference_moments(tiny, 2);
+    MomentsTolerance under_tol = moments_tolerance(welford_shape_of(2), &under);
+    check(under.var == 0x1p-164 && welford_passes(tiny, 2, MERGE_RIGHT) && !value_passes(0x1p-140, under.var, under_tol.var),
+          "a row of 2^-80 and 1.5 2^-80: the variance 2^-164, under fp32's subnormals, 0 within the bound, 2^-140 outside");
     for (int i = 0; i < COLS; i++) x[i] = 1.0f;
     welford_row(x, COLS, MERGE_RIGHT, &mean, &var);
     check(mean == 1.0f && var == 0.0f && welford_passes(x, COLS, MERGE_RIGHT), "fp32 merges of 4097 ones: mean 1 and variance 0 exactly");
