@@ -37,6 +37,8 @@ MUTANTS = [
      "    t.var = (moved + gk", "    t.var = 1000.0 * (moved + gk", "test_host_unit", False),
     ("moments bound blind to fp32's underflow", "common/host.c",
      "under = 0x1p-150;", "under = 0.0;", "test_host_unit", False),
+    ("binades fill one binade past 2^47", "common/host.c",
+     "#define BINADES_TOP_FIELD 173", "#define BINADES_TOP_FIELD 174", "test_host_unit", False),
     ("a result passes on the bound's far side", "common/host.c",
      "    return fabs(result - ref->sum) <= tol;", "    return fabs(result - ref->sum) <= 2.0 * tol;", "test_host_unit", False),
     ("integers summing below 2^p no longer exact", "common/host.c",
