@@ -190,7 +190,8 @@ static Program describe_stage(const char *argv0)
     p.usage_note = "fills: shifted in [-1/2, 3/2) (mean 1/2: a sum the checks can hold to account); random in [-1, 1) (mean 0);\n"
                    "ones; seq (i mod 16); mod100 (i mod 100); large (near the input type's largest value, to show accumulators\n"
                    "overflowing); nan, inf (shifted with one NaN/+Inf at element 777); wide (half near 1e6, three in four\n"
-                   "positive, half near 1e-6); cond (sum|x| / |sum x| = --cond, one size a run)";
+                   "positive, half near 1e-6); cond (sum|x| / |sum x| = --cond, one size a run); binades (every binade from\n"
+                   "the subnormals up, random signs: fp32 below 2^47, fp64 below 2^991; data without a range)";
 #ifdef RECORD_TREE
     p.default_sizes = p.rows ? "1x1024" : "1024"; /* one block is recorded: a small input will do */
     p.usage_note = "the record build: block 0 of the one --kernel named, its shared memory and shuffles recorded;\n"
@@ -332,7 +333,7 @@ static void print_group_head(const Bench *b, Dtype t, uint64_t n, const Referenc
     double sol = speed_of_light_us(&d->sol, bytes_of(b, n, t, 1));
     printf("-- %s input, %.1f MiB; fp64 reference %.10g", dtypes[t].name, n * (double)dtypes[t].bytes / 1048576.0, ref->sum);
     Fill f = b->data.fill;
-    if (f == FILL_SHIFTED || f == FILL_WIDE || f == FILL_COND || b->data.input >= 0)
+    if (f == FILL_SHIFTED || f == FILL_WIDE || f == FILL_COND || f == FILL_BINADES || b->data.input >= 0)
         printf(", condition number sum|x| / |sum x| %.3g", ref->abs_sum / fabs(ref->sum));
     printf("; speed of light %.2f us (%.1f GB/s)\n", sol, bytes_of(b, n, t, 1) / (sol * 1e3));
 }

@@ -258,7 +258,7 @@ double median(double *v, int n)
 }
 
 static const char *const fill_names[FILL_COUNT] = {"shifted", "random", "ones", "seq", "mod100", "large", "nan", "inf",
-                                                   "wide", "cond"};
+                                                   "wide", "cond", "binades"};
 
 int parse_fill(const char *s, Fill *out)
 {
@@ -291,6 +291,24 @@ static float cond_value(uint64_t seed, uint64_t i)
     return z & 1 ? -v : v;
 }
 
+/* The binades fill: a value made as its bits (so every value is exact): its sign and fraction from z's low
+ * bits, its exponent field uniform in [0, top] from w's top 32 bits (a multiply and a shift: a bias of at most
+ * top / 2^32). Field 0 holds the subnormals. The top is set by what sums of the data may reach: n <= 2^32
+ * values below 2^T add up to less than 2^(T + 32) in magnitude, so the exact total and every partial sum, in
+ * any order, stay below that.
+ * fp32: top field 173, values below 2^47 (174 binades; stage 13's windows hold 2^68 of a tile of 16). Sums
+ * stay below 2^79, and sums of squares (a row's variance, stage 09's LayerNorm) below 2^32 (2^47)^2 = 2^126:
+ * under FLT_MAX, 2^128, with room for a computed sum's rounding.
+ * fp64: top field 2013, values below 2^991 (2014 binades; the windows hold 2^89 of a tile of 8): sums below
+ * 2^1023, half of DBL_MAX's 2^1024. */
+#define BINADES_TOP_FIELD 173
+#define BINADES_TOP_FIELD64 2013
+static uint64_t binade_bits(uint64_t z, uint64_t w, unsigned top, int fraction_bits, int sign_bit)
+{
+    uint64_t field = ((w >> 32) * (uint64_t)(top + 1)) >> 32, fraction = (z >> 1) & ((1ull << fraction_bits) - 1);
+    return (z & 1) << sign_bit | field << fraction_bits | fraction;
+}
+
 float fill_value(Fill f, uint64_t seed, uint64_t i)
 {
     switch (f) {
@@ -309,6 +327,13 @@ float fill_value(Fill f, uint64_t seed, uint64_t i)
         return negative ? -v : v;
     }
     case FILL_COND: return cond_value(seed, i);
+    case FILL_BINADES: {
+        uint64_t z = mix64(seed * 0x9e3779b97f4a7c15ull + i);
+        uint32_t bits = (uint32_t)binade_bits(z, z, BINADES_TOP_FIELD, 23, 31); /* the field from z's top 32 bits */
+        float v;
+        memcpy(&v, &bits, sizeof v);
+        return v;
+    }
     case FILL_SHIFTED: return fill_value(FILL_RANDOM, seed, i) + 0.5f; /* (m - 2^22) / 2^23: exact */
     default: {
         /* 24 random bits m, value (m - 2^23) / 2^23: exactly representable in fp32. */
@@ -328,6 +353,12 @@ double fill_value64(Fill f, uint64_t seed, uint64_t i)
         int large = (int)(z & 1), negative = large ? ((z >> 1) & 3) == 0 : (int)((z >> 1) & 1);
         double v = ldexp(1.0 + ldexp((double)(z >> 12), -52), large ? 19 : -20); /* 53 bits: exact */
         return negative ? -v : v;
+    }
+    case FILL_BINADES: { /* 53 bits of z for the sign and fraction: the field from z mixed again */
+        uint64_t bits = binade_bits(z, mix64(z), BINADES_TOP_FIELD64, 52, 63);
+        double v;
+        memcpy(&v, &bits, sizeof v);
+        return v;
     }
     default: return fill_value(f, seed, i);
     }
@@ -838,6 +869,13 @@ double logsumexp_tolerance(Shape s, const Reference *ref, uint64_t n)
  * Golub and LeVeque's condition number of the variance, kappa = sqrt(1 + mean^2 n / M2) ("Algorithms for
  * computing the sample variance: analysis and recommendations", The American Statistician 37(3), 1983),
  * times the chain length and u. The one-pass sum and sum of squares loses kappa^2 u instead.
+ * Underflow: a product or quotient below 2^-126 in magnitude may err by up to 2^-150 (half fp32's smallest
+ * subnormal) instead of u of itself (Higham, §2.1; a sum or difference there is exact). A merge's d w is one,
+ * and its error reaches the row's mean scaled by |S| / n, as the merge's own does: over the merges a 2^-150
+ * beside u max|x| in E. M2's term, ((d d) na) w, has three, 2^-150 (na w + w + 1) <= 2^-150 (c_S + 2) a merge,
+ * over at most n - 1 merges with two sides, and the division by n one more: on the variance
+ * 2^-150 ((C / n + 2) (1 + g_k) + 1). Only a row whose moments lie near fp32's subnormals notices: two values
+ * near 1e-24 have a variance near 1e-48, which fp32 holds as 0.
  * The reference adds its own: 2 units of 2^-53 on the mean, and on the variance 8 units plus (mean
  * 2^-52)^2, what its rounded mean adds to M2 / n. */
 MomentsTolerance moments_tolerance(Shape s, const Moments *ref)
@@ -849,15 +887,16 @@ MomentsTolerance moments_tolerance(Shape s, const Moments *ref)
         t.mean = t.var = INFINITY;
         return t;
     }
-    double u = unit_roundoff(24), u64 = unit_roundoff(53);
+    double u = unit_roundoff(24), u64 = unit_roundoff(53), under = 0x1p-150;
     double d = s.serial + s.tree, a = (s.serial + 1.0) / 2.0 + s.tree, b = 1.0 + s.tree, g3 = 3.0 * u / (1.0 - 3.0 * u);
     double room = 1.0 - d * u - 2.0 * g3 * b - a * u; /* 1 / grow = 1 - d u */
-    double e = room > 0.0 ? (g3 * b * ref->range + a * u * ref->max_abs) / room : INFINITY;
-    double spread = 2.0 * e * sqrt(n * (1.0 + s.tree / 4.0));
+    double e = room > 0.0 ? (g3 * b * ref->range + a * (u * ref->max_abs + under)) / room : INFINITY;
+    double c = n * (1.0 + s.tree / 4.0), spread = 2.0 * e * sqrt(c);
     double moved = spread * (2.0 * sqrt(ref->m2) + spread);
     double k = 6.0 + 1.0 + s.serial + 2.0 * s.tree + 1.0, gk = k * u < 1.0 ? k * u / (1.0 - k * u) : INFINITY;
     t.mean = e + 2.0 * u64 * fabs(ref->mean);
-    t.var = (moved + gk * (ref->m2 + moved)) / n + 8.0 * u64 * ref->var + pow(2.0 * u64 * ref->mean, 2.0);
+    t.var = (moved + gk * (ref->m2 + moved)) / n + 8.0 * u64 * ref->var + pow(2.0 * u64 * ref->mean, 2.0) +
+            under * ((c / n + 2.0) * (1.0 + gk) + 1.0);
     return t;
 }
 

@@ -67,7 +67,7 @@ double median(double *v, int n);
  * --help and --describe list them in, shifted first (the default and the bench's, data whose sum a check
  * can hold to account). */
 typedef enum { FILL_SHIFTED, FILL_RANDOM, FILL_ONES, FILL_SEQ, FILL_MOD100, FILL_LARGE, FILL_NAN, FILL_INF, FILL_WIDE,
-               FILL_COND, FILL_COUNT } Fill;
+               FILL_COND, FILL_BINADES, FILL_COUNT } Fill;
 /* A fill's name -> 0 and *out, else -1. */
 int parse_fill(const char *s, Fill *out);
 const char *fill_name(Fill f);
@@ -79,11 +79,16 @@ const char *fill_name(Fill f);
  * is far from it; random's sum is a random walk of size sqrt(N), tiny beside sum|x_i|); ones: 1;
  * seq: i mod 16 (0, 1, ..., 15, 0, 1, ...); mod100: i mod 100 (the warp shuffle article's data); large: uniform in [0.5, 1), which the harness scales
  * to the largest value of the input type (to show accumulators overflowing); nan, inf: shifted, but
- * element NONFINITE_INDEX is a NaN (+Inf), which the result must show. */
+ * element NONFINITE_INDEX is a NaN (+Inf), which the result must show; binades: data without a range, a
+ * random sign, a random fraction and an exponent field drawn uniformly from 0 (the subnormals) up to values
+ * below 2^47, so that a few neighbouring values span more binades than stage 13's windows hold (its bench
+ * data for the digits' path), every value exact and every sum of up to 2^32 of them finite (host.c says
+ * why). */
 #define NONFINITE_INDEX 777
 float fill_value(Fill f, uint64_t seed, uint64_t i);
 /* The same fills in fp64, with fp64's 53 significant bits where fill_value has 24 (random, shifted, wide:
- * the same distributions, every value exact in fp64); the others are fill_value's values. */
+ * the same distributions, every value exact in fp64; binades: fp64's own fields, values below 2^991);
+ * the others are fill_value's values. */
 double fill_value64(Fill f, uint64_t seed, uint64_t i);
 void fill_array(float *x, uint64_t n, Fill f, uint64_t seed);
 

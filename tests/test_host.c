@@ -116,6 +116,127 @@ static void test_fill(void)
     free(b);
 }
 
+/* The binades fill: every exponent field from 0 (the subnormals) up to the top its sums allow and none
+ * above, about as often each, both signs, all of the fraction's bits random, the same element at any N; and
+ * what its range is for: 2^32 values of the largest magnitude it makes, and their squares in fp32, add up to
+ * a finite sum (in any order, no partial sum is larger). */
+static void test_binades_fill(void)
+{
+    enum { N = 1 << 20 };
+    float *x = malloc(N * sizeof *x);
+    fill_array(x, N, FILL_BINADES, 3);
+    static int fields[256], fields64[2048];
+    int negative = 0, negative64 = 0, subnormal = 0, subnormal64 = 0, prefix = 1, seeds = 0;
+    uint32_t ones = 0, zeros = 0;
+    uint64_t ones64 = 0, zeros64 = 0;
+    float largest = 0.0f;
+    double largest64 = 0.0;
+    for (int i = 0; i < N; i++) {
+        double v = fill_value64(FILL_BINADES, 3, (uint64_t)i);
+        uint32_t b;
+        uint64_t b64;
+        memcpy(&b, &x[i], sizeof b);
+        memcpy(&b64, &v, sizeof b64);
+        fields[b >> 23 & 0xff]++;
+        fields64[b64 >> 52 & 0x7ff]++;
+        ones |= b, zeros |= ~b, ones64 |= b64, zeros64 |= ~b64;
+        negative += signbit(x[i]) != 0;
+        negative64 += signbit(v) != 0;
+        subnormal += fpclassify(x[i]) == FP_SUBNORMAL;
+        subnormal64 += fpclassify(v) == FP_SUBNORMAL;
+        largest = fmaxf(largest, fabsf(x[i]));
+        largest64 = fmax(largest64, fabs(v));
+        if (i % 997 == 0) prefix &= !memcmp(&x[i], &(float){fill_value(FILL_BINADES, 3, (uint64_t)i)}, sizeof b);
+        seeds += i < 1000 && fill_value(FILL_BINADES, 4, (uint64_t)i) != x[i];
+    }
+    int even = 1, even64 = 1, above = 0, above64 = 0;
+    for (int f = 0; f < 256; f++) {
+        if (f <= 173) even &= abs(fields[f] - N / 174) < N / 174 / 4;
+        else above += fields[f];
+    }
+    for (int f = 0; f < 2048; f++) {
+        if (f <= 2013) even64 &= abs(fields64[f] - N / 2014) < N / 2014 / 3;
+        else above64 += fields64[f];
+    }
+    check(even && !above && largest < 0x1p47f && largest >= 0x1p46f,
+          "binades fp32: every exponent field from 0 to 173 (values below 2^47) about as often, none above");
+    check(even64 && !above64 && largest64 < 0x1p991 && largest64 >= 0x1p990,
+          "binades fp64: every exponent field from 0 to 2013 (values below 2^991) about as often, none above");
+    check(subnormal > N / 174 / 2 && subnormal64 > N / 2014 / 2, "binades: subnormals among the values, fp32 and fp64");
+    check(abs(negative - N / 2) < N / 100 && abs(negative64 - N / 2) < N / 100, "binades: half the values negative");
+    check(ones == 0xffffffffu && zeros == 0xffffffffu && ones64 == ~0ull && zeros64 == ~0ull,
+          "binades: every bit of the values varies (the whole fraction random, every value exact in its type)");
+    check(prefix && seeds > 990, "binades: element i does not depend on N; another seed, other values");
+    float sum = largest, squares = largest * largest;
+    double sum64 = largest64;
+    for (int k = 0; k < 32; k++) sum += sum, squares += squares, sum64 += sum64;
+    check(isfinite(sum) && isfinite(squares) && isfinite(sum64) && sum64 <= DBL_MAX / 2,
+          "binades: 2^32 values of the largest magnitude add up to a finite sum, in fp32 their squares too");
+    free(x);
+}
+
+/* The binades data summed as kernels sum: THREADS loops over every THREADS-th value, in the type of x (fp32)
+ * or x64 (fp64), then a pairwise tree over the loops' sums (THREADS a power of two); the Shape that says so.
+ * LEAVE_OUT: an index whose value is not added (n: none). */
+static double loops_then_tree(const float *x, const double *x64, uint64_t n, uint64_t threads, uint64_t leave_out,
+                              Shape *shape)
+{
+    float *p = calloc(threads, sizeof *p);
+    double *p64 = calloc(threads, sizeof *p64);
+    for (uint64_t i = 0; i < n; i++)
+        if (i != leave_out) {
+            if (x) p[i % threads] += x[i];
+            else p64[i % threads] += x64[i];
+        }
+    Shape s = {.serial = (double)((n + threads - 1) / threads), .acc_bits = x ? 0 : 53};
+    for (uint64_t width = threads / 2; width > 0; width /= 2, s.tree++)
+        for (uint64_t t = 0; t < width; t++) p[t] += p[t + width], p64[t] += p64[t + width];
+    double sum = x ? p[0] : p64[0];
+    free(p);
+    free(p64);
+    *shape = s;
+    return sum;
+}
+
+/* The bounds on the binades data: correct sums within them, in fp32 and in fp64 (whose data, like a file's,
+ * take the worst case alone), from one long loop to short loops and a tree; and a sum that lacks the largest
+ * value outside them where the chains are short, so that the check can fail there. */
+static void test_binades_bounds(void)
+{
+    enum { N = 1 << 20 };
+    float *x = malloc(N * sizeof *x);
+    double *x64 = malloc(N * sizeof *x64);
+    fill_array(x, N, FILL_BINADES, 7);
+    for (uint64_t i = 0; i < N; i++) x64[i] = fill_value64(FILL_BINADES, 7, i);
+    struct { uint64_t n, threads; } shapes[] = {{N, 1}, {N, 1024}, {N, 65536}, {4096, 256}, {1000, 32}};
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        uint64_t n = shapes[k].n, largest = 0, largest64 = 0;
+        for (uint64_t i = 0; i < n; i++) {
+            if (fabsf(x[i]) > fabsf(x[largest])) largest = i;
+            if (fabs(x64[i]) > fabs(x64[largest64])) largest64 = i;
+        }
+        Reference ref = reference_sum(x, n), ref64 = reference_sum_f64(x64, n);
+        ref64.structured = 1; /* as the harness reads fp64 data */
+        Shape s, s64;
+        double sum = loops_then_tree(x, NULL, n, shapes[k].threads, n, &s);
+        double sum64 = loops_then_tree(NULL, x64, n, shapes[k].threads, n, &s64);
+        double tol = sum_tolerance(s, &ref, x, n), tol64 = sum_tolerance(s64, &ref64, NULL, n);
+        char name[160];
+        char loops[48] = "one loop";
+        if (shapes[k].threads > 1) snprintf(loops, sizeof loops, "%llu loops and a tree", (unsigned long long)shapes[k].threads);
+        snprintf(name, sizeof name, "binades, N = %llu: %s in fp32 and in fp64 within their bounds", (unsigned long long)n, loops);
+        check(result_passes(sum, &ref, tol) && result_passes(sum64, &ref64, tol64), name);
+        if (s.serial > 64.0) continue;
+        snprintf(name, sizeof name, "binades, N = %llu, %s: a sum without the largest value fails, fp32 and fp64",
+                 (unsigned long long)n, loops);
+        check(!result_passes(loops_then_tree(x, NULL, n, shapes[k].threads, largest, &s), &ref, tol) &&
+                  !result_passes(loops_then_tree(NULL, x64, n, shapes[k].threads, largest64, &s64), &ref64, tol64),
+              name);
+    }
+    free(x);
+    free(x64);
+}
+
 /* The accuracy fills: exact values, the ranges and signs they promise, the condition number asked for,
  * and the property the Kahan exercise rests on: on wide data a plain fp32 loop misses the compensated
  * loop's bound, Kahan's loop meets it. */
@@ -552,6 +673,19 @@ static void test_moments(void)
             shifted &= welford_passes(x, lengths[l], MERGE_RIGHT);
         }
     check(shifted, "fp32 merges of shifted rows of 1 to 4097 elements (20 seeds each) within the moments bound");
+    float tiny[2] = {0x1p-80f, 0x1.8p-80f}; /* variance 2^-164: fp32 holds it as 0 */
+    Moments under = reference_moments(tiny, 2);
+    MomentsTolerance under_tol = moments_tolerance(welford_shape_of(2), &under);
+    check(under.var == 0x1p-164 && welford_passes(tiny, 2, MERGE_RIGHT) && !value_passes(0x1p-140, under.var, under_tol.var),
+          "a row of 2^-80 and 1.5 2^-80: the variance 2^-164, under fp32's subnormals, 0 within the bound, 2^-140 outside");
+    int binades = 1;
+    for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++)
+        for (uint64_t seed = 1; seed <= 20; seed++) {
+            for (uint64_t i = 0; i < lengths[l]; i++) x[i] = fill_value(FILL_BINADES, seed, i);
+            welford_row(x, lengths[l], MERGE_RIGHT, &mean, &var);
+            binades &= isfinite(var) && welford_passes(x, lengths[l], MERGE_RIGHT);
+        }
+    check(binades, "fp32 merges of binades rows of 1 to 4097 elements (20 seeds each): the variance finite, within the bound");
     for (int i = 0; i < COLS; i++) x[i] = 1.0f;
     welford_row(x, COLS, MERGE_RIGHT, &mean, &var);
     check(mean == 1.0f && var == 0.0f && welford_passes(x, COLS, MERGE_RIGHT), "fp32 merges of 4097 ones: mean 1 and variance 0 exactly");
@@ -678,29 +812,29 @@ static void test_array_file(void)
     check(read_array_file(path, "f32", &a, err, sizeof err) == -1 && strstr(err, "cannot read"), "array file: a missing file is refused");
 }
 
-/* The exact sum of fp32 values, as an oracle: each value is m 2^e with |m| < 2^24 and e >= -149, added as
- * an integer count of 2^-149 into 32-bit digits held in int64 (room for 2^31 additions without carrying),
- * then carried and read from the top digits in long double (64 significant bits: the fp64 reference's
- * one rounding is 2^11 times coarser). Finite inputs only. Written apart from host.c's, with frexp. */
-#define EXACT_DIGITS 12
-static long double exact_sum(const float *x, uint64_t n)
+/* The exact sum of finite fp32 or fp64 values (x32, else x64), as an oracle: each value is m 2^e with
+ * |m| < 2^53 and e >= -1074, added as an integer count of 2^-1074 into 32-bit digits held in int64 (room for
+ * 2^31 additions without carrying), then carried and read from the top digits in long double (64 significant
+ * bits: the fp64 references' one rounding is 2^11 times coarser). 70 digits reach 2^1166: fp64's range and
+ * room for the carries. Written apart from host.c's, with frexp. */
+#define EXACT_DIGITS 70
+static long double exact_sum_of(const float *x32, const double *x64, uint64_t n)
 {
     int64_t digit[EXACT_DIGITS] = {0};
     for (uint64_t i = 0; i < n; i++) {
         int e;
-        double m = frexp((double)x[i], &e); /* x = m 2^e, 0.5 <= |m| < 1 */
+        double m = frexp(x32 ? (double)x32[i] : x64[i], &e); /* x = m 2^e, 0.5 <= |m| < 1 */
         if (m == 0.0) continue;
         int64_t sign = m < 0.0 ? -1 : 1;
-        uint64_t q = (uint64_t)ldexp(fabs(m), 24); /* |x| = q 2^(e - 24), exactly */
-        int shift = e - 24 + 149;
+        uint64_t q = (uint64_t)ldexp(fabs(m), 53); /* |x| = q 2^(e - 53), exactly */
+        int shift = e - 53 + 1074;
         if (shift < 0) { /* a subnormal: q is a multiple of 2^-shift */
             q >>= -shift;
             shift = 0;
         }
         int k = shift / 32, r = shift % 32;
-        uint64_t mag = q << r; /* < 2^56: two digits at most */
-        digit[k] += sign * (int64_t)(mag & 0xffffffffu);
-        digit[k + 1] += sign * (int64_t)(mag >> 32);
+        unsigned __int128 mag = (unsigned __int128)q << r; /* < 2^85: three digits at most */
+        for (int d = 0; d < 3; d++) digit[k + d] += sign * (int64_t)(uint64_t)(mag >> (32 * d) & 0xffffffffu);
     }
     for (int k = 0; k + 1 < EXACT_DIGITS; k++) { /* carry: every digit but the top one into [0, 2^32) */
         int64_t carry = digit[k] >> 32; /* arithmetic shift: floor division */
@@ -717,9 +851,11 @@ static long double exact_sum(const float *x, uint64_t n)
             digit[k + 1] += carry;
         }
     }
-    for (int k = EXACT_DIGITS - 1; k >= 0; k--) sum += ldexpl((long double)digit[k], 32 * k - 149);
+    for (int k = EXACT_DIGITS - 1; k >= 0; k--) sum += ldexpl((long double)digit[k], 32 * k - 1074);
     return sign * sum;
 }
+
+static long double exact_sum(const float *x, uint64_t n) { return exact_sum_of(x, NULL, n); }
 
 /* The reference against the exact sum, on data that stress it: within reference_error (its one rounding),
  * which every bound adds; sums whose rounding can be stated; order and non-finite inputs. */
@@ -754,7 +890,8 @@ static void test_reference_exact(void)
           "reference: subnormal sums are exact in fp32");
     enum { M = 1 << 20 };
     float *x = malloc(M * sizeof *x);
-    struct { Fill fill; double cond; } data[] = {{FILL_SHIFTED, 0}, {FILL_RANDOM, 0}, {FILL_WIDE, 0}, {FILL_COND, 1e8}, {FILL_COND, 1e13}};
+    struct { Fill fill; double cond; } data[] = {{FILL_SHIFTED, 0}, {FILL_RANDOM, 0}, {FILL_WIDE, 0}, {FILL_COND, 1e8}, {FILL_COND, 1e13},
+                                                 {FILL_BINADES, 0}};
     for (size_t d = 0; d < sizeof data / sizeof data[0]; d++) {
         if (data[d].fill == FILL_COND) fill_cond(x, M, 5, data[d].cond);
         else fill_array(x, M, data[d].fill, 5);
@@ -764,11 +901,12 @@ static void test_reference_exact(void)
         snprintf(name, sizeof name, "the reference is within its one rounding of the exact sum (%s%s, 2^20)",
                  fill_name(data[d].fill), data[d].fill == FILL_COND ? (data[d].cond > 1e10 ? " 1e13" : " 1e8") : "");
         check(fabsl((long double)ref.sum - exact) <= (long double)reference_error(&ref), name);
-        if (data[d].fill == FILL_WIDE) { /* the check can fail: a plain fp64 loop, uncompensated, is outside it */
+        if (data[d].fill == FILL_WIDE || data[d].fill == FILL_BINADES) { /* the check can fail: a plain fp64 loop is outside it */
             double plain = 0.0;
             for (int i = 0; i < M; i++) plain += x[i];
-            check(fabsl((long double)plain - exact) > (long double)reference_error(&ref),
-                  "a plain fp64 loop over the wide data is not within reference_error (the oracle can tell)");
+            snprintf(name, sizeof name, "a plain fp64 loop over the %s data is not within reference_error (the oracle can tell)",
+                     fill_name(data[d].fill));
+            check(fabsl((long double)plain - exact) > (long double)reference_error(&ref), name);
         }
     }
     /* Several chunks, and the same values reversed: the same bits (an integer sum has no order). */
@@ -837,6 +975,17 @@ static void test_reference_f64(void)
             check(plain != (double)exact, "reference f64: a plain fp64 loop over the wide data misses the oracle's sum");
         }
     }
+    /* The binades data, from subnormals to 2^991: beyond __float128, against the digits' oracle. */
+    for (int i = 0; i < M; i++) x[i] = fill_value64(FILL_BINADES, 9, (uint64_t)i);
+    Reference binades = reference_sum_f64(x, M);
+    long double exact = exact_sum_of(NULL, x, M);
+    double plain = 0.0;
+    for (int i = 0; i < M; i++) plain += x[i];
+    check(fabsl((long double)binades.sum - exact) <= (long double)reference_error(&binades) &&
+              binades.sum32 == (binades.sum > 0.0 ? INFINITY : -INFINITY) &&
+              fabsl((long double)plain - exact) > (long double)reference_error(&binades),
+          "reference f64: the binades data's exact sum rounded once (within reference_error of the digits' oracle, "
+          "which a plain fp64 loop is not), past FLT_MAX in fp32");
     /* Several chunks, and reversed: the same bits. */
     for (int i = 0; i < 3 * M; i++) x[i] = fill_value64(FILL_WIDE, 4, (uint64_t)i) * (i % 7 == 0 ? 0x1p900 : 1.0);
     double forward = reference_sum_f64(x, 3 * M).sum;
@@ -856,7 +1005,9 @@ int main(void)
     test_median();
     test_fill();
     test_accuracy_fills();
+    test_binades_fill();
     test_tolerance();
+    test_binades_bounds();
     test_logsumexp();
     test_moments();
     test_array_file();

@@ -91,6 +91,16 @@ class CommonFlags(ProgramCase):
                 self.assertIn(name.rstrip("+"), charts, f"no plots/*.gp has '# chart: {name.rstrip('+')}'")
                 self.assertEqual([t for t in types if t not in inputs], [], f"not among its input types {inputs}")
 
+    def test_each_help_says_what_each_of_its_fills_is(self, program):
+        """--help's note on the fills (from "fills:" to the first option) names every fill --describe lists"""
+        note = self.help_text(program).split("\n  --")[0].partition("fills:")[2]
+        if not note:
+            self.skipTest("its --help has no note on the fills")
+        fills = support.describe(program, "fills").split()
+        self.assertTrue(fills, "--describe lists no fills")
+        self.assertEqual([f for f in fills if not re.search(rf"(?<![\w-]){re.escape(f)}(?![\w-])", note)], [],
+                         f"fills its --help does not describe:\n{note}")
+
     def declared_kernels_in_table(self, program, key):
         table = self.table(program)
         self.assertTrue(table, f"{program} --list lists no kernel")

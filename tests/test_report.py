@@ -112,6 +112,7 @@ class MadeUpResults(support.Case):
         text = report("tables").table(path, "all")
         self.assertIn("| 01_a `fast` | 5.0 |", text)
         self.assertNotIn("98.0", text)
+        self.assertIn("| `base` | 10.0 |\n| `fast` | 5.0 |", report("tables").times(path, "01_a", ["base", "fast"]))
         drawn = report("charts").Results(path)
         self.assertEqual(drawn.at("01_a", "fast", "f32", 1024)["median_us"], "5.0")
         self.assertEqual(drawn.at("01_a", "base", "f32", 1024)["median_us"], "10.0")
@@ -437,6 +438,20 @@ class MadeUpResults(support.Case):
                                           ("08_q", "fast", "f32", 4096, 20.0, "random")], {"08_q": "roofline+"})
         self.in_tree("08_q", "ratio,,08_q:fast_det,08_q:fast,,,all,,,\n")
         self.assertIn("| `fast_det` / `fast` | 0.800 | - |", report("tables").ratios(path, "08_q"))
+
+    def test_ratio_rows_of_a_stage_without_the_roofline_chart(self):
+        """A stage's own table of its ratio assertions: one kernel on two fills, under its label in each language, at
+        every N of the stage's rows; "-" where the run lacks the fill (a fill not benched yet)."""
+        path = made_up(self.folder("e"), [("13_e", "win", "f32", 1024, 10.0, "shifted"),
+                                          ("13_e", "win", "f32", 4096, 20.0, "shifted"),
+                                          ("13_e", "win", "f32", 1024, 25.0, "wide")], {"13_e": "bandwidth+"})
+        self.in_tree("13_e", "ratio,`win` (shifted) / `win` (wide) | `win`（shifted）/ `win`（wide）,13_e:win,13_e:win@wide,,,all,,,\n"
+                             "ratio,,13_e:win,13_e:win@binades,,,all,,,\n")
+        table = report("tables").stage_ratios(path, "13_e")
+        self.assertIn("| ratio at N = | 2^10 | 2^12 |", table)
+        self.assertIn("| `win` (shifted) / `win` (wide) | 2.500 | - |", table)
+        self.assertIn("| `win` / `win@binades` | - | - |", table)
+        self.assertIn("| `win`（shifted）/ `win`（wide） | 2.500 | - |", report("tables").stage_ratios(path, "13_e", "zh"))
 
     def test_target_of_two_kernels_met_or_not_met_with_worst_ratio(self):
         """A target comparing two kernels (A/B): met or not met, with the worst ratio and where."""

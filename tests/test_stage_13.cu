@@ -159,6 +159,8 @@ static void make(const char *kind, double *x, uint64_t n, uint64_t seed)
             v = i == 0 ? -0x1p-160 : i % 2 ? 0x1p-300 : -0x1p-300;
         } else if (!strcmp(kind, "wider than the windows")) { /* 2^0 and 2^-120 in every tile */
             v = i % 2 ? 1.0 + (double)(r >> 40) * 0x1p-52 : 0x1p-120 * (1.0 + (double)(r >> 12) * 0x1p-52);
+        } else if (!strcmp(kind, "binades fill")) { /* the bench's data for the digits: every binade up to 2^991 */
+            v = fill_value64(FILL_BINADES, seed, i);
         } else if (!strcmp(kind, "NaN")) {
             v = i == n / 2 ? NAN : 1.0;
         } else if (!strcmp(kind, "+Inf and -Inf")) {
@@ -244,8 +246,8 @@ int main(int argc, char **argv)
     if (argc == 3 && !strcmp(argv[1], "--sum")) return sum_file(argv[2]);
     const char *kinds[] = {"shifted", "cancellation", "subnormals", "every exponent", "past DBL_MAX",
                            "total past DBL_MAX", "ties", "ties and sticky", "fp32 subnormal tie",
-                           "negative below fp32", "wider than the windows", "NaN", "+Inf and -Inf", "+Inf", "-Inf",
-                           "-0", "-0 and one +0", "zero total"};
+                           "negative below fp32", "wider than the windows", "binades fill", "NaN", "+Inf and -Inf", "+Inf",
+                           "-Inf", "-0", "-0 and one +0", "zero total"};
     const uint64_t sizes[] = {1, 2, 7, 8, 9, 1000, 100003};
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
         for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) check_kind(kinds[k], sizes[z], NULL);
@@ -256,6 +258,27 @@ int main(int argc, char **argv)
     check(shifted.slow == 0 && shifted.fast == (1u << 17), "windows_f64: every tile of shifted data in the windows");
     check_kind("wider than the windows", 1u << 16, &wide);
     check(wide.fast == 0 && wide.slow == (1u << 13), "windows_f64: every tile spanning 2^120 through the digits");
+    Paths binades;
+    check_kind("binades fill", 1u << 16, &binades);
+    check(binades.slow + binades.fast == (1u << 13) && binades.slow >= (1u << 13) / 100 * 99,
+          "windows_f64: 99% of the binades fill's tiles or more through the digits");
+    /* windows_f32 (device code alone): a tile of 16 whose fields span 68 or more, wider than any windows' range
+     * (fields F + 8 down to F - 59), cannot be taken whole; the binades fill's tiles nearly all do. */
+    uint64_t wider = 0;
+    for (uint64_t t = 0; t < (1u << 12); t++) {
+        unsigned lo = 255, hi = 0;
+        for (uint64_t j = 0; j < 16; j++) {
+            float v = fill_value(FILL_BINADES, 1, 16 * t + j);
+            uint32_t b;
+            memcpy(&b, &v, sizeof b);
+            unsigned field = b >> 23 & 0xffu ? b >> 23 & 0xffu : 1; /* a subnormal's last bit is field 1's */
+            if (v == 0.0f) continue;
+            lo = field < lo ? field : lo;
+            hi = field > hi ? field : hi;
+        }
+        wider += hi >= lo + 68;
+    }
+    check(wider >= (1u << 12) / 100 * 99, "windows_f32: 99% of the binades fill's tiles of 16 or more span 2^68 or more");
 
     /* The flushes: more than 4096 tiles a thread, values whose windows' totals are near their largest. */
     check_kind("shifted", 3 * 4096 * 8 + 5, NULL);

@@ -10,7 +10,7 @@ import random
 import struct
 import unittest
 
-from tests import support
+from tests import gpu_lib, support
 from tests.test_host_unit import parse
 
 EXACT = os.path.join(support.ROOT, "build/13_exact/reduce")
@@ -141,6 +141,28 @@ class Stage13(support.Case):
         self.need_build()
         self.expect(0, r"^fixed_point +skipped: a value is not a multiple of 2\^-24",
                     [EXACT, "--kernel", "fixed_point", "--n", "1000003", "--fill", "wide", "--reps", "3", "--check"])
+
+    @support.needs("gpu")
+    def test_exact_kernels_on_the_binades_fill_the_exact_sum_bit_for_bit(self):
+        """data without a range, nearly every tile off the windows: at the check sizes each exact kernel (--describe:
+        accumulator exact) gives the exact sum, error 0 (NaN where fp16's range makes the data NaN), at every size;
+        fixed point refuses the data (off its grid) where it does not pass"""
+        self.need_build()
+        exact = [k[0] for k in support.kernels(EXACT) if k[-1] == "exact"]
+        self.assertIn("windows_f64", exact)
+        sizes = support.describe(EXACT, "check sizes")
+        run = gpu_lib.run_csv([EXACT, "--kernel", ",".join(exact), "--n", sizes, "--fill", "binades", "--reps", "3",
+                               "--check"])
+        self.assertEqual(run.result.rc, 0, repr(run.result))
+        self.assertRegex(run.result.out, r"(?m)^fixed_point +skipped: a value is not a multiple of 2\^-24")
+        rows = [r for r in run.rows if r["kernel"] in exact]
+        for k in exact:
+            if k != "fixed_point":
+                self.assertEqual(len([r for r in rows if r["kernel"] == k]), len(sizes.split(",")), f"{k}'s rows")
+        for r in rows:
+            with self.subTest(kernel=r["kernel"], n=r["n"]):
+                err = float(r["rel_err"])
+                self.assertTrue(r["pass"] == "1" and (err == 0 or math.isnan(err)), r)
 
 
 class HostArithmetic(support.Case):

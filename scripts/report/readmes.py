@@ -11,7 +11,7 @@ from cited import cited
 from common import bilingual, describe, fail, kernel_rows, number, parse_description, phrase, read_csv, read_text
 from common import head, rule, short, text, write_files
 from provenance import changed_line, changed_since, measured_at, primary
-from tables import accuracy_tables, limits_table, ratios, table, times
+from tables import accuracy_tables, limits_table, ratios, stage_ratios, table, times
 from tree import Tree, committed_record
 
 def write(path, new, check):
@@ -135,6 +135,8 @@ def stage_block(stage, stage_csv, csv, img, lang):
         out += claims.targets(sorted(glob.glob("plots/reference/*/results.csv")), stage, lang)
     if stage in owners(stage_csv).get("roofline", ([], []))[0]:
         out += f"\n{text(lang, 'ratios caption')}\n\n" + ratios(stage_csv, stage, lang)
+    elif claims.assertions(stage, "ratio") and own:
+        out += f"\n{text(lang, 'stage ratios caption')}\n\n" + stage_ratios(stage_csv, stage, lang)
     if own and os.path.exists(limits) and any(r["stage"] == stage for r in read_csv(limits, "stage")):
         out += "\n%s\n\n" % text(lang, "limits caption").format(gpu=gpu_of(limits)) + limits_table(limits, stage, lang)
         out += "".join("\n%s\n" % text(lang, "limits other").format(gpu=gpu_of(p), path=p) for p in others("limits.csv", img))

@@ -105,9 +105,10 @@ def table(csv, mode, stage="", lang="en"):
     return out + (text(lang, "noisy note") if any(noisy) else "")
 
 def times(csv, stage, kernels, lang="en"):
-    """The times (µs, fp32) of KERNELS at every N of STAGE in CSV, under the run's shortest launch floor."""
-    every = read_csv(csv, "stage kernel dtype n median_us pass l2")
-    us = {(r["kernel"], int(r["n"])): float(r["median_us"]) for r in flushed(every)
+    """The times (µs, fp32, the first bench fill's) of KERNELS at every N of STAGE in CSV, under the run's shortest
+    launch floor."""
+    every = read_csv(csv, "stage kernel dtype n median_us pass l2 fill")
+    us = {(r["kernel"], int(r["n"])): float(r["median_us"]) for r in first_fills(flushed(every))
           if r["stage"] == stage and r["dtype"] == "f32"}
     ns = sorted({n for _, n in us}) or fail(f"no rows of stage {stage}")
     out = text(lang, "times caption") % (device(every)["floor"] or 0)
@@ -126,10 +127,7 @@ def ratios(csv, stage, lang="en"):
     for k in kernels:
         out += f"| `{k}` |" + cells((float(at[k, n]["x_cub"]) if (k, n) in at and at[k, n]["x_cub"] else None
                                      for n in ns), "%.3f") + "\n"
-    run = Run(every, csv)
-    for x in assertions(stage, "ratio"):
-        out += "| %s |" % " / ".join(f"`{t.split(':')[1]}`" for t in (x["a"], x["b"]))
-        out += cells((run.ratio(x["a"], x["b"], n) for n in ns), "%.3f") + "\n"
+    out += ratio_rows(Run(every, csv), stage, ns, lang)
     dev, maxn = device(every), max((n for n in ns if n > 0), default=None)
     fp32 = {r["kernel"] for r in mine if r["dtype"] == "f32"}
     fastest = min((k for k in kernels if k in fp32 and (k, maxn) in at), key=lambda k: us(at[k, maxn]),
@@ -142,6 +140,21 @@ def ratios(csv, stage, lang="en"):
         over = (limit[n] / us(at[fastest, n]) if n in limit else None for n in ns)
         out += text(lang, f"{name} over").format(k=fastest) + cells(over, "%.3f") + "\n"
     return out
+
+def ratio_rows(run, stage, ns, lang):
+    """STAGE's ratio assertions, a row each: B's time over A's at each N of NS in RUN ("-" where it lacks either),
+    under its label, or else the kernels' names."""
+    out = ""
+    for x in assertions(stage, "ratio"):
+        label = bilingual(x["label"], lang) or " / ".join(f"`{t.split(':')[1]}`" for t in (x["a"], x["b"]))
+        out += f"| {label} |" + cells((run.ratio(x["a"], x["b"], n) for n in ns), "%.3f") + "\n"
+    return out
+
+def stage_ratios(csv, stage, lang="en"):
+    """The ratio assertions of STAGE (one that does not own the roofline chart) at every N of its rows in CSV."""
+    every = read_csv(csv, "stage kernel dtype n median_us pass l2 bytes_read x_cub cols fill")
+    ns = sorted({int(r["n"]) for r in flushed(every) if r["stage"] == stage and r["cols"] == ""})
+    return head(text(lang, "ratio at"), map(exponent, ns)) + ratio_rows(Run(every, csv), stage, ns, lang)
 
 def limits_table(csv, stage, lang="en"):
     """STAGE's counters from a limits.csv, a row per counter and kernel, a column per N."""
