@@ -11,10 +11,10 @@ import tempfile
 from collections import Counter, defaultdict
 
 from common import amount, describe, device, fail, first_fills, kernel_rows, library, median, number, passed, phrase
-from common import read_csv, read_text, short, write_files
+from common import ROOT, read_csv, read_text, short, write_files
 from tables import accuracy_rows
 
-PLOTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "plots")
+PLOTS = os.path.join(ROOT, "plots")
 NEED = "gpu stage kernel dtype n median_us gbps pct_peak pass cols l2 bytes_read"
 VARS = "gpu=%s; peak=%s; copy=%s; sol=%s; floor=%s; l2n=%.0f; stage=%s; others=%s; %s\n"  # NAME.vars
 

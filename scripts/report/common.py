@@ -1,5 +1,5 @@
 """What the reporting program's parts share: CSVs read by column name, the programs' descriptions
-(--describe), number formats and the texts of both languages (texts.tsv; docs/report.md)."""
+(--describe), number formats and the texts of both languages (docs/report-texts.tsv; docs/report.md)."""
 import csv
 import functools
 import glob
@@ -7,6 +7,8 @@ import math
 import os
 import subprocess
 import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repository's
 
 def fail(why, code=2):
     """An error on stderr, then exit CODE (2: bad input)."""
@@ -92,7 +94,7 @@ def verdict(v, xfail=True):
 
 @functools.lru_cache(None)
 def texts():
-    lines = read_text(os.path.join(os.path.dirname(os.path.abspath(__file__)), "texts.tsv")).splitlines()
+    lines = read_text(os.path.join(ROOT, "docs", "report-texts.tsv")).splitlines()
     return {k: (en, zh) for k, en, zh in (line.replace("\\n", "\n").split("\t") for line in lines if line[:1] != "#")}
 
 def text(lang, key):
