@@ -24,7 +24,7 @@ COMMANDS = {
         ("--names", {"default": "", "help": "limits: the runs' kernels, in order (the library's first)"}),
         ("--re", {"dest": "regex", "default": "", "help": "flush: the GPU functions to read (a regex)"}),
         ("--last", {"type": int, "default": 0, "help": "flush: judge only the last LAST runs (0: all)"}),
-        ("--metrics", {"default": "", "help": "profile: the metrics of the table's columns, comma-separated"}),
+        ("--metrics", {"required": True, "help": "its columns' metrics, comma-separated (docs/report.md)"}),
         ("--library", {"default": "", "help": "limits, flush: the library's launches, FIRST LAST (--describe)"}),
         ("ncu_csv", {"help": "the output of ncu --csv --print-units base"})]),
     "tree": ("tree.tree", "a tree record drawn (terminal, gnuplot data) or counted", [
