@@ -27,7 +27,7 @@ COMMANDS = {
         ("ncu_csv", {"help": "the output of ncu --csv --print-units base"})]),
     "tree": ("tree.tree", "a tree record drawn (terminal, gnuplot data) or counted", [
         ("--mode", {"choices": ("ascii", "data", "counts"), "default": "ascii"}),
-        ("--dir", {"dest": "folder", "help": "the folder of the .dat files (data mode)"}),
+        ("--dir", {"dest": "folder", "default": ".", "help": "the folder of the .dat files (data mode)"}),
         ("record", {"help": "a tree record (build/<stage>/tree's CSV)"})]),
     "plot": ("charts.plot", "the charts of a results CSV, drawn with gnuplot", [
         CSV, ("outdir", {}), ("--dumb", {"action": "store_true", "help": "also print the bar charts"})]),

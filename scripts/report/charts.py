@@ -198,8 +198,6 @@ class Drawing:
 def chart_data(csv):
     """The headers of the charts whose rows the CSV has (sorted as the shell sorts NAME.vars), and the files
     plot hands gnuplot, by name: NAME.vars, NAME.data and, for panels, NAME.hist."""
-    if not os.path.exists(csv) or os.path.getsize(csv) == 0:
-        fail(f"{csv} is missing or empty")
     headers, files, results = chart_headers(True), defaultdict(str), Results(csv)
     dev = results.dev
     for name, keys in headers.items():
@@ -254,12 +252,10 @@ def plot(csv, outdir, dumb=False):
     return 0
 
 def plot_accuracy(csv, png):
-    if not os.path.exists(csv) or os.path.getsize(csv) == 0:
-        fail(f"{csv} is missing or empty")
+    rows, labels = accuracy_rows(csv, "gpu stage kernel n rel_err pass fill rel_bound cond")
     if not shutil.which("gnuplot"):
         print(f"gnuplot not found: {png} not drawn", file=sys.stderr)
         return 4
-    rows, labels = accuracy_rows(csv, "gpu stage kernel n rel_err pass fill rel_bound cond")
     data = ""
     for panel in ("random", "wide", "cond"):
         for label in labels:

@@ -218,8 +218,6 @@ def committed_record(stage, kernel):
     return min(found, key=lambda path: (path.split("/")[2] != primary, path), default=None)
 
 def tree(mode, folder, record):
-    if mode == "data" and folder is None:
-        fail("data mode needs --dir")
     parsed = Tree(record)
     if mode == "counts":
         return "".join("%s %d %d\n" % (op, *tot) for op, tot in parsed.totals().items())
