@@ -146,12 +146,8 @@ def description(folder, stage, needed=True):
     """STAGE's --describe ({key: [values]}): saved in FOLDER (describe-<stage>.txt), or else its built
     program's; {} for neither where not NEEDED, else an error."""
     saved = os.path.join(folder or ".", f"describe-{stage}.txt")
-    return saved_description(saved, os.stat(saved).st_mtime_ns) if os.path.exists(saved) else \
+    return parse_description(read_text(saved)) if os.path.exists(saved) else \
         built_description(folder, stage, needed)
-
-@functools.lru_cache(None)
-def saved_description(path, mtime):
-    return parse_description(read_text(path))
 
 @functools.lru_cache(None)
 def built_description(folder, stage, needed):
