@@ -254,8 +254,7 @@ def plot(csv, outdir, dumb=False):
 def plot_accuracy(csv, png):
     rows, labels = accuracy_rows(csv, "gpu stage kernel n rel_err pass fill rel_bound cond")
     if not shutil.which("gnuplot"):
-        print(f"gnuplot not found: {png} not drawn", file=sys.stderr)
-        return 4
+        fail(f"gnuplot not found: {png} not drawn (e.g. apt-get install gnuplot-nox)", 4)
     data = ""
     for panel in ("random", "wide", "cond"):
         for label in labels:
