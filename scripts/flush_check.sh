@@ -48,7 +48,7 @@ probe() {
         echo $? >"$tmp/rc.$key"
     fi
     rc=$(cat "$tmp/rc.$key") line=$(report ncu --mode flush --re "$regex" --last "$last" \
-        --library "$(describe "$p" "library launches")" "$tmp/ncu.$key")
+        --metrics dram__bytes_read.sum --library "$(describe "$p" "library launches")" "$tmp/ncu.$key")
     runs=${line%% *} min=${line##* }
     if [ "$rc" -ne 0 ] || [ "${runs:-0}" -eq 0 ] || [ "$min" -lt 0 ] 2>/dev/null; then
         echo "FAIL $name ($loads loads), l2 $l2, N = $n: no reading (ncu exit $rc): $(tail -n 2 "$tmp/err.$key" "$tmp/ncu.$key" | tr '\n' ' ')"

@@ -230,13 +230,12 @@ class MadeUpResults(support.Case):
         claims = report("claims")
         claim = {"label": "fast-is-faster", "a": "01_a:fast", "b": "01_a:base", "is": "faster", "n": "all", "by": "1",
                  "cols": "", "gpus": "all"}
-        lines, held = claims.check(claim, run_of(path), "gpu-a")
-        self.assertFalse(held)
-        self.assertEqual(lines, ["FAIL fast-is-faster on the gpu-a, N = 1024: 01_a:fast 12.0 µs, 01_a:base 10.0 µs "
-                                 "(b/a = 0.833; claimed: faster, by 1)"])
+        self.assertEqual(claims.check(claim, run_of(path), "gpu-a"), [
+            "FAIL fast-is-faster on the gpu-a, N = 1024: 01_a:fast 12.0 µs, 01_a:base 10.0 µs "
+            "(b/a = 0.833; claimed: faster, by 1)"])
         claim["a"], claim["b"] = claim["b"], claim["a"]
-        lines, held = claims.check(claim, run_of(path), "gpu-a")
-        self.assertTrue(held, lines)
+        self.assertEqual(claims.check(claim, run_of(path), "gpu-a"),
+                         ["ok   fast-is-faster on the gpu-a at 1 N"])
 
     def test_claim_at_row_lengths_and_other_type_reads_those_rows(self):
         """A claim at row lengths (cols) and on another input type reads those rows alone."""
@@ -247,23 +246,24 @@ class MadeUpResults(support.Case):
         claims = report("claims")
         claim = {"label": "a-long", "a": "09_rows:a", "b": "09_rows:b", "is": "faster", "n": "1024", "cols": "4096",
                  "by": "2", "gpus": "all"}
-        self.assertTrue(claims.check(claim, run_of(path), "g")[1])
+        self.assertEqual(claims.check(claim, run_of(path), "g"), ["ok   a-long on the g at 1 N"])
         claim["cols"] = "64 4096"
-        lines, held = claims.check(claim, run_of(path), "g")
-        self.assertFalse(held)
-        self.assertIn("N = 1024 (64 columns)", lines[0])
+        lines = claims.check(claim, run_of(path), "g")
+        self.assertEqual(len(lines), 1, lines)
+        self.assertRegex(lines[0], r"^FAIL a-long on the g, N = 1024 \(64 columns\): ")
         claim.update(a="09_x:a:i32", b="09_x:a", n="1024", cols="", by="5")
-        self.assertTrue(claims.check(claim, run_of(path), "g")[1])
+        self.assertEqual(claims.check(claim, run_of(path), "g"), ["ok   a-long on the g at 1 N"])
 
     def test_claim_uncited_in_both_languages_fails(self):
         """A claim no README ties to a sentence in both languages fails: its mark, not its name, ties it."""
         pages = {"stages/01_a/README.md": "a is faster<!-- claim: a-long -->.",
                  "stages/01_a/README.zh-CN.md": "a 更快<!-- claim: a-long -->。"}
         claims = report("claims")
-        self.assertIsNone(claims.uncited("a-long", pages))
+        self.assertEqual(claims.uncited("a-long", pages), [])
         pages["stages/01_a/README.zh-CN.md"] = "a 更快（`a-long`）。"
-        self.assertEqual(claims.uncited("a-long", pages), "FAIL a-long: no stage README ends a sentence with "
-                         "<!-- claim: a-long --> in both languages (a claim is for a sentence that makes it)")
+        self.assertEqual(claims.uncited("a-long", pages), [
+            "FAIL a-long: no stage README ends a sentence with <!-- claim: a-long --> in both languages "
+            "(a claim is for a sentence that makes it)"])
 
     def test_claim_name_in_prose_fails(self):
         """A claim's name shown to the reader fails, naming the page; inside its mark it does not, nor in a longer name."""

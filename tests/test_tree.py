@@ -58,6 +58,16 @@ def ascii_tree(record):
     return support.run(["python3", "scripts/report", "tree", "--mode", "ascii", record])
 
 
+def copy_of(case, folders=("stages", "scripts", "plots/reference")):
+    """A scratch copy of FOLDERS and of the README blocks' texts (docs/report-texts.tsv), as tree.sh reads."""
+    copy = support.scratch(case)
+    for d in folders:
+        shutil.copytree(os.path.join(support.ROOT, d), os.path.join(copy, d))
+    os.makedirs(os.path.join(copy, "docs"))
+    shutil.copy(os.path.join(support.ROOT, "docs", "report-texts.tsv"), os.path.join(copy, "docs"))
+    return copy
+
+
 def shown(stage, kernel, page="README.md", root=support.ROOT):
     """The record whose picture stages/<stage>/PAGE under ROOT shows for KERNEL (the CSV beside the PNG its
     image links), a path from ROOT; None where it shows none."""
@@ -169,9 +179,7 @@ class Readme(support.Case):
 
     def test_readme_check_finds_changed_record_exit_1(self):
         """A copy whose first committed record lost thread 0's events: its READMEs' tree blocks are out of date."""
-        copy = support.scratch(self)
-        for d in ("stages", "scripts", "plots/reference"):
-            shutil.copytree(os.path.join(support.ROOT, d), os.path.join(copy, d))
+        copy = copy_of(self)
         path = os.path.join(copy, shown(*RECORDS[0]))
         with open(path, encoding="utf-8") as f:
             lines = f.read().split("\n")
@@ -183,9 +191,7 @@ class Readme(support.Case):
     def test_readme_shows_primary_gpus_record_else_another_gpus(self):
         """A copy where the first record is also a made-up GPU's, whose folder sorts first, and the primary's:
         its READMEs show the primary GPU's; without the primary's, the made-up GPU's."""
-        copy = support.scratch(self)
-        for d in ("stages", "scripts", "plots/reference"):
-            shutil.copytree(os.path.join(support.ROOT, d), os.path.join(copy, d))
+        copy = copy_of(self)
         stage, kernel = RECORDS[0]
         primary = support.read("plots/reference/primary").strip()
         record = shown(stage, kernel)
@@ -219,9 +225,7 @@ class RecordsInto(support.Case):
         kernels = support.describe(program, "tree kernels").split()
         primary = support.read("plots/reference/primary").strip()
         gpu = support.read_csv(os.path.join(support.ROOT, "plots", "reference", primary, "results.csv"))[0]["gpu"]
-        copy = support.scratch(self)
-        for d in ("stages", "scripts", "plots/reference", "plots/lab"):
-            shutil.copytree(os.path.join(support.ROOT, d), os.path.join(copy, d))
+        copy = copy_of(self, ("stages", "scripts", "plots/reference", "plots/lab"))
         shutil.rmtree(os.path.join(copy, "plots", "reference", primary, "tree"), ignore_errors=True)
         os.makedirs(os.path.join(copy, "made-up"))
         os.makedirs(os.path.join(copy, "build", stage))

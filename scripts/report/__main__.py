@@ -1,6 +1,5 @@
-"""reduce-stages' reporting program: results CSVs (read by column name) into tables, charts and
-README blocks. Python 3 and its standard library only.
-usage: python3 scripts/report COMMAND [ARGS...]; python3 scripts/report help lists the commands."""
+"""reduce-stages' reporting program: results CSVs (read by column name) into tables, charts and README
+blocks. Python 3 and its standard library only: python3 scripts/report COMMAND [ARGS...]."""
 import argparse
 import importlib
 import os
@@ -14,8 +13,7 @@ CSV, CHECK = ("csv", {}), ("--check", {"action": "store_true", "help": "change n
 COMMANDS = {
     "targets": ("claims.targets", "a stage's targets (its claims.csv) on every GPU's results", [
         ("--stage", {"required": True, "help": "the stage, its folder's name"}),
-        ("csvs", {"nargs": "+", "help": "every GPU's results CSV"}),
-        ("--lang", {"choices": ("en", "zh"), "default": "en"})]),
+        ("csvs", {"nargs": "+", "help": "every GPU's results CSV"})]),
     "plot-accuracy": ("charts.plot_accuracy", "the accuracy lab's chart", [CSV, ("png", {})]),
     "ncu": ("profile.ncu", "the metric values of an Nsight Compute CSV", [
         ("--mode", {"choices": ("limits", "flush", "shared", "profile"), "required": True}),
@@ -24,12 +22,12 @@ COMMANDS = {
         ("--names", {"default": "", "help": "limits: the runs' kernels, in order (the library's first)"}),
         ("--re", {"dest": "regex", "default": "", "help": "flush: the GPU functions to read (a regex)"}),
         ("--last", {"type": int, "default": 0, "help": "flush: judge only the last LAST runs (0: all)"}),
-        ("--metrics", {"default": "", "help": "profile: the metrics of the table's columns, comma-separated"}),
+        ("--metrics", {"required": True, "help": "its columns' metrics, comma-separated (docs/report.md)"}),
         ("--library", {"default": "", "help": "limits, flush: the library's launches, FIRST LAST (--describe)"}),
         ("ncu_csv", {"help": "the output of ncu --csv --print-units base"})]),
     "tree": ("tree.tree", "a tree record drawn (terminal, gnuplot data) or counted", [
         ("--mode", {"choices": ("ascii", "data", "counts"), "default": "ascii"}),
-        ("--dir", {"dest": "folder", "help": "the folder of the .dat files (data mode)"}),
+        ("--dir", {"dest": "folder", "default": ".", "help": "the folder of the .dat files (data mode)"}),
         ("record", {"help": "a tree record (build/<stage>/tree's CSV)"})]),
     "plot": ("charts.plot", "the charts of a results CSV, drawn with gnuplot", [
         CSV, ("outdir", {}), ("--dumb", {"action": "store_true", "help": "also print the bar charts"})]),
@@ -45,20 +43,16 @@ COMMANDS = {
 }
 
 def main(argv):
-    if len(argv) < 1 or argv[0] in ("help", "-h", "--help"):
-        print(__doc__.strip())
-        for name, (_, what, _) in COMMANDS.items():
-            print(f"  {name:14} {what}")
-        return 0 if argv else 2
-    if argv[0] not in COMMANDS:
-        print(f"error: unknown command '{argv[0]}' (python3 scripts/report help lists them)", file=sys.stderr)
-        return 2
-    function, what, arguments = COMMANDS[argv[0]]
-    parser = argparse.ArgumentParser(prog=f"python3 scripts/report {argv[0]}", description=what)
-    for name, options in arguments:
-        parser.add_argument(name, **options)
-    module, function = function.split(".")
-    got = getattr(importlib.import_module(module), function)(**vars(parser.parse_args(argv[1:])))
+    parser = argparse.ArgumentParser(prog="python3 scripts/report", description=__doc__)
+    commands = parser.add_subparsers(metavar="COMMAND", required=True)
+    for name, (function, what, arguments) in COMMANDS.items():
+        command = commands.add_parser(name, help=what, description=what)
+        command.set_defaults(function=function)
+        for argument, options in arguments:
+            command.add_argument(argument, **options)
+    args = vars(parser.parse_args(["--help"] if argv[:1] == ["help"] else argv))
+    module, function = args.pop("function").split(".")
+    got = getattr(importlib.import_module(module), function)(**args)
     out, status = got if isinstance(got, tuple) else (got, 0) if isinstance(got, str) else ("", got)
     sys.stdout.write(out)
     return status

@@ -11,10 +11,10 @@ import tempfile
 from collections import Counter, defaultdict
 
 from common import amount, chart_tokens, device, fail, first_fills, kernel_rows, library, median, number, passed
-from common import phrase, read_csv, read_text, short, write_files
+from common import phrase, ROOT, read_csv, read_text, short, write_files
 from tables import accuracy_rows
 
-PLOTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "plots")
+PLOTS = os.path.join(ROOT, "plots")
 NEED = "gpu stage kernel dtype n median_us gbps pct_peak pass cols l2 bytes_read"
 VARS = "gpu=%s; peak=%s; copy=%s; sol=%s; floor=%s; l2n=%.0f; stage=%s; others=%s; %s\n"  # NAME.vars
 
@@ -230,8 +230,6 @@ class Drawing:
 def chart_data(csv):
     """The headers of the charts whose rows the CSV has (sorted as the shell sorts NAME.vars), and the files
     plot hands gnuplot, by name: NAME.vars, NAME.data and, for panels, NAME.hist."""
-    if not os.path.exists(csv) or os.path.getsize(csv) == 0:
-        fail(f"{csv} is missing or empty")
     headers, files, results = chart_headers(True), defaultdict(str), Results(csv)
     dev = results.dev
     for name, keys in headers.items():
@@ -286,12 +284,9 @@ def plot(csv, outdir, dumb=False):
     return 0
 
 def plot_accuracy(csv, png):
-    if not os.path.exists(csv) or os.path.getsize(csv) == 0:
-        fail(f"{csv} is missing or empty")
-    if not shutil.which("gnuplot"):
-        print(f"gnuplot not found: {png} not drawn", file=sys.stderr)
-        return 4
     rows, labels = accuracy_rows(csv, "gpu stage kernel n rel_err pass fill rel_bound cond")
+    if not shutil.which("gnuplot"):
+        fail(f"gnuplot not found: {png} not drawn (e.g. apt-get install gnuplot-nox)", 4)
     data = ""
     for panel in ("random", "wide", "cond"):
         for label in labels:

@@ -44,13 +44,11 @@ class Run:
         stage, _, rest = term.partition(":")
         name, _, fill = rest.partition("@")
         kernel, dtype = (name.split(":") + ["f32"])[:2]
-        if kernel == "fastest":
-            best = {}
-            for (s, k, t, f, m, c), r in self.at.items():
-                if (s, f, m, c) == (stage, None, n, cols) and k not in self.library and dtype in ("each", t) \
-                        and (t not in best or us(r) < us(best[t])):
-                    best[t] = r
-            return list(best.values())
+        if kernel == "fastest":  # of DTYPE, or of each input type
+            rows = [r for (s, k, t, f, m, c), r in self.at.items() if (s, f, m, c) == (stage, None, n, cols)
+                    and k not in self.library and dtype in ("each", t)]
+            types = dict.fromkeys(r["dtype"] for r in rows)
+            return [min((r for r in rows if r["dtype"] == t), key=us) for t in types]
         return [r for (s, k, t, f, m, c), r in self.at.items() if (s, t, f, m, c) == (stage, dtype, fill or None,
                                                                                       n, cols) and fnmatch.fnmatch(k, kernel)]
 
@@ -119,25 +117,25 @@ def cited(csv, stage, lang="en", rows=None):
     return out
 
 def check(claim, run, gpu):
-    """The lines that say whether CLAIM holds on one GPU's run, and whether all of it holds."""
+    """The lines that say whether CLAIM holds on one GPU's run: a FAIL line for each way it does not."""
     a, b, by, name = claim["a"], claim["b"], float(claim["by"]), claim["label"]
     cols = claim["cols"].split() or [""]
     if claim["n"] == "all":
         at = [(n, c) for n, c in sorted({(int(r["n"]), r["cols"]) for r in run.rows})
               if (c in cols or not claim["cols"]) and run.named(a, n, c) and run.named(b, n, c)]
         if not at:
-            return [f"FAIL {name} on the {gpu}: no N at which both {a} and {b} were measured"], False
+            return [f"FAIL {name} on the {gpu}: no N at which both {a} and {b} were measured"]
     else:
         at = [(parse_size(s), c) for s in claim["n"].split() for c in cols]
         if missing := [n if c == "" else f"{n}x{c}" for n, c in at if not (run.named(a, n, c) and run.named(b, n, c))]:
-            return [f"FAIL {name} on the {gpu}: {a} and {b} were not both measured at N = {missing}"], False
+            return [f"FAIL {name} on the {gpu}: {a} and {b} were not both measured at N = {missing}"]
     lines = []
     for n, c in at:
         ta, tb = us(run.named(a, n, c)[0]), us(run.named(b, n, c)[0])
         if not (tb / ta >= by if claim["is"] == "faster" else max(ta, tb) / min(ta, tb) <= by):
             lines.append(f"FAIL {name} on the {gpu}, N = {n}{f' ({c} columns)' if c else ''}: {a} {ta:.1f} µs, "
                          f"{b} {tb:.1f} µs (b/a = {tb / ta:.3f}; claimed: {claim['is']}, by {by:g})")
-    return lines or [f"ok   {name} on the {gpu} at {len(at)} N"], not lines
+    return lines or [f"ok   {name} on the {gpu} at {len(at)} N"]
 
 MARK = re.compile(r"<!-- claim: ([\w.-]+) -->")
 # A sentence that says its claim holds on every reference GPU, in either language.
@@ -158,13 +156,13 @@ def marks(pages):
     return [(path, m[1], sentence(page, m.start())) for path, page in pages.items() for m in MARK.finditer(page)]
 
 def uncited(name, pages):
-    """None where some stage README and its Chinese page both end a sentence with NAME's mark; else the failure."""
+    """[] where a stage README and its Chinese page both end a sentence with NAME's mark; else its FAIL."""
     cite = f"<!-- claim: {name} -->"
     if any(cite in page and cite in pages.get(path.replace(".md", ".zh-CN.md"), "") for path, page in pages.items()
            if not path.endswith(".zh-CN.md")):
-        return None
-    return f"FAIL {name}: no stage README ends a sentence with {cite} in both languages (a claim is for a sentence " \
-        "that makes it)"
+        return []
+    return [f"FAIL {name}: no stage README ends a sentence with {cite} in both languages (a claim is for a "
+            "sentence that makes it)"]
 
 def in_prose(names, pages):
     """The pages that show a claim's name to the reader (outside its marks): the name stays in claims.csv."""
@@ -181,27 +179,25 @@ def claims():
     run = {gpu: Run(read_csv(p, NEED), p) for gpu, p in by_gpu.items()}
     pages = {page: read_text(page) for page in sorted(glob.glob("stages/*/README*.md"))}
     prose = {page: read_text(page) for page in sorted(glob.glob("README*.md") + glob.glob("docs/*.md"))} | pages
-    lines, status, checked = [], 0, {}
+    lines, checked = [], {}  # checked: each claim's GPUs
     for stage in sorted(os.path.basename(d) for d in glob.glob("stages/*")):
         for claim in assertions(stage, "claim"):
             name = claim["label"]
-            if missing := uncited(name, pages):
-                lines, status = lines + [missing], 1
             checked[name] = []
+            lines += uncited(name, pages)
             for gpu in sorted(by_gpu) if claim["gpus"] == "all" else claim["gpus"].split():
                 if gpu in by_gpu and (changed := run[gpu].changed(claim)):
                     lines.append(f"skip {name} on the {gpu}: not held to it, {', '.join(changed)} changed since its run "
                                  "(its README)")
                     continue
-                got, held = check(claim, run[gpu], gpu) if gpu in by_gpu else (
-                    [f"FAIL {name}: no results of {gpu} (plots/reference/{gpu}/results.csv)"], False)
-                lines, status, checked[name] = lines + got, status | (not held), checked[name] + [gpu]
+                lines += check(claim, run[gpu], gpu) if gpu in by_gpu else [
+                    f"FAIL {name}: no results of {gpu} (plots/reference/{gpu}/results.csv)"]
+                checked[name].append(gpu)
     for page, name, said in marks(pages):
         if name not in checked:
-            lines, status = lines + [f"FAIL {name}: {page} marks a sentence with a claim no claims.csv has"], 1
+            lines.append(f"FAIL {name}: {page} marks a sentence with a claim no claims.csv has")
         elif EVERY.search(said) and (left := sorted(set(by_gpu) - set(checked[name]))):
-            lines, status = lines + [f"FAIL {name}: {page} says it holds on every reference GPU, and it is not "
-                                     f"checked on the {', '.join(left)}: \"{said}\""], 1
-    if found := in_prose(list(checked), prose):
-        lines, status = lines + found, 1
-    return "\n".join(lines) + "\n", status
+            lines.append(f"FAIL {name}: {page} says it holds on every reference GPU, and it is not checked "
+                         f"on the {', '.join(left)}: \"{said}\"")
+    lines += in_prose(list(checked), prose)
+    return "\n".join(lines) + "\n", int(any(line.startswith("FAIL") for line in lines))

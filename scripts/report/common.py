@@ -1,5 +1,5 @@
 """What the reporting program's parts share: CSVs read by column name, the programs' descriptions
-(--describe), number formats and the texts of both languages (texts.tsv; docs/report.md)."""
+(--describe), number formats and the texts of both languages (docs/report-texts.tsv; docs/report.md)."""
 import csv
 import functools
 import glob
@@ -7,6 +7,8 @@ import math
 import os
 import subprocess
 import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repository's
 
 def fail(why, code=2):
     """An error on stderr, then exit CODE (2: bad input)."""
@@ -92,7 +94,7 @@ def verdict(v, xfail=True):
 
 @functools.lru_cache(None)
 def texts():
-    lines = read_text(os.path.join(os.path.dirname(os.path.abspath(__file__)), "texts.tsv")).splitlines()
+    lines = read_text(os.path.join(ROOT, "docs", "report-texts.tsv")).splitlines()
     return {k: (en, zh) for k, en, zh in (line.replace("\\n", "\n").split("\t") for line in lines if line[:1] != "#")}
 
 def text(lang, key):
@@ -144,12 +146,8 @@ def description(folder, stage, needed=True):
     """STAGE's --describe ({key: [values]}): saved in FOLDER (describe-<stage>.txt), or else its built
     program's; {} for neither where not NEEDED, else an error."""
     saved = os.path.join(folder or ".", f"describe-{stage}.txt")
-    return saved_description(saved, os.stat(saved).st_mtime_ns) if os.path.exists(saved) else \
+    return parse_description(read_text(saved)) if os.path.exists(saved) else \
         built_description(folder, stage, needed)
-
-@functools.lru_cache(None)
-def saved_description(path, mtime):
-    return parse_description(read_text(path))
 
 @functools.lru_cache(None)
 def built_description(folder, stage, needed):

@@ -5,12 +5,8 @@ from collections import Counter
 
 from common import fail, read_text
 
-TIME, BYTES = "gpu__time_duration.sum", "dram__bytes_read.sum"
-# limits.csv's columns from grid on, after time_us and dram_bytes: the counters of a run's longest launch.
-LONGEST = ("launch__grid_size", "dram__throughput.avg.pct_of_peak_sustained_elapsed",
-           "sm__warps_active.avg.pct_of_peak_sustained_active",
-           "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
-           "smsp__average_warps_issue_stalled_membar_per_issue_active.ratio")
+# How many metrics each mode reads (--metrics, in the order of its columns; docs/report.md#profilers).
+METRICS = {"limits": 7, "flush": 1, "shared": 4, "profile": 21}
 # The summary's columns and their SASS patterns; a load counts once, at its widest pattern.
 # A global load's width is a part of its name, among modifiers that may come before it (LDG.E.EF.128: a
 # streamed 16-byte load, as __ldcs compiles) or after it (LDG.E.128.CONSTANT); no width part: 32 bits or less.
@@ -47,37 +43,36 @@ def runs(launched, library):
             found, run = found + [run], []
     return found
 
-def limits_rows(path, gpu, stage, n, dtype, names, library):
-    want, found = names.split(), runs(launches(path), library)
+def limits_rows(path, gpu, stage, n, dtype, names, library, metrics):
+    (time, read, *longest), want, found = metrics, names.split(), runs(launches(path), library)
     if len(found) != 2 * len(want):
         fail(f"{len(found)} runs profiled, expected {2 * len(want)} (a checked and a timed run of each of "
              f"{names})", 1)
     out = ""
     for name, run in zip(want, found[1::2]):
-        time = [metrics.get(TIME, 0) for metrics in run]
-        longest = run[time.index(max(time))]
+        times = [counters.get(time, 0) for counters in run]
+        top = run[times.index(max(times))]
         out += "%s,%s,%s,%s,%s,%d,%d,%.3f,%.0f,%.1f,%.1f,%.2f,%.2f\n" % (
-            gpu, stage, name, dtype, n, len(run), longest.get(LONGEST[0], 0), sum(time) / 1000,
-            sum(metrics.get(BYTES, 0) for metrics in run), *(longest.get(m, 0) for m in LONGEST[1:]))
+            gpu, stage, name, dtype, n, len(run), top.get(longest[0], 0), sum(times) / 1000,
+            sum(counters.get(read, 0) for counters in run), *(top.get(m, 0) for m in longest[1:]))
     return out
 
-def flush_reading(path, regex, last, library):
+def flush_reading(path, regex, last, library, metric):
     try:
         kernels = re.compile(regex)
     except re.error as e:
         fail(f"--re {regex}: {e}")
-    read = [sum(metrics[BYTES] for metrics in run) for run in runs(
-        [(k, metrics) for k, metrics in launches(path) if BYTES in metrics and kernels.search(k)], library)]
+    launched = [(k, counters) for k, counters in launches(path) if metric in counters and kernels.search(k)]
+    read = [sum(counters[metric] for counters in run) for run in runs(launched, library)]
     judged = read[-last:] if 0 < last < len(read) else read
     return "%d %.0f" % (len(judged), min(judged, default=-1))
 
-def shared_counts(path):
+def shared_counts(path, metrics):
     found = {}
-    for _, metrics in launches(path):
-        found.update(metrics)
-    return "".join("%s %d %d\n" % (op, found.get(f"smsp__sass_inst_executed_op_shared_{op}.sum", 0),
-                                   found.get(f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum", 0))
-                   for op in ("ld", "st")) if found else "", 0 if found else 1
+    for _, counters in launches(path):
+        found.update(counters)
+    counts = tuple(found.get(m, 0) for m in metrics)
+    return "ld %d %d\nst %d %d\n" % counts if found else "", 0 if found else 1
 
 def profile_table(path, metrics, n=""):
     def per(a, b):
@@ -85,15 +80,13 @@ def profile_table(path, metrics, n=""):
     last = {}  # each kernel's metrics at its last launch
     for kernel, found in launches(path):
         last.setdefault(re.sub(r"^void ", "", re.sub(r"\(.*", "", kernel, count=1)), {}).update(found)
-    names, elements = metrics.split(","), value(n)
-    if len(names) != 21:
-        fail(f"--metrics names {len(names)} metrics; the profile table reads 21 (stage_tool.sh's order)")
+    elements = value(n)
     out = "%-50s %7s %6s %8s %6s %6s %8s %7s %7s %7s %7s %7s %10s %8s %8s %8s %7s %9s\n" % (
         "kernel", "dram%", "occ%", "thr/inst", "ld wf", "st wf", "sect/req", "ld B/el", "L1 hit%", "L2 hit%",
         "rd B/el", "wr B/el", "atomics", "long_sb", "barrier", "short_sb", "membar", "time(us)")
     for k, found in last.items():
         (dram, occupancy, threads, ld, ld_wf, st, st_wf, requests, sectors, ld_bytes, l1_hit, l2_hit, dram_read,
-         dram_write, atom, red, long_sb, barrier, short_sb, membar, time) = (found.get(m, 0) for m in names)
+         dram_write, atom, red, long_sb, barrier, short_sb, membar, time) = (found.get(m, 0) for m in metrics)
         out += "%-50s %7.1f %6.1f %8.1f %6s %6s %8s %7s %7.1f %7.1f %7s %7s %10d %8.2f %8.2f %8.2f %7.2f %9.1f\n" % (
             k[:50], dram, occupancy, threads, per(ld_wf, ld), per(st_wf, st), per(sectors, requests),
             per(ld_bytes, elements), l1_hit, l2_hit, per(dram_read, elements), per(dram_write, elements),
@@ -101,11 +94,14 @@ def profile_table(path, metrics, n=""):
     return out
 
 def ncu(mode, ncu_csv, gpu, stage, n, dtype, names, regex, last, metrics, library):
+    metrics = metrics.split(",")
+    if len(metrics) != METRICS[mode]:
+        fail(f"--metrics names {len(metrics)} metrics; {mode} reads {METRICS[mode]} (docs/report.md)")
     if mode == "limits":
-        return limits_rows(ncu_csv, gpu, stage, n, dtype, names, library)
+        return limits_rows(ncu_csv, gpu, stage, n, dtype, names, library, metrics)
     if mode == "flush":
-        return flush_reading(ncu_csv, regex, last, library)
-    return shared_counts(ncu_csv) if mode == "shared" else profile_table(ncu_csv, metrics, n)
+        return flush_reading(ncu_csv, regex, last, library, *metrics)
+    return shared_counts(ncu_csv, metrics) if mode == "shared" else profile_table(ncu_csv, metrics, n)
 
 def sass(ptxas, sass):
     """The summary, a line per kernel in the order of the SASS, from it and the assembler's report PTXAS."""

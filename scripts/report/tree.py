@@ -186,7 +186,7 @@ def drawing(tree, width=64):
 
 def write_data(tree, folder):
     """The .dat files plots/lab/tree.gp reads into FOLDER (nodes and edges only where they have a line); the
-    "key value" lines for scripts/tree.sh."""
+    "key value" lines scripts/tree.sh hands it."""
     nodes, used, px = tree.nodes, tree.used, tree.px
     lines = {"nodes": ["%d %d %d %d %d" % (px[i], node.y, node.warp, not node.kids, i in used)
                        for i, node in enumerate(nodes)],
@@ -205,10 +205,9 @@ def write_data(tree, folder):
         lines["conflicts"] += ["%d %d %d" % (warp * 32 + 16, row, waves)] if waves > 1 else []
     write_files({name + ".dat": "".join(line + "\n" for line in body) for name, body in lines.items()
                  if body or name not in ("nodes", "edges")}, folder)
-    keys = {"title": tree.title, "threads": "%d" % tree.threads, "steps": "%d" % (tree.last + 1),
-            "nodes": len(nodes), "accesses": len(rows), "conflicts": len(lines["conflicts"]),
-            "shuffles": len(tree.shuffled), "additions": tree.additions(), "unused": tree.additions(-1, True),
-            "loads": sum(tree.loaded.values()), "counts": tree.totals_text()}
+    keys = {"title": tree.title, "threads": tree.threads, "steps": tree.last + 1, "accesses": len(rows),
+            "conflicts": len(lines["conflicts"]), "shuffles": len(tree.shuffled),
+            "additions": tree.additions(), "unused": tree.additions(-1, True), "counts": tree.totals_text()}
     return "".join(f"{key} {v}\n" for key, v in keys.items())
 
 def committed_record(stage, kernel):
@@ -218,8 +217,6 @@ def committed_record(stage, kernel):
     return min(found, key=lambda path: (path.split("/")[2] != primary, path), default=None)
 
 def tree(mode, folder, record):
-    if mode == "data" and folder is None:
-        fail("data mode needs --dir")
     parsed = Tree(record)
     if mode == "counts":
         return "".join("%s %d %d\n" % (op, *tot) for op, tot in parsed.totals().items())
