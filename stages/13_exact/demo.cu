@@ -10,19 +10,11 @@
 #include <stdlib.h>
 
 #include "reduce.cu"
+#include "adversarial.cu" /* make64, next_random */
 
 static float *d_in, *d_out;
 static double *d_wide, *d_in64;
 static int sm_count, failures, checks;
-
-/* A 64-bit generator (splitmix64): the data are the same on every machine. */
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 static uint32_t bits_of(float f)
 {
@@ -145,48 +137,6 @@ static void check_exact64(const char *name, const double *x, uint64_t n)
     failures += bad;
     printf("bits: fp64 %-23s N = %-9llu fp32 %08x  fp64 %016llx  %s\n", name, (unsigned long long)n,
            bits_of(ref.sum32), (unsigned long long)bits_of_double(ref.sum), bad ? "FAIL" : "exact, every shape and start");
-}
-
-/* fp64 data made to break sums, value i of N (the same on every machine). */
-static void make64(const char *kind, double *x, uint64_t n, uint64_t seed)
-{
-    uint64_t s = seed;
-    for (uint64_t i = 0; i < n; i++) {
-        uint64_t r = next_random(&s), b;
-        double v;
-        if (!strcmp(kind, "cancellation")) { /* 1e300, 1, -1e300, ...: the small values are all that is left */
-            static const double cycle[] = {1e300, 1.0, -1e300, 0x1.8p-60, -1e200, 1e200};
-            v = cycle[i % 6];
-        } else if (!strcmp(kind, "subnormals")) {
-            b = r & 0x800fffffffffffffull;
-            memcpy(&v, &b, sizeof v);
-        } else if (!strcmp(kind, "every exponent")) {
-            do b = next_random(&s); while ((b >> 52 & 0x7ffu) == 0x7ffu);
-            memcpy(&v, &b, sizeof v);
-        } else if (!strcmp(kind, "past DBL_MAX")) { /* partial sums past DBL_MAX: a small exact total, or Inf */
-            static const double cycle[] = {DBL_MAX, DBL_MAX, 0x1p-1074, -DBL_MAX, -DBL_MAX, 1.5};
-            v = cycle[i % 6];
-        } else if (!strcmp(kind, "ties")) { /* 1 + 2^-53 (a tie) + tiny values that cancel */
-            v = i == 0 ? 1.0 : i == 1 ? 0x1p-53 : i % 2 ? 0x1p-600 : -0x1p-600;
-        } else if (!strcmp(kind, "ties, a sticky bit")) { /* the same tie broken by 2^-1074 */
-            v = i == 0 ? 1.0 : i == 1 ? 0x1p-53 : i == 2 ? 0x1p-1074 : i % 2 ? 0x1p-600 : -0x1p-600;
-        } else if (!strcmp(kind, "wider than the windows")) { /* 2^0 and 2^-120 in every tile */
-            v = i % 2 ? 1.0 + (double)(r >> 40) * 0x1p-52 : 0x1p-120 * (1.0 + (double)(r >> 12) * 0x1p-52);
-        } else if (!strcmp(kind, "NaN")) {
-            v = i == n / 2 ? NAN : 1.0;
-        } else if (!strcmp(kind, "+Inf and -Inf")) {
-            v = i == n / 3 ? INFINITY : i == n / 2 && n > 1 ? -INFINITY : 1.0;
-        } else if (!strcmp(kind, "-Inf")) {
-            v = i == n / 2 ? -INFINITY : 1.0;
-        } else if (!strcmp(kind, "-0")) {
-            v = -0.0;
-        } else if (!strcmp(kind, "-0 and one +0")) {
-            v = i == n - 1 ? 0.0 : -0.0;
-        } else { /* shifted: 53 significant bits in [-1/2, 3/2) */
-            v = (double)(r >> 11) * 0x1p-52 - 0.5;
-        }
-        x[i] = v;
-    }
 }
 
 static float random_finite(uint64_t *s)
