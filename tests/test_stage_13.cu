@@ -90,14 +90,6 @@ static double windows_sum(const double *x, uint64_t n, int threads, float *narro
     return round_total64(d, flags, narrow);
 }
 
-static uint64_t bits_of(double v) { return double_bits(v); }
-static uint32_t bits32(float v)
-{
-    uint32_t b;
-    memcpy(&b, &v, sizeof b);
-    return b;
-}
-
 /* The windows' sum at several thread counts against the exact reference, fp64 and fp32, bit for bit. */
 static void check_kind(const char *kind, uint64_t n, Paths *at_256)
 {
@@ -112,7 +104,7 @@ static void check_kind(const char *kind, uint64_t n, Paths *at_256)
         Paths paths;
         double sum = windows_sum(x, n, thread_counts[c], &narrow, &paths);
         if (thread_counts[c] == 256 && at_256) *at_256 = paths;
-        if (bits_of(sum) != bits_of(ref.sum) || bits32(narrow) != bits32(ref.sum32)) {
+        if (double_bits(sum) != double_bits(ref.sum) || float_bits(narrow) != float_bits(ref.sum32)) {
             if (ok) snprintf(detail, sizeof detail, "     | %d threads: %a / %a, exact %a / %a", thread_counts[c], sum,
                              (double)narrow, ref.sum, (double)ref.sum32);
             ok = 0;
@@ -151,7 +143,7 @@ static int sum_file(const char *path)
     float narrow;
     Paths paths;
     double sum = windows_sum(x, n, 3, &narrow, &paths);
-    printf("fp64 %016llx fp32 %08x\n", (unsigned long long)bits_of(sum), bits32(narrow));
+    printf("fp64 %016llx fp32 %08x\n", (unsigned long long)double_bits(sum), float_bits(narrow));
     free(x);
     return 0;
 }
