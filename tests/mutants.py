@@ -74,6 +74,8 @@ MUTANTS = [
      "    if (o->sizes != p->default_sizes) usage_error", "    if (0) usage_error", "test_input", False),
     ("--dtype without --input accepted", "common/program.cu",
      "    if (input_dtype && !input_path) usage_error", "    if (0) usage_error", "test_input", False),
+    ("--input: a refused type's takers never named", "common/program.cu",
+     "        if (strstr(types, padded)) {", "        if (0) {", "test_input", False),
     ("--l2 takes any word", "common/program.cu",
      'if (strcmp(v, "flushed") && strcmp(v, "warm")) usage_error', 'if (0) usage_error', "test_programs", False),
     # The reporting program: speed-ups, claims of both kinds and their citing, targets, README blocks.
