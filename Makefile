@@ -156,7 +156,8 @@ define need_stage
 endef
 
 .PHONY: help all run check demo diff sass profile sanitize tree exercise solution grade handout tour audit bench accuracy limits programs plot \
-        reference docs docs-check test test-full test-time mutants clean need-nvcc toolkit $(foreach s,$(STAGES),stage-$(call stage_num,$s))
+        reference docs docs-check test test-full test-time mutants clean need-nvcc toolkit print-NVCCFLAGS \
+        $(foreach s,$(STAGES),stage-$(call stage_num,$s))
 
 help: export STAGE_HELP_TEXT = $(STAGE_HELP)
 help:
@@ -247,6 +248,10 @@ toolkit: need-nvcc
 	@echo "GPU code: $(strip $(ARCH_FLAGS))"
 	@if [ "$(ARCH_FLAGS)" = -arch=native ]; then \
 	  nvidia-smi --query-gpu=name,compute_cap --format=csv,noheader | sed 's/^/  this machine'"'"'s GPU: /; s/, \([0-9]*\)\.\([0-9]*\)$$/, sm_\1\2/'; fi
+
+# The flags of every CUDA build (ARCH=... as for a build), for the tests that build a file of their own.
+print-NVCCFLAGS:
+	@echo '$(NVCCFLAGS)'
 
 # Rebuild the GPU objects when the compiler flags change (e.g. another ARCH).
 $(BUILD)/flags.txt: need-nvcc
