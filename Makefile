@@ -68,10 +68,6 @@ DEMOS := $(patsubst stages/%/demo.cu,%,$(sort $(wildcard stages/*/demo.cu)))
 # also harness.o (its main) and the parts it calls: measure.o (a kernel timed, checked and reported),
 # data.o (the input in each type), cub.o (CUB's rows) and rows.o (a row stage's references and checks). A stage file includes common/stage.h, which brings
 # gpu.h, host.h, program.h and tree.h; every object is built again when a header of common/ changes.
-# The stages whose table has a kernel of fp64 input: a program that cannot take a float64 --input names them.
-F64_STAGES := $(strip $(foreach s,$(HARNESS_STAGES),$(if $(shell grep -l 'dtype = DT_F64' stages/$s/reduce.cu),$s)))
-$(BUILD)/program.o: NVCCFLAGS += -DF64_STAGES='"$(or $(F64_STAGES),none)"'
-$(BUILD)/program.o: $(BUILD)/f64_stages.txt
 PROGRAM_OBJS := $(BUILD)/program.o $(BUILD)/speed_of_light.o $(BUILD)/gpu.o $(BUILD)/host.o
 HARNESS_PARTS := $(BUILD)/measure.o $(BUILD)/data.o $(BUILD)/cub.o $(BUILD)/rows.o
 HARNESS_OBJS := $(BUILD)/harness.o $(HARNESS_PARTS) $(PROGRAM_OBJS)
@@ -97,6 +93,7 @@ STAGES := $(sort $(patsubst $(BUILD)/%/,%,$(dir $(PROGRAMS))))
 program_of = $(firstword $(filter $(BUILD)/$1/%,$(PROGRAMS)))
 # In stage order: the order of make programs, the tour and the bench.
 PROGRAMS := $(foreach s,$(STAGES),$(call program_of,$s))
+BUILDABLE_PROGRAMS := $(foreach s,$(STAGES),$(if $(UNBUILDABLE_$s),,$(call program_of,$s)))
 # The scripts the verbs run read the programs from here rather than calling make again from inside a
 # recipe (a make within make without the jobserver warns and builds serially).
 export REDUCE_PROGRAMS := $(PROGRAMS)
@@ -159,7 +156,8 @@ define need_stage
 endef
 
 .PHONY: help all run check demo diff sass profile sanitize tree exercise solution grade handout tour audit bench accuracy limits programs plot \
-        reference docs docs-check test test-full test-time mutants clean need-nvcc toolkit $(foreach s,$(STAGES),stage-$(call stage_num,$s))
+        reference docs docs-check test test-full test-time mutants clean need-nvcc toolkit print-NVCCFLAGS \
+        $(foreach s,$(STAGES),stage-$(call stage_num,$s))
 
 help: export STAGE_HELP_TEXT = $(STAGE_HELP)
 help:
@@ -251,14 +249,18 @@ toolkit: need-nvcc
 	@if [ "$(ARCH_FLAGS)" = -arch=native ]; then \
 	  nvidia-smi --query-gpu=name,compute_cap --format=csv,noheader | sed 's/^/  this machine'"'"'s GPU: /; s/, \([0-9]*\)\.\([0-9]*\)$$/, sm_\1\2/'; fi
 
+# The flags of every CUDA build (ARCH=... as for a build), for the tests that build a file of their own.
+print-NVCCFLAGS:
+	@echo '$(NVCCFLAGS)'
+
 # Rebuild the GPU objects when the compiler flags change (e.g. another ARCH).
 $(BUILD)/flags.txt: need-nvcc
 	@mkdir -p $(BUILD)
 	@echo '$(NVCC) $(NVCCFLAGS)' | cmp -s - $@ || echo '$(NVCC) $(NVCCFLAGS)' > $@
 
-$(BUILD)/f64_stages.txt: need-nvcc
+$(BUILD)/programs.txt: need-nvcc
 	@mkdir -p $(BUILD)
-	@echo '$(F64_STAGES)' | cmp -s - $@ || echo '$(F64_STAGES)' > $@
+	@echo '$(BUILDABLE_PROGRAMS)' | cmp -s - $@ || echo '$(BUILDABLE_PROGRAMS)' > $@
 
 $(BUILD)/host.o: common/host.c common/host.h
 	@mkdir -p $(BUILD)
@@ -266,6 +268,11 @@ $(BUILD)/host.o: common/host.c common/host.h
 
 $(BUILD)/%.o: common/%.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+# Every program knows the programs that can be built here, as paths in the build folder: one refusing a
+# file of a type its kernels do not take names the stages whose programs take it, as their --describe says.
+$(BUILD)/program.o: common/program.cu $(COMMON_HEADERS) $(BUILD)/flags.txt $(BUILD)/programs.txt
+	$(NVCC) $(NVCCFLAGS) -DPROGRAMS='"$(patsubst $(BUILD)/%,%,$(BUILDABLE_PROGRAMS))"' -c $< -o $@
 
 # The record build (make stage-NN tree): the harness again, as the tree program's main (common/record.cu),
 # and a stage's kernels compiled with -DRECORD_TREE (common/tree.h) into build/<stage>/tree, its

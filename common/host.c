@@ -408,26 +408,27 @@ static void neumaier_add(double *s, double *c, double v)
  * the same result whatever the number of threads. */
 #define CHUNK (1ull << 20)
 
-/* The exact sum of fp32 values. A finite fp32 value is an integer q < 2^24 times 2^(e - 149), 0 <= e < 254
- * (e = 0: a subnormal), so it is added as the integer q 2^e counted in units of 2^-149, in 32-bit digits
- * held in int64: a digit takes 2^31 additions before it could overflow (a chunk is 2^20), and carries
- * are made only where chunks meet. Integer additions are associative: the total is the same for any order
- * and any chunking. 11 digits reach 2^203: fp32's range with room for 2^75 inputs. */
-#define EXACT_DIGITS 11
+/* The exact sum of fp32 and of fp64 values. A finite fp64 value is an integer q < 2^53 times
+ * 2^(e - 1074), 0 <= e < 2046 (e = 0: a subnormal), and every fp32 value is one of them, so it is added as
+ * the integer q 2^e counted in units of 2^-1074, in three 32-bit digits held in int64: a digit takes 2^31
+ * additions before it could overflow (a chunk is 2^20), and carries are made only where chunks meet.
+ * Integer additions are associative: the total is the same for any order and any chunking. 68 digits reach
+ * 2^2176: fp64's range with room for 2^78 inputs. */
+#define EXACT_DIGITS 68
 typedef struct {
     int64_t digit[EXACT_DIGITS];
 } ExactSum;
 
-static void exact_add(ExactSum *a, float v)
+static void exact_add(ExactSum *a, double v)
 {
-    uint32_t bits;
+    uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
-    unsigned field = bits >> 23 & 0xffu, e = field ? field - 1 : 0;
-    uint64_t q = (bits & 0x7fffffu) | (field ? 0x800000u : 0u), mag = q << (e % 32); /* < 2^56 */
-    int64_t low = (int64_t)(mag & 0xffffffffu), high = (int64_t)(mag >> 32);
-    int sign = bits >> 31 ? -1 : 1;
-    a->digit[e / 32] += sign * low;
-    a->digit[e / 32 + 1] += sign * high;
+    unsigned field = (unsigned)(bits >> 52 & 0x7ffu), e = field ? field - 1 : 0;
+    uint64_t q = (bits & 0xfffffffffffffull) | (field ? 1ull << 52 : 0);
+    unsigned __int128 mag = (unsigned __int128)q << (e % 32); /* < 2^85 */
+    int sign = bits >> 63 ? -1 : 1;
+    for (unsigned k = 0; k < 3; k++, mag >>= 32)
+        a->digit[e / 32 + k] += sign * (int64_t)(uint64_t)(mag & 0xffffffffu);
 }
 
 /* Every digit but the top one into [0, 2^32); the top one keeps the sign. */
@@ -440,12 +441,13 @@ static void exact_carry(ExactSum *a)
     }
 }
 
-/* The carried sum rounded once to fp64 and to fp32, to nearest (ties to even): the top 64 bits as an
- * integer, the lowest of them set where any bit below them is (a sticky bit, far under either format's
- * last place), converted by the one rounding of uint64 to double or float, and scaled by a power of two:
- * exactly, since a sum of 2^24 units of 2^-149 or more is normal in both and a smaller one is exact. Past
- * FLT_MAX the fp32 sum is Inf, as IEEE rounds. */
-static double exact_round(ExactSum a, float *narrow)
+/* A carried total, rounded once to a format of p significand bits whose smallest unit is 2^min_exp (fp64:
+ * 53, -1074; fp32: 24, -149): to nearest, ties to even, by integer arithmetic on its bits. The top three
+ * digits that are not all 0 hold its leading bits (more than p + 1 of them where there are three), a sticky
+ * bit whether any digit below them is not 0. The rounded significand q has at most p bits (p + 1 after a
+ * carry, which is 2^p) and ldexp(q, unit) is exact, or Inf where it passes the format's largest value, as
+ * IEEE rounds. */
+static double exact_round(ExactSum a, int p, int min_exp)
 {
     int negative = a.digit[EXACT_DIGITS - 1] < 0;
     if (negative) {
@@ -455,40 +457,52 @@ static double exact_round(ExactSum a, float *narrow)
     int top = EXACT_DIGITS - 1;
     while (top > 0 && a.digit[top] == 0) top--;
     int low = top >= 2 ? top - 2 : 0, sticky = 0;
-    unsigned __int128 w = 0;
+    unsigned __int128 w = 0; /* digits top down to low: below 2^96, bit 0 worth 2^(32 low - 1074) */
     for (int k = top; k >= low; k--) w = w << 32 | (uint64_t)a.digit[k];
     for (int k = 0; k < low; k++) sticky |= a.digit[k] != 0;
-    int drop = 0;
-    while (w >> 64) {
-        sticky |= (int)(w & 1u);
-        w >>= 1;
-        drop++;
+    if (w == 0) return 0.0;
+    uint64_t high = (uint64_t)(w >> 64);
+    int width = high ? 128 - __builtin_clzll(high) : 64 - __builtin_clzll((uint64_t)w);
+    int lead = 32 * low + width - 1 - 1074;                          /* the total's leading bit: 2^lead */
+    int unit = lead - (p - 1) > min_exp ? lead - (p - 1) : min_exp;  /* the result's last place */
+    int drop = unit + 1074 - 32 * low;                               /* bits of w below it, >= 0 */
+    uint64_t q = 0;
+    if (drop < 97) { /* else q is 0 and w, below 2^96, less than half of 2^drop */
+        q = (uint64_t)(w >> drop);
+        if (drop > 0) {
+            unsigned half = (unsigned)(w >> (drop - 1) & 1u);
+            sticky |= (w & (((unsigned __int128)1 << (drop - 1)) - 1)) != 0;
+            q += half && (sticky || (q & 1));
+        }
     }
-    uint64_t top64 = (uint64_t)w | (uint64_t)sticky;
-    double r = ldexp((double)top64, 32 * low - 149 + drop);
-    *narrow = ldexpf((float)top64, 32 * low - 149 + drop);
-    if (negative) *narrow = -*narrow;
+    double r = p < 53 ? (double)ldexpf((float)q, unit) : ldexp((double)q, unit);
     return negative ? -r : r;
 }
 
-Reference reference_sum(const float *x, uint64_t n)
+/* The reference of x32[0..n), or where x32 is NULL of x64[0..n): the exact total rounded once to fp64 and to
+ * fp32. An exact total of 0 is -0 in fp64's where every input is -0, as IEEE's additions give; fp32's is +0,
+ * as fp32 kernels, whose sums start from +0, give it. */
+static Reference exact_reference(const float *x32, const double *x64, uint64_t n)
 {
     Reference r = {0.0, 0.0, 1, 0, -INFINITY, 0.0, 0.0, 0, 0.0f};
     int64_t chunks = (int64_t)((n + CHUNK - 1) / CHUNK);
-    ExactSum total = {{0}};
-    int nonint = 0, nan = 0, plus_inf = 0, minus_inf = 0;
+    ExactSum total;
+    memset(&total, 0, sizeof total);
+    int nonint = 0, nan = 0, plus_inf = 0, minus_inf = 0, not_minus_zero = 0;
     double abs_sum = 0.0, max = -INFINITY, max_abs = 0.0;
-#pragma omp parallel for ordered schedule(static, 1) reduction(|| : nonint, nan, plus_inf, minus_inf) \
-    reduction(max : max, max_abs) if (chunks > 1)
+#pragma omp parallel for ordered schedule(static, 1) if (chunks > 1) \
+    reduction(|| : nonint, nan, plus_inf, minus_inf, not_minus_zero) reduction(max : max, max_abs)
     for (int64_t k = 0; k < chunks; k++) {
-        ExactSum part = {{0}};
+        ExactSum part;
+        memset(&part, 0, sizeof part);
         double ka = 0.0;
         uint64_t end = (uint64_t)(k + 1) * CHUNK < n ? (uint64_t)(k + 1) * CHUNK : n;
         for (uint64_t i = (uint64_t)k * CHUNK; i < end; i++) {
-            double v = x[i];
+            double v = x32 ? x32[i] : x64[i];
             if (isnan(v)) nan = 1;
             else if (isinf(v)) *(v > 0 ? &plus_inf : &minus_inf) = 1;
-            else exact_add(&part, x[i]);
+            else exact_add(&part, v);
+            if (!(v == 0.0 && signbit(v))) not_minus_zero = 1;
             if (v != floor(v)) nonint = 1;
             ka += fabs(v);
             if (v > max) max = v;
@@ -508,119 +522,27 @@ Reference reference_sum(const float *x, uint64_t n)
     r.max = max;
     r.max_abs = max_abs;
     /* IEEE's rules where a NaN or an Inf is read: NaN, or Inf - Inf = NaN, or the infinity */
-    r.sum = nan || (plus_inf && minus_inf) ? NAN : plus_inf ? INFINITY : minus_inf ? -INFINITY : exact_round(total, &r.sum32);
-    if (r.non_finite) r.sum32 = (float)r.sum;
-    return r;
-}
-
-/* The exact sum of fp64 values, as ExactSum's of fp32 but in units of 2^-1074: a finite fp64 value is an
- * integer q < 2^53 times 2^(e - 1074), 0 <= e < 2046, added as q 2^e in three 32-bit digits. 68 digits
- * reach 2^2176: the range of fp64 with room for 2^78 inputs. */
-#define EXACT64_DIGITS 68
-typedef struct {
-    int64_t digit[EXACT64_DIGITS];
-} ExactSum64;
-
-static void exact64_add(ExactSum64 *a, double v)
-{
-    uint64_t bits;
-    memcpy(&bits, &v, sizeof bits);
-    unsigned field = (unsigned)(bits >> 52 & 0x7ffu), e = field ? field - 1 : 0;
-    uint64_t q = (bits & 0xfffffffffffffull) | (field ? 1ull << 52 : 0);
-    unsigned __int128 mag = (unsigned __int128)q << (e % 32); /* < 2^85 */
-    int sign = bits >> 63 ? -1 : 1;
-    for (unsigned k = 0; k < 3; k++) a->digit[e / 32 + k] += sign * (int64_t)(uint64_t)(mag >> (32 * k) & 0xffffffffu);
-}
-
-static void exact64_carry(ExactSum64 *a)
-{
-    for (int k = 0; k + 1 < EXACT64_DIGITS; k++) {
-        int64_t carry = a->digit[k] >> 32; /* arithmetic shift: floor division by 2^32 */
-        a->digit[k] -= carry * 4294967296LL;
-        a->digit[k + 1] += carry;
-    }
-}
-
-/* Bit b of a carried, non-negative total. */
-static unsigned exact64_bit(const ExactSum64 *a, int b) { return (unsigned)(a->digit[b / 32] >> (b % 32) & 1); }
-
-/* A carried total, rounded once to a format of p significand bits whose smallest unit is 2^min_exp (fp64:
- * 53, -1074; fp32: 24, -149): to nearest, ties to even, by integer arithmetic on its bits. The rounded
- * significand q has at most p bits (p + 1 after a carry, which is 2^p) and ldexp(q, unit) is exact, or Inf
- * where it passes the format's largest value, as IEEE rounds. */
-static double exact64_round(ExactSum64 a, int p, int min_exp)
-{
-    int negative = a.digit[EXACT64_DIGITS - 1] < 0;
-    if (negative) {
-        for (int k = 0; k < EXACT64_DIGITS; k++) a.digit[k] = -a.digit[k];
-        exact64_carry(&a);
-    }
-    int top = EXACT64_DIGITS * 32 - 1;
-    while (top >= 0 && !exact64_bit(&a, top)) top--;
-    if (top < 0) return 0.0;
-    int unit = top - (p - 1) - 1074 > min_exp ? top - (p - 1) - 1074 : min_exp; /* the result's last place */
-    int drop = unit + 1074;                                                       /* bits below it, >= 0 */
-    uint64_t q = 0;
-    for (int b = top; b >= drop; b--) q = q << 1 | exact64_bit(&a, b);
-    if (drop > 0) {
-        unsigned half = exact64_bit(&a, drop - 1), sticky = 0;
-        for (int b = 0; b < drop - 1 && !sticky; b++) sticky = exact64_bit(&a, b);
-        q += half && (sticky || (q & 1));
-    }
-    double r = p < 53 ? (double)ldexpf((float)q, unit) : ldexp((double)q, unit);
-    return negative ? -r : r;
-}
-
-Reference reference_sum_f64(const double *x, uint64_t n)
-{
-    Reference r = {0.0, 0.0, 1, 0, -INFINITY, 0.0, 0.0, 0, 0.0f};
-    int64_t chunks = (int64_t)((n + CHUNK - 1) / CHUNK);
-    ExactSum64 total;
-    memset(&total, 0, sizeof total);
-    int nonint = 0, nan = 0, plus_inf = 0, minus_inf = 0, not_minus_zero = 0;
-    double abs_sum = 0.0, max = -INFINITY, max_abs = 0.0;
-#pragma omp parallel for ordered schedule(static, 1) reduction(|| : nonint, nan, plus_inf, minus_inf, not_minus_zero) \
-    reduction(max : max, max_abs) if (chunks > 1)
-    for (int64_t k = 0; k < chunks; k++) {
-        ExactSum64 part;
-        memset(&part, 0, sizeof part);
-        double ka = 0.0;
-        uint64_t end = (uint64_t)(k + 1) * CHUNK < n ? (uint64_t)(k + 1) * CHUNK : n;
-        for (uint64_t i = (uint64_t)k * CHUNK; i < end; i++) {
-            double v = x[i];
-            if (isnan(v)) nan = 1;
-            else if (isinf(v)) *(v > 0 ? &plus_inf : &minus_inf) = 1;
-            else exact64_add(&part, v);
-            if (!(v == 0.0 && signbit(v))) not_minus_zero = 1;
-            if (v != floor(v)) nonint = 1;
-            ka += fabs(v);
-            if (v > max) max = v;
-            if (fabs(v) > max_abs) max_abs = fabs(v);
-        }
-        exact64_carry(&part);
-#pragma omp ordered
-        {
-            for (int d = 0; d < EXACT64_DIGITS; d++) total.digit[d] += part.digit[d];
-            exact64_carry(&total);
-            abs_sum += ka;
-        }
-    }
-    r.non_finite = nan || plus_inf || minus_inf;
-    r.all_integers = !nonint;
-    r.abs_sum = abs_sum;
-    r.max = max;
-    r.max_abs = max_abs;
     if (nan || (plus_inf && minus_inf)) {
         r.sum = NAN;
     } else if (plus_inf || minus_inf) {
         r.sum = plus_inf ? INFINITY : -INFINITY;
     } else {
-        r.sum = exact64_round(total, 53, -1074);
-        r.sum32 = (float)exact64_round(total, 24, -149);
-        if (n && !not_minus_zero) r.sum = -0.0, r.sum32 = -0.0f; /* every input -0: so is every IEEE sum of them */
+        r.sum = exact_round(total, 53, -1074);
+        r.sum32 = (float)exact_round(total, 24, -149);
+        if (x64 && n && !not_minus_zero) r.sum = -0.0, r.sum32 = -0.0f; /* every input -0 */
     }
     if (r.non_finite) r.sum32 = (float)r.sum;
     return r;
+}
+
+Reference reference_sum(const float *x, uint64_t n)
+{
+    return exact_reference(x, NULL, n);
+}
+
+Reference reference_sum_f64(const double *x, uint64_t n)
+{
+    return exact_reference(NULL, x, n);
 }
 
 Reference reference_logsumexp(const float *x, uint64_t n)

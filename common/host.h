@@ -107,7 +107,7 @@ void fill_array(float *x, uint64_t n, Fill f, uint64_t seed);
 void fill_cond(float *x, uint64_t n, uint64_t seed, double cond);
 
 /* The reference of what the kernel read: its exact sum rounded once to fp64 (an integer sum of the
- * inputs in units of 2^-149, independent of any kernel's method and of order; NaN and Inf by IEEE's
+ * inputs in units of 2^-1074, independent of any kernel's method and of order; NaN and Inf by IEEE's
  * rules), the sum of absolute values (scales the error bound) and whether every value is an integer. */
 typedef struct {
     double sum;
@@ -122,9 +122,9 @@ typedef struct {
     float sum32;          /* reference_sum's: the exact sum rounded once to fp32 (Inf past FLT_MAX) */
 } Reference;
 Reference reference_sum(const float *x, uint64_t n);
-/* The same of fp64 values: their exact sum, an integer in units of 2^-1074, rounded once to fp64 (sum) and
- * once to fp32 (sum32), both to nearest, ties to even, Inf past the format's largest value; an exact
- * total of 0 is -0 only where every input is -0, as IEEE's additions give. */
+/* The same of fp64 values, by the same integer sum: rounded once to fp64 (sum) and once to fp32 (sum32),
+ * both to nearest, ties to even, Inf past the format's largest value; an exact total of 0 is -0 only
+ * where every input is -0, as IEEE's additions give (fp32 input's is +0). */
 Reference reference_sum_f64(const double *x, uint64_t n);
 
 /* The log-sum-exp of x[0..n), LSE = max + log(sum exp(x_i - max)) (softmax's max and sum in one number),

@@ -1,10 +1,14 @@
 /* The command line, --describe, the CSV writer, the timing loop and the memory check of every
  * program (program.h). The speed of light is speed_of_light.cu; the GPU, allocation and the flush gpu.cu. */
 #include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "program.h"
 
@@ -387,9 +391,63 @@ const char *input_path, *input_dtype;
 void take_input_path(const char *, const char *v) { input_path = v; }
 void take_input_dtype(const char *, const char *v) { input_dtype = v; }
 
+/* The input types of the program at path, as its --describe says them ("input types: f32 f64"), each led
+ * and followed by a space; "" where it cannot be run. It is started without a shell, its errors unread. */
+static void input_types_of(const char *path, char *out, size_t cap)
+{
+    out[0] = '\0';
+    int fd[2];
+    if (pipe(fd)) return;
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fd[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&actions, fd[0]);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    char *argv[] = {(char *)path, (char *)"--describe", NULL};
+    pid_t pid;
+    int started = posix_spawn(&pid, path, &actions, NULL, argv, environ) == 0;
+    posix_spawn_file_actions_destroy(&actions);
+    close(fd[1]);
+    FILE *f = fdopen(fd[0], "r");
+    char line[1024];
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "input types:", 12))
+            snprintf(out, cap, "%.*s ", (int)strcspn(line + 12, "\n"), line + 12);
+    if (f) fclose(f);
+    else close(fd[0]);
+    if (started) waitpid(pid, NULL, 0);
+}
+
+/* The stages whose programs take files of `type`, as their --describe says: every program the Makefile
+ * builds (PROGRAMS, their paths in the build folder, which holds this program's folder) that is built here
+ * is asked. Their folders, each led by a space, into out; "" where none is. */
+static void stages_taking(const char *type, char *out, size_t cap)
+{
+    char build[4096], path[4200], types[256], padded[24];
+    out[0] = '\0';
+    ssize_t len = readlink("/proc/self/exe", build, sizeof build - 1);
+    if (len <= 0) return;
+    build[len] = '\0';
+    for (int up = 0; up < 2; up++) { /* build/<stage>/<program> -> build */
+        char *slash = strrchr(build, '/');
+        if (slash) *slash = '\0';
+    }
+    snprintf(padded, sizeof padded, " %s ", type);
+    for (const char *p = PROGRAMS; *p;) {
+        int word = (int)strcspn(p, " ");
+        snprintf(path, sizeof path, "%s/%.*s", build, word, p);
+        input_types_of(path, types, sizeof types);
+        if (strstr(types, padded)) {
+            int stage = (int)strcspn(p, "/");
+            snprintf(out + strlen(out), cap - strlen(out), " %.*s", stage, p);
+        }
+        p += word + (p[word] == ' ');
+    }
+}
+
 int read_input(const char *prog, const Options *o, const Program *p, const char *taken, ArrayFile *a)
 {
-    char err[384], msg[768];
+    char err[384], msg[1536];
     if (input_dtype && !input_path) usage_error(prog, "%s names the type of a raw --input file", "--dtype");
     if (!input_path) return 0;
     size_t fill_len = strcspn(p->fills, " ");
@@ -400,17 +458,22 @@ int read_input(const char *prog, const Options *o, const Program *p, const char 
         snprintf(msg, sizeof msg, "--input %s: %s", input_path, err);
         usage_error(prog, "%s", msg);
     }
+    const char *type = dtypes[a->type].name;
     char name[24];
-    snprintf(name, sizeof name, " %s ", dtypes[a->type].name);
+    snprintf(name, sizeof name, " %s ", type);
     char padded[128];
     snprintf(padded, sizeof padded, "%s ", taken);
     if (!strstr(padded, name)) {
-        int n = snprintf(msg, sizeof msg, "--input %s holds %s values; this program's kernels take:%s", input_path,
-                         dtypes[a->type].name, taken);
-        if (a->type == DT_F64) /* F64_STAGES: the stages with an fp64 kernel (the Makefile finds them) */
-            snprintf(msg + n, sizeof msg - n, ". Sum it with a stage whose kernels take f64 (%s: make stage-NN run "
-                     "ARGS=\"--input FILE\"), or convert it, rounding each value to float32: python3 -c \"import numpy "
-                     "as np; np.save('x32.npy', np.load('%s').astype(np.float32))\"", F64_STAGES, input_path);
+        char takers[512];
+        stages_taking(type, takers, sizeof takers);
+        const char *run = "make stage-NN run ARGS=\"--input FILE\"";
+        int n = snprintf(msg, sizeof msg, "--input %s holds %s values; this program's kernels take:%s. "
+                         "Sum it with a stage whose kernels take %s (%s: %s)", input_path, type, taken, type,
+                         *takers ? takers + 1 : "none built", run);
+        if (strstr(padded, " f32 ") && n < (int)sizeof msg) /* a type this program takes */
+            snprintf(msg + n, sizeof msg - n, ", or convert it, rounding each value to float32: python3 -c "
+                     "\"import numpy as np; np.save('x32.npy', np.load('%s').astype(np.float32))\"",
+                     input_path);
         usage_error(prog, "%s", msg);
     }
     return 1;

@@ -5,9 +5,15 @@
 cd "$(dirname "$0")/.." && source scripts/lib.sh || exit 2
 out=${1:-} failed=0
 need ncu "ncu not found: the flush check reads DRAM counters with Nsight Compute (it comes with the CUDA toolkit)"
-type_bytes() { # TYPE: the bytes of one element of an input type
-    case $1 in f64) echo 8 ;; f32 | i32 | u32) echo 4 ;; f16 | bf16 | i16 | u16) echo 2 ;; fp8_* | i8 | u8) echo 1 ;;
-    *) die "unknown input type '$1'" ;; esac
+# element_bytes PROGRAM KERNEL: the bytes of one element KERNEL reads, as a run of it says (its CSV's
+# bytes_read over n); the run's device rows, left in $tmp/dev.csv, name the GPU and its L2 below.
+element_bytes() {
+    rm -f "$tmp/dev.csv"
+    "$1" --n 1024 --kernel "$2" --reps 1 --warmup 0 --csv "$tmp/dev.csv" >"$tmp/dev.log" 2>&1 ||
+        { cat "$tmp/dev.log" >&2; return 1; }
+    awk -F, -v k="$2" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+        $col["kernel"] == k && $col["pass"] != "" { print $col["bytes_read"] / $col["n"]; exit }' \
+        "$tmp/dev.csv"
 }
 # One line per probe: PROGRAM STAGE:KERNEL REGEX LOADS KERNEL_TO_RUN ELEMENT_BYTES WARM_CONTROL(0|1).
 for p in $(programs); do
@@ -23,13 +29,13 @@ for p in $(programs); do
         run=$kernel
         [ "$kind" = library ] && run=$(awk -v t="$dtype" '$2 == t && $3 == "default" { print $1; exit }' "$tmp/kernels")
         [ -n "$run" ] || die "$p: no default $dtype kernel to run the library probe '$probe' with"
-        echo "$p $(describe "$p" stage):$kernel $regex $loads $run $(type_bytes "$dtype") $warm" >>"$tmp/probes"
+        size=$(element_bytes "$p" "$run") || exit 3
+        [ -n "$size" ] || die "$p: a run of $run at N = 1024 wrote no row of it (--csv)" 3
+        echo "$p $(describe "$p" stage):$kernel $regex $loads $run $size $warm" >>"$tmp/probes"
     done
 done
 [ -s "$tmp/probes" ] || die "no built program declares flush probes (make all builds them)"
-# The GPU and its L2 size, from the device rows (pass empty) of a run of the first probe's program.
-read -r p _ _ _ run _ _ <"$tmp/probes"
-"$p" --n 1 --kernel "$run" --reps 1 --warmup 0 --csv "$tmp/dev.csv" >"$tmp/dev.log" 2>&1 || { cat "$tmp/dev.log" >&2; exit 3; }
+# The GPU and its L2 size, from the device rows (pass empty) of the last probe's run.
 gpu=$(awk -F, 'NR == 2 { print $1 }' "$tmp/dev.csv")
 l2_floats=$(awk -F, '$10 == "" && $3 == "l2_size" { print $5 }' "$tmp/dev.csv")
 [ -n "$l2_floats" ] || die "the program reported no L2 size" 3

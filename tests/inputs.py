@@ -35,6 +35,18 @@ def refused(case, program, args, pattern):
     return r
 
 
+def type_refusal(t, types):
+    """The line a program whose kernels take TYPES (--describe: input types) refuses a file of type T with:
+    the types taken, the stages whose programs' --describe lists T among their input types (every built
+    program asked) and, where it takes f32, the conversion to float32 (a pattern)."""
+    takers = [support.stage_of(p) for p in support.programs()
+              if support.built(p) and t in support.describe(p, "input types").split()]
+    convert = r", or convert it, .*astype\(np\.float32\)\)\"$" if "f32" in types else r"$"
+    return (rf"holds {t} values; this program's kernels take: {re.escape(' '.join(types))}\. Sum it with "
+            rf"a stage whose kernels take {t} \({re.escape(' '.join(takers) or 'none built')}: "
+            rf"make stage-NN run ARGS=\"--input FILE\"\){convert}")
+
+
 def bad_files(case, program, label, dtype, shape, tmpdir):
     """The refusals every program that reads --input shares (common/host.c's reader, common/program.cu's
     options), each a subTest of CASE named LABEL: a missing file, a malformed header, a truncated file, a

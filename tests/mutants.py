@@ -22,10 +22,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # (name, file, text, replacement, tests that must fail: a --only pattern of tests/run.py, needs a GPU)
 MUTANTS = [
     # The exact host reference and its rounding (common/host.c), caught by its unit tests.
-    ("exact sum: a digit's high half added at half its weight", "common/host.c",
-     "    a->digit[e / 32 + 1] += sign * high;", "    a->digit[e / 32 + 1] += sign * (high >> 1);", "test_host_unit", False),
-    ("exact sum: the sticky bit forgotten", "common/host.c",
-     "        sticky |= (int)(w & 1u);\n", "", "test_host_unit", False),
+    ("exact sum: a value's higher digits added at half their weight", "common/host.c",
+     "k < 3; k++, mag >>= 32)", "k < 3; k++, mag >>= 33)", "test_host_unit", False),
+    ("exact sum: the sticky bit of the digits below the top three forgotten", "common/host.c",
+     "    for (int k = 0; k < low; k++) sticky |= a.digit[k] != 0;\n", "", "test_host_unit", False),
+    ("exact sum: the sticky bit of the top digits' bits below the half forgotten", "common/host.c",
+     "            sticky |= (w & (((unsigned __int128)1 << (drop - 1)) - 1)) != 0;\n", "",
+     "test_host_unit", False),
     ("unit roundoff one bit too large", "common/host.c",
      "    return ldexp(1.0, -significand_bits);", "    return ldexp(1.0, 1 - significand_bits);", "test_host_unit", False),
     ("error bound 1000 times looser", "common/host.c",
@@ -75,6 +78,8 @@ MUTANTS = [
      "    if (o->sizes != p->default_sizes) usage_error", "    if (0) usage_error", "test_input", False),
     ("--dtype without --input accepted", "common/program.cu",
      "    if (input_dtype && !input_path) usage_error", "    if (0) usage_error", "test_input", False),
+    ("--input: a refused type's takers never named", "common/program.cu",
+     "        if (strstr(types, padded)) {", "        if (0) {", "test_input", False),
     ("--l2 takes any word", "common/program.cu",
      'if (strcmp(v, "flushed") && strcmp(v, "warm")) usage_error', 'if (0) usage_error', "test_programs", False),
     # The reporting program: speed-ups, claims of both kinds and their citing, targets, README blocks.

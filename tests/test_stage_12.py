@@ -246,11 +246,15 @@ class Options(Stage12):
         from tests import inputs
         self.need_multigpu()
         half = inputs.write(os.path.join(support.scratch(self), "mg-half.npy"), "<f2", "1000")
-        self.expect(2, "holds f16 values; this program's kernels take: f32$", [MG, "--input", half])
+        inputs.refused(self, MG, ["--input", half], inputs.type_refusal("f16", ["f32"]))
 
     def test_input_raw_bytes_with_dtype_bf16_hold_bf16_which_the_sum_does_not_take_exit_2(self):
+        """refused naming the stages that take bf16 files, not this one (its all-reduce's bf16 is no file)"""
+        from tests import inputs
         self.need_multigpu()
-        self.expect(2, "holds bf16 values; this program's kernels take: f32$", [MG, "--input", good_files()[1], "--dtype", "bf16"])
+        r = inputs.refused(self, MG, ["--input", good_files()[1], "--dtype", "bf16"],
+                           inputs.type_refusal("bf16", ["f32"]))
+        self.assertNotIn(STAGE, re.search(r"take bf16 \(([^:]*):", r.out)[1].split())
 
     def test_input_with_sizes_the_allreduce_does_not_run_on_a_file_exit_2(self):
         self.need_multigpu()

@@ -7,6 +7,7 @@ import functools
 import math
 import os
 import random
+import shlex
 import struct
 import unittest
 
@@ -19,12 +20,14 @@ UNIT = "build/13_exact/unit"
 
 @functools.lru_cache(None)
 def compiled():
-    """tests/test_stage_13.cu built with the Makefile's warnings as errors (PTX alone: it never launches)."""
+    """tests/test_stage_13.cu built with the Makefile's flags, its warnings as errors (make print-NVCCFLAGS),
+    for PTX alone (it never launches)."""
     os.makedirs(os.path.join(support.ROOT, os.path.dirname(UNIT)), exist_ok=True)
-    return support.run([support.nvcc(), "-std=c++17", "-O2", "-arch=compute_90", "-code=compute_90", "-Icommon",
-                        "-Werror", "all-warnings",
-                        "-Xcompiler", "-Wall,-Wextra,-Werror,-Wno-missing-field-initializers,-fopenmp",
-                        "tests/test_stage_13.cu", "common/gpu.cu", "common/host.c", "-o", UNIT])
+    flags = support.make("print-NVCCFLAGS", "ARCH=compute_90")
+    if flags.rc != 0:
+        return flags
+    return support.run([support.nvcc(), *shlex.split(flags.out), "tests/test_stage_13.cu", "common/gpu.cu",
+                        "common/host.c", "-o", UNIT])
 
 
 def rounded(total, p, emin, emax):

@@ -433,12 +433,15 @@ static void list_kernels(void)
     printf("check sizes: %s\n", CHECK_SIZES);
 }
 
+/* The types its kernels read, each led by a space, as --describe says and --input takes them. */
+#define INPUT_TYPES " i32 u8 u16"
+
 static void describe_kernels(void)
 {
     for (int k = 0; k < ENTRY_COUNT; k++)
         printf("kernel: %s %s %s\n", entries[k].name, task_dtypes[entries[k].task],
                entries[k].cub ? "library" : runs_by_default(k) ? "default" : "other");
-    printf("input types: i32 u8 u16\n");
+    printf("input types:%s\n", INPUT_TYPES);
 }
 
 /* The scans take int32 files; the histograms' samples are uint8 and uint16, which a file here cannot be. */
@@ -741,7 +744,7 @@ int main(int argc, char **argv)
     Program p = describe_program(argv[0]);
     Options o = parse_command_line(argc, argv, &p);
     ArrayFile file;
-    int from_file = read_input(argv[0], &o, &p, " i32 u8 u16", &file);
+    int from_file = read_input(argv[0], &o, &p, INPUT_TYPES, &file);
     uint64_t sizes[MAX_SIZES];
     int size_count = from_file ? 1 : option_sizes(&o, sizes, MAX_SIZES, argv[0]);
     if (from_file) {

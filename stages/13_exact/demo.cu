@@ -10,32 +10,12 @@
 #include <stdlib.h>
 
 #include "reduce.cu"
+#include "adversarial.cu" /* make64, next_random */
 
 static float *d_in, *d_out;
 static double *d_wide, *d_in64;
 static int sm_count, failures, checks;
 
-/* A 64-bit generator (splitmix64): the data are the same on every machine. */
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static uint32_t bits_of(float f)
-{
-    uint32_t b;
-    memcpy(&b, &f, sizeof b);
-    return b;
-}
-static uint64_t bits_of_double(double f)
-{
-    uint64_t b;
-    memcpy(&b, &f, sizeof b);
-    return b;
-}
 static int same(double a, double b) { return a == b || (a != a && b != b); }
 
 /* The exact kernels of step 3 and 4 at a launch shape (blocks 0: the launcher's), from element `offset`. */
@@ -89,7 +69,8 @@ static void check_exact(const char *name, const float *x, uint64_t n)
             }
     failures += bad;
     printf("bits: %-28s N = %-9llu fp32 %08x  fp64 %016llx  %s\n", name, (unsigned long long)n,
-           bits_of(ref.sum32), (unsigned long long)bits_of_double(ref.sum), bad ? "FAIL" : "exact, every shape and start");
+           float_bits(ref.sum32), (unsigned long long)double_bits(ref.sum),
+           bad ? "FAIL" : "exact, every shape and start");
 }
 
 /* windows_f64 at a launch shape (blocks 0: the launcher's), from element `offset`: the fp64 result, and the
@@ -119,8 +100,8 @@ static double exact64_on_gpu(const double *x, uint64_t n, uint64_t offset, Launc
 }
 
 /* Bit for bit, the sign of a zero included (any NaN is a NaN). */
-static int same_bits(double a, double b) { return bits_of_double(a) == bits_of_double(b) || (a != a && b != b); }
-static int same_bits32(float a, float b) { return bits_of(a) == bits_of(b) || (a != a && b != b); }
+static int same_bits(double a, double b) { return double_bits(a) == double_bits(b) || (a != a && b != b); }
+static int same_bits32(float a, float b) { return float_bits(a) == float_bits(b) || (a != a && b != b); }
 
 /* windows_f64 at every shape of check_exact and from two starts (8 bytes apart: one of them not on a 16-byte
  * boundary), against the host's exact sum of fp64, both roundings; the bits printed once. */
@@ -144,49 +125,8 @@ static void check_exact64(const char *name, const double *x, uint64_t n)
         }
     failures += bad;
     printf("bits: fp64 %-23s N = %-9llu fp32 %08x  fp64 %016llx  %s\n", name, (unsigned long long)n,
-           bits_of(ref.sum32), (unsigned long long)bits_of_double(ref.sum), bad ? "FAIL" : "exact, every shape and start");
-}
-
-/* fp64 data made to break sums, value i of N (the same on every machine). */
-static void make64(const char *kind, double *x, uint64_t n, uint64_t seed)
-{
-    uint64_t s = seed;
-    for (uint64_t i = 0; i < n; i++) {
-        uint64_t r = next_random(&s), b;
-        double v;
-        if (!strcmp(kind, "cancellation")) { /* 1e300, 1, -1e300, ...: the small values are all that is left */
-            static const double cycle[] = {1e300, 1.0, -1e300, 0x1.8p-60, -1e200, 1e200};
-            v = cycle[i % 6];
-        } else if (!strcmp(kind, "subnormals")) {
-            b = r & 0x800fffffffffffffull;
-            memcpy(&v, &b, sizeof v);
-        } else if (!strcmp(kind, "every exponent")) {
-            do b = next_random(&s); while ((b >> 52 & 0x7ffu) == 0x7ffu);
-            memcpy(&v, &b, sizeof v);
-        } else if (!strcmp(kind, "past DBL_MAX")) { /* partial sums past DBL_MAX: a small exact total, or Inf */
-            static const double cycle[] = {DBL_MAX, DBL_MAX, 0x1p-1074, -DBL_MAX, -DBL_MAX, 1.5};
-            v = cycle[i % 6];
-        } else if (!strcmp(kind, "ties")) { /* 1 + 2^-53 (a tie) + tiny values that cancel */
-            v = i == 0 ? 1.0 : i == 1 ? 0x1p-53 : i % 2 ? 0x1p-600 : -0x1p-600;
-        } else if (!strcmp(kind, "ties, a sticky bit")) { /* the same tie broken by 2^-1074 */
-            v = i == 0 ? 1.0 : i == 1 ? 0x1p-53 : i == 2 ? 0x1p-1074 : i % 2 ? 0x1p-600 : -0x1p-600;
-        } else if (!strcmp(kind, "wider than the windows")) { /* 2^0 and 2^-120 in every tile */
-            v = i % 2 ? 1.0 + (double)(r >> 40) * 0x1p-52 : 0x1p-120 * (1.0 + (double)(r >> 12) * 0x1p-52);
-        } else if (!strcmp(kind, "NaN")) {
-            v = i == n / 2 ? NAN : 1.0;
-        } else if (!strcmp(kind, "+Inf and -Inf")) {
-            v = i == n / 3 ? INFINITY : i == n / 2 && n > 1 ? -INFINITY : 1.0;
-        } else if (!strcmp(kind, "-Inf")) {
-            v = i == n / 2 ? -INFINITY : 1.0;
-        } else if (!strcmp(kind, "-0")) {
-            v = -0.0;
-        } else if (!strcmp(kind, "-0 and one +0")) {
-            v = i == n - 1 ? 0.0 : -0.0;
-        } else { /* shifted: 53 significant bits in [-1/2, 3/2) */
-            v = (double)(r >> 11) * 0x1p-52 - 0.5;
-        }
-        x[i] = v;
-    }
+           float_bits(ref.sum32), (unsigned long long)double_bits(ref.sum),
+           bad ? "FAIL" : "exact, every shape and start");
 }
 
 static float random_finite(uint64_t *s)
@@ -230,6 +170,47 @@ static void make(const char *kind, float *x, uint64_t n, uint64_t seed)
     }
 }
 
+/* Fisher-Yates, drawing from the generator's state *s. */
+template <typename T>
+static void shuffle(T *x, uint64_t n, uint64_t *s)
+{
+    for (uint64_t i = n - 1; i > 0; i--) {
+        uint64_t j = next_random(s) % (i + 1);
+        T t = x[i];
+        x[i] = x[j], x[j] = t;
+    }
+}
+
+/* The exact sum of x[0..n) at the launcher's shape (windows_f32, windows_f64), and whether it is ref's: fp32
+ * input's as check_exact compares it, fp64 input's as check_exact64 does. */
+static int launcher_is_exact(const float *x, uint64_t n, const Reference &ref)
+{
+    double wide;
+    float f = exact_on_gpu(WINDOWS_KERNEL, x, n, 0, LaunchShape{0, BLOCK}, &wide);
+    return same(f, ref.sum32) && same(wide, ref.sum);
+}
+static int launcher_is_exact(const double *x, uint64_t n, const Reference &ref)
+{
+    float narrow;
+    double wide = exact64_on_gpu(x, n, 0, LaunchShape{0, BLOCK}, &narrow);
+    return same_bits(wide, ref.sum) && same_bits32(narrow, ref.sum32);
+}
+
+/* Ten shuffles of x[0..n), whose exact sum is ref's, each summed at the launcher's shape: 1 where every sum
+ * was ref's. */
+template <typename T>
+static int ten_shuffles(T *x, uint64_t n, const Reference &ref, uint64_t *s)
+{
+    int all_exact = 1;
+    for (int p = 0; p < 10; p++) {
+        shuffle(x, n, s);
+        int exact = launcher_is_exact(x, n, ref);
+        checks++;
+        if (!exact) all_exact = 0, failures++;
+    }
+    return all_exact;
+}
+
 int main(void)
 {
     require_gpu();
@@ -250,14 +231,10 @@ int main(void)
     make("shifted", x, n, 1);
     memcpy(shuffled, x, n * sizeof(float));
     uint64_t s = 7;
-    for (uint64_t i = n - 1; i > 0; i--) { /* Fisher-Yates */
-        uint64_t j = next_random(&s) % (i + 1);
-        float t = shuffled[i];
-        shuffled[i] = shuffled[j], shuffled[j] = t;
-    }
+    shuffle(shuffled, n, &s);
     Reference ref = reference_sum(x, n);
     printf("1. Order matters: 2^24 values of the bench's data; the exact sum, rounded once: %.9g (fp32 %08x)\n",
-           ref.sum32, bits_of(ref.sum32));
+           ref.sum32, float_bits(ref.sum32));
     printf("   %-44s %-16s %s\n", "", "fp32 result", "bits");
     unsigned grids[] = {1, (unsigned)sm_count, 8u * sm_count};
     const char *names[] = {"float_one_block", "float_block_per_sm", "float_8_blocks_per_sm"};
@@ -268,14 +245,15 @@ int main(void)
             LAUNCH_CHECK("float_sum");
             float f;
             CUDA_CHECK(cudaMemcpy(&f, d_out, sizeof f, cudaMemcpyDeviceToHost));
-            printf("   %-22s %-21s %-16.9g %08x\n", names[g], copy ? "(the data shuffled)" : "", f, bits_of(f));
+            printf("   %-22s %-21s %-16.9g %08x\n", names[g], copy ? "(the data shuffled)" : "", f,
+                   float_bits(f));
         }
     for (int copy = 0; copy < 2; copy++)
         for (unsigned g = 0; g < 3; g++) {
             double wide;
             float f = exact_on_gpu(WINDOWS_KERNEL, copy ? shuffled : x, n, 0, LaunchShape{grids[g], BLOCK}, &wide);
             printf("   windows_f32, %-8u blocks %-21s %-16.9g %08x%s\n", grids[g], copy ? "(the data shuffled)" : "", f,
-                   bits_of(f), same(f, ref.sum32) ? "" : "  FAIL: not the exact sum");
+                   float_bits(f), same(f, ref.sum32) ? "" : "  FAIL: not the exact sum");
             failures += !same(f, ref.sum32);
         }
 
@@ -295,21 +273,10 @@ int main(void)
     const uint64_t m = 1000003;
     make("every exponent", x, m, 99);
     ref = reference_sum(x, m);
-    int same_bits_all = 1;
-    for (int p = 0; p < 10; p++) {
-        for (uint64_t i = m - 1; i > 0; i--) {
-            uint64_t j = next_random(&s) % (i + 1);
-            float t = x[i];
-            x[i] = x[j], x[j] = t;
-        }
-        double wide;
-        float f = exact_on_gpu(WINDOWS_KERNEL, x, m, 0, LaunchShape{0, BLOCK}, &wide);
-        checks++;
-        if (!same(f, ref.sum32) || !same(wide, ref.sum)) same_bits_all = 0, failures++;
-    }
+    int same_bits_all = ten_shuffles(x, m, ref, &s);
     printf("\n3. Ten shuffles of 10^6 values of every exponent: %s (fp32 %08x, fp64 %016llx)\n",
-           same_bits_all ? "the same bits every time, the exact sum" : "FAIL", bits_of(ref.sum32),
-           (unsigned long long)bits_of_double(ref.sum));
+           same_bits_all ? "the same bits every time, the exact sum" : "FAIL", float_bits(ref.sum32),
+           (unsigned long long)double_bits(ref.sum));
 
     /* 4. fp64 input. */
     printf("\n4. windows_f64 against the host's exact sum of fp64, rounded once to fp64 and to fp32: at the shapes "
@@ -324,21 +291,10 @@ int main(void)
         }
     make64("every exponent", x64, m, 99);
     ref = reference_sum_f64(x64, m);
-    same_bits_all = 1;
-    for (int p = 0; p < 10; p++) {
-        for (uint64_t i = m - 1; i > 0; i--) {
-            uint64_t j = next_random(&s) % (i + 1);
-            double t = x64[i];
-            x64[i] = x64[j], x64[j] = t;
-        }
-        float narrow;
-        double wide = exact64_on_gpu(x64, m, 0, LaunchShape{0, BLOCK}, &narrow);
-        checks++;
-        if (!same_bits(wide, ref.sum) || !same_bits32(narrow, ref.sum32)) same_bits_all = 0, failures++;
-    }
+    same_bits_all = ten_shuffles(x64, m, ref, &s);
     printf("bits: fp64 ten shuffles of 10^6 values of every exponent: %s (fp32 %08x, fp64 %016llx)\n",
-           same_bits_all ? "the same bits every time, the exact sum" : "FAIL", bits_of(ref.sum32),
-           (unsigned long long)bits_of_double(ref.sum));
+           same_bits_all ? "the same bits every time, the exact sum" : "FAIL", float_bits(ref.sum32),
+           (unsigned long long)double_bits(ref.sum));
 
     printf("\n%d exact results checked, %d not the host's exact sum\n", checks, failures);
     free(x64);

@@ -419,7 +419,7 @@ __global__ void __launch_bounds__(BLOCK) digits_sum(const float *x, uint64_t n, 
 
 /* ---- 4. the fast one: two exact fp64 windows in front of the digits ------------------------------ */
 
-/* A double's bits and back (a move between registers on the GPU). */
+/* A double's bits and back (a move between registers on the GPU); a float's bits. */
 __host__ __device__ __forceinline__ uint64_t double_bits(double x)
 {
     uint64_t b;
@@ -431,6 +431,12 @@ __host__ __device__ __forceinline__ double bits_double(uint64_t b)
     double x;
     memcpy(&x, &b, sizeof x);
     return x;
+}
+__host__ __device__ __forceinline__ uint32_t float_bits(float x)
+{
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
 }
 
 /* 2^e for a normal double's exponent, made from its bits. */
