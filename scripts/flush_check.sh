@@ -53,7 +53,7 @@ probe() {
             --kernel-name regex:"$regexes" "$@" --n "$n" --l2 "$l2" </dev/null >"$tmp/ncu.$key" 2>"$tmp/err.$key"
         echo $? >"$tmp/rc.$key"
     fi
-    rc=$(cat "$tmp/rc.$key") line=$(report ncu --mode flush --re "$regex" --last "$last" \
+    rc=$(cat "$tmp/rc.$key") line=$(profilers ncu --mode flush --re "$regex" --last "$last" \
         --metrics dram__bytes_read.sum --library "$(describe "$p" "library launches")" "$tmp/ncu.$key")
     runs=${line%% *} min=${line##* }
     if [ "$rc" -ne 0 ] || [ "${runs:-0}" -eq 0 ] || [ "$min" -lt 0 ] 2>/dev/null; then

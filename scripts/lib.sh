@@ -19,6 +19,7 @@ need() { command -v "$1" >/dev/null 2>&1 || { echo "$2" >&2; exit 4; }; } # TOOL
 usage() { sed -n 3p "$0" | sed 's/^# //' >&2; exit 2; } # the usage line, the script's third, and exit 2
 die() { echo "error: $1" >&2; exit "${2:-2}"; } # MESSAGE [CODE]: "error: MESSAGE", and exit CODE (2)
 report() { python3 scripts/report "$@"; } # the reporting program
+profilers() { python3 scripts/profilers.py "$@"; } # what ncu and cuobjdump print, read
 slug() { tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9]+/-/g; s/^-//; s/-$//'; } # "NVIDIA H200" -> nvidia-h200
 gpu_folder() { awk -F, 'NR == 2 { print $1 }' "$1" | slug; } # CSV: its GPU's folder in plots/results/
 # PROGRAM NOTE: whether it is built and runs on one GPU; NOTE is said where it is not built.

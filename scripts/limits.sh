@@ -3,7 +3,7 @@
 # Exit codes: 0 done, 2 a program or ncu failed, or no program names limit kernels, 3 no usable GPU, 4 no ncu.
 cd "$(dirname "$0")/.." && source scripts/lib.sh || exit 2
 need ncu "ncu not found: make limits reads hardware counters with Nsight Compute (it comes with the CUDA toolkit)"
-# The counters of limits.csv's columns from time_us on, in their order (report ncu --mode limits reads so).
+# The counters of limits.csv's columns from time_us on, in their order (scripts/profilers.py ncu --mode limits reads so).
 metrics=gpu__time_duration.sum,dram__bytes_read.sum,launch__grid_size
 metrics+=,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active
 metrics+=,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
@@ -29,7 +29,7 @@ for p in $(programs); do
             { rc=$?; tail -n 5 "$tmp/err" "$tmp/ncu" >&2; exit $((rc == 3 ? 3 : 2)); }
         [ -n "$gpu" ] || gpu=$(awk -F, 'NR == 2 { print $1 }' "$tmp/run.csv")
         nn=$(awk -F, 'NR > 1 && $10 != "" { print $5; exit }' "$tmp/run.csv")
-        report ncu --mode limits --gpu "$gpu" --stage "$stage" --n "$nn" --dtype "$dtype" \
+        profilers ncu --mode limits --gpu "$gpu" --stage "$stage" --n "$nn" --dtype "$dtype" \
             --metrics "$metrics" --names "$library $kernels" --library "$(describe "$p" "library launches")" \
             "$tmp/ncu" >>"$csv" || exit 2
     done

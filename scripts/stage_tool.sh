@@ -62,7 +62,7 @@ sass)
     grep -q 'Function : ' "$tmp/sass" || { echo "$nosass" >&2; exit 2; }
     cat "$tmp/sass"
     printf '\n%s\n' "Summary per kernel (instruction counts in the SASS above; registers and shared memory from ptxas -v):"
-    report sass "$tmp/ptxas" "$tmp/sass" | "$(command -v cu++filt || command -v c++filt || echo cat)" ;;
+    profilers sass "$tmp/ptxas" "$tmp/sass" | "$(command -v cu++filt || command -v c++filt || echo cat)" ;;
 profile)
     if [ -n "${PROGRAM:-}" ]; then # exercise or solution: the stage's exercise program (make stage-NN solution builds it)
         [[ $PROGRAM == exercise || $PROGRAM == solution ]] || die "PROGRAM=$PROGRAM: give exercise or solution"
@@ -71,7 +71,7 @@ profile)
     fi
     single_gpu_program
     need ncu "error: ncu not found: Nsight Compute (ncu) comes with the CUDA toolkit; make stage-NN profile needs it and a GPU"
-    # The table's columns, in the order report ncu --mode profile reads them; ncu reads one checked and one timed
+    # The table's columns, in the order scripts/profilers.py ncu --mode profile reads them; ncu reads one checked and one timed
     # run per kernel, the library's included. The program's own CSV gives N, to turn bytes into bytes per element.
     metrics=$(printf '%s,' dram__throughput.avg.pct_of_peak_sustained_elapsed \
         sm__warps_active.avg.pct_of_peak_sustained_active smsp__thread_inst_executed_per_inst_executed.ratio "$shared_metrics" \
@@ -101,7 +101,7 @@ profile)
     echo "  so an atomic hot spot shows in the time, not in long_sb);"
     echo "  stalls: warps stalled per issued instruction, on memory (long_sb), barriers, shared memory/"
     echo "  shuffles (short_sb), memory barriers"
-    report ncu --mode profile --n "$n" --metrics "${metrics%,}" "$tmp/ncu" ;;
+    profilers ncu --mode profile --n "$n" --metrics "${metrics%,}" "$tmp/ncu" ;;
 sanitize)
     single_gpu_program
     need compute-sanitizer "error: compute-sanitizer not found: it comes with the CUDA toolkit; make stage-NN sanitize needs it and a GPU"

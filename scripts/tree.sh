@@ -67,7 +67,7 @@ agree) # the record's shared-memory wavefronts against Nsight Compute's, on the 
     ncu --clock-control none --kernel-name-base function --kernel-name regex:"^$kernel(<.*>)?\$" --launch-count 1 \
         --metrics "$shared_metrics" --csv "$main" --kernel "$kernel" --n 1 --reps 1 --warmup 0 >"$tmp/ncu" 2>"$tmp/err" ||
         { cat "$tmp/err" "$tmp/ncu" | tail -n 20; exit 1; }
-    report ncu --mode shared --metrics "$shared_metrics" "$tmp/ncu" >"$tmp/measured" ||
+    profilers ncu --mode shared --metrics "$shared_metrics" "$tmp/ncu" >"$tmp/measured" ||
         { echo "error: ncu measured no launch of $kernel:" >&2; tail -n 5 "$tmp/ncu" "$tmp/err" >&2; exit 1; }
     echo "$stage $kernel, one block: shared-memory instructions and wavefronts, the record's and Nsight Compute's"
     join "$tmp/record" "$tmp/measured" | awk '{ printf "  %s  record: %d instructions, %d wavefronts   ncu: %d instructions, " \

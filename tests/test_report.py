@@ -27,13 +27,16 @@ DEVICE = ["X,device,dram_peak,,,,1000,100,,,,,,,,,,", "X,device,d2d_copy,,,,900,
 
 @functools.lru_cache(None)
 def report(name):
-    """The reporting program's module NAME (scripts/report/NAME.py), imported on first use; one whose name
-    is a standard library module's (profile) is loaded from its file under another name."""
+    """The reporting program's module NAME (scripts/report/NAME.py), imported on first use."""
     if REPORT not in sys.path:
         sys.path.insert(0, REPORT)
-    if name not in sys.stdlib_module_names:
-        return importlib.import_module(name)
-    spec = importlib.util.spec_from_file_location(f"report_{name}", os.path.join(REPORT, f"{name}.py"))
+    return importlib.import_module(name)
+
+
+@functools.lru_cache(None)
+def profilers():
+    """scripts/profilers.py, the reader of what the profilers print, as a module."""
+    spec = importlib.util.spec_from_file_location("profilers", os.path.join(ROOT, "scripts", "profilers.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -552,7 +555,7 @@ class MadeUpResults(support.Case):
                     "        /*00d0*/                   LDG.E.U16.CONSTANT R19, desc[UR4][R6.64] ;\n"
                     "        /*00e0*/                   LDGSTS.E.128 [R20], desc[UR4][R6.64] ;\n"
                     "        /*00f0*/                   RED.E.ADD.F32.FTZ.RN.STRONG.GPU desc[UR4][R6.64], R0 ;\n")
-        line = report("profile").sass(ptxas, sass).split("\n")[1]
+        line = profilers().sass(ptxas, sass).split("\n")[1]
         self.assertIn("LDG<=32 2  LDG.64 1  LDG.128 3 |", line)
         self.assertIn("RED/ATOM 1 | 32 registers, 68 bytes shared", line)
 

@@ -15,16 +15,6 @@ COMMANDS = {
         ("--stage", {"required": True, "help": "the stage, its folder's name"}),
         ("csvs", {"nargs": "+", "help": "every GPU's results CSV"})]),
     "plot-accuracy": ("charts.plot_accuracy", "the accuracy lab's chart", [CSV, ("png", {})]),
-    "ncu": ("profile.ncu", "the metric values of an Nsight Compute CSV", [
-        ("--mode", {"choices": ("limits", "flush", "shared", "profile"), "required": True}),
-        *((f"--{column}", {"default": "", "help": f"limits: the {column} column"})
-          for column in ("gpu", "stage", "n", "dtype")),
-        ("--names", {"default": "", "help": "limits: the runs' kernels, in order (the library's first)"}),
-        ("--re", {"dest": "regex", "default": "", "help": "flush: the GPU functions to read (a regex)"}),
-        ("--last", {"type": int, "default": 0, "help": "flush: judge only the last LAST runs (0: all)"}),
-        ("--metrics", {"required": True, "help": "its columns' metrics, comma-separated (docs/report.md)"}),
-        ("--library", {"default": "", "help": "limits, flush: the library's launches, FIRST LAST (--describe)"}),
-        ("ncu_csv", {"help": "the output of ncu --csv --print-units base"})]),
     "tree": ("tree.tree", "a tree record drawn (terminal, gnuplot data) or counted", [
         ("--mode", {"choices": ("ascii", "data", "counts"), "default": "ascii"}),
         ("--dir", {"dest": "folder", "default": ".", "help": "the folder of the .dat files (data mode)"}),
@@ -32,7 +22,6 @@ COMMANDS = {
     "plot": ("charts.plot", "the charts of a results CSV, drawn with gnuplot", [
         CSV, ("outdir", {}), ("--dumb", {"action": "store_true", "help": "also print the bar charts"})]),
     "charts": ("charts.charts", "the charts a results CSV yields, one a line", [CSV]),
-    "sass": ("profile.sass", "make stage-NN sass's summary line per kernel", [("ptxas", {}), ("sass", {})]),
     "readmes": ("readmes.readmes", "every README's measured blocks from the committed results", [
         CHECK, CSV, ("img", {})]),
     "tree-blocks": ("readmes.tree_blocks", "every stage README's tree block from the committed records", [

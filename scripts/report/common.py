@@ -15,9 +15,9 @@ def fail(why, code=2):
     print(f"error: {why}", file=sys.stderr)
     sys.exit(code)
 
-def read_text(path, errors=None):
+def read_text(path):
     try:
-        with open(path, encoding="utf-8", errors=errors) as f:
+        with open(path, encoding="utf-8") as f:
             return f.read()
     except OSError as e:
         fail(f"{path}: {e.strerror}")

@@ -1,9 +1,10 @@
-"""The profilers' outputs, read for the scripts that profile: ncu's modes and sass
-(docs/report.md#profilers)."""
+"""The profilers' outputs, read for the scripts that profile (limits.sh, flush_check.sh, stage_tool.sh,
+tree.sh): python3 scripts/profilers.py ncu|sass ARGS...; its modes: docs/report.md#profilers. It reads what
+ncu and cuobjdump print, and no results CSV: the reporting program (scripts/report) reads what it writes."""
+import argparse
 import re
+import sys
 from collections import Counter
-
-from common import fail, read_text
 
 # How many metrics each mode reads (--metrics, in the order of its columns; docs/report.md#profilers).
 METRICS = {"limits": 7, "flush": 1, "shared": 4, "profile": 21}
@@ -14,6 +15,18 @@ LOADS = (("ldg128", r" LDG(\.\w+)*\.128\b"), ("ldg64", r" LDG(\.\w+)*\.64\b"), (
 OTHERS = (("bfly", r" SHFL\.BFLY"), ("down", r" SHFL\.DOWN"), ("bar", r" BAR\.SYNC"), ("warpsync", r" WARPSYNC"),
           ("atom", r" (RED|REDG|ATOM|ATOMG|ATOMS)\."))
 
+def fail(why, code=2):
+    """An error on stderr, then exit CODE (2: bad input)."""
+    print(f"error: {why}", file=sys.stderr)
+    sys.exit(code)
+
+def read_text(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError as e:
+        fail(f"{path}: {e.strerror}")
+
 def value(v):
     try:
         return float(v.replace(",", ""))
@@ -23,7 +36,7 @@ def value(v):
 def launches(path):
     """Each launch's kernel and {metric: value}, in the order launched; every field of the CSV is quoted."""
     col, found = {}, {}
-    for line in read_text(path, errors="surrogateescape").splitlines():
+    for line in read_text(path).splitlines():
         fields = re.findall(r'"([^"]*)"', line)
         if line.startswith('"ID"'):
             col.update((name, i) for i, name in enumerate(fields))
@@ -105,7 +118,7 @@ def ncu(mode, ncu_csv, gpu, stage, n, dtype, names, regex, last, metrics, librar
 
 def sass(ptxas, sass):
     """The summary, a line per kernel in the order of the SASS, from it and the assembler's report PTXAS."""
-    report, sass = (read_text(path, errors="replace") for path in (ptxas, sass))
+    report, sass = (read_text(path) for path in (ptxas, sass))
     resources = {}  # kernel: (registers, shared bytes), of its last "Used" line
     for kernel, body in re.findall(r"Compiling entry function[^\n]*?(_Z[A-Za-z0-9_]+)(.*?)(?=Compiling entry|\Z)",
                                    report, re.S):
@@ -125,3 +138,30 @@ def sass(ptxas, sass):
                 f"{c['bfly']}  SHFL.DOWN {c['down']} | BAR.SYNC {c['bar']}  WARPSYNC {c['warpsync']} | RED/ATOM "
                 f"{c['atom']} | {regs} registers, {smem} bytes shared\n")
     return out
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog="python3 scripts/profilers.py", description=__doc__)
+    commands = parser.add_subparsers(metavar="COMMAND", required=True)
+    command = commands.add_parser("ncu", help="the metric values of an Nsight Compute CSV")
+    command.set_defaults(function=ncu)
+    command.add_argument("--mode", choices=tuple(METRICS), required=True)
+    for column in ("gpu", "stage", "n", "dtype"):
+        command.add_argument(f"--{column}", default="", help=f"limits: the {column} column")
+    command.add_argument("--names", default="", help="limits: the runs' kernels, in order (the library's first)")
+    command.add_argument("--re", dest="regex", default="", help="flush: the GPU functions to read (a regex)")
+    command.add_argument("--last", type=int, default=0, help="flush: judge only the last LAST runs (0: all)")
+    command.add_argument("--metrics", required=True, help="its columns' metrics, comma-separated (docs/report.md)")
+    command.add_argument("--library", default="", help="limits, flush: the library's launches, FIRST LAST (--describe)")
+    command.add_argument("ncu_csv", help="the output of ncu --csv --print-units base")
+    command = commands.add_parser("sass", help="make stage-NN sass's summary line per kernel")
+    command.set_defaults(function=sass)
+    command.add_argument("ptxas")
+    command.add_argument("sass")
+    args = vars(parser.parse_args(argv))
+    got = args.pop("function")(**args)
+    out, status = got if isinstance(got, tuple) else (got, 0)
+    sys.stdout.write(out)
+    return status
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
