@@ -74,6 +74,18 @@ __device__ __forceinline__ T block_sum(T v)
 /* Its levels: a warp's, then the warp sums' (the lanes past them add zeros, which round nothing). */
 #define BLOCK_SUM_LEVELS (LOG2_WARP + tree_levels(WARPS))
 
+/* A block's largest value, in every thread (the windows open at the block's largest field). */
+template <int WARPS_HERE>
+__device__ __forceinline__ unsigned block_max(unsigned v)
+{
+    __shared__ unsigned warp_largest[WARPS_HERE];
+    for (int m = 16; m > 0; m >>= 1) v = max(v, __shfl_xor_sync(FULL_MASK, v, m));
+    if (threadIdx.x % 32 == 0) warp_largest[threadIdx.x / 32] = v;
+    __syncthreads();
+    for (int k = 0; k < WARPS_HERE; k++) v = max(v, warp_largest[k]);
+    return v;
+}
+
 /* ---- 1. order matters --------------------------------------------------------------------------- */
 
 /* Stage 08's shape in fp32: each thread adds its 16-byte vectors a grid apart, the block adds its
@@ -605,7 +617,7 @@ __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum(const T *x,
     constexpr int PER_VEC = Vector<T>::COUNT, WARPS_HERE = THREADS / 32;
     __shared__ long long d[DIGITS * THREADS], sum[DIGITS];
     __shared__ int warp_chunks[8][WARPS_HERE];
-    __shared__ unsigned flags, warp_largest[WARPS_HERE];
+    __shared__ unsigned flags;
     uint64_t head = unaligned_head(x, n); /* elements before a 16-byte boundary */
     const uint4 *v = reinterpret_cast<const uint4 *>(x + head);
     uint64_t vectors = (n - head) / PER_VEC, tail = head + vectors * PER_VEC;
@@ -624,10 +636,7 @@ __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum(const T *x,
             unsigned field = Vector<T>::bits(r[k], j) >> 23 & 0xff;
             largest = max(largest, field == 0xff ? 0u : field);
         }
-    for (int m = 16; m > 0; m >>= 1) largest = max(largest, __shfl_xor_sync(FULL_MASK, largest, m));
-    if (threadIdx.x % 32 == 0) warp_largest[threadIdx.x / 32] = largest;
-    __syncthreads();
-    for (int k = 0; k < WARPS_HERE; k++) largest = max(largest, warp_largest[k]);
+    largest = block_max<WARPS_HERE>(largest);
     Windows w;
     w.open(largest);
     const int block_a = w.a;
@@ -985,7 +994,10 @@ __device__ void carry_lanes64(long long *digit)
 /* Digit k (the same k in every lane) of the warp's. */
 __device__ __forceinline__ unsigned long long lane_digit64(const long long *digit, int k)
 {
-    const long long slot = k < 0 ? 0 : k < 32 ? digit[0] : k < 64 ? digit[1] : digit[2];
+    long long slot = digit[0];
+#pragma unroll
+    for (int s = 1; s < SLOTS64; s++)
+        if (k >= 32 * s) slot = digit[s];
     return k < 0 ? 0 : (unsigned long long)__shfl_sync(FULL_MASK, slot, k % 32);
 }
 
@@ -1072,7 +1084,7 @@ __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum_f64(const d
 {
     constexpr int WARPS_HERE = THREADS / 32;
     __shared__ long long d[DIGITS64];
-    __shared__ unsigned flags, warp_largest[WARPS_HERE];
+    __shared__ unsigned flags;
     __shared__ int warp_pieces[12][WARPS_HERE];
     long long *digits = d;
     unsigned *block_flags = &flags;
@@ -1096,10 +1108,7 @@ __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum_f64(const d
             unsigned field = field64(value64(r[k], j));
             largest = max(largest, field == 0x7ff ? 0u : field);
         }
-    for (int m = 16; m > 0; m >>= 1) largest = max(largest, __shfl_xor_sync(FULL_MASK, largest, m));
-    if (threadIdx.x % 32 == 0) warp_largest[threadIdx.x / 32] = largest;
-    __syncthreads();
-    for (int k = 0; k < WARPS_HERE; k++) largest = max(largest, warp_largest[k]);
+    largest = block_max<WARPS_HERE>(largest);
     Windows64 w;
     w.open(largest);
     const int block_a = w.a;
