@@ -204,8 +204,7 @@ def tree_block(stage, kernels, lang):
             out.append(text(lang, "tree missing").format(k=k, num=number(stage)))
             continue
         tree = Tree(record)
-        counts = dict(zip(("ld", "ldw", "st", "stw"), tree.totals()["ld"] + tree.totals()["st"]))
-        counts.update(adds=tree.additions(), unused=tree.additions(-1, True))
+        counts = dict(tree.totals(), adds=tree.additions(), unused=tree.additions(-1, True))
         plurals = {f"{key}_s": "" if c == 1 else "s" for key, c in counts.items()}
         if loop := tree.loop():
             loop = text(lang, "tree loop").format(threads=loop[0], loads=sum(tree.loaded.values()),
