@@ -24,8 +24,7 @@ COMMANDS = {
     "charts": ("charts.charts", "the charts a results CSV yields, one a line", [CSV]),
     "readmes": ("readmes.readmes", "every README's measured blocks from the committed results", [
         CHECK, CSV, ("img", {})]),
-    "tree-blocks": ("readmes.tree_blocks", "every stage README's tree block from the committed records", [
-        CHECK]),
+    "tree-blocks": ("readmes.tree_blocks", "every stage README's tree block from the committed records", [CHECK]),
     "fill": ("readmes.fill", "one page's generated block from a file", [
         CHECK, *((name, {}) for name in ("page", "tag", "block", "how"))]),
     "claims": ("claims.claims", "the stages' claims about measured results, checked on every GPU's", []),

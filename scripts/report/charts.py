@@ -19,8 +19,7 @@ NEED = "gpu stage kernel dtype n median_us gbps pct_peak pass cols l2 bytes_read
 VARS = "gpu=%s; peak=%s; copy=%s; sol=%s; floor=%s; l2n=%.0f; stage=%s; others=%s; %s\n"  # NAME.vars
 
 def chart_headers(check=False):
-    """By chart name, each chart file's header {key: value, file: its path}; CHECK: one without chart and
-    shape is an error (exit 1)."""
+    """Each chart file's header by name, {key: value, file: its path}; CHECK: one lacking chart or shape exits 1."""
     found = {}
     for gp in sorted(glob.glob(os.path.join(PLOTS, "*.gp"))):
         lines = re.match(r"(#.*\n)*", read_text(gp))[0].splitlines()  # the comment lines it starts with
@@ -48,9 +47,8 @@ def size(b):
     return short(b / units[0][1]) + units[0][0] if units else short(b)
 
 class Results:
-    """A results CSV: the device's figures, and the kernel rows (each its first fill's; n a number, failed,
-    warm) by stage, kernel, input type, N, cols and warm, in the order of first appearance; width: the bytes
-    an element of each input type."""
+    """A results CSV: the device's figures, the kernel rows (first fills; n a number, failed, warm) by stage,
+    kernel, input type, N, cols and warm, in order of appearance; width: each input type's bytes an element."""
 
     def __init__(self, path):
         rows, self.gpu, self.rows, self.types = read_csv(path, NEED), "", {}, {}  # types: stage: {(k, t)}
@@ -64,8 +62,7 @@ class Results:
                 self.width.setdefault(r["dtype"], float(r["bytes_read"]) / r["n"])
         self.kernels = {s: list(dict.fromkeys(k for k, _ in types)) for s, types in self.types.items()}
         self.ns = sorted({r["n"] for r in self.rows.values()})
-        self.owners = owners(path)
-        self.library = library(path, self.types)
+        self.owners, self.library = owners(path), library(path, self.types)
 
     def at(self, s, k, t, n, warm=False):
         return self.rows.get((s, k, t, n, "", warm))
@@ -76,9 +73,8 @@ class Results:
                    default=None)
 
 class Drawing:
-    """One chart's stages (own: those that own it; others: those that name it), the input types each is drawn
-    on (drawn: f32 and those its token adds), each other stage's best kernel on each (pick: the fastest at its
-    largest N), and its shapes: each returns its variables."""
+    """One chart's stages (own: those that own it; others: those that name it), the input types each is drawn on
+    (drawn: f32 and its token's), each other's best kernel on each (pick: the fastest at its largest N); its shapes."""
 
     def __init__(self, results, name, files):
         self.r, self.files, self.name, self.minn, self.maxn, self.pick = results, files, name, math.inf, 0, {}
@@ -114,8 +110,7 @@ class Drawing:
         return self.write([quote(title, failed) + "\n"] + lines + ["\n\n"], 1) if lines else 0
 
     def series(self, title, s, k, t, what="gbps"):
-        """Kernel k of stage s on type t against N (WHAT: gbps, or the time flushed or warm), and the bytes it
-        read: a block."""
+        """A block: kernel k of stage s on type t by N (WHAT: gbps, or the time flushed or warm), and its bytes read."""
         rows = [row for row in (self.r.at(s, k, t, n, what == "warm") for n in self.r.ns) if row]
         if rows:
             self.minn, self.maxn = min(self.minn, rows[0]["n"]), max(self.maxn, rows[-1]["n"])
@@ -136,10 +131,8 @@ class Drawing:
         bars = [(quote(f"{number(s)} {k}", row["failed"]), row["gbps"], amount(row["pct_peak"]), int(number(s)),
                  t) for s in self.listed for k, t in self.r.types[s]
                 if k not in self.lib and self.on(s, k, t) and (row := self.r.at(s, k, t, n))]
-        for t in self.declared:
-            if (m := self.library_gbps(n, t)) is not None:
-                pct = 100 * float(m) / self.r.dev["peak"] if self.r.dev["peak"] > 0 else 0
-                bars.append((quote(self.label(t)), short(m), pct, 0, t))
+        bars += [(quote(self.label(t)), short(m), 100 * float(m) / self.r.dev["peak"] if self.r.dev["peak"] > 0 else 0,
+                  0, t) for t in self.declared if (m := self.library_gbps(n, t)) is not None]
         types = list(dict.fromkeys(bar[-1] for bar in bars))
         return self.write(["%d\t%s\t%s\t%.0f\t%d\t%d\n" % (i + 1, *bar[:-1], types.index(bar[-1]) + 1)
                            for i, bar in enumerate(bars)], "maxn=%.0f; %s" % (n or 0, self.typed(types)))
@@ -189,23 +182,18 @@ class Drawing:
     def panels(self):
         """Kernels measured on one input type as lines against N, those on several (data sets: TYPE_SET, e.g.
         u8_skewed) as bars at the largest N, a column per data set."""
-        count, sets, hist = 0, {}, []  # sets: the data sets, numbered
         several = {s: [k for k, times in Counter(k for k, _ in self.r.types[s]).items() if times > 1] for s in self.own}
-        for s in self.own:
-            for k, t in self.r.types[s]:
-                if k in several[s]:
-                    sets.setdefault(t.split("_", 1)[-1], len(sets) + 1)
-                else:
-                    count += self.series(k, s, k, t)
-        barn = max((n for s in self.own for k, t in self.r.types[s] if k in several[s]
-                    for n in self.r.ns if n > 0 and self.r.at(s, k, t, n)), default=None)
-        for s in self.own:
-            for k in several[s]:
-                value = {sets[t.split("_", 1)[-1]]: row for kernel, t in self.r.types[s]
-                         if kernel == k and (row := self.r.at(s, k, t, barn))}
-                if value:
-                    hist.append(quote(k, any(row["failed"] for row in value.values())) + "".join(
-                        "\t" + (value[i]["gbps"] if i in value else "NaN") for i in range(1, len(sets) + 1)) + "\n")
+        count = sum(self.series(k, s, k, t) for s in self.own for k, t in self.r.types[s] if k not in several[s])
+        bars = [(s, k, t, t.split("_", 1)[-1]) for s in self.own for k, t in self.r.types[s] if k in several[s]]
+        sets = {name: i + 1 for i, name in enumerate(dict.fromkeys(b[3] for b in bars))}  # bars: (s, k, t, its set)
+        barn = max((n for s, k, t, _ in bars for n in self.r.ns if n > 0 and self.r.at(s, k, t, n)), default=None)
+        hist = []
+        for s, k in dict.fromkeys(b[:2] for b in bars):
+            value = {sets[name]: row for stage, kernel, t, name in bars if (stage, kernel) == (s, k)
+                     and (row := self.r.at(s, k, t, barn))}
+            if value:
+                hist.append(quote(k, any(row["failed"] for row in value.values())) + "".join(
+                    "\t" + (value[i]["gbps"] if i in value else "NaN") for i in range(1, len(sets) + 1)) + "\n")
         self.write(hist, "", ".hist")
         return "series=%d; minn=%.0f; maxn=%.0f; histrows=%d; barn=%.0f; sets=%s;" % (
             count, self.minn if count else 0, self.maxn, len(hist), barn or 0, quote(" ".join(sets))) if count or hist else ""
@@ -231,7 +219,6 @@ def chart_data(csv):
     """The headers of the charts whose rows the CSV has (sorted as the shell sorts NAME.vars), and the files
     plot hands gnuplot, by name: NAME.vars, NAME.data and, for panels, NAME.hist."""
     headers, files, results = chart_headers(True), defaultdict(str), Results(csv)
-    dev = results.dev
     for name, keys in headers.items():
         drawing = Drawing(results, name, files)
         if not drawing.own and (not drawing.others or " stage " in f" {keys['readme']} "):
@@ -240,10 +227,9 @@ def chart_data(csv):
             fail(f"chart {name}: unknown shape {keys['shape']}", 1)
         if variables := getattr(drawing, keys["shape"])():
             own, others = (quote(phrase([number(s) for s in stages if number(s)])) for stages in (drawing.own, drawing.others))
-            files[name + ".vars"] += VARS % (quote(results.gpu), short(dev["peak"]), short(dev["copy"]), short(dev["sol"]),
-                                             short(dev["floor"] or 0), dev["l2n"], own, others, variables)
-    names = [f[:-len(".vars")] for f in sorted(files) if f.endswith(".vars")]
-    return {name: headers[name] for name in names}, files
+            files[name + ".vars"] += VARS % (quote(results.gpu), *(short(results.dev[k] or 0) for k in (
+                "peak", "copy", "sol", "floor")), results.dev["l2n"], own, others, variables)
+    return {name: headers[name] for name in (f[:-len(".vars")] for f in sorted(files) if f.endswith(".vars"))}, files
 
 def chart_names(csv):
     return list(chart_data(csv)[0])
@@ -271,13 +257,12 @@ def plot(csv, outdir, dumb=False):
     with tempfile.TemporaryDirectory() as tmp:
         write_files(files, tmp)
         for name, keys in charts.items():
-            assignments = files[name + ".vars"].rstrip("\n") + f" datafile='{tmp}/{name}.data'; "
-            rc = gnuplot(assignments + f"histfile='{tmp}/{name}.hist'; plotdir='{PLOTS}'; term='png'; "
-                         f"out='{outdir}/{name}.png'", keys["file"])
+            assignments = files[name + ".vars"].rstrip("\n") + f" datafile='{tmp}/{name}.data'; plotdir='{PLOTS}'; "
+            rc = gnuplot(assignments + f"histfile='{tmp}/{name}.hist'; term='png'; out='{outdir}/{name}.png'",
+                         keys["file"])
             if not rc and dumb and " top " in f" {keys['readme']} " and keys["shape"] == "bars":
-                rc = gnuplot(assignments + f"plotdir='{PLOTS}'; term='dumb'; out=''", keys["file"])
-                for line in files[name + ".data"].split("\n")[:-1] if not rc else []:  # and a line per bar
-                    f = line.split("\t")
+                rc = gnuplot(assignments + "term='dumb'; out=''", keys["file"])
+                for f in (line.split("\t") for line in files[name + ".data"].splitlines() if not rc):  # a line per bar
                     print("  %2d %-44s %7.0f GB/s %4d%%" % (int(f[0]), f[1].replace('"', ""), float(f[2]), float(f[3])))
             if rc:
                 return rc
@@ -287,13 +272,10 @@ def plot_accuracy(csv, png):
     rows, labels = accuracy_rows(csv, "gpu stage kernel n rel_err pass fill rel_bound cond")
     if not shutil.which("gnuplot"):
         fail(f"gnuplot not found: {png} not drawn (e.g. apt-get install gnuplot-nox)", 4)
-    data = ""
-    for panel in ("random", "wide", "cond"):
-        for label in labels:
-            points = sorted((r for r in rows if r["label"] == label and r["fill"] == panel), key=lambda r: float(r["x"]))
-            data += f'"{label}"\n' + "".join("%s %s %s\n" % (
-                r["x"], r["rel_err"] if r["rel_err"] and float(r["rel_err"]) > 0 else "NaN", r["rel_bound"] or "NaN")
-                for r in points) + "\n\n"
+    data = "".join(f'"{label}"\n' + "".join("%s %s %s\n" % (  # a block per panel and label
+        r["x"], r["rel_err"] if r["rel_err"] and float(r["rel_err"]) > 0 else "NaN", r["rel_bound"] or "NaN")
+        for r in sorted((r for r in rows if r["label"] == label and r["fill"] == panel), key=lambda r: float(r["x"])))
+        + "\n\n" for panel in ("random", "wide", "cond") for label in labels)
     condn = ([r["n"] for r in rows if r["fill"] == "cond"] or ["0"])[-1]
     variables = 'series = %d; condn = %.0f; gpu = "%s"\n' % (len(labels), float(condn), rows[-1]["gpu"] if rows else "")
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,10 +1,9 @@
-"""An article's own figures beside this run's, from a stage's cited.csv (its kinds:
-docs/report.md#cited-figures)."""
+"""An article's own figures beside this run's, from a stage's cited.csv (its kinds: docs/report.md#cited-figures)."""
 import collections
 import csv as csvlib
 import re
 
-from common import bilingual, fail, flushed, library, read_csv, read_text, rel, rule, text, verdict
+from common import bilingual, cells, fail, flushed, library, read_csv, read_text, rel, rule, text, verdict
 
 KINDS = {"step,stage,kernel,ms,gbps": "chain", "s,k,dtype,printed,kernel,sum,ms": "grid"}
 NEED = "stage kernel dtype n median_us gbps pct_peak rel_err pass l2 fill"
@@ -35,8 +34,7 @@ def chain(fig, csv, lang):
     ms, p = "", None  # the step before's: the article's time and this run's row
     for step in fig.rows:
         r = run.get((step["stage"], step["kernel"]))
-        out += "| %s | `%s` | %s | %s | %s |" % (step["step"], step["kernel"], step["ms"], step["gbps"],
-                                                ratio(ms, step["ms"]))
+        out += "| %(step)s | `%(kernel)s` | %(ms)s | %(gbps)s |" % step + f" {ratio(ms, step['ms'])} |"
         out += (" %.1f | %.0f | %.1f |" % tuple(float(r[c]) for c in ("median_us", "gbps", "pct_peak")) if r else " - |" * 3)
         out += " %s | %s |\n" % (ratio(p["median_us"], r["median_us"]) if r and p else "-",
                                  "-" if not r else verdict(r["pass"], False))
@@ -44,32 +42,29 @@ def chain(fig, csv, lang):
     return out
 
 def grid(fig, csv, stage, lang):
-    times, drift = fig.meta.get("times", "").split(), fig.meta.get("drift", "").split()
-    if not times:
-        fail(f"{fig.path}: a grid needs a '# times:' line")
+    times = fig.meta.get("times", "").split() or fail(f"{fig.path}: a grid needs a '# times:' line")
+    drift = fig.meta.get("drift", "").split()
     ns = {f"{r['s']}x{r['k']}": int(r["s"]) * int(r["k"]) for r in fig.rows}  # the cells "SxK", with their N
-    cells = {n: [c for c in ns if ns[c] == n] for n in ns.values()}  # each N's cells, in the grid's order
+    at_n = {n: [c for c in ns if ns[c] == n] for n in ns.values()}  # each N's cells, in the grid's order
     article = {(f"{r['s']}x{r['k']}", r["kernel"], r["dtype"]): (r["sum"], r["ms"]) for r in fig.rows}
     type_of = {r["kernel"]: r["dtype"] for r in reversed(fig.rows)}  # each kernel's first input type
     lib = sorted(library(csv, [stage]))[:1] or fail(f"{csv}: stage {stage} describes no library kernel")
     run, seen = {}, collections.Counter()  # run: (cell, kernel, dtype) -> this run's row
     for r in flushed(read_csv(csv, NEED)):  # of the data the article's table is set beside (# fill:, if given)
         key = (r["kernel"], r["dtype"], int(r["n"]))
-        if r["stage"] == stage and key[2] in cells and fig.meta.get("fill", r["fill"]) == r["fill"]:
+        if r["stage"] == stage and key[2] in at_n and fig.meta.get("fill", r["fill"]) == r["fill"]:
             # One N's rows are its cells in turn; the last run wins.
-            run[(cells[key[2]][seen[key] % len(cells[key[2]])],) + key[:2]] = r
+            run[(at_n[key[2]][seen[key] % len(at_n[key[2]])],) + key[:2]] = r
             seen[key] += 1
     in_run = {key[1:] for key in run}
 
     def mine(c, kernel, dtype, err=False):
         """This run's cell C of KERNEL as shown: its time, or (ERR) its error; FAIL where its check failed."""
-        r = run.get((c, kernel, dtype))
-        if not r:
+        if not (r := run.get((c, kernel, dtype))):
             return "-"
         v = verdict(r["pass"])
-        if err:
-            return rel(r["rel_err"]) + ("" if v == "ok" else " " + v)
-        return "%.1f" % float(r["median_us"]) + (" FAIL" if v == "FAIL" else "")
+        return rel(r["rel_err"]) + ("" if v == "ok" else " " + v) if err else \
+            "%.1f" % float(r["median_us"]) + (" FAIL" if v == "FAIL" else "")
 
     t, last = type_of.get(times[0], ""), times[-1]
     ran = [k for k in times if (k, t) in in_run]
@@ -78,8 +73,7 @@ def grid(fig, csv, stage, lang):
         ran, text(lang, "this run")) + " CUB | x CUB |\n" + rule("l" + "r" * (len(times) + len(ran) + 4))
     for c in ns:
         ms = {k: article[c, k, t][1] for k in times + ["torch.sum"] if (c, k, t) in article}  # the article's
-        out += f"| {c} |" + "".join(" %s |" % ("%.1f" % (float(ms[k]) * 1000) if k in ms else "-")
-                                    for k in times + ["torch.sum"])
+        out += f"| {c} |" + cells((float(ms[k]) * 1000 if k in ms else None for k in times + ["torch.sum"]), "%.1f")
         out += f" {ratio(ms.get('torch.sum', ''), ms.get(last, ''))} |" + "".join(f" {mine(c, k, t)} |" for k in ran + lib)
         out += f" {ratio(*(run.get((c, k, t), {}).get('median_us', '') for k in lib + [last]))} |\n"
     if len(drift) < 2:

@@ -47,8 +47,7 @@ class Run:
         if kernel == "fastest":  # of DTYPE, or of each input type
             rows = [r for (s, k, t, f, m, c), r in self.at.items() if (s, f, m, c) == (stage, None, n, cols)
                     and k not in self.library and dtype in ("each", t)]
-            types = dict.fromkeys(r["dtype"] for r in rows)
-            return [min((r for r in rows if r["dtype"] == t), key=us) for t in types]
+            return [min((r for r in rows if r["dtype"] == t), key=us) for t in dict.fromkeys(r["dtype"] for r in rows)]
         return [r for (s, k, t, f, m, c), r in self.at.items() if (s, t, f, m, c) == (stage, dtype, fill or None,
                                                                                       n, cols) and fnmatch.fnmatch(k, kernel)]
 
@@ -73,17 +72,13 @@ class Run:
         reads = {t.split(":")[0] for t in (a["a"], a["b"]) if ":" in t}
         return sorted(excused(self.folder) & (reads | (self.stages if a["b"] == "others" else set())))
 
-def runs(csvs):
-    found = {}
-    for path in csvs:
-        rows = read_csv(path, NEED)
-        for gpu in dict.fromkeys(r["gpu"] for r in kernel_rows(rows)):
-            found[gpu] = Run([r for r in rows if r["gpu"] == gpu], path)
-    return found
-
 def targets(csvs, stage, lang="en", rows=None):
     """STAGE's targets: a column per GPU, met or not with the worst ratio over its sizes and its N."""
-    found = runs(csvs)
+    found = {}  # each GPU's run
+    for path in csvs:
+        every = read_csv(path, NEED)
+        found |= {gpu: Run([r for r in every if r["gpu"] == gpu], path)
+                  for gpu in dict.fromkeys(r["gpu"] for r in kernel_rows(every))}
     out = text(lang, "targets head") + "".join(f" {g} |" for g in found) + "\n" + rule("llr" + "l" * len(found))
     for t in assertions(stage, "target") if rows is None else rows:
         sizes = [parse_size(s) for s in re.split(r"\.\.| ", t["n"]) if s]  # MIN..MAX, or a list
@@ -129,12 +124,10 @@ def check(claim, run, gpu):
         at = [(parse_size(s), c) for s in claim["n"].split() for c in cols]
         if missing := [n if c == "" else f"{n}x{c}" for n, c in at if not (run.named(a, n, c) and run.named(b, n, c))]:
             return [f"FAIL {name} on the {gpu}: {a} and {b} were not both measured at N = {missing}"]
-    lines = []
-    for n, c in at:
-        ta, tb = us(run.named(a, n, c)[0]), us(run.named(b, n, c)[0])
-        if not (tb / ta >= by if claim["is"] == "faster" else max(ta, tb) / min(ta, tb) <= by):
-            lines.append(f"FAIL {name} on the {gpu}, N = {n}{f' ({c} columns)' if c else ''}: {a} {ta:.1f} µs, "
-                         f"{b} {tb:.1f} µs (b/a = {tb / ta:.3f}; claimed: {claim['is']}, by {by:g})")
+    times = [(n, c, us(run.named(a, n, c)[0]), us(run.named(b, n, c)[0])) for n, c in at]
+    lines = [f"FAIL {name} on the {gpu}, N = {n}{f' ({c} columns)' if c else ''}: {a} {ta:.1f} µs, {b} {tb:.1f} µs "
+             f"(b/a = {tb / ta:.3f}; claimed: {claim['is']}, by {by:g})" for n, c, ta, tb in times
+             if not (tb / ta >= by if claim["is"] == "faster" else max(ta, tb) / min(ta, tb) <= by)]
     return lines or [f"ok   {name} on the {gpu} at {len(at)} N"]
 
 MARK = re.compile(r"<!-- claim: ([\w.-]+) -->")
@@ -145,10 +138,8 @@ EVERY = re.compile(r"\bboth( of the)?( reference)? GPUs\b|\b(on|for) (each|every
 def sentence(page, end):
     """The sentence of PAGE that ends where a claim's mark starts (at END): back to the sentence before it, a
     blank line, a list item's start or another mark."""
-    head = page[:end]
-    while (m := re.search(r"<!-- claim: [\w.-]+ -->\s*$", head)):  # the marks of one sentence, side by side
-        head = head[:m.start()]
-    head = MARK.sub("\0", head)
+    # Up to the mark, less the marks beside it (one sentence's); any mark before them is a stop.
+    head = MARK.sub("\0", re.sub(r"(<!-- claim: [\w.-]+ -->\s*)+$", "", page[:end]))
     starts = [m.end() for m in re.finditer(r"[.;:]\s|[。；：]|\n\s*\n|\n\s*[-*] |\0", head.rstrip())]
     return head[max(starts, default=0):].strip()
 

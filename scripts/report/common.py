@@ -146,8 +146,7 @@ def description(folder, stage, needed=True):
     """STAGE's --describe ({key: [values]}): saved in FOLDER (describe-<stage>.txt), or else its built
     program's; {} for neither where not NEEDED, else an error."""
     saved = os.path.join(folder or ".", f"describe-{stage}.txt")
-    return parse_description(read_text(saved)) if os.path.exists(saved) else \
-        built_description(folder, stage, needed)
+    return parse_description(read_text(saved)) if os.path.exists(saved) else built_description(folder, stage, needed)
 
 @functools.lru_cache(None)
 def built_description(folder, stage, needed):

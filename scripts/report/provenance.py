@@ -1,5 +1,4 @@
-"""Where each reference was measured, and which stages changed since
-(docs/report.md#where-each-reference-was-measured)."""
+"""Each reference's commit, and the stages changed since (docs/report.md#where-each-reference-was-measured)."""
 import functools
 import glob
 import os
@@ -18,8 +17,7 @@ def first_line(path, start=""):
         return None
 
 def primary():
-    name = first_line("plots/reference/primary")
-    if name is None:
+    if (name := first_line("plots/reference/primary")) is None:
         fail("no plots/reference/primary: run make bench and make reference")
     return name.strip() or fail("plots/reference/primary is empty")
 
@@ -36,8 +34,7 @@ def git(*args):
 
 @functools.lru_cache(None)
 def changed_since(commit):
-    """(the stages whose watched files differ between COMMIT and the working tree, None), or (None, why git
-    cannot tell)."""
+    """(the stages whose watched files differ from COMMIT's in the work tree, None), or (None, why git cannot tell)."""
     top = git("rev-parse", "--show-toplevel")
     if top is None or os.path.realpath(top.strip()) != os.path.realpath("."):
         return None, "this is not a git checkout of the repository"
@@ -62,8 +59,7 @@ def changed_line(folder, commit):
 
 def excused(folder):
     """The stages whose claims and targets FOLDER's run is not held to (none for the primary)."""
-    commit = measured_at(folder)
-    if os.path.basename(os.path.normpath(folder)) == primary() or commit is None:
+    if os.path.basename(os.path.normpath(folder)) == primary() or (commit := measured_at(folder)) is None:
         return set()
     line = changed_line(folder, commit)[len(CHANGED):].split(".")[0].strip()
     return set() if not line or line.startswith("git cannot tell") or line == "none" else set(line.split(", "))

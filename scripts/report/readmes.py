@@ -1,5 +1,4 @@
-"""The measured blocks of every README, from the committed results: its pages and tags in
-docs/report.md#readme-blocks."""
+"""Every README's measured blocks, from the committed results (their pages and tags: docs/report.md#readme-blocks)."""
 import difflib
 import glob
 import os
@@ -38,8 +37,7 @@ def update(path, blocks, check):
     return write(path, "\n".join(lines), check)
 
 def siblings(page):
-    zh = page[:-3] + ".zh-CN.md"
-    return [(page, "en")] + ([(zh, "zh")] if os.path.exists(zh) else [])
+    return [(p, lang) for p, lang in ((page, "en"), (page[:-3] + ".zh-CN.md", "zh")) if os.path.exists(p)]
 
 def gpu_of(csv):
     return (read_csv(csv, "gpu") + [{"gpu": ""}])[0]["gpu"]
@@ -69,11 +67,10 @@ def results_block(folder, prefix, lang):
     if not os.path.exists(flush):
         return out
     out += f"\n{text(lang, 'flush caption')}\n\n{text(lang, 'flush head')}\n" + rule("llrrlrrl")
-    for r in read_csv(flush, "probe loads n input_bytes l2 runs ratio_min pass"):
-        stage, _, kernel = r["probe"].partition(":")
-        out += "| %s `%s` | %s | %d | %.1f | %s | %d | %.4f | %s |\n" % (
-            stage, kernel.split(":")[0], r["loads"], int(r["n"]), float(r["input_bytes"]) / 2 ** 20, r["l2"],
-            int(r["runs"]), float(r["ratio_min"]), "ok" if r["pass"] == "1" else "FAIL")
+    out += "".join("| %s `%s` | %s | %d | %.1f | %s | %d | %.4f | %s |\n" % (  # a probe: STAGE:KERNEL[:...]
+        *(r["probe"] + ":").split(":")[:2], r["loads"], int(r["n"]), float(r["input_bytes"]) / 2 ** 20, r["l2"],
+        int(r["runs"]), float(r["ratio_min"]), "ok" if r["pass"] == "1" else "FAIL")
+        for r in read_csv(flush, "probe loads n input_bytes l2 runs ratio_min pass"))
     return out + f"\n{text(lang, 'flush note')}\n"
 
 def accuracy_block(folder, prefix, lang, tables=True):
@@ -120,8 +117,9 @@ def own_csv_block(stage_csv, csv, lang):
         out += f"| {dtype} | {size} |" + "".join(f" {cells.get(k, '-')} |" for k in runs) + "\n"
     return out
 
-def stage_block(stage, stage_csv, csv, img, lang):
-    own, limits, mine = stage_csv == csv, f"{img}/limits.csv", f"stages/{stage}"
+def stage_block(stage, stage_csv, csv, lang):
+    own, img, mine = stage_csv == csv, os.path.dirname(stage_csv), f"stages/{stage}"
+    limits = f"{img}/limits.csv"
     out = images(stage, img, f"../../{img}", stage_csv, lang)
     out += table(csv, "stage", stage, lang) if own else own_csv_block(stage_csv, csv, lang)
     if os.path.exists(f"{mine}/cited.csv"):
@@ -174,7 +172,7 @@ def readmes(check, csv, img):
         if demo and not os.path.exists(f"{img}/demo-{stage}.txt"):
             fail(f"{readme} shows its demo's output, and {img}/demo-{stage}.txt is missing: run make bench")
         for p, lang in siblings(readme):
-            blocks = {"stage-results": stage_block(stage, c, csv, os.path.dirname(c), lang) for c in rows_csv}
+            blocks = {"stage-results": stage_block(stage, c, csv, lang) for c in rows_csv}
             status |= update(p, blocks | ({"demo-output": demo_block(stage, csv, img, lang)} if demo else {}), check)
     for csv in sorted(glob.glob("plots/reference/*/results.csv")):  # each GPU's own page
         folder, stage = os.path.dirname(csv), roofline(csv)
@@ -193,19 +191,16 @@ def run_block(folder, img):
     if commit is None:
         return out + text("en", "page unrecorded")
     out += text("en", "page measured").format(commit=commit) + changed_line(folder, commit)
-    held = text("en", "page held" if main else "page not held") if changed_since(commit)[0] else ""
-    return out + held + "\n\n"
+    return out + (text("en", "page held" if main else "page not held") if changed_since(commit)[0] else "") + "\n\n"
 
 def tree_block(stage, kernels, lang):
     out = []
     for k in kernels:
-        record = committed_record(stage, k)
-        if record is None:
+        if (record := committed_record(stage, k)) is None:
             out.append(text(lang, "tree missing").format(k=k, num=number(stage)))
             continue
         tree = Tree(record)
-        counts = dict(zip(("ld", "ldw", "st", "stw"), tree.totals()["ld"] + tree.totals()["st"]))
-        counts.update(adds=tree.additions(), unused=tree.additions(-1, True))
+        counts = dict(tree.totals(), adds=tree.additions(), unused=tree.additions(-1, True))
         plurals = {f"{key}_s": "" if c == 1 else "s" for key, c in counts.items()}
         if loop := tree.loop():
             loop = text(lang, "tree loop").format(threads=loop[0], loads=sum(tree.loaded.values()),
@@ -230,7 +225,6 @@ def tree_blocks(check):
 
 def fill(check, page, tag, block, how):
     """PAGE's block TAG from the file BLOCK (HOW: what regenerates it, named where CHECK finds a difference)."""
-    status = update(page, {tag: read_text(block)}, check)
-    if status:
+    if status := update(page, {tag: read_text(block)}, check):
         print(f"{page}'s {tag} block differs: run {how}", file=sys.stderr)
     return status

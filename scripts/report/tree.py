@@ -94,16 +94,14 @@ class Tree:
             if s in old:
                 self.held[t] = old[s] if op == "shfl_idx" else \
                     self.new_node(t, False, self.last + 1, t // 32, (old[t], old[s]))
-        self.pending = []
-        self.order.clear()
+        self.pending, self.order = [], {}
 
     def finish(self):
         """After the last event: the nodes' positions, each access's wavefronts, and the used nodes."""
         self.end_step()
         self.px = [node.x - self.base if node.of_slot else node.x for node in self.nodes]
         self.top = max((node.y for node in self.nodes), default=0)
-        self.waves = {key: max(Counter(w % 32 for w in words).values())
-                      for key, (words, _) in self.accesses.items()}
+        self.waves = {key: max(Counter(w % 32 for w in words).values()) for key, (words, _) in self.accesses.items()}
         self.steps, self.nwarps = range(int(self.last) + 1), len({w for _, w, _ in self.active})
         self.shuffled = [s for s in self.steps if (s, 0) in self.shuffle_arg]  # the steps warp 0 shuffles
         below, leaves, holders = [], [], {}  # of each node: its subtree, and the leaves in it
@@ -125,24 +123,22 @@ class Tree:
 
     def loop(self):
         """(threads, fewest, most) of the global loads a thread added before the tree; None without any."""
-        counts = self.loaded.values()
-        return (len(self.loaded), min(counts), max(counts)) if self.loaded else None
+        return (len(self.loaded), min(self.loaded.values()), max(self.loaded.values())) if self.loaded else None
 
     def totals(self):
-        """{op: [instructions, wavefronts]} of the shared-memory loads and stores."""
-        return {op: [sum(1 for key in self.waves if key[1] == op),
-                     sum(w for key, w in self.waves.items() if key[1] == op)] for op in ("ld", "st")}
+        """The shared-memory loads' and stores' instructions (ld, st) and wavefronts (ldw, stw)."""
+        return {op + w: sum(waves if w else 1 for key, waves in self.waves.items() if key[1] == op)
+                for op in ("ld", "st") for w in ("", "w")}
 
     def totals_text(self):
-        (ld, ldw), (st, stw) = self.totals().values()
-        return (f"shared loads: {plural(ld, 'instruction')}, {plural(ldw, 'wavefront')}; "
-                f"stores: {plural(st, 'instruction')}, {plural(stw, 'wavefront')}")
+        t = self.totals()
+        return (f"shared loads: {plural(t['ld'], 'instruction')}, {plural(t['ldw'], 'wavefront')}; "
+                f"stores: {plural(t['st'], 'instruction')}, {plural(t['stw'], 'wavefront')}")
 
 def drawing(tree, width=64):
     """The terminal form: the tree's positions 0..WIDTH-1, the active lanes, the banks, the shuffles."""
     out = [tree.title, "", "The tree (one row per step that adds, the root on top; o a value from registers, "
-           "+ an addition a", "result needs, - one no result needs; positions 0-%d of %d):"
-           % (width - 1, tree.threads)]
+           "+ an addition a", "result needs, - one no result needs; positions 0-%d of %d):" % (width - 1, tree.threads)]
     at = {(node.y, tree.px[i]): "o" if not node.kids else "+" if i in tree.used else "-"
           for i, node in enumerate(tree.nodes)}
     loop_rows = {tree.nodes[i].y for i in tree.looped}
@@ -156,13 +152,11 @@ def drawing(tree, width=64):
     out += ["", "Active lanes per step (# a lane that accessed shared memory or shuffled; warps 0-%d of %d):"
             % (min(nwarps, 4) - 1, nwarps)]
     for s in (s for s in tree.steps if s in busy_steps):
-        masks = ["".join("#" if (s, w, lane) in tree.active else "." for lane in range(32))
-                 for w in range(nwarps)]
+        masks = ["".join("#" if (s, w, lane) in tree.active else "." for lane in range(32)) for w in range(nwarps)]
         busy = sum("#" in m for m in masks)
         out.append("%4d |%s | %s" % (s, "".join(" " + m for m in masks[:4]), plural(busy, "warp")))
     out += ["", "Shared-memory wavefronts per access (each warp's instruction; 1 = no bank conflict, n = an "
-            "n-way conflict):", "step op  k | wavefronts of warps 0-%d | banks of warp 0's lanes"
-            % (nwarps - 1)]
+            "n-way conflict):", "step op  k | wavefronts of warps 0-%d | banks of warp 0's lanes" % (nwarps - 1)]
     for (step, op, warp, k), (_, banks) in tree.accesses.items():
         if warp == 0:
             waves = "".join(" %s" % tree.waves.get((step, op, w, k), "-") for w in range(min(nwarps, 16)))
@@ -172,13 +166,11 @@ def drawing(tree, width=64):
         sum(w > 1 for w in tree.waves.values()), len(tree.accesses)))
     if tree.shuffled:
         out += ["", "Shuffles of warp 0 (the lane each lane read; . its own value, nothing read):"]
-    for s in tree.shuffled:
-        lanes = "".join(" %2s" % tree.read_lane.get((s, 0, lane), "-") for lane in range(32))
-        out.append("%4d %-14s |%s" % (s, tree.shuffle_arg[s, 0], lanes))
-    if tree.loop():
-        _, fewest, most = tree.loop()
+    out += ["%4d %-14s |%s" % (s, tree.shuffle_arg[s, 0], "".join(" %2s" % tree.read_lane.get((s, 0, lane), "-")
+                                                               for lane in range(32))) for s in tree.shuffled]
+    if loop := tree.loop():
         out += ["", "Global loads before the tree: %s, %s a thread, added in registers" % (
-            plural(sum(tree.loaded.values()), "element"), fewest if fewest == most else f"{fewest} to {most}")]
+            plural(sum(tree.loaded.values()), "element"), loop[1] if loop[1] == loop[2] else f"{loop[1]} to {loop[2]}")]
     out += ["", "%s, %d of them unused (no result needs their sums)" % (
         plural(tree.additions(), "addition"), tree.additions(-1, True)),
         "%s (as make stage-NN profile counts them)" % tree.totals_text()]
@@ -200,8 +192,7 @@ def write_data(tree, folder):
     rows = {}  # (step, op, k): the row of the banks' chart
     for (step, op, warp, k), (_, banks) in tree.accesses.items():
         row, waves = rows.setdefault((step, op, k), len(rows) + 1), tree.waves[step, op, warp, k]
-        lines["banks"] += ["%d %d %d" % (warp * 32 + lane, row, banks[lane])
-                           for lane in range(32) if lane in banks]
+        lines["banks"] += ["%d %d %d" % (warp * 32 + lane, row, bank) for lane, bank in sorted(banks.items())]
         lines["conflicts"] += ["%d %d %d" % (warp * 32 + 16, row, waves)] if waves > 1 else []
     write_files({name + ".dat": "".join(line + "\n" for line in body) for name, body in lines.items()
                  if body or name not in ("nodes", "edges")}, folder)
@@ -219,5 +210,5 @@ def committed_record(stage, kernel):
 def tree(mode, folder, record):
     parsed = Tree(record)
     if mode == "counts":
-        return "".join("%s %d %d\n" % (op, *tot) for op, tot in parsed.totals().items())
+        return "ld %(ld)d %(ldw)d\nst %(st)d %(stw)d\n" % parsed.totals()
     return write_data(parsed, folder) if mode == "data" else drawing(parsed)
