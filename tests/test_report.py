@@ -474,6 +474,11 @@ class MadeUpResults(support.Case):
         lines = report("claims").targets([path], "02_b", rows=targets).split("\n")
         self.assertIn("| met (4.000 at 2^12) |", lines[2])  # the wide row of one kernel against the random of the other
         self.assertTrue(lines[3].endswith("| - |"), lines[3])  # a fill the run does not have: no ratio
+        targets = [target("02_b:fast", "01_a:base", "2^10", "1.2502", "close | 近"),
+                   target("02_b:fast", "01_a:base", "2^10", "1.2498", "met | 达")]
+        lines = report("claims").targets([path], "02_b", rows=targets).split("\n")
+        self.assertIn("| ≥ 1.2502 | **not met** (1.2500 at 2^10) |", lines[2])  # a miss never shown as the bound
+        self.assertIn("| ≥ 1.250 | met (1.250 at 2^10) |", lines[3])
 
     def test_targets_of_each_ratio_kind_met_or_not_met(self):
         """Each ratio of a target (sol, cub, repository, ...) met or not met, with its worst ratio figured by hand."""

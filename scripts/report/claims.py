@@ -84,16 +84,18 @@ def targets(csvs, stage, lang="en", rows=None):
         sizes = [parse_size(s) for s in re.split(r"\.\.| ", t["n"]) if s]  # MIN..MAX, or a list
         lo, hi = min(sizes), max(sizes)
         out += f"| {bilingual(t['label'], lang)} | {exponent(lo)}" + ("–" + exponent(hi) if hi > lo else "")
-        out += " | ≥ %.3f |" % float(t["by"])
+        by, cells = float(t["by"]), []  # cells: each GPU's, a text or its worst ratio and where
         for gpu, run in found.items():
             if changed := run.changed(t):
-                out += " %s |" % text(lang, "not held").format(stage=text(lang, "stage" if len(changed) == 1 else "stages"),
-                                                               numbers=phrase([number(s) for s in changed], lang))
+                cells.append(text(lang, "not held").format(stage=text(lang, "stage" if len(changed) == 1 else "stages"),
+                                                           numbers=phrase([number(s) for s in changed], lang)))
                 continue
             ratios = [(r, n) for n in run.ns if lo <= n <= hi and (r := run.ratio(t["a"], t["b"], n)) is not None]
-            worst, at = min(ratios, key=lambda x: x[0]) if ratios else (None, 0)
-            out += " - |" if worst is None else " %s (%.3f %s %s) |" % (
-                text(lang, "met" if worst >= float(t["by"]) else "not met"), worst, text(lang, "at"), exponent(at))
+            cells.append(min(ratios, key=lambda x: x[0]) if ratios else "-")
+        # Four decimals where three would show a miss equal to the bound.
+        fmt = "%.4f" if any(c[0] < by and "%.3f" % c[0] == "%.3f" % by for c in cells if type(c) is tuple) else "%.3f"
+        out += f" | ≥ {fmt} |" % by + "".join(f" {c} |" if type(c) is str else f" %s ({fmt} %s %s) |" % (
+            text(lang, "met" if c[0] >= by else "not met"), c[0], text(lang, "at"), exponent(c[1])) for c in cells)
         out += "\n"
     return out
 
