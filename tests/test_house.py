@@ -1,0 +1,80 @@
+"""The sizes the project holds itself to, so that a newcomer can read what surrounds the stages: the reporting
+program (scripts/report/) at most 1,500 lines, the common harness (common/harness.cu) at most 700, and a stage
+folder holding only what a person writes (its programs, its make fragment, its READMEs, its claims and cited
+figures, the list of kernels its every-N table shows); measured and recorded data live under plots/."""
+import fnmatch
+import glob
+import os
+import subprocess
+import tempfile
+import unittest
+
+from tests import support
+
+# No test here needs a GPU: tests/run.py runs this module beside the GPU's, with CUDA seeing none.
+HOST_ONLY = True
+
+BUDGETS = {"scripts/report/*.py": 1500, "common/harness.cu": 700}
+WRITTEN = ("*.cu", "*.mk", "README.md", "README.zh-CN.md", "claims.csv", "cited.csv", "every_n.txt")
+
+
+def lines(pattern, root=support.ROOT):
+    """The lines of the files PATTERN matches under ROOT, all together; None where it matches none."""
+    paths = glob.glob(os.path.join(root, pattern))
+    if not paths:
+        return None
+    total = 0
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            total += sum(1 for _ in f)
+    return total
+
+
+def stage_files(root=support.ROOT):
+    """The files under ROOT/stages a commit would hold (git's tracked and unignored ones), or else every one."""
+    r = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "--", "stages"], cwd=root,
+                       capture_output=True, text=True)
+    if r.returncode == 0 and os.path.exists(os.path.join(root, ".git")):
+        return r.stdout.split()
+    return [os.path.relpath(os.path.join(folder, name), root)
+            for folder, _, names in os.walk(os.path.join(root, "stages")) for name in names]
+
+
+def not_written(paths):
+    """Those of PATHS (stages/NN_name/...) that no person writes: a file WRITTEN does not name, or in a folder
+    of a stage folder."""
+    return sorted(p for p in paths if len(p.split("/")) != 3
+                  or not any(fnmatch.fnmatch(p.split("/")[2], w) for w in WRITTEN))
+
+
+class House(unittest.TestCase):
+
+    def test_budgets(self):
+        for pattern, budget in BUDGETS.items():
+            with self.subTest(pattern):
+                count = lines(pattern)
+                self.assertIsNotNone(count, f"{pattern} matches no file")
+                self.assertLessEqual(count, budget, f"{pattern}: {count} lines, over its budget of {budget}")
+
+    def test_stage_folders_hold_what_a_person_writes(self):
+        self.assertEqual(not_written(stage_files()), [],
+                         "recorded or generated data in a stage folder: they belong under plots/")
+
+    def test_checks_reject_what_they_must(self):
+        """A made-up tree: a folder over its budget, a pattern of no file, and data in a stage folder."""
+        with tempfile.TemporaryDirectory() as root:
+            os.makedirs(os.path.join(root, "scripts", "report"))
+            os.makedirs(os.path.join(root, "stages", "01_a", "tree"))
+            for name, count in (("a.py", 900), ("b.py", 601)):
+                with open(os.path.join(root, "scripts", "report", name), "w", encoding="utf-8") as f:
+                    f.write("x = 1\n" * count)
+            for name in ("reduce.cu", "README.md", "claims.csv", "results.csv"):
+                open(os.path.join(root, "stages", "01_a", name), "w", encoding="utf-8").close()
+            self.assertEqual(lines("scripts/report/*.py", root), 1501)
+            self.assertIsNone(lines("common/harness.cu", root))
+            open(os.path.join(root, "stages", "01_a", "tree", "k.csv"), "w", encoding="utf-8").close()
+            self.assertEqual(not_written(stage_files(root)), ["stages/01_a/results.csv", "stages/01_a/tree/k.csv"])
+
+
+if __name__ == "__main__":
+    unittest.main()
