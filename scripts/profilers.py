@@ -2,9 +2,13 @@
 tree.sh): python3 scripts/profilers.py ncu|sass ARGS...; its modes: docs/report.md#profilers. It reads what
 ncu and cuobjdump print, and no results CSV: the reporting program (scripts/report) reads what it writes."""
 import argparse
+import os
 import re
 import sys
 from collections import Counter
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "report"))
+from common import fail, read_text  # noqa: E402 (the reporting program's: an error's form, a file read)
 
 # How many metrics each mode reads (--metrics, in the order of its columns; docs/report.md#profilers).
 METRICS = {"limits": 7, "flush": 1, "shared": 4, "profile": 21}
@@ -15,18 +19,6 @@ LOADS = (("ldg128", r" LDG(\.\w+)*\.128\b"), ("ldg64", r" LDG(\.\w+)*\.64\b"), (
 OTHERS = (("bfly", r" SHFL\.BFLY"), ("down", r" SHFL\.DOWN"), ("bar", r" BAR\.SYNC"), ("warpsync", r" WARPSYNC"),
           ("atom", r" (RED|REDG|ATOM|ATOMG|ATOMS)\."))
 
-def fail(why, code=2):
-    """An error on stderr, then exit CODE (2: bad input)."""
-    print(f"error: {why}", file=sys.stderr)
-    sys.exit(code)
-
-def read_text(path):
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read()
-    except OSError as e:
-        fail(f"{path}: {e.strerror}")
-
 def value(v):
     try:
         return float(v.replace(",", ""))
@@ -36,7 +28,7 @@ def value(v):
 def launches(path):
     """Each launch's kernel and {metric: value}, in the order launched; every field of the CSV is quoted."""
     col, found = {}, {}
-    for line in read_text(path).splitlines():
+    for line in read_text(path, "replace").splitlines():
         fields = re.findall(r'"([^"]*)"', line)
         if line.startswith('"ID"'):
             col.update((name, i) for i, name in enumerate(fields))
@@ -118,7 +110,7 @@ def ncu(mode, ncu_csv, gpu, stage, n, dtype, names, regex, last, metrics, librar
 
 def sass(ptxas, sass):
     """The summary, a line per kernel in the order of the SASS, from it and the assembler's report PTXAS."""
-    report, sass = (read_text(path) for path in (ptxas, sass))
+    report, sass = (read_text(path, "replace") for path in (ptxas, sass))
     resources = {}  # kernel: (registers, shared bytes), of its last "Used" line
     for kernel, body in re.findall(r"Compiling entry function[^\n]*?(_Z[A-Za-z0-9_]+)(.*?)(?=Compiling entry|\Z)",
                                    report, re.S):

@@ -15,9 +15,10 @@ def fail(why, code=2):
     print(f"error: {why}", file=sys.stderr)
     sys.exit(code)
 
-def read_text(path):
+def read_text(path, errors=None):
+    """PATH's text (ERRORS: how undecodable bytes are read, as open() takes it; None: an error)."""
     try:
-        with open(path, encoding="utf-8") as f:
+        with open(path, encoding="utf-8", errors=errors) as f:
             return f.read()
     except OSError as e:
         fail(f"{path}: {e.strerror}")
