@@ -285,8 +285,8 @@ static void measure_ceilings(Device *d, const L2Flush *flush)
     char *a = (char *)device_alloc(2 * COPY_TEST_BYTES, "the bandwidth tests");
     CUDA_CHECK(cudaMemset(a, 0, 2 * COPY_TEST_BYTES));
     Copy copy = {a, a + COPY_TEST_BYTES};
-    TimedRun t = {NULL, run_copy, NULL, &copy, flush};
-    d->copy_gbps = 2.0 * COPY_TEST_BYTES / (time_runs(&t, 2, 10, NULL) * 1e-6) / 1e9;
+    TimedRun t = {NULL, run_copy, NULL, NULL, &copy, flush};
+    d->copy_gbps = 2.0 * COPY_TEST_BYTES / (time_runs(&t, 2, 10, NULL, NULL) * 1e-6) / 1e9;
     /* After the copies: its untimed runs write back what the copies left dirty in L2. */
     measure_speed_of_light(&d->sol, &d->gpu, flush, a, 2 * COPY_TEST_BYTES);
     CUDA_CHECK(cudaFree(a));
@@ -307,6 +307,8 @@ static void print_header(const Device *d)
            "the floor with one DRAM round trip (a warp's first load) %.2f us\n",
            d->sol.floor_us, d->sol.read_gbps, 100.0 * d->sol.read_gbps / g->peak_gbps, d->sol.variant,
            d->sol.whole_gbps, (unsigned long long)(d->sol.bytes >> 20), d->sol.round_trip_us);
+    printf("time: from the input in device memory to the final scalar; kernels+finish, for a kernel whose partial sums "
+           "the CPU adds: its launches alone, then the copy of the partials and their sum (the median of each part)\n");
 }
 
 static void print_table_head(const Bench *b, uint64_t n, const char *text, const Options *o)
@@ -324,8 +326,8 @@ static void print_table_head(const Bench *b, uint64_t n, const char *text, const
            SLOW_RUN_US / 1000.0,
            o->warm ? "L2 left warm (no flush: an input that fits in L2 is read from it, not from DRAM)"
                    : "L2 flushed before each");
-    printf("%-34s %16s %9s %9s %5s %10s %8s %6s %8s %7s %5s\n", "kernel", "result", "rel.err", "bound", "check",
-           "time(us)", "GB/s", "%peak", "speed-up", "x CUB", "bits");
+    printf("%-34s %16s %9s %9s %5s %10s %15s %8s %6s %8s %7s %5s\n", "kernel", "result", "rel.err", "bound", "check",
+           "time(us)", "kernels+finish", "GB/s", "%peak", "speed-up", "x CUB", "bits");
 }
 
 static void print_group_head(const Bench *b, Dtype t, uint64_t n, const Reference *ref, const Device *d)

@@ -79,13 +79,19 @@ static void prepare_run(void *ctx)
     memset(&r->shape, 0, sizeof r->shape);
 }
 
-/* Timed: from "input in device memory" to "sum available": the kernels, and for a kernel that finishes
- * on the CPU the copy of its partials and their sum. */
+/* Timed, from "input in device memory": the launches (a CPU row: its loop). */
 static void run_kernel(void *ctx)
 {
     RunCheck *c = (RunCheck *)ctx;
+    c->k->launch(&c->b->run);
+}
+
+/* Timed, after the launched event, up to "sum available": for a kernel that leaves partial sums, the copy
+ * of them and their sum on the CPU. */
+static void finish_run(void *ctx)
+{
+    RunCheck *c = (RunCheck *)ctx;
     Run *r = &c->b->run;
-    c->k->launch(r);
     if (!r->refuse && r->host_partials) c->result = finish(c->b, c->k->name);
 }
 
@@ -146,22 +152,27 @@ CsvRow measure(Bench *b, const Kernel *k, const Reference *ref, const float *val
     if (k->acc == ACC_EXACT_SUM && k->dtype != DT_F64) c.want.sum = ref->sum32;
     c.pass = row.same_bits = 1;
     c.row = &row;
-    TimedRun t = {prepare_run, run_kernel, check_run, &c, b->warm ? NULL : &b->flush};
+    TimedRun t = {prepare_run, run_kernel, finish_run, check_run, &c, b->warm ? NULL : &b->flush};
     /* The first run, checked with the partials poisoned with NaN, so a partial that no block wrote shows. */
     CUDA_CHECK(cudaMemset(r->partials, 0xff, PARTIALS_CAPACITY(r->n) * sizeof(float)));
     CUDA_CHECK(cudaMemset(r->out, 0xff, sizeof(double)));
     if (b->row_stage) CUDA_CHECK(cudaMemset(r->row_sums, 0xff, 2 * r->rows * sizeof(float)));
-    double first_us = time_runs(&t, 0, 1, NULL);
+    double first_us = time_runs(&t, 0, 1, NULL, NULL);
     if (r->refuse) {
         row.status = ST_SKIP;
         row.refused = r->refuse;
         return row;
     }
     Shape shape = r->shape;
+    int host_finish = r->host_partials > 0; /* the launcher says so, the same in every run of this N */
+    if (!host_finish) t.finish = NULL;
     /* A run of tens of milliseconds (a CPU loop, an atomic per element at large N) varies by far less
      * than its length: the checked run has warmed it up, and the median of a few runs is enough. */
     int slow = first_us > SLOW_RUN_US;
-    row.median_us = time_runs(&t, slow ? 0 : o->warmup, slow && o->reps > SLOW_REPS ? SLOW_REPS : o->reps, &row.spread);
+    RunParts parts;
+    row.median_us = time_runs(&t, slow ? 0 : o->warmup, slow && o->reps > SLOW_REPS ? SLOW_REPS : o->reps, &row.spread,
+                              &parts);
+    if (host_finish) row.gpu_us = parts.gpu_us, row.finish_us = parts.finish_us;
     row.gbps = bytes_of(b, r->n, k->dtype, shape.welford ? 2 : 1) / (row.median_us * 1e-6) / 1e9;
     row.bytes_read = r->n * (double)dtypes[k->dtype].bytes;
     row.chain = shape.acc_bits == ACC_EXACT ? 0.0 : shape.serial + shape.tree + shape.wide + shape.atomic;
@@ -210,11 +221,12 @@ void report(const Bench *b, const Kernel *k, CsvRow *row, const Device *d, doubl
     row->speedup = baseline_us > 0 ? baseline_us / row->median_us : 0.0;
     row->x_cub = cub_us > 0 ? cub_us / row->median_us : 0.0;
     row->fill = b->data.input >= 0 ? "input" : fill_name(b->data.fill);
-    char result[32], speedup[16], x_cub[16];
+    char result[32], parts[40] = "", speedup[16], x_cub[16];
     if (b->row_stage) snprintf(result, sizeof result, "%u rows", (unsigned)b->run.rows); /* the worst row's errors */
     else snprintf(result, sizeof result, "%.9g", row->result);
-    printf("%-34s %16s %9.2e %9.2e %5s %10.1f %8.1f %6.1f %8s %7s %5s\n", k->name, result, row->rel_err, row->rel_bound,
-           verdicts[row->status].check, row->median_us, row->gbps, row->pct_peak,
+    if (row->gpu_us > 0) snprintf(parts, sizeof parts, "%.1f+%.1f", row->gpu_us, row->finish_us);
+    printf("%-34s %16s %9.2e %9.2e %5s %10.1f %15s %8.1f %6.1f %8s %7s %5s\n", k->name, result, row->rel_err,
+           row->rel_bound, verdicts[row->status].check, row->median_us, parts, row->gbps, row->pct_peak,
            times_text(speedup, sizeof speedup, baseline_us, row->median_us),
            times_text(x_cub, sizeof x_cub, cub_us, row->median_us), row->same_bits ? "same" : "vary");
     if (row->spread > NOISY_SPREAD)

@@ -273,6 +273,9 @@ void csv_write(FILE *csv, const char *gpu, const Program *p, const CsvRow *r)
     if (ftell(csv) == 0) fprintf(csv, "%s\n", CSV_HEADER);
     fprintf(csv, "%s,%s,%s,%s,%llu,", gpu, r->pass ? p->stage : "device", r->kernel, r->dtype, (unsigned long long)r->n);
     if (r->median_us > 0) fprintf(csv, "%.3f", r->median_us);
+    fprintf(csv, ",");
+    if (r->gpu_us > 0) fprintf(csv, "%.3f,%.3f", r->gpu_us, r->finish_us);
+    else fprintf(csv, ",");
     if (r->gbps > 0) fprintf(csv, ",%.2f,", r->gbps);
     else fprintf(csv, ",,");
     if (r->gbps > 0 && r->pct_peak > 0) fprintf(csv, "%.2f", r->pct_peak);
@@ -306,53 +309,80 @@ static double seconds_now(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* One batch: warmup untimed runs, then reps timed ones into us[] (sorted); returns their median. */
-static double time_batch(const TimedRun *t, int warmup, int reps, double *us, cudaEvent_t start, cudaEvent_t stop)
+/* The events of one run: start, launched (after the launches) and stop. */
+typedef struct {
+    cudaEvent_t start, launched, stop;
+} RunEvents;
+
+static float elapsed_us(cudaEvent_t from, cudaEvent_t to)
+{
+    float ms;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, from, to));
+    return ms * 1e3f;
+}
+
+/* One batch: warmup untimed runs, then reps timed ones: the whole runs into us[] (sorted), their
+ * launches into gpu[] and their finishes into fin[]; returns the whole runs' median. */
+static double time_batch(const TimedRun *t, int warmup, int reps, double *us, double *gpu, double *fin, const RunEvents *e)
 {
     for (int i = -warmup; i < reps; i++) {
         if (t->prepare) t->prepare(t->ctx);
         if (t->flush) l2_flush(t->flush, 0);
         else keep_gpu_busy(50.0, 0);
-        CUDA_CHECK(cudaEventRecord(start));
+        CUDA_CHECK(cudaEventRecord(e->start));
         t->run(t->ctx);
-        CUDA_CHECK(cudaEventRecord(stop));
-        CUDA_CHECK(cudaEventSynchronize(stop));
-        float ms;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-        if (i >= 0) us[i] = ms * 1e3;
+        if (t->finish) { /* a run without one records no third event: its whole is the GPU's part */
+            CUDA_CHECK(cudaEventRecord(e->launched));
+            t->finish(t->ctx);
+        }
+        CUDA_CHECK(cudaEventRecord(e->stop));
+        CUDA_CHECK(cudaEventSynchronize(e->stop));
+        if (i >= 0) {
+            us[i] = elapsed_us(e->start, e->stop);
+            gpu[i] = t->finish ? elapsed_us(e->start, e->launched) : us[i];
+            fin[i] = t->finish ? elapsed_us(e->launched, e->stop) : 0.0;
+        }
         if (t->after) t->after(t->ctx);
     }
     return median(us, reps);
 }
 
-double time_runs(const TimedRun *t, int warmup, int reps, double *spread)
+double time_runs(const TimedRun *t, int warmup, int reps, double *spread, RunParts *parts)
 {
     static double last_end = -1.0;
-    double *us = (double *)malloc(sizeof(double) * (reps > 0 ? reps : 1));
+    int count = reps > 0 ? reps : 1;
+    double *us = (double *)malloc(sizeof(double) * 3 * count);
     if (!us) {
         fprintf(stderr, "error: out of host memory for %d timings\n", reps);
         exit(EXIT_GPU);
     }
+    double *gpu = us + count, *fin = us + 2 * count;
     /* A GPU left idle (the CPU computing a reference, allocating) lowers its clocks: bring them back up. */
     if (last_end < 0 || seconds_now() - last_end > IDLE_S) warm_gpu_clocks(WARM_CLOCKS_MS);
-    cudaEvent_t start, stop;
-    CUDA_CHECK(cudaEventCreate(&start));
-    CUDA_CHECK(cudaEventCreate(&stop));
+    RunEvents e;
+    CUDA_CHECK(cudaEventCreate(&e.start));
+    CUDA_CHECK(cudaEventCreate(&e.launched));
+    CUDA_CHECK(cudaEventCreate(&e.stop));
     double m = 0.0, s = 0.0;
+    RunParts kept = {0.0, 0.0};
     /* A noisy batch is measured again (at most twice); the batch with the smallest spread is kept. */
     for (int batch = 0; batch < 3; batch++) {
-        double bm = time_batch(t, batch ? 1 : warmup, reps, us, start, stop);
+        double bm = time_batch(t, batch ? 1 : warmup, reps, us, gpu, fin, &e);
         double bs = reps >= 4 && bm > 0 ? (us[3 * reps / 4] - us[reps / 4]) / bm : 0.0;
         if (batch == 0 || bs < s) {
             m = bm;
             s = bs;
+            kept.gpu_us = median(gpu, reps);
+            kept.finish_us = median(fin, reps);
         }
         if (s <= NOISY_SPREAD || reps < 4) break;
     }
-    CUDA_CHECK(cudaEventDestroy(start));
-    CUDA_CHECK(cudaEventDestroy(stop));
+    CUDA_CHECK(cudaEventDestroy(e.start));
+    CUDA_CHECK(cudaEventDestroy(e.launched));
+    CUDA_CHECK(cudaEventDestroy(e.stop));
     free(us);
     if (spread) *spread = s;
+    if (parts) *parts = kept;
     last_end = seconds_now();
     return m;
 }

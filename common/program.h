@@ -107,7 +107,9 @@ int read_input(const char *prog, const Options *o, const Program *p, const char 
 
 /* ---- the CSV ---------------------------------------------------------------------------------- */
 
-/* Every program's CSV columns. bits: "same" when every timed run gave the same bits; bytes_read: the
+/* Every program's CSV columns. median_us: the whole run, from the input in device memory to the final
+ * scalar; gpu_us and finish_us (a kernel whose partial sums the CPU finishes; empty for the others, whose
+ * whole run is the GPU's): its launches alone, and the copy of the partials and their sum; bits: "same" when every timed run gave the same bits; bytes_read: the
  * input bytes the kernel must read; speedup: the baseline's time over this row's (same N, same run);
  * x_cub: CUB's time over this row's (same input type and N, same run); fill: the data (--fill); rel_bound:
  * the error bound the check used, relative to the reference (rel_err is checked against it); spread: the
@@ -115,7 +117,7 @@ int read_input(const char *prog, const Options *o, const Program *p, const char 
  * path to the result (Shape: serial + tree + wide + atomic), the length the bound grows with. A device row
  * (the GPU's own figures, stage "device": no stage folder's name) leaves the measurement columns after
  * gbps/pct_peak empty, pass too: readers tell a device row by its empty pass. */
-#define CSV_HEADER "gpu,stage,kernel,dtype,n,median_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub,fill,rel_bound,spread,chain"
+#define CSV_HEADER "gpu,stage,kernel,dtype,n,median_us,gpu_us,finish_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub,fill,rel_bound,spread,chain"
 
 /* One measurement: a kernel at one size (or, a device row, one of the device's ceilings), as a row of
  * the CSV and of a program's table. csv_write writes the fields down to chain, in CSV_HEADER's order; the
@@ -124,6 +126,8 @@ typedef struct {
     const char *kernel, *dtype;
     uint64_t n;
     double median_us;      /* <= 0: empty */
+    double gpu_us;         /* the launches of a run finished on the host (<= 0: empty, and finish_us too) */
+    double finish_us;      /* the host's finish of such a run */
     double gbps, pct_peak; /* gbps <= 0: both empty */
     const char *pass;      /* "1", "0", "xfail" or "unchecked" (a bound a result of 0 passes); NULL: a device row (no check, no l2, no bits) */
     double rel_err;        /* |result - reference| / |reference| (a row stage: its worst row's) */
@@ -152,26 +156,36 @@ void csv_write(FILE *csv, const char *gpu, const Program *p, const CsvRow *r);
 /* ---- timing ----------------------------------------------------------------------------------- */
 
 /* One run as the timing loop times it: prepare (untimed: restoring an in-place input, ...), the L2
- * flush (or, with the input left warm, keep_gpu_busy), the start event, run (all the work up to the
- * final scalar), the stop event; then after (untimed: reading back and checking what the run gave).
- * prepare and after may be NULL. */
+ * flush (or, with the input left warm, keep_gpu_busy), the start event, run (the launches), the
+ * launched event, finish (the host's part of the work up to the final scalar: copying partial sums
+ * back and adding them), the stop event; then after (untimed: reading back and checking what the run
+ * gave). prepare, finish and after may be NULL. */
 typedef struct {
     void (*prepare)(void *ctx);
     void (*run)(void *ctx);
+    void (*finish)(void *ctx);
     void (*after)(void *ctx);
     void *ctx;
     const L2Flush *flush;  /* NULL: no flush, the input left in L2 (--l2 warm) */
 } TimedRun;
 
-/* The one timing loop: warmup untimed runs, then reps timed ones; the median in microseconds, and in
- * *spread (NULL: not wanted) the runs' interquartile range over their median. Before it, a GPU idle for
- * IDLE_S seconds (or never timed) is brought to its working clocks: WARM_CLOCKS_MS of work on every SM.
- * A batch whose spread is above NOISY_SPREAD is measured again, twice at most, and the batch with the
- * smallest spread is kept; the tables mark a row whose spread stays above it. */
+/* A run's two parts, medians over the runs of the batch kept: gpu_us from the start event to the
+ * launched event (the launches alone: the GPU's work), finish_us from there to the stop event (the
+ * host's finish). */
+typedef struct {
+    double gpu_us, finish_us;
+} RunParts;
+
+/* The one timing loop: warmup untimed runs, then reps timed ones; the median of the whole run (start to
+ * stop event) in microseconds, in *spread (NULL: not wanted) the runs' interquartile range over their
+ * median, and in *parts (NULL: not wanted) its two parts. Before it, a GPU idle for IDLE_S seconds (or
+ * never timed) is brought to its working clocks: WARM_CLOCKS_MS of work on every SM. A batch whose
+ * spread is above NOISY_SPREAD is measured again, twice at most, and the batch with the smallest spread
+ * is kept; the tables mark a row whose spread stays above it. */
 #define NOISY_SPREAD 0.10
 #define IDLE_S 0.05
 #define WARM_CLOCKS_MS 100.0
-double time_runs(const TimedRun *t, int warmup, int reps, double *spread);
+double time_runs(const TimedRun *t, int warmup, int reps, double *spread, RunParts *parts);
 
 /* A hash of the bits of the 4-byte words in [p, p + bytes) on the current GPU, for an untimed check
  * that every run wrote the same output (not a checksum of its values: only equal bits hash equal). */

@@ -121,8 +121,8 @@ static double time_stream(const StreamVariant *v, const uint4 *buf, uint64_t byt
         if (grid > full) grid = full;
     }
     StreamRun s = {v, buf, words, (unsigned)grid, sink};
-    TimedRun t = {NULL, run_stream, NULL, &s, flush};
-    return time_runs(&t, 2, reps, NULL);
+    TimedRun t = {NULL, run_stream, NULL, NULL, &s, flush};
+    return time_runs(&t, 2, reps, NULL, NULL);
 }
 
 static void run_empty(void *ctx)
@@ -147,11 +147,11 @@ static void run_first_load(void *ctx)
 void measure_speed_of_light(SpeedOfLight *s, const GpuInfo *d, const L2Flush *flush, const void *buf, uint64_t bytes)
 {
     int *sink = (int *)device_alloc(sizeof(int), "the read-only stream");
-    TimedRun floor = {NULL, run_empty, NULL, NULL, flush}; /* an empty kernel between the events, after a flush */
-    s->floor_us = time_runs(&floor, 5, 41, NULL);
+    TimedRun floor = {NULL, run_empty, NULL, NULL, NULL, flush}; /* an empty kernel between the events, after a flush */
+    s->floor_us = time_runs(&floor, 5, 41, NULL, NULL);
     FirstLoad first = {(const uint4 *)buf, sink};
-    TimedRun round_trip = {NULL, run_first_load, NULL, &first, flush};
-    s->round_trip_us = time_runs(&round_trip, 5, 41, NULL);
+    TimedRun round_trip = {NULL, run_first_load, NULL, NULL, &first, flush};
+    s->round_trip_us = time_runs(&round_trip, 5, 41, NULL, NULL);
 
     /* Each variant's bandwidth is the slope of its time between a quarter of the buffer and all of it,
      * so that the fixed cost (launch, ramp-up, tail), which the launch floor stands for, is not counted

@@ -564,9 +564,9 @@ static void time_entry(Result *r, const Entry *e, uint64_t n, const void *output
                        const Options *o, const L2Flush *flush)
 {
     EntryRuns er = {e, n, output, output_bytes, 0, 0, 1};
-    TimedRun t = {NULL, run_entry, compare_output, &er, o->warm ? NULL : flush};
+    TimedRun t = {NULL, run_entry, NULL, compare_output, &er, o->warm ? NULL : flush};
     r->e = e;
-    r->us = time_runs(&t, o->warmup, o->reps, &r->spread);
+    r->us = time_runs(&t, o->warmup, o->reps, &r->spread, NULL);
     r->same_bits = er.same_bits;
 }
 
