@@ -17,7 +17,7 @@ check() { # PART WHAT ARGS...: $p --check ARGS into $tmp/PART-$s.log; a failure 
         note "${part%8}" "$s" FAIL "$what: $(grep -E "${fails:-FAIL|error}" "$tmp/$part-$s.log" | head -n 1)"
 }
 bits() { # same|vary CSV: the passing kernels whose bits are the same (vary) from run to run
-    awk -F, -v b="$1" 'NR > 1 && $10 == 1 && $13 == b { print $3 }' "$2" | sort -u | tr '\n' ' '
+    awk -F, -v b="$1" "$named"' $c["pass"] == 1 && $c["bits"] == b { print $c["kernel"] }' "$2" | sort -u | tr '\n' ' '
 }
 lines() { grep -E "$@" | head -n 2 | tr '\n' ' '; } # GREP_ARGS...: the first two lines found, on one line
 for part in $parts; do

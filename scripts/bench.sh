@@ -61,6 +61,10 @@ if command -v ncu >/dev/null; then
     echo "== the L2 flush, checked with ncu (dram__bytes_read.sum)"
     scripts/flush_check.sh "$dir/flush_check.csv" || echo "the flush check FAILED: see above"
 else echo "ncu not found: the flush check (DRAM bytes of every timed run) is not run and no flush_check.csv is written"; fi
+if command -v ncu >/dev/null; then
+    echo "== the kernels' own times where the CPU finishes, checked with ncu (gpu__time_duration.sum)"
+    scripts/kernel_times.sh "$dir/kernel_times.csv" || echo "the kernels' times check FAILED: see above"
+else echo "ncu not found: the kernels' own times are not checked and no kernel_times.csv is written"; fi
 chart charts "make plot CSV=$dir/results.csv draws them" plot "$dir/results.csv" "$dir" --dumb
 echo "results in $dir (make reference copies them to plots/reference/${dir#plots/results/} and updates the READMEs)"
 echo "make bench: built in $(clock "${BUILD_SECONDS:-0}"), ran in $(clock $((SECONDS - start)))"

@@ -37,7 +37,7 @@ reference)
     src=plots/results/$gpu dst=plots/reference/$gpu
     [ -f "$src/results.csv" ] || die "$src/results.csv not found: run make bench first"
     mkdir -p "$dst"
-    for f in "$src"/{results,multigpu,flush_check,accuracy,limits}.csv "$src"/{demo,describe,sass,profile}-*.txt; do
+    for f in "$src"/{results,multigpu,flush_check,kernel_times,accuracy,limits}.csv "$src"/{demo,describe,sass,profile}-*.txt; do
         [ -f "$f" ] && cp "$f" "$dst/"
     done
     # The commit the copied run measured (HEAD: bench on a committed tree), for the reference's page and claims.

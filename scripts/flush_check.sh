@@ -37,7 +37,7 @@ done
 [ -s "$tmp/probes" ] || die "no built program declares flush probes (make all builds them)"
 # The GPU and its L2 size, from the device rows (pass empty) of the last probe's run.
 gpu=$(awk -F, 'NR == 2 { print $1 }' "$tmp/dev.csv")
-l2_floats=$(awk -F, '$10 == "" && $3 == "l2_size" { print $5 }' "$tmp/dev.csv")
+l2_floats=$(awk -F, "$named"' $c["pass"] == "" && $c["kernel"] == "l2_size" { print $c["n"] }' "$tmp/dev.csv")
 [ -n "$l2_floats" ] || die "the program reported no L2 size" 3
 l2_bytes=$((l2_floats * 4))
 [ -n "$out" ] && echo "gpu,probe,loads,n,input_bytes,l2,runs,dram_bytes_min,ratio_min,pass" >"$out"

@@ -21,6 +21,9 @@ die() { echo "error: $1" >&2; exit "${2:-2}"; } # MESSAGE [CODE]: "error: MESSAG
 report() { python3 scripts/report "$@"; } # the reporting program
 profilers() { python3 scripts/profilers.py "$@"; } # what ncu and cuobjdump print, read
 slug() { tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9]+/-/g; s/^-//; s/-$//'; } # "NVIDIA H200" -> nvidia-h200
+# An awk rule that names a CSV's columns from its header: then $c["pass"] is the pass column of a row.
+# shellcheck disable=SC2016,SC2034 # awk's own $, for the scripts that source this
+named='NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }'
 gpu_folder() { awk -F, 'NR == 2 { print $1 }' "$1" | slug; } # CSV: its GPU's folder in plots/results/
 # PROGRAM NOTE: whether it is built and runs on one GPU; NOTE is said where it is not built.
 single() { [ -x "$1" ] || { echo "$2"; return 1; }; [ "$(describe "$1" gpus)" = one ]; }

@@ -28,7 +28,7 @@ for p in $(programs); do
             --csv "$tmp/run.csv" </dev/null >"$tmp/ncu" 2>"$tmp/err" ||
             { rc=$?; tail -n 5 "$tmp/err" "$tmp/ncu" >&2; exit $((rc == 3 ? 3 : 2)); }
         [ -n "$gpu" ] || gpu=$(awk -F, 'NR == 2 { print $1 }' "$tmp/run.csv")
-        nn=$(awk -F, 'NR > 1 && $10 != "" { print $5; exit }' "$tmp/run.csv")
+        nn=$(awk -F, "$named"' $c["pass"] != "" { print $c["n"]; exit }' "$tmp/run.csv")
         profilers ncu --mode limits --gpu "$gpu" --stage "$stage" --n "$nn" --dtype "$dtype" \
             --metrics "$metrics" --names "$library $kernels" --library "$(describe "$p" "library launches")" \
             "$tmp/ncu" >>"$csv" || exit 2

@@ -11,7 +11,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "rep
 from common import fail, read_text  # noqa: E402 (the reporting program's: an error's form, a file read)
 
 # How many metrics each mode reads (--metrics, in the order of its columns; docs/report.md#profilers).
-METRICS = {"limits": 7, "flush": 1, "shared": 4, "profile": 21}
+METRICS = {"limits": 7, "flush": 1, "shared": 4, "profile": 21, "kernels": 1}
 # The summary's columns and their SASS patterns; a load counts once, at its widest pattern.
 # A global load's width is a part of its name, among modifiers that may come before it (LDG.E.EF.128: a
 # streamed 16-byte load, as __ldcs compiles) or after it (LDG.E.128.CONSTANT); no width part: 32 bits or less.
@@ -72,6 +72,16 @@ def flush_reading(path, regex, last, library, metric):
     judged = read[-last:] if 0 < last < len(read) else read
     return "%d %.0f" % (len(judged), min(judged, default=-1))
 
+def kernels_time(path, runs, metric):
+    """One kernel's RUNS runs, its launches alone in the profile (the first run the checked one): the median of
+    the timed runs' summed launch times (µs), and the launches a run."""
+    times = [counters[metric] for _, counters in launches(path) if metric in counters]
+    if runs < 2 or not times or len(times) % runs:
+        fail(f"{len(times)} launches profiled: not a whole number of launches for each of {runs} runs (at least 2)", 1)
+    each = len(times) // runs
+    timed, half = sorted(sum(times[i:i + each]) / 1000 for i in range(each, len(times), each)), (runs - 1) // 2
+    return "%.3f %d\n" % (timed[half] if len(timed) % 2 else (timed[half] + timed[half + 1]) / 2, each)
+
 def shared_counts(path, metrics):
     found = {}
     for _, counters in launches(path):
@@ -106,6 +116,8 @@ def ncu(mode, ncu_csv, gpu, stage, n, dtype, names, regex, last, metrics, librar
         return limits_rows(ncu_csv, gpu, stage, n, dtype, names, library, metrics)
     if mode == "flush":
         return flush_reading(ncu_csv, regex, last, library, *metrics)
+    if mode == "kernels":
+        return kernels_time(ncu_csv, last, *metrics)
     return shared_counts(ncu_csv, metrics) if mode == "shared" else profile_table(ncu_csv, metrics, n)
 
 def sass(ptxas, sass):
@@ -141,7 +153,8 @@ def main(argv):
         command.add_argument(f"--{column}", default="", help=f"limits: the {column} column")
     command.add_argument("--names", default="", help="limits: the runs' kernels, in order (the library's first)")
     command.add_argument("--re", dest="regex", default="", help="flush: the GPU functions to read (a regex)")
-    command.add_argument("--last", type=int, default=0, help="flush: judge only the last LAST runs (0: all)")
+    command.add_argument("--last", type=int, default=0,
+                         help="flush: judge only the last LAST runs (0: all); kernels: the runs profiled")
     command.add_argument("--metrics", required=True, help="its columns' metrics, comma-separated (docs/report.md)")
     command.add_argument("--library", default="", help="limits, flush: the library's launches, FIRST LAST (--describe)")
     command.add_argument("ncu_csv", help="the output of ncu --csv --print-units base")

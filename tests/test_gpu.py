@@ -1,8 +1,8 @@
 """The GPU half: every kernel of every single-GPU program verified at its check sizes (make test: its first
 check fill; make test-full: the others too), a row per kernel run, each row the header's columns, exit 0
-with rows; the L2 flush measured with DRAM counters (ncu); every kernel at 50 random sizes; each
-exercise's stub failing its check and its solution passing (make test: on its first check fill); make tour
-through every stage."""
+with rows; the L2 flush measured with DRAM counters (ncu); the kernels' own times against ncu's; every
+kernel at 50 random sizes; each exercise's stub failing its check and its solution passing (make test: on
+its first check fill); make tour through every stage."""
 import os
 import re
 import unittest
@@ -118,6 +118,31 @@ class Gpu(support.Case):
         self.assertEqual(r.rc, 0, repr(r))
         self.assertGreater(want, 0, "no program declares flush probes")
         self.assertEqual(sum(v == "ok" for v, _ in readings), want, f"readings ok, of {want} wanted:\n{r.tail()}")
+
+    def kernel_times(self, most):
+        """scripts/kernel_times.sh at 2^24 (MOST: its first MOST kernels, 0: all): every reading ok, MOST if given."""
+        self.need_build()
+        r = support.run(["bash", "scripts/kernel_times.sh", os.path.join(support.scratch(self), "times.csv"),
+                         "16777216", str(most)])
+        readings = re.findall(r"^(ok|FAIL) (.*)$", r.out, re.M)
+        for verdict, line in readings:
+            with self.subTest(reading=line):
+                self.assertEqual(verdict, "ok", line)
+        self.assertEqual(r.rc, 0, repr(r))
+        self.assertTrue(readings, f"no reading:\n{r.tail()}")
+        if most:
+            self.assertEqual(len(readings), most, r.tail())
+
+    @support.needs("gpu", "ncu")
+    def test_a_kernels_own_time_agrees_with_ncu(self):
+        """the first kernel whose partial sums the CPU adds: its launches' time (events) is ncu's, within its tolerance"""
+        self.kernel_times(1)
+
+    @support.needs("gpu", "ncu")
+    @support.full_only
+    def test_every_kernels_own_time_agrees_with_ncu(self):
+        """every kernel whose partial sums the CPU adds: its launches' time (events) is ncu's, within its tolerance"""
+        self.kernel_times(0)
 
     @support.needs("gpu")
     @support.full_only

@@ -379,7 +379,7 @@ class MadeUpResults(support.Case):
         exit 1."""
         tree = self.claims_tree("claim,base-faster,01_a:base,01_a:fast,faster,1.1,2^10,,all,\n"
                                 "claim,fast-faster,01_a:fast,01_a:base,faster,1,all,,all,\n"
-                                "claim,base-level,01_a:base,01_a:fast,level,1.25,all,,all,\n"
+                                "claim,base-uncited,01_a:base,01_a:fast,faster,1.1,all,,all,\n"
                                 "claim,base-close,01_a:base,01_a:fast,level,1.1,all,,all,\n",
                                 cite=("base-faster", "fast-faster", "base-close"))
         r = self.expect(1, "", [sys.executable, REPORT, "claims"], cwd=tree)
@@ -387,9 +387,9 @@ class MadeUpResults(support.Case):
             "ok   base-faster on the gpu-a at 1 N",
             "FAIL fast-faster on the gpu-a, N = 1024: 01_a:fast 12.0 µs, 01_a:base 10.0 µs (b/a = 0.833; claimed: "
             "faster, by 1)",
-            "FAIL base-level: no stage README ends a sentence with <!-- claim: base-level --> in both languages (a "
+            "FAIL base-uncited: no stage README ends a sentence with <!-- claim: base-uncited --> in both languages (a "
             "claim is for a sentence that makes it)",
-            "ok   base-level on the gpu-a at 1 N",
+            "ok   base-uncited on the gpu-a at 1 N",
             "FAIL base-close on the gpu-a, N = 1024: 01_a:base 10.0 µs, 01_a:fast 12.0 µs (b/a = 1.200; claimed: "
             "level, by 1.1)", ""])
 
@@ -404,6 +404,96 @@ class MadeUpResults(support.Case):
                                 cite=("base-slower",))
         self.expect(2, r"claim base-slower: is 'slower' \(faster or level\)", [sys.executable, REPORT, "claims"],
                     cwd=tree)
+
+    def test_claims_command_exits_2_on_a_level_wider_than_15_percent(self):
+        """Two times called level differ by at most 1.15x: a claim that allows more is refused; 1.15 is taken."""
+        tree = self.claims_tree("claim,base-level,01_a:base,01_a:fast,level,1.16,all,,all,\n", cite=("base-level",))
+        self.expect(2, r"claim base-level: level by 1.16: two times called level differ by at most 1.15x",
+                    [sys.executable, REPORT, "claims"], cwd=tree)
+        write(os.path.join(tree, "stages", "01_a", "claims.csv"), CLAIMS + "claim,base-level,01_a:base,01_a:fast,level,1.15,all,,all,\n")
+        self.expect(1, r"FAIL base-level on the gpu-a, N = 1024: .* \(b/a = 1.200; claimed: level, by 1.15\)",
+                    [sys.executable, REPORT, "claims"], cwd=tree)
+
+    def test_claims_command_exits_2_on_an_unknown_time(self):
+        tree = self.claims_tree("claim,base-faster,01_a:base,01_a:fast,faster,1.1,all,,all,\n", cite=("base-faster",))
+        write(os.path.join(tree, "stages", "01_a", "claims.csv"), CLAIMS.replace("\n", ",time\n") +
+              "claim,base-faster,01_a:base,01_a:fast,faster,1.1,all,,all,,gpu\n")
+        self.expect(2, r"base-faster: time 'gpu' \(whole, or kernels: the launches alone\)",
+                    [sys.executable, REPORT, "claims"], cwd=tree)
+
+    def split_run(self, folder):
+        """A run in which the CPU finishes "fast" and "slow": their launches (gpu_us) and finish (finish_us) apart;
+        "base" ends on the GPU. fast's kernels take a third of slow's, its whole run half of slow's."""
+        path = made_up(folder, [("01_a", "base", "f32", 1024, 10.0, "random"), ("01_a", "slow", "f32", 1024, 40.0, "random"),
+                                ("01_a", "fast", "f32", 1024, 20.0, "random")], {"01_a": "bandwidth+"})
+        parts = {"slow": "30.0,9.5", "fast": "10.0,9.5"}
+        lines = open(path, encoding="utf-8").read().split("\n")
+        write(path, "\n".join(line + (",gpu_us,finish_us" if i == 0 else "," + parts.get(line.split(",")[2], ",")
+                                     if line else "") for i, line in enumerate(lines)))
+        return path
+
+    def test_claim_of_the_kernels_reads_their_own_time(self):
+        """A claim with time kernels compares the launches alone (gpu_us), the run's whole time where it has none;
+        without, the whole runs."""
+        path, claims = self.split_run(self.folder("a")), report("claims")
+        claim = {"label": "fast", "a": "01_a:fast", "b": "01_a:slow", "is": "faster", "n": "all", "by": "2.5",
+                 "cols": "", "gpus": "all", "time": "kernels"}
+        self.assertEqual(claims.check(claim, run_of(path), "gpu-a"), ["ok   fast on the gpu-a at 1 N"])
+        claim["time"] = ""
+        self.assertEqual(claims.check(claim, run_of(path), "gpu-a"), [
+            "FAIL fast on the gpu-a, N = 1024: 01_a:fast 20.0 µs, 01_a:slow 40.0 µs (b/a = 2.000; claimed: faster, by 2.5)"])
+        claim.update(a="01_a:base", b="01_a:fast", by="1.05", time="kernels")  # base has no gpu_us: its whole run
+        self.assertEqual(claims.check(claim, run_of(path), "gpu-a"), [
+            "FAIL fast on the gpu-a, N = 1024: 01_a:base 10.0 µs, 01_a:fast 10.0 µs (the kernels alone) (b/a = 1.000; "
+            "claimed: faster, by 1.05)"])
+
+    def test_tables_split_the_runs_the_cpu_finishes(self):
+        """A row with gpu_us shows its kernels + finish, a row without leaves that cell blank; a CSV with none of
+        them has no such column; the bars' last column is the kernels' GB/s (NaN without gpu_us)."""
+        path = self.split_run(self.folder("a"))
+        table = report("tables").table(path, "stage", "01_a")
+        self.assertIn("| kernel | time (µs) | kernels + finish (µs) | GB/s |", table)
+        self.assertIn("| `slow` | 40.0 | 30.0 + 9.5 | 0 |", table)
+        self.assertIn("| `base` | 10.0 |  | 0 |", table)
+        self.assertIn("kernels + finish: ", table)
+        bars = report("charts").chart_data(path)[1]["bandwidth.data"].splitlines()
+        self.assertEqual([line.split("\t")[-1] for line in bars], ["NaN", "0.136533", "0.4096"], bars)  # 4096 B / µs
+        plain = made_up(self.folder("b"), [("01_a", "base", "f32", 1024, 10.0, "random")], {"01_a": "bandwidth+"})
+        self.assertNotIn("finish", report("tables").table(plain, "stage", "01_a"))
+
+    def test_chain_speedups_from_the_kernels_alone(self):
+        """A chain: each step's speed-up of the kernels alone (gpu_us, else the whole run; a loop on the CPU has
+        none), its finish, and its whole run's; without the article's times, no article columns."""
+        folder = self.folder("a")
+        path = self.split_run(folder)
+        with open(os.path.join(folder, "describe-01_a.txt"), "a", encoding="utf-8") as f:
+            f.write("kernel: base f32 cpu f32\n")
+        cited = os.path.join(self.tmp, "cited.csv")
+        write(cited, "# source: an article\n# n: 1024\nstep,stage,kernel,ms,gbps\n§1,01_a,base,,\n§2,01_a,slow,,\n"
+                     "§3,01_a,fast,,\n")
+        self.assertEqual(report("cited").cited(path, cited, "01_a").split("\n")[2:], [
+            "| step | kernel | this run: kernels (µs) | GB/s | speed-up | finish (µs) | whole run (µs) | speed-up | check |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---|",
+            "| §1 | `base` | - | - | - | - | 10.0 | - | ok |",
+            "| §2 | `slow` | 30.0 | 0 | - | 9.5 | 40.0 | 0.25x | ok |",
+            "| §3 | `fast` | 10.0 | 0 | 3.00x | 9.5 | 20.0 | 2.00x | ok |", ""])
+        write(cited, "# source: an article\n# gpu: T4\n# n: 1024\nstep,stage,kernel,ms,gbps\n§2,01_a,slow,4,1\n"
+                     "§3,01_a,fast,2,2\n")
+        self.assertIn("| §3 | `fast` | 2 | 2 | 2.00x | 10.0 | 0 | 3.00x | 9.5 | 20.0 | 2.00x | ok |",
+                      report("cited").cited(path, cited, "01_a"))
+
+    def test_kernels_time_of_a_profile(self):
+        """profilers.py ncu --mode kernels: the median over the timed runs of a run's launches' summed time, and
+        the launches a run; launches that do not divide into the runs exit 1."""
+        ncu = os.path.join(self.tmp, "ncu.csv")
+        rows = [(1, "k1", 9000), (2, "k2", 1000), (3, "k1", 4000), (4, "k2", 1000), (5, "k1", 6000), (6, "k2", 1000),
+                (7, "k1", 2000), (8, "k2", 1000)]
+        write(ncu, '"ID","Kernel Name","Metric Name","Metric Value"\n' + "".join(
+            f'"{i}","{k}","gpu__time_duration.sum","{v}"\n' for i, k, v in rows))
+        read = profilers().kernels_time
+        self.assertEqual(read(ncu, 4, "gpu__time_duration.sum"), "5.000 2\n")  # runs 5, 7, 3 µs: the first is checked
+        self.assertEqual(read(ncu, 2, "gpu__time_duration.sum"), "10.000 4\n")  # the second run's four launches
+        fails(self, lambda: read(ncu, 3, "gpu__time_duration.sum"), 1)
 
     def test_claims_command_exits_2_on_an_unknown_kind(self):
         tree = self.claims_tree("guess,base-guess,01_a:base,01_a:fast,faster,1,all,,all,\n", cite=("base-guess",))

@@ -128,13 +128,14 @@ class Drawing:
         """GB/s at the largest N of the first stage listed (owners first) of each kernel on each type drawn,
         the library's bar of each type last."""
         n = self.r.largest(self.listed[0], "f32")
-        bars = [(quote(f"{number(s)} {k}", row["failed"]), row["gbps"], amount(row["pct_peak"]), int(number(s)),
-                 t) for s in self.listed for k, t in self.r.types[s]
+        bars = [(quote(f"{number(s)} {k}", row["failed"]), row["gbps"], amount(row["pct_peak"]), int(number(s)), t,
+                 short(float(row["bytes_read"]) / float(row["gpu_us"]) / 1e3) if row.get("gpu_us") else "NaN")
+                for s in self.listed for k, t in self.r.types[s]
                 if k not in self.lib and self.on(s, k, t) and (row := self.r.at(s, k, t, n))]
         bars += [(quote(self.label(t)), short(m), 100 * float(m) / self.r.dev["peak"] if self.r.dev["peak"] > 0 else 0,
-                  0, t) for t in self.declared if (m := self.library_gbps(n, t)) is not None]
-        types = list(dict.fromkeys(bar[-1] for bar in bars))
-        return self.write(["%d\t%s\t%s\t%.0f\t%d\t%d\n" % (i + 1, *bar[:-1], types.index(bar[-1]) + 1)
+                  0, t, "NaN") for t in self.declared if (m := self.library_gbps(n, t)) is not None]
+        types = list(dict.fromkeys(bar[4] for bar in bars))
+        return self.write(["%d\t%s\t%s\t%.0f\t%d\t%d\t%s\n" % (i + 1, *bar[:4], types.index(bar[4]) + 1, bar[5])
                            for i, bar in enumerate(bars)], "maxn=%.0f; %s" % (n or 0, self.typed(types)))
 
     def lines(self):

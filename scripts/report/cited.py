@@ -1,12 +1,13 @@
 """An article's own figures beside this run's, from a stage's cited.csv (its kinds: docs/report.md#cited-figures)."""
 import collections
 import csv as csvlib
+import os
 import re
 
-from common import bilingual, cells, fail, flushed, library, read_csv, read_text, rel, rule, text, verdict
+from common import bilingual, cells, description, fail, flushed, library, read_csv, read_text, rel, rule, text, verdict
 
 KINDS = {"step,stage,kernel,ms,gbps": "chain", "s,k,dtype,printed,kernel,sum,ms": "grid"}
-NEED = "stage kernel dtype n median_us gbps pct_peak rel_err pass l2 fill"
+NEED = "stage kernel dtype n median_us gbps pct_peak rel_err pass l2 fill bytes_read"
 
 def ratio(a, b):
     """A over B as a speed-up; "-" unless both are positive numbers ("" is none)."""
@@ -28,16 +29,24 @@ class Figures:
         self.source, self.gpu = (bilingual(self.meta.get(key, ""), lang) for key in ("source", "gpu"))
 
 def chain(fig, csv, lang):
-    n = int(fig.meta.get("n") or fail(f"{fig.path}: a chain needs a '# n:' line"))
+    """The article's steps beside this run's: each step's speed-up from its kernels' own time (gpu_us where the
+    CPU finishes the run; a loop on the CPU has none), then the finish and the whole run with its speed-up."""
+    n = int(fig.meta.get("n") or fail(f"{fig.path}: a chain needs a '# n: N' line"))
     run = {(r["stage"], r["kernel"]): r for r in flushed(read_csv(csv, NEED)) if r["dtype"] == "f32" and int(r["n"]) == n}
-    out = text(lang, "chain caption") % (fig.source, fig.gpu, n) + text(lang, "chain head") + "\n" + rule("llrrrrrrrl")
-    ms, p = "", None  # the step before's: the article's time and this run's row
+    cpu = {(s, k.split()[0]) for s in {step["stage"] for step in fig.rows}
+           for k in description(os.path.dirname(csv), s, False).get("kernel", []) if k.split()[2:3] == ["cpu"]}
+    cited, ms, p, gpu = any(step["ms"] for step in fig.rows), "", None, None  # the step before's ms, row and kernels' µs
+    out = text(lang, "chain caption") % (fig.source, fig.gpu, n) if cited else text(lang, "chain caption uncited") % (fig.source, n)
+    out += text(lang, "chain head" + " uncited" * (not cited)) + "\n" + rule("ll" + "rrr" * cited + "rrrrrrl")
     for step in fig.rows:
-        r = run.get((step["stage"], step["kernel"]))
-        out += "| %(step)s | `%(kernel)s` | %(ms)s | %(gbps)s |" % step + f" {ratio(ms, step['ms'])} |"
-        out += (" %.1f | %.0f | %.1f |" % tuple(float(r[c]) for c in ("median_us", "gbps", "pct_peak")) if r else " - |" * 3)
-        out += " %s | %s |\n" % (ratio(p["median_us"], r["median_us"]) if r and p else "-",
-                                 "-" if not r else verdict(r["pass"], False))
+        r, before = run.get((step["stage"], step["kernel"])), gpu
+        gpu = r and (step["stage"], step["kernel"]) not in cpu and float(r.get("gpu_us") or r["median_us"])
+        out += "| %(step)s | `%(kernel)s` |" % step + (" %s | %s | %s |" % (step["ms"] or "-", step["gbps"] or "-",
+                                                                           ratio(ms, step["ms"]))) * cited
+        out += " %.1f | %.0f | %s |" % (gpu, float(r["bytes_read"]) / gpu / 1e3, ratio(before, gpu)) if gpu else " - | - | - |"
+        out += " %s | %s | %s | %s |\n" % ("%.1f" % float(r["finish_us"]) if r and r.get("gpu_us") else "-",
+                                          "%.1f" % float(r["median_us"]) if r else "-",
+                                          ratio(p["median_us"], r["median_us"]) if r and p else "-", verdict(r["pass"], False) if r else "-")
         ms, p = step["ms"], r
     return out
 

@@ -12,6 +12,7 @@ from provenance import excused, primary
 COLUMNS = "kind label a b is by n cols gpus source"
 NEED = "gpu stage kernel dtype n median_us pass l2 bytes_read x_cub cols fill"
 KINDS = ("claim", "target", "cited", "ratio", "crossover")
+LEVEL = 1.15  # the most two times called level (or about the same) may differ by
 
 def assertions(stage, kind):
     path = f"stages/{stage}/claims.csv"
@@ -21,10 +22,15 @@ def assertions(stage, kind):
             fail(f"{path}: {r['label']}: kind '{r['kind']}' (one of {', '.join(KINDS)})")
         if r["kind"] == "claim" and r["is"] not in ("faster", "level"):
             fail(f"{path}: claim {r['label']}: is '{r['is']}' (faster or level)")
+        if r["kind"] == "claim" and r["is"] == "level" and not float(r["by"]) <= LEVEL:
+            fail(f"{path}: claim {r['label']}: level by {r['by']}: two times called level differ by at most {LEVEL:g}x")
+        if r.get("time") not in (None, "", "whole", "kernels"):
+            fail(f"{path}: {r['label']}: time '{r['time']}' (whole, or kernels: the launches alone)")
     return [r for r in rows if r["kind"] == kind]
 
-def us(r):
-    return float(r["median_us"])
+def us(r, time="whole"):
+    """R's whole run (median_us), or (TIME kernels) its launches alone (gpu_us, where the CPU finishes the run)."""
+    return float(r.get("gpu_us") or r["median_us"]) if time == "kernels" else float(r["median_us"])
 
 class Run:
     """One GPU's results for the assertions: its flushed kernel rows by stage, kernel, dtype, fill (None: the
@@ -126,8 +132,10 @@ def check(claim, run, gpu):
         at = [(parse_size(s), c) for s in claim["n"].split() for c in cols]
         if missing := [n if c == "" else f"{n}x{c}" for n, c in at if not (run.named(a, n, c) and run.named(b, n, c))]:
             return [f"FAIL {name} on the {gpu}: {a} and {b} were not both measured at N = {missing}"]
-    times = [(n, c, us(run.named(a, n, c)[0]), us(run.named(b, n, c)[0])) for n, c in at]
+    time = claim.get("time") or "whole"
+    times = [(n, c, us(run.named(a, n, c)[0], time), us(run.named(b, n, c)[0], time)) for n, c in at]
     lines = [f"FAIL {name} on the {gpu}, N = {n}{f' ({c} columns)' if c else ''}: {a} {ta:.1f} µs, {b} {tb:.1f} µs "
+             f"{'(the kernels alone) ' if time == 'kernels' else ''}"
              f"(b/a = {tb / ta:.3f}; claimed: {claim['is']}, by {by:g})" for n, c, ta, tb in times
              if not (tb / ta >= by if claim["is"] == "faster" else max(ta, tb) / min(ta, tb) <= by)]
     return lines or [f"ok   {name} on the {gpu} at {len(at)} N"]

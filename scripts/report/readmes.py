@@ -71,7 +71,14 @@ def results_block(folder, prefix, lang):
         *(r["probe"] + ":").split(":")[:2], r["loads"], int(r["n"]), float(r["input_bytes"]) / 2 ** 20, r["l2"],
         int(r["runs"]), float(r["ratio_min"]), "ok" if r["pass"] == "1" else "FAIL")
         for r in read_csv(flush, "probe loads n input_bytes l2 runs ratio_min pass"))
-    return out + f"\n{text(lang, 'flush note')}\n"
+    out += f"\n{text(lang, 'flush note')}\n"
+    if os.path.exists(times := f"{folder}/kernel_times.csv"):  # the kernels' own times against ncu's
+        out += f"\n{text(lang, 'kernel times caption')}\n\n{text(lang, 'kernel times head')}\n" + rule("lrrrrrrrl")
+        out += "".join("| %s `%s` | %d | %.1f | %.1f | %d | %.1f | %.1f | %.1f | %s |\n" % (
+            r["stage"], r["kernel"], int(r["n"]), *(float(r[c]) for c in ("gpu_us", "ncu_us")), int(r["launches"]),
+            *(float(r[c]) for c in ("tolerance_us", "finish_us", "median_us")), "ok" if r["pass"] == "1" else "FAIL")
+            for r in read_csv(times, "stage kernel n gpu_us ncu_us launches tolerance_us finish_us median_us pass"))
+    return out
 
 def accuracy_block(folder, prefix, lang, tables=True):
     """The accuracy lab's chart and tables (without TABLES, a link to them on PREFIX/README.md)."""
@@ -122,8 +129,8 @@ def stage_block(stage, stage_csv, csv, lang):
     limits = f"{img}/limits.csv"
     out = images(stage, img, f"../../{img}", stage_csv, lang)
     out += table(csv, "stage", stage, lang) if own else own_csv_block(stage_csv, csv, lang)
-    if os.path.exists(f"{mine}/cited.csv"):
-        out += "\n" + cited(stage_csv, f"{mine}/cited.csv", stage, lang)
+    for figures in sorted(glob.glob(f"{mine}/cited*.csv")):  # cited.csv, cited-NAME.csv: an article's figures each
+        out += "\n" + cited(stage_csv, figures, stage, lang)
     if claims.assertions(stage, "cited"):
         out += "\n" + claims.cited(stage_csv, stage, lang)
     if os.path.exists(f"{mine}/every_n.txt"):

@@ -48,6 +48,7 @@ def table(csv, mode, stage="", lang="en"):
     maxn = max((int(r["n"]) for r in kept if r["stage"] == kept[0]["stage"] and int(r["n"]) > 0), default=None)
     at = {key(r) + (int(r["n"]),): r for r in kept}
     at_maxn = [at[k + (maxn,)] for k in keys if k + (maxn,) in at]
+    split = any(r.get("gpu_us") for r in at_maxn)  # a column for the parts of the runs that the CPU finishes
 
     def line(label, r):
         """R's time (~: its spread is above its program's noisy spread), GB/s, speed-up (a sum's, not a scan's),
@@ -62,16 +63,18 @@ def table(csv, mode, stage="", lang="en"):
         bound = r.get("rel_bound", "")
         ok = "-" if "pass" not in r else verdict(r["pass"], own) + (
             "" if bound == "" else " (≤ %.1e)" % float(bound) if float(bound) > 0 else " (exact)")
-        return "| %s | %.1f%s | %.0f | %s | %s | %s |%s %s |\n" % (
-            label, us, "~" if noisy[-1] else "", gbps, "%.1f" % (100 * gbps / dev["peak"]) if dev["peak"] else "-", *x,
-            f" {rel(r['rel_err'])} |" if own else "", ok)
+        parts = "%.1f + %.1f" % (float(r["gpu_us"]), float(r["finish_us"])) if r.get("gpu_us") else ""  # kernels, finish
+        return "| %s | %.1f%s |%s %.0f | %s | %s | %s |%s %s |\n" % (
+            label, us, "~" if noisy[-1] else "", f" {parts} |" * split, gbps,
+            "%.1f" % (100 * gbps / dev["peak"]) if dev["peak"] else "-", *x, f" {rel(r['rel_err'])} |" if own else "", ok)
 
     # GB/s is written to 0.01: at the smallest N that rounding alone is more than 1% of the bytes read.
     writes = any((amount(r["gbps"]) - 0.005) * float(r["median_us"]) * 1e3 > 1.01 * amount(r["bytes_read"]) for r in kept)
     moved = text(lang, "bytes moved" if own and writes else "bytes read")  # a scan writes too
     out = text(lang, "caption") % (mine[-1]["gpu"], maxn or 0, moved, dev["peak"], dev["copy"])
-    out += text(lang, "head " + mode).format(base=number(b["stage"])) + "\n"
-    out += rule({"best": "llrrrrrl", "all": "lrrrrrl", "stage": "lrrrrrrl"}[mode])
+    out += text(lang, "parts note") if split else ""
+    out += text(lang, "head " + mode).format(base=number(b["stage"]), parts=text(lang, "parts col") if split else "")
+    out += "\n" + rule({"best": "llrrrrrl", "all": "lrrrrrl", "stage": "lrrrrrrl"}[mode].replace("r", "rr" if split else "r", 1))
     lib_rows = [r for r in at_maxn if r["kernel"] in lib and not own]
     shown = [r for r in at_maxn if r["kernel"] not in lib or own]
     if mode == "best":  # each stage's fastest
