@@ -120,14 +120,12 @@ int read_input(const char *prog, const Options *o, const Program *p, const char 
 #define CSV_HEADER "gpu,stage,kernel,dtype,n,median_us,gpu_us,finish_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub,fill,rel_bound,spread,chain"
 
 /* One measurement: a kernel at one size (or, a device row, one of the device's ceilings), as a row of
- * the CSV and of a program's table. csv_write writes the fields down to chain, in CSV_HEADER's order; the
- * rest are what the stage harness (harness.cu) prints beside them. */
+ * the CSV and of a program's table. csv_write writes the fields down to finish_us (the CSV puts gpu_us and
+ * finish_us after median_us); the rest are what the stage harness (harness.cu) prints beside them. */
 typedef struct {
     const char *kernel, *dtype;
     uint64_t n;
     double median_us;      /* <= 0: empty */
-    double gpu_us;         /* the launches of a run finished on the host (<= 0: empty, and finish_us too) */
-    double finish_us;      /* the host's finish of such a run */
     double gbps, pct_peak; /* gbps <= 0: both empty */
     const char *pass;      /* "1", "0", "xfail" or "unchecked" (a bound a result of 0 passes); NULL: a device row (no check, no l2, no bits) */
     double rel_err;        /* |result - reference| / |reference| (a row stage: its worst row's) */
@@ -140,6 +138,8 @@ typedef struct {
     double rel_bound;      /* the check's tolerance relative to the reference (<= 0: empty) */
     double spread;         /* the timed runs' interquartile range over their median (< 0: empty) */
     double chain;          /* the longest path of additions (<= 0: empty) */
+    double gpu_us;         /* the launches of a run finished on the host (<= 0: empty, and finish_us too) */
+    double finish_us;      /* the host's finish of such a run */
     /* Not in the CSV: */
     int status;            /* the harness's verdict (ok, FAIL, xfail, unchecked, or not run), of which pass is
                               the CSV's word */
