@@ -132,6 +132,42 @@ def opening_problem(text, fronts):
     return f"it names articles missing from the front pages' table of the articles: {unknown}" if unknown else None
 
 
+KERNEL = re.compile(r"__global__\s+(?:__launch_bounds__\([^)]*\)\s+)?void\s+(\w+)")
+
+
+def program_kernels(stage):
+    """The kernels (__global__ functions) of a stage's program: its .cu files but the exercise and the demo, the
+    sources its sass output compiles."""
+    return {k for p in relative(f"stages/{stage}/*.cu") if os.path.basename(p) not in ("exercise.cu", "demo.cu")
+            for k in KERNEL.findall(support.read(p))}
+
+
+def named_kernel_problems(text, outputs, kernels, tables):
+    """The kernels a stage README (TEXT) names in backticks that the outputs it links lack. OUTPUTS: {the name
+    of each committed output it links (sass-<stage>.txt, ...): its text}; KERNELS: {stage: its program's
+    kernels}; TABLES: every program's kernel names (--describe). A name of a kernel table row or of a kernel
+    is found where a program describes it or an output it links has it; a kernel of a stage whose sass or
+    profile output the page links, in one of those."""
+    named = set(re.findall(r"`(\w+)(?:<[^`]*>)?`", text))
+    has = lambda output, k: re.search(rf"\b{k}\b", output) is not None
+    problems = [f"`{k}` is in no program's --describe and no output the page links"
+                for k in sorted(named & (tables | set().union(*kernels.values())))
+                if k not in tables and not any(has(o, k) for o in outputs.values())]
+    for stage, own in kernels.items():
+        linked = [o for name, o in outputs.items() if name in (f"sass-{stage}.txt", f"profile-{stage}.txt")]
+        problems += [f"`{k}` is not in the linked sass or profile output of {stage}"
+                     for k in sorted(named & own) if linked and not any(has(o, k) for o in linked)]
+    return problems
+
+
+def linked_outputs(page):
+    """{file name: text} of the committed outputs (plots/reference/<gpu>/*.txt) PAGE links."""
+    paths = {os.path.normpath(os.path.join(os.path.dirname(page), m))
+             for m in re.findall(r"\]\(([^)\s#]+\.txt)\)", support.read(page))}
+    return {os.path.basename(p): support.read(p) for p in sorted(paths)
+            if p.startswith("plots/reference/") and os.path.isfile(os.path.join(ROOT, p))}
+
+
 # ---- the guides -------------------------------------------------------------------------------------------
 
 def read_claims(path):
@@ -211,6 +247,20 @@ class DeadLinks(support.Case):
         self.assertEqual(dead_links(text, "docs"), ["../plots/reference/x/tree/01_a/k.png", "tree/k.png"])
 
 
+@support.per(lambda: relative("stages/*/README.md") + relative("stages/*/README.zh-CN.md"), name_of=name_of)
+class NamedKernels(support.Case):
+    def test_each_kernel_named_is_in_a_description_or_an_output_linked(self, page):
+        """Each kernel the page names in backticks is in a program's --describe or in the outputs it links, and a
+        kernel of a stage whose sass or profile output it links in one of those (a link to an older record
+        without the kernel is found)."""
+        folder = os.path.join("plots", "reference", support.read("plots/reference/primary").strip())
+        tables = {line.split()[1] for p in relative(f"{folder}/describe-*.txt")
+                  for line in support.read(p).split("\n") if line.startswith("kernel: ")}
+        self.assertTrue(tables, f"no kernel in {folder}/describe-*.txt")
+        kernels = {os.path.basename(d): program_kernels(os.path.basename(d)) for d in relative("stages/*/")}
+        self.assertEqual(named_kernel_problems(support.read(page), linked_outputs(page), kernels, tables), [])
+
+
 @support.per(["README.md", "README.zh-CN.md"], name_of=name_of)
 class FrontPages(support.Case):
     def test_each_is_at_most_220_lines(self, page):
@@ -256,6 +306,21 @@ class ChecksReject(support.Case):
         self.assertEqual(column_problems("all `gpu,stage,kernel,n,us`, every program's 5 columns; 共用的 5 列", header), [])
         self.assertEqual(column_problems("rows with every program's 4 columns, `gpu,stage,kernel,n`; 共用的 6 列", header),
                          ["quotes gpu,stage,kernel,n", "counts 4 columns", "counts 6 columns"])
+
+    def test_named_kernels_one_missing_from_the_linked_output_is_found(self):
+        kernels, tables = {"04_a": {"reduce_a", "reduce_b"}}, {"a_row"}
+        text = "`reduce_a` beside `reduce_b`, `a_row`, `reduce_a<256>`, `not_a_kernel`"
+        outputs = {"sass-04_a.txt": "reduce_a(const float *)\nreduce_b(const float *)\n"}
+        self.assertEqual(named_kernel_problems(text, outputs, kernels, tables), [])
+        self.assertEqual(named_kernel_problems(text, {"sass-04_a.txt": "reduce_a(const float *)\n"}, kernels, tables),
+                         ["`reduce_b` is in no program's --describe and no output the page links",
+                          "`reduce_b` is not in the linked sass or profile output of 04_a"])
+        self.assertEqual(named_kernel_problems(text, {"sass-04_a.txt": "reduce_a(const float *)\n"}, kernels,
+                                               tables | {"reduce_b"}),
+                         ["`reduce_b` is not in the linked sass or profile output of 04_a"])
+        self.assertEqual(named_kernel_problems("`a_gone`", {}, kernels, tables | {"a_gone"}), [])
+        self.assertEqual(named_kernel_problems("`reduce_b`", {}, kernels, tables),
+                         ["`reduce_b` is in no program's --describe and no output the page links"])
 
     def test_front_pages_a_long_page_is_rejected(self):
         self.assertIsNone(front_problem("line\n" * FRONT_LINES))
