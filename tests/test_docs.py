@@ -133,6 +133,20 @@ def opening_problem(text, fronts):
     return f"it names articles missing from the front pages' table of the articles: {unknown}" if unknown else None
 
 
+def heading_pairs(en, zh):
+    """Each section heading (##) of an English page beside the Chinese page's at the same place."""
+    return list(zip(*([line for line in text.split("\n") if line.startswith("## ")] for text in (en, zh))))
+
+
+def heading_problems(pairs):
+    """Where the same English heading is given different Chinese ones across pages (PAIRS: heading_pairs of
+    each page): a section is called one thing everywhere."""
+    found = {}
+    for en, zh in pairs:
+        found.setdefault(en, set()).add(zh)
+    return [f"{en}: {sorted(zh)}" for en, zh in found.items() if len(zh) > 1]
+
+
 BOUNDS = r"(?:__launch_bounds__\([^)]*\)\s+)?"
 KERNEL = re.compile(rf"__global__\s+{BOUNDS}void\s+{BOUNDS}(\w+)")
 
@@ -272,6 +286,16 @@ class DeadLinks(support.Case):
         self.assertEqual(dead_links(text, "docs"), ["../plots/reference/x/tree/01_a/k.png", "tree/k.png"])
 
 
+class Headings(support.Case):
+    def test_a_section_has_one_chinese_heading_on_every_stage_page(self):
+        """The stage guides' sections that share an English heading (Measured, What to look for, ...) share
+        the Chinese one too."""
+        pairs = [pair for page in relative("stages/*/README.md")
+                 for pair in heading_pairs(support.read(page), support.read(chinese(page)))]
+        self.assertTrue(pairs, "no stage guide has a section heading")
+        self.assertEqual(heading_problems(pairs), [])
+
+
 @support.per(lambda: relative("stages/*/README.md") + relative("stages/*/README.zh-CN.md"), name_of=name_of)
 class NamedKernels(support.Case):
     def test_each_kernel_named_is_in_a_description_or_an_output_linked(self, page):
@@ -332,6 +356,11 @@ class ChecksReject(support.Case):
         self.assertEqual(column_problems("all `gpu,stage,kernel,n,us`, every program's 5 columns; 共用的 5 列", header), [])
         self.assertEqual(column_problems("rows with every program's 4 columns, `gpu,stage,kernel,n`; 共用的 6 列", header),
                          ["quotes gpu,stage,kernel,n", "counts 4 columns", "counts 6 columns"])
+
+    def test_headings_one_section_with_two_chinese_headings_is_found(self):
+        one, two = heading_pairs(self.EN, self.ZH), heading_pairs(self.EN, self.ZH.replace("## 二", "## 其二"))
+        self.assertEqual(heading_problems(one + one), [])
+        self.assertEqual(heading_problems(one + two), ["## Two: ['## 二', '## 其二']"])
 
     def test_named_kernels_one_missing_from_the_linked_output_is_found(self):
         kernels, tables = {"04_a": {"reduce_a", "reduce_b"}}, {"a_row"}
