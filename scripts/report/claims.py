@@ -12,8 +12,7 @@ from provenance import excused, primary
 COLUMNS = "kind label a b is by n cols gpus source"
 NEED = "gpu stage kernel dtype n median_us pass l2 bytes_read x_cub cols fill"
 KINDS = ("claim", "target", "cited", "ratio", "crossover")
-# What a claim compares: B's time over A's (faster, level), or B's relative error over A's (less-exact, as-exact).
-IS = ("faster", "level", "less-exact", "as-exact")
+IS = ("faster", "level", "less-exact", "as-exact")  # of B's time over A's, then of B's relative error over A's
 
 def assertions(stage, kind):
     path = f"stages/{stage}/claims.csv"
@@ -128,18 +127,14 @@ def check(claim, run, gpu):
         at = [(parse_size(s), c) for s in claim["n"].split() for c in cols]
         if missing := [n if c == "" else f"{n}x{c}" for n, c in at if not (run.named(a, n, c) and run.named(b, n, c))]:
             return [f"FAIL {name} on the {gpu}: {a} and {b} were not both measured at N = {missing}"]
-    errors = claim["is"] in ("less-exact", "as-exact")
-    value, show = (lambda r: float(r["rel_err"]), "error %.1e") if errors else (us, "%.1f µs")
+    value, show = (lambda r: float(r["rel_err"]), "error %.1e") if claim["is"] in IS[2:] else (us, "%.1f µs")
+    over = lambda x, y: x / y if y else 1.0 if x == y else float("inf")  # errors of 0: as exact, or infinitely less
     found = [(n, c, value(run.named(a, n, c)[0]), value(run.named(b, n, c)[0])) for n, c in at]
     lines = [f"FAIL {name} on the {gpu}, N = {n}{f' ({c} columns)' if c else ''}: {a} {show % va}, {b} {show % vb} "
              f"(b/a = {over(vb, va):.3f}; claimed: {claim['is']}, by {by:g})" for n, c, va, vb in found
              if not (over(vb, va) >= by if claim["is"] in ("faster", "less-exact")
                      else over(max(va, vb), min(va, vb)) <= by)]
     return lines or [f"ok   {name} on the {gpu} at {len(at)} N"]
-
-def over(x, y):
-    """X / Y, where an error of 0 can be either: 1 where both are 0, infinite where Y alone is."""
-    return x / y if y else 1.0 if x == y else float("inf")
 
 MARK = re.compile(r"<!-- claim: ([\w.-]+) -->")
 # A sentence that says its claim holds on every reference GPU, in either language.

@@ -141,13 +141,10 @@ def stage_block(stage, stage_csv, csv, lang):
     return out
 
 def other_output(stage, path, what, lang):
-    """The line that links another GPU's output PATH of STAGE: "the same", or, where the stage has changed
-    since that GPU's run, a record of its commit (it may lack what the page shows)."""
+    """Another GPU's output PATH of STAGE: "the same", or an older record where the stage changed since its run."""
     folder = os.path.dirname(path)
-    older = stage in excused(folder)
-    return text(lang, f"{what} {'older' if older else 'other'}").format(
-        gpu=gpu_of(f"{folder}/results.csv"), name=os.path.basename(path), path=path,
-        commit=(measured_at(folder) or "")[:12], num=number(stage))
+    return text(lang, f"{what} {'older' if stage in excused(folder) else 'other'}").format(num=number(stage),
+        gpu=gpu_of(f"{folder}/results.csv"), name=os.path.basename(path), path=path, commit=(measured_at(folder) or "")[:12])
 
 def demo_block(stage, csv, img, lang):
     out = text(lang, "demo caption").format(num=number(stage), gpu=gpu_of(csv)) + "\n\n```\n"
@@ -156,11 +153,10 @@ def demo_block(stage, csv, img, lang):
 
 def outputs_block(stage, img, lang):
     """The line of a stage's "What to look for" that links the primary's committed sass and profile output."""
-    files = [f"{img}/{kind}-{stage}.txt" for kind in ("sass", "profile") if os.path.exists(f"{img}/{kind}-{stage}.txt")]
-    if not files:
-        fail(f"stages/{stage}/README.md links its sass and profile output, and {img} has neither: run make reference")
-    links = text(lang, "list sep").join(f"[{os.path.basename(p)}](../../{p})" for p in files)
-    return text(lang, "outputs").format(gpu=gpu_of(f"{img}/results.csv"), num=number(stage), links=links) + "\n"
+    files = [f"{img}/{kind}-{stage}.txt" for kind in ("sass", "profile") if os.path.exists(f"{img}/{kind}-{stage}.txt")] \
+        or fail(f"stages/{stage}/README.md links its sass and profile output, and {img} has neither: run make reference")
+    return text(lang, "outputs").format(gpu=gpu_of(f"{img}/results.csv"), num=number(stage), links=text(
+        lang, "list sep").join(f"[{os.path.basename(p)}](../../{p})" for p in files)) + "\n"
 
 def readmes(check, csv, img):
     if not os.path.isfile(csv):
@@ -187,8 +183,8 @@ def readmes(check, csv, img):
         if demo and not os.path.exists(f"{img}/demo-{stage}.txt"):
             fail(f"{readme} shows its demo's output, and {img}/demo-{stage}.txt is missing: run make bench")
         for p, lang in siblings(readme):
-            blocks = {"stage-results": stage_block(stage, c, csv, lang) for c in rows_csv}
-            blocks |= {"demo-output": demo_block(stage, csv, img, lang)} if demo else {}
+            blocks = {"stage-results": stage_block(stage, c, csv, lang) for c in rows_csv} | (
+                {"demo-output": demo_block(stage, csv, img, lang)} if demo else {})
             status |= update(p, blocks | ({"outputs": outputs_block(stage, img, lang)} if outputs else {}), check)
     for csv in sorted(glob.glob("plots/reference/*/results.csv")):  # each GPU's own page
         folder, stage = os.path.dirname(csv), roofline(csv)
