@@ -545,6 +545,37 @@ Reference reference_sum_f64(const double *x, uint64_t n)
     return exact_reference(NULL, x, n);
 }
 
+Reference reference_abs_max(const float *x, uint64_t n)
+{
+    Reference r = {0};
+    int nan = 0;
+    double max_abs = 0.0;
+#pragma omp parallel for schedule(static) reduction(|| : nan) reduction(max : max_abs) if (n > CHUNK)
+    for (int64_t i = 0; i < (int64_t)n; i++) {
+        if (isnan(x[i])) nan = 1;
+        else if (fabs((double)x[i]) > max_abs) max_abs = fabs((double)x[i]);
+    }
+    r.sum = nan ? NAN : max_abs;
+    r.max = r.max_abs = r.abs_sum = max_abs;
+    r.non_finite = nan || isinf(max_abs);
+    return r;
+}
+
+Reference reference_sum_squares(const float *x, uint64_t n)
+{
+    double *squares = (double *)malloc(n * sizeof(double));
+    if (!squares) {
+        fprintf(stderr, "error: out of host memory for the squares of %llu values\n", (unsigned long long)n);
+        exit(EXIT_USAGE);
+    }
+    for (uint64_t i = 0; i < n; i++) squares[i] = (double)x[i] * (double)x[i];
+    Reference r = reference_sum_f64(squares, n);
+    free(squares);
+    if (!isnan(r.sum) && isinf(r.sum32)) r.sum = INFINITY, r.non_finite = 1;
+    r.abs_sum = r.sum;
+    return r;
+}
+
 Reference reference_logsumexp(const float *x, uint64_t n)
 {
     Reference r = {0.0, 1.0, 0, 0, -INFINITY, 0.0, 0.0, 0, 0.0f};
@@ -712,6 +743,22 @@ double sum_tolerance(Shape s, const Reference *ref, const float *x, uint64_t n)
     double joined = s.serial >= 1.0 ? (s.serial + 1.0) * ref->max_abs : s.tree >= 1.0 ? 2.0 * ref->max_abs : ref->abs_sum;
     if (prob < worst && x) prob += small_abs_sum(x, n, 2.0 * fmax(u1, u2) * fmin(joined, ref->abs_sum));
     return fmin(worst, prob) + reference_error(ref);
+}
+
+/* A sum of squares as stage 09's RMSNorm kernel computes it: s = fmaf(x_i, x_i, s) in a thread's loop
+ * (the square is exact inside the fmaf: one rounding per term, that of the addition), then a tree of
+ * fp32 additions. Each term x_i^2 is positive and goes through at most d = serial + tree roundings, so
+ * the worst case of sum_tolerance's first formula holds: d u / (1 - d u) times the sum itself. Only the
+ * worst case: the partial sums all grow, so their errors need not cancel (as logsumexp_tolerance says of
+ * its positive terms). Where a square or a partial sum falls below fp32's normal range the error is
+ * absolute instead, at most 2^-150 an operation: 2^-150 times the at most 2n operations. */
+double sum_squares_tolerance(Shape s, const Reference *ref, uint64_t n)
+{
+    if (!isfinite(ref->sum)) return 0.0;
+    if (ref->all_integers && ref->sum <= ldexp(1.0, 24)) return 0.0;
+    double du = (s.serial + s.tree > 1.0 ? s.serial + s.tree : 1.0) * unit_roundoff(24);
+    if (du >= 1.0) return INFINITY;
+    return du / (1.0 - du) * ref->sum + 2.0 * (double)n * ldexp(1.0, -150) + reference_error(ref);
 }
 
 double reference_error(const Reference *ref)

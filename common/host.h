@@ -133,6 +133,15 @@ Reference reference_sum_f64(const double *x, uint64_t n);
  * logsumexp_tolerance). A NaN input makes it NaN; otherwise an infinite max is the LSE (+Inf in, +Inf out). */
 Reference reference_logsumexp(const float *x, uint64_t n);
 
+/* The largest |x_i| of x[0..n) (a KV cache's quantisation scale of a group), in sum: exact, as a maximum
+ * rounds nothing; NaN where a NaN is read (a kernel's maximum must carry it). */
+Reference reference_abs_max(const float *x, uint64_t n);
+
+/* The sum of squares of x[0..n) (RMSNorm's reduction), by reference_sum_f64 of the squares, each exact
+ * in fp64 (24-bit significands square to at most 48 bits); +Inf where the exact sum rounds past fp32's
+ * largest value, as an fp32 kernel's must. abs_sum is the sum itself (every term is positive). */
+Reference reference_sum_squares(const float *x, uint64_t n);
+
 /* How a kernel's additions are arranged: the longest path of floating-point additions any input
  * takes to the result is serial + tree (in the kernel's accumulator) + wide (fp32, where a narrow
  * accumulator is widened before the block's sum is done) + atomic (fp32 atomicAdds). An input first
@@ -172,6 +181,10 @@ double sum_tolerance(Shape s, const Reference *ref, const float *x, uint64_t n);
 /* How far the fp64 reference itself may be from the exact sum of the inputs it read: its one rounding,
  * at most u64 |sum| (u64 = 2^-53). Every bound above includes it. */
 double reference_error(const Reference *ref);
+
+/* Largest error of a correct fp32 sum of squares (ref from reference_sum_squares) whose loop forms each
+ * square inside an fmaf (one rounding per term, the addition's): see host.c. */
+double sum_squares_tolerance(Shape s, const Reference *ref, uint64_t n);
 
 /* The sum of |x_i| over the inputs smaller than `below` in magnitude. */
 double small_abs_sum(const float *x, uint64_t n, double below);

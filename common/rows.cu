@@ -20,8 +20,9 @@ void rows_alloc(Rows *rows, Run *r, uint64_t max_rows, int lse)
     if (lse) rows->lse = (Reference *)malloc(max_rows * sizeof(Reference));
     /* A Welford kernel says so in the Shape of its first run; the pages stay untouched until then. */
     rows->moments = (Moments *)malloc(max_rows * sizeof(Moments));
+    rows->own = (Reference *)malloc(max_rows * sizeof(Reference));
     rows->moment_tols = (MomentsTolerance *)malloc(max_rows * sizeof(MomentsTolerance));
-    if (!rows->refs || !rows->tols || (lse && !rows->lse) || !rows->moments || !rows->moment_tols) {
+    if (!rows->refs || !rows->tols || (lse && !rows->lse) || !rows->moments || !rows->moment_tols || !rows->own) {
         fprintf(stderr, "error: out of host memory for %llu row references\n", (unsigned long long)max_rows);
         exit(EXIT_USAGE);
     }
@@ -65,24 +66,33 @@ static int moments_row_passes(const Rows *rows, uint64_t i, uint64_t count, doub
     return mean_ok && value_passes(var, m->var, t->var);
 }
 
-/* The reference of each row is its sum or, for OP_LOGSUMEXP, its log-sum-exp, or a Welford kernel's mean
- * and variance (the tolerances are computed once per kernel and size). */
+/* The reference of each row is its sum or, for OP_LOGSUMEXP, its log-sum-exp, for OP_ABS_MAX its largest
+ * |x| (exact: a bound of 0), for OP_SUM_SQUARES its sum of squares, or a Welford kernel's mean and
+ * variance (the tolerances, and the references made for one kernel, are computed once per kernel and size). */
 int rows_pass(Rows *rows, const Run *r, const float *values, Op op, int new_shape, double *rel_err,
               double *rel_bound, double *hash)
 {
-    const Reference *refs = op == OP_LOGSUMEXP ? rows->lse : rows->refs;
+    const Reference *refs = op == OP_LOGSUMEXP ? rows->lse : op == OP_ABS_MAX || op == OP_SUM_SQUARES ? rows->own
+                                                                                                      : rows->refs;
     int welford = r->shape.welford;
     uint64_t results = welford ? 2 * r->rows : r->rows;
     CUDA_CHECK(cudaMemcpy(rows->results, r->row_sums, results * sizeof(float), cudaMemcpyDeviceToHost));
     if (new_shape) {
 #pragma omp parallel for schedule(static) if (r->rows >= 64)
         for (int64_t i = 0; i < (int64_t)r->rows; i++) {
+            const float *row = values + i * r->cols;
             if (welford) {
-                rows->moments[i] = reference_moments(values + i * r->cols, r->cols);
+                rows->moments[i] = reference_moments(row, r->cols);
                 rows->moment_tols[i] = moments_tolerance(r->shape, &rows->moments[i]);
+            } else if (op == OP_ABS_MAX) {
+                rows->own[i] = reference_abs_max(row, r->cols);
+                rows->tols[i] = 0.0; /* a maximum rounds nothing */
+            } else if (op == OP_SUM_SQUARES) {
+                rows->own[i] = reference_sum_squares(row, r->cols);
+                rows->tols[i] = sum_squares_tolerance(r->shape, &rows->own[i], r->cols);
             } else {
                 rows->tols[i] = op == OP_LOGSUMEXP ? logsumexp_tolerance(r->shape, &refs[i], r->cols)
-                                                   : sum_tolerance(r->shape, &refs[i], values + i * r->cols, r->cols);
+                                                   : sum_tolerance(r->shape, &refs[i], row, r->cols);
             }
         }
     }

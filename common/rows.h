@@ -11,6 +11,8 @@
 typedef struct {
     Reference *refs;               /* each row's fp64 sum */
     Reference *lse;                /* each row's log-sum-exp (NULL unless an OP_LOGSUMEXP kernel runs) */
+    Reference *own;                /* an OP_ABS_MAX or OP_SUM_SQUARES kernel's references, made at its first run
+                                      of a size (their pages stay untouched until then) */
     double *tols;                  /* each row's bound, from the shape the kernel reports for one row */
     Moments *moments;              /* a Welford kernel's references and bounds, made at its first run of a */
     MomentsTolerance *moment_tols; /*   size (their pages stay untouched until then) */

@@ -59,8 +59,10 @@ enum {
  * ACC_EXACT_SUM: the exact sum rounded once to fp32, checked bit for bit. */
 typedef enum { ACC_F32, ACC_F16, ACC_BF16, ACC_I32, ACC_F64, ACC_KAHAN, ACC_EXACT_SUM, ACC_COUNT } Acc;
 /* What the kernel reduces with: the max exercise is OP_MAX; OP_LOGSUMEXP, a row stage's, is softmax's max
- * and sum per row as one number, max + log(sum exp(x - max)), checked against reference_logsumexp. */
-typedef enum { OP_SUM, OP_MAX, OP_LOGSUMEXP } Op;
+ * and sum per row as one number, max + log(sum exp(x - max)), checked against reference_logsumexp; the row
+ * stage's OP_ABS_MAX, the largest |x| of each row, exactly (reference_abs_max), and OP_SUM_SQUARES, the sum
+ * of squares of each row (reference_sum_squares, within sum_squares_tolerance). */
+typedef enum { OP_SUM, OP_MAX, OP_LOGSUMEXP, OP_ABS_MAX, OP_SUM_SQUARES } Op;
 
 /* A table entry; the fields after flags may be left out (fp32 input, fp32 accumulator, any GPU). */
 typedef struct {
@@ -73,7 +75,8 @@ typedef struct {
     Acc acc;            /* accumulator of the thread's and the block's sums */
     int min_cc;         /* lowest compute capability (major * 10 + minor) it runs on, 0: any */
     const char *needs;  /* what that capability provides, for the "skipped" message */
-    Op op;              /* OP_SUM; OP_MAX: checked against the exact maximum; OP_LOGSUMEXP (rows) */
+    Op op;              /* OP_SUM; OP_MAX: checked against the exact maximum; OP_LOGSUMEXP, OP_ABS_MAX,
+                           OP_SUM_SQUARES (rows) */
     const char *no_tree; /* why make stage-NN tree cannot record it (NULL: it can; a CPU row never can) */
 } Kernel;
 

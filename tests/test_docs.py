@@ -10,6 +10,7 @@ import io
 import os
 import re
 import shutil
+import sys
 
 from tests import support
 
@@ -132,6 +133,80 @@ def opening_problem(text, fronts):
     return f"it names articles missing from the front pages' table of the articles: {unknown}" if unknown else None
 
 
+def heading_pairs(en, zh):
+    """Each section heading (##) of an English page beside the Chinese page's at the same place."""
+    return list(zip(*([line for line in text.split("\n") if line.startswith("## ")] for text in (en, zh))))
+
+
+def heading_problems(pairs):
+    """Where the same English heading is given different Chinese ones across pages (PAIRS: heading_pairs of
+    each page): a section is called one thing everywhere."""
+    found = {}
+    for en, zh in pairs:
+        found.setdefault(en, set()).add(zh)
+    return [f"{en}: {sorted(zh)}" for en, zh in found.items() if len(zh) > 1]
+
+
+BOUNDS = r"(?:__launch_bounds__\([^)]*\)\s+)?"
+KERNEL = re.compile(rf"__global__\s+{BOUNDS}void\s+{BOUNDS}(\w+)")
+
+
+def program_kernels(stage):
+    """The kernels (__global__ functions) of a stage's program: its .cu files but the exercise and the demo, the
+    sources its sass output compiles."""
+    return {k for p in relative(f"stages/{stage}/*.cu") if os.path.basename(p) not in ("exercise.cu", "demo.cu")
+            for k in KERNEL.findall(support.read(p))}
+
+
+def named_kernel_problems(text, outputs, kernels, tables, excused=()):
+    """The kernels a stage README (TEXT) names in backticks that the outputs it links lack. OUTPUTS: {the path
+    of each committed output it links (plots/reference/<gpu>/sass-<stage>.txt, ...): its text}; KERNELS:
+    {stage: its program's kernels}; TABLES: every program's kernel names (--describe). A name of a kernel
+    table row or of a kernel is found where a program describes it or an output it links has it; a kernel
+    of a stage whose sass or profile output the page links, in one of those. EXCUSED: the outputs that
+    predate their stage's sources (the primary's, of a stage changed since its run): a kernel of that stage
+    that no description names yet (a new one) need not be in them until the reference is run again; one
+    they describe must."""
+    named = set(re.findall(r"`(\w+)(?:<[^`]*>)?`", text))
+    has = lambda output, k: re.search(rf"\b{k}\b", output) is not None
+    late = set().union(*(own for stage, own in kernels.items()
+                         if any(os.path.basename(p) == f"describe-{stage}.txt" for p in excused)))
+    problems = [f"`{k}` is in no program's --describe and no output the page links"
+                for k in sorted(named & (tables | set().union(*kernels.values())))
+                if k not in tables | late and not any(has(o, k) for o in outputs.values())]
+    for stage, own in kernels.items():
+        linked = {p: o for p, o in outputs.items() if os.path.basename(p) in (f"sass-{stage}.txt", f"profile-{stage}.txt")}
+        new = lambda k: k not in tables and all(p in excused for p in linked)
+        problems += [f"`{k}` is not in the linked sass or profile output of {stage}"
+                     for k in sorted(named & own) if linked and not any(has(o, k) for o in linked.values()) and not new(k)]
+    return problems
+
+
+def linked_outputs(page):
+    """{path: text} of the committed outputs (plots/reference/<gpu>/*.txt) PAGE links."""
+    paths = {os.path.normpath(os.path.join(os.path.dirname(page), m))
+             for m in re.findall(r"\]\(([^)\s#]+\.txt)\)", support.read(page))}
+    return {p: support.read(p) for p in sorted(paths)
+            if p.startswith("plots/reference/") and os.path.isfile(os.path.join(ROOT, p))}
+
+
+def stale_outputs(folder):
+    """FOLDER's outputs (describe-, sass-, profile-<stage>.txt) of the stages whose kernel or harness files
+    changed since the commit its run measured (scripts/report/provenance.py; none where git cannot tell)."""
+    report = os.path.join(ROOT, "scripts", "report")
+    if report not in sys.path:
+        sys.path.insert(0, report)
+    import provenance
+    here = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        commit = provenance.measured_at(folder)
+        stages = (provenance.changed_since(commit)[0] if commit else None) or []
+    finally:
+        os.chdir(here)
+    return {f"{folder}/{kind}-{stage}.txt" for stage in stages for kind in ("describe", "sass", "profile")}
+
+
 # ---- the guides -------------------------------------------------------------------------------------------
 
 def read_claims(path):
@@ -211,6 +286,31 @@ class DeadLinks(support.Case):
         self.assertEqual(dead_links(text, "docs"), ["../plots/reference/x/tree/01_a/k.png", "tree/k.png"])
 
 
+class Headings(support.Case):
+    def test_a_section_has_one_chinese_heading_on_every_stage_page(self):
+        """The stage guides' sections that share an English heading (Measured, What to look for, ...) share
+        the Chinese one too."""
+        pairs = [pair for page in relative("stages/*/README.md")
+                 for pair in heading_pairs(support.read(page), support.read(chinese(page)))]
+        self.assertTrue(pairs, "no stage guide has a section heading")
+        self.assertEqual(heading_problems(pairs), [])
+
+
+@support.per(lambda: relative("stages/*/README.md") + relative("stages/*/README.zh-CN.md"), name_of=name_of)
+class NamedKernels(support.Case):
+    def test_each_kernel_named_is_in_a_description_or_an_output_linked(self, page):
+        """Each kernel the page names in backticks is in a program's --describe or in the outputs it links, and a
+        kernel of a stage whose sass or profile output it links in one of those (a link to an older record
+        without the kernel is found)."""
+        folder = os.path.join("plots", "reference", support.read("plots/reference/primary").strip())
+        tables = {line.split()[1] for p in relative(f"{folder}/describe-*.txt")
+                  for line in support.read(p).split("\n") if line.startswith("kernel: ")}
+        self.assertTrue(tables, f"no kernel in {folder}/describe-*.txt")
+        kernels = {os.path.basename(d): program_kernels(os.path.basename(d)) for d in relative("stages/*/")}
+        self.assertEqual(named_kernel_problems(support.read(page), linked_outputs(page), kernels, tables,
+                                               stale_outputs(folder)), [])
+
+
 @support.per(["README.md", "README.zh-CN.md"], name_of=name_of)
 class FrontPages(support.Case):
     def test_each_is_at_most_220_lines(self, page):
@@ -256,6 +356,34 @@ class ChecksReject(support.Case):
         self.assertEqual(column_problems("all `gpu,stage,kernel,n,us`, every program's 5 columns; 共用的 5 列", header), [])
         self.assertEqual(column_problems("rows with every program's 4 columns, `gpu,stage,kernel,n`; 共用的 6 列", header),
                          ["quotes gpu,stage,kernel,n", "counts 4 columns", "counts 6 columns"])
+
+    def test_headings_one_section_with_two_chinese_headings_is_found(self):
+        one, two = heading_pairs(self.EN, self.ZH), heading_pairs(self.EN, self.ZH.replace("## 二", "## 其二"))
+        self.assertEqual(heading_problems(one + one), [])
+        self.assertEqual(heading_problems(one + two), ["## Two: ['## 二', '## 其二']"])
+
+    def test_named_kernels_one_missing_from_the_linked_output_is_found(self):
+        kernels, tables = {"04_a": {"reduce_a", "reduce_b"}}, {"a_row"}
+        text = "`reduce_a` beside `reduce_b`, `a_row`, `reduce_a<256>`, `not_a_kernel`"
+        sass, old = "g/sass-04_a.txt", {"g/sass-04_a.txt": "reduce_a(const float *)\n"}
+        self.assertEqual(named_kernel_problems(text, {sass: "reduce_a(const float *)\nreduce_b(const float *)\n"},
+                                               kernels, tables), [])
+        self.assertEqual(named_kernel_problems(text, old, kernels, tables),
+                         ["`reduce_b` is in no program's --describe and no output the page links",
+                          "`reduce_b` is not in the linked sass or profile output of 04_a"])
+        self.assertEqual(named_kernel_problems(text, old, kernels, tables | {"reduce_b"}),
+                         ["`reduce_b` is not in the linked sass or profile output of 04_a"])
+        self.assertEqual(named_kernel_problems(text, old, kernels, tables, {sass, "g/describe-04_a.txt"}), [],
+                         "a stage changed since the reference's run: its new kernel is not there yet")
+        self.assertEqual(named_kernel_problems(text, old, kernels, tables | {"reduce_b"}, {sass, "g/describe-04_a.txt"}),
+                         ["`reduce_b` is not in the linked sass or profile output of 04_a"],
+                         "a stage changed since: a kernel its description names is still held to its output")
+        self.assertEqual(named_kernel_problems(text, old, kernels, tables, {"h/sass-04_a.txt", "h/describe-04_a.txt"}),
+                         ["`reduce_b` is not in the linked sass or profile output of 04_a"],
+                         "another folder's files excused: the linked one still lacks the kernel")
+        self.assertEqual(named_kernel_problems("`a_gone`", {}, kernels, tables | {"a_gone"}), [])
+        self.assertEqual(named_kernel_problems("`reduce_b`", {}, kernels, tables),
+                         ["`reduce_b` is in no program's --describe and no output the page links"])
 
     def test_front_pages_a_long_page_is_rejected(self):
         self.assertIsNone(front_problem("line\n" * FRONT_LINES))

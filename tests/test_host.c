@@ -546,6 +546,49 @@ static void test_logsumexp(void)
     free(x);
 }
 
+/* rows_rms_sum_squares's arithmetic in fp32 on the host (stages/09_rows/reduce.cu): 128 threads, thread t
+ * forming t, t + 128, ... with fmaf, then a pairwise tree over the threads' sums (the kernel's butterflies
+ * add in another order, with as many levels). drop: leave the row's last element out, the defect the
+ * bound must see. */
+static float sum_squares_block(const float *x, int n, int drop)
+{
+    float s[128] = {0};
+    for (int i = 0; i < n - drop; i++) s[i % 128] = fmaf(x[i], x[i], s[i % 128]);
+    for (int width = 64; width > 0; width /= 2)
+        for (int t = 0; t < width; t++) s[t] += s[t + width];
+    return s[0];
+}
+
+static void test_row_references(void)
+{
+    Reference m = reference_abs_max((float[]){1.0f, -3.5f, 2.0f}, 3);
+    check(m.sum == 3.5 && !m.non_finite, "abs-max of 1, -3.5, 2 is 3.5: a negative value's magnitude counts");
+    check(isnan(reference_abs_max((float[]){1.0f, NAN, -7.0f}, 3).sum), "abs-max of a group holding a NaN is NaN");
+    Reference inf = reference_abs_max((float[]){1.0f, -INFINITY}, 2);
+    check(inf.sum == INFINITY && inf.non_finite, "abs-max of a group holding -Inf is +Inf");
+
+    Reference small = reference_sum_squares((float[]){1.0f, -2.0f, 3.0f}, 3);
+    Shape row = {1, 7, 0, 0, 0, 0, 0, 0, 0};
+    check(small.sum == 14.0 && sum_squares_tolerance(row, &small, 3) == 0.0,
+          "sum of squares of 1, -2, 3 is 14, and integers below 2^24 are exact: bound 0");
+    check(reference_sum_squares((float[]){0x1p100f, 0x1p100f}, 2).sum == INFINITY,
+          "sum of squares past fp32's largest value is +Inf, as an fp32 kernel's must be");
+    check(isnan(reference_sum_squares((float[]){1.0f, NAN}, 2).sum), "sum of squares with a NaN is NaN");
+
+    enum { N = 1000 };
+    float x[N];
+    for (int i = 0; i < N; i++) x[i] = fill_value(FILL_SHIFTED, 5, i);
+    Reference ref = reference_sum_squares(x, N);
+    Shape block = {(N + 127) / 128, 7, 0, 0, 0, 0, 0, 0, 0};
+    double tol = sum_squares_tolerance(block, &ref, N);
+    check(fabs(sum_squares_block(x, N, 0) - ref.sum) <= tol, "fp32 sum of squares of a row of 1000 within its bound");
+    check(fabs(sum_squares_block(x, N, 1) - ref.sum) > tol, "the same row without its last element is outside the bound");
+    for (int i = 0; i < N; i++) x[i] = fill_value(FILL_SHIFTED, 5, i) * 0x1p-70f; /* squares below 2^-126 */
+    Reference tiny = reference_sum_squares(x, N);
+    check(fabs(sum_squares_block(x, N, 0) - tiny.sum) <= sum_squares_tolerance(block, &tiny, N),
+          "a row whose squares fall in fp32's subnormal range within its bound (the absolute term)");
+}
+
 /* rows_welford's arithmetic in fp32 on the host (stages/09_rows/reduce.cu): the state (count, mean, M2) and
  * Chan et al.'s merge, and a block of 128 threads per row: each thread merges its elements t, t + 128, ...,
  * then each warp's xor butterfly, then one over the 4 warps' states; thread 0's state gives the mean and
@@ -1010,6 +1053,7 @@ int main(void)
     test_binades_bounds();
     test_logsumexp();
     test_moments();
+    test_row_references();
     test_array_file();
     test_reference_exact();
     test_reference_f64();

@@ -1,5 +1,5 @@
 """The sizes the project holds itself to, so that a newcomer can read what surrounds the stages: the reporting
-program (scripts/report/) at most 1,500 lines, the common harness (common/harness.cu) at most 700, and a stage
+program (scripts/report/) at most 1,510 lines, the common harness (common/harness.cu) at most 700, and a stage
 folder holding only what a person writes (its programs, its make fragment, its READMEs, its claims and cited
 figures, the list of kernels its every-N table shows); measured and recorded data live under plots/."""
 import fnmatch

@@ -240,6 +240,31 @@ class MadeUpResults(support.Case):
         self.assertEqual(claims.check(claim, run_of(path), "gpu-a"),
                          ["ok   fast-is-faster on the gpu-a at 1 N"])
 
+    def test_claim_of_errors_reads_the_error_column(self):
+        """A claim of relative errors (less-exact, as-exact) compares rel_err, not times: one that no longer holds
+        fails naming both errors; an error of 0 against 0 is as exact, against a positive one infinitely less."""
+        path = made_up(self.folder("gpu-a"), [
+            ("01_a", "narrow", "f32", 1024, 10.0, "random", {"rel_err": "4e-06"}),
+            ("01_a", "wide", "f32", 1024, 20.0, "random", {"rel_err": "1e-06"}),
+            ("01_a", "exact", "f32", 1024, 20.0, "random", {"rel_err": "0"}),
+            ("01_a", "exact2", "f32", 1024, 30.0, "random", {"rel_err": "0"})], {"01_a": "bandwidth+"})
+        claims = report("claims")
+        claim = {"label": "narrow-off", "a": "01_a:wide", "b": "01_a:narrow", "is": "less-exact", "n": "all",
+                 "by": "3", "cols": "", "gpus": "all"}
+        self.assertEqual(claims.check(claim, run_of(path), "gpu-a"), ["ok   narrow-off on the gpu-a at 1 N"])
+        claim["by"] = "5"
+        self.assertEqual(claims.check(claim, run_of(path), "gpu-a"), [
+            "FAIL narrow-off on the gpu-a, N = 1024: 01_a:wide error 1.0e-06, 01_a:narrow error 4.0e-06 "
+            "(b/a = 4.000; claimed: less-exact, by 5)"])
+        claim.update({"is": "as-exact", "by": "5", "a": "01_a:narrow", "b": "01_a:wide"})
+        self.assertEqual(claims.check(claim, run_of(path), "gpu-a"), ["ok   narrow-off on the gpu-a at 1 N"])
+        claim["by"] = "3"
+        self.assertRegex(claims.check(claim, run_of(path), "gpu-a")[0], r"^FAIL narrow-off .*\(b/a = 0\.250; ")
+        claim.update({"a": "01_a:exact", "b": "01_a:exact2", "by": "1"})
+        self.assertEqual(claims.check(claim, run_of(path), "gpu-a"), ["ok   narrow-off on the gpu-a at 1 N"])
+        claim.update({"b": "01_a:wide", "is": "less-exact", "by": "1000"})
+        self.assertEqual(claims.check(claim, run_of(path), "gpu-a"), ["ok   narrow-off on the gpu-a at 1 N"])
+
     def test_claim_at_row_lengths_and_other_type_reads_those_rows(self):
         """A claim at row lengths (cols) and on another input type reads those rows alone."""
         rows = [("rows", "a", "f32", 64, 2.0), ("rows", "b", "f32", 64, 1.0), ("rows", "a", "f32", 4096, 1.0),
@@ -402,7 +427,7 @@ class MadeUpResults(support.Case):
     def test_claims_command_exits_2_on_an_unknown_comparison(self):
         tree = self.claims_tree("claim,base-slower,01_a:base,01_a:fast,slower,1,all,,all,\n",
                                 cite=("base-slower",))
-        self.expect(2, r"claim base-slower: is 'slower' \(faster or level\)", [sys.executable, REPORT, "claims"],
+        self.expect(2, r"claim base-slower: is 'slower' \(faster, level, less-exact, as-exact\)", [sys.executable, REPORT, "claims"],
                     cwd=tree)
 
     def test_claims_command_exits_2_on_a_level_wider_than_15_percent(self):

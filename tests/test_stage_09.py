@@ -1,7 +1,8 @@
 """Stage 09 (a sum per row): its options (no GPU needed), then its rows on the GPU: random shapes, --fill
 ones, a NaN (+Inf) in one row, rows of one element, LayerNorm's moments of rows with a large mean and a
-small spread, every sub-warp width, a matrix past 2^31 elements, and the exercise's solution on few long
-rows."""
+small spread, every sub-warp width, a matrix past 2^31 elements, the per-group abs-max and the sum of
+squares on mean-0 rows, the article's warp count dropping a partial warp, and the exercise's solution on few
+long rows."""
 import os
 import random
 import re
@@ -113,6 +114,33 @@ class Stage09(support.Case):
         self.assertEqual(run.result.rc, 0, repr(run.result))
         checked = sorted(r["kernel"] for r in run.rows if r["kernel"] in welford and r["pass"] == "1")
         self.assertEqual(checked, sorted(welford), f"the Welford kernels checked and passing:\n{run.result.tail()}")
+
+    @support.needs("gpu")
+    def test_group_abs_max_exact_and_sum_of_squares_within_its_bound_on_random_rows(self):
+        """mean-0 data, so that a row's largest magnitude is often a negative value: the abs-max exact, bit for
+        bit, and the sum of squares within its bound, on rows of 1, odd and unaligned lengths"""
+        self.need_build()
+        run = gpu_lib.run_csv([ROWS, "--check", "--n", "1000x1,7x1000,3x333,33x4097,2x1000003", "--fill", "random",
+                               "--kernel", "rows_group_abs_max,rows_rms_sum_squares", "--offset", "1", "--reps", "1",
+                               "--warmup", "0"])
+        self.assertEqual(run.result.rc, 0, repr(run.result))
+        mine = [r for r in run.rows if r["kernel"] != "cub"]
+        self.assertEqual(len(mine), 10, f"two kernels at five shapes:\n{run.result.tail()}")
+        self.assertEqual([f"{r['kernel']} {r['n']}/{r['cols']}" for r in mine if r["pass"] != "1"], [])
+        self.assertEqual([r["n"] for r in mine if r["kernel"] == "rows_group_abs_max" and float(r["rel_err"]) != 0], [],
+                         "abs-max rows not exact")
+
+    @support.needs("gpu")
+    def test_the_articles_count_of_warps_drops_a_partial_last_warp(self):
+        """blockReduceSum's blockDim.x >> 5 with 100 threads: rows of 96 columns pass (warp 3 holds nothing),
+        rows of 97 and 1000 fail their check, exit 1"""
+        self.need_build()
+        args = [ROWS, "--check", "--kernel", "rows_block_reduce_drops_warp", "--reps", "1", "--warmup", "0", "--n"]
+        self.expect(0, "all kernels passed", args + ["64x96"])
+        run = gpu_lib.run_csv(args + ["64x97,64x1000"])
+        self.assertEqual(run.result.rc, 1, repr(run.result))
+        self.assertEqual(sorted(r["cols"] for r in run.rows if r["kernel"] == "rows_block_reduce_drops_warp"
+                                and r["pass"] == "0"), ["1000", "97"], run.result.tail())
 
     @support.needs("gpu")
     def test_subwarp_and_auto_at_cols_1_to_48_and_around_every_width_on_unaligned_rows(self):

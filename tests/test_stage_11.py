@@ -1,8 +1,10 @@
 """Stage 11 (scan and histogram): its build, its own options and its exercise (no GPU needed), its chart
 through the reporting program, then on the GPU: every kernel and CUB exact at the check sizes, skewed data,
-a scan past 2^31 elements, the exercise's stub failing and its solution passing."""
+a scan past 2^31 elements, top-p's cut exact at every size, the exercise's stub failing and its solution
+passing."""
 import functools
 import os
+import re
 import unittest
 
 from tests import gpu_lib, support
@@ -119,6 +121,23 @@ class Stage11(support.Case):
                                               "histogram_global_atomics,histogram_shared_privatized,"
                                               "histogram_warp_aggregated,cub_histogram_even,histogram4096_global_atomics,"
                                               "histogram4096_shared,cub_histogram_even_4096", "--reps", "1", "--warmup", "0"])
+
+    @support.needs("gpu")
+    def test_top_p_cut_is_the_exact_count_at_every_size_and_seed(self):
+        """one element, a warp, a tile and its edges, several levels of tile sums; three seeds: the cut the GPU
+        prints is the exact one, and its row passes"""
+        self.need_build()
+        for seed in ("1", "2", "77"):
+            with self.subTest(seed=seed):
+                run = gpu_lib.run_csv([os.path.join(support.ROOT, PROGRAM), "--check", "--kernel", "top_p_scan_then_cut",
+                                       "--n", "1,2,31,1023,1024,1025,1000003,2^24+1", "--seed", seed, "--reps", "1",
+                                       "--warmup", "0"])
+                self.assertEqual(run.result.rc, 0, repr(run.result))
+                cuts = re.findall(r"the cut keeps (\d+) \(exact: (\d+)\)", run.result.out)
+                self.assertEqual(len(cuts), 8, run.result.tail())
+                self.assertEqual([got for got, want in cuts if got != want], [])
+                self.assertEqual(cuts[0], ("1", "1"), "one probability: it is kept")
+                self.assertEqual([r["n"] for r in run.rows if r["kernel"] == "top_p_scan_then_cut" and r["pass"] != "1"], [])
 
     @support.needs("gpu")
     @support.full_only

@@ -13,6 +13,7 @@ COLUMNS = "kind label a b is by n cols gpus source"
 NEED = "gpu stage kernel dtype n median_us pass l2 bytes_read x_cub cols fill"
 KINDS = ("claim", "target", "cited", "ratio", "crossover")
 LEVEL = 1.15  # the most two times called level (or about the same) may differ by
+IS = ("faster", "level", "less-exact", "as-exact")  # of B's time over A's, then of B's relative error over A's
 
 def assertions(stage, kind):
     path = f"stages/{stage}/claims.csv"
@@ -20,8 +21,8 @@ def assertions(stage, kind):
     for r in rows:
         if r["kind"] not in KINDS:
             fail(f"{path}: {r['label']}: kind '{r['kind']}' (one of {', '.join(KINDS)})")
-        if r["kind"] == "claim" and r["is"] not in ("faster", "level"):
-            fail(f"{path}: claim {r['label']}: is '{r['is']}' (faster or level)")
+        if r["kind"] == "claim" and r["is"] not in IS:
+            fail(f"{path}: claim {r['label']}: is '{r['is']}' ({', '.join(IS)})")
         if r["kind"] == "claim" and r["is"] == "level" and not float(r["by"]) <= LEVEL:
             fail(f"{path}: claim {r['label']}: level by {r['by']}: two times called level differ by at most {LEVEL:g}x")
         if r.get("time") not in (None, "", "whole", "kernels"):
@@ -133,11 +134,14 @@ def check(claim, run, gpu):
         if missing := [n if c == "" else f"{n}x{c}" for n, c in at if not (run.named(a, n, c) and run.named(b, n, c))]:
             return [f"FAIL {name} on the {gpu}: {a} and {b} were not both measured at N = {missing}"]
     time = claim.get("time") or "whole"
-    times = [(n, c, us(run.named(a, n, c)[0], time), us(run.named(b, n, c)[0], time)) for n, c in at]
-    lines = [f"FAIL {name} on the {gpu}, N = {n}{f' ({c} columns)' if c else ''}: {a} {ta:.1f} µs, {b} {tb:.1f} µs "
+    value, show = (lambda r: float(r["rel_err"]), "error %.1e") if claim["is"] in IS[2:] else (lambda r: us(r, time), "%.1f µs")
+    over = lambda x, y: x / y if y else 1.0 if x == y else float("inf")  # errors of 0: as exact, or infinitely less
+    found = [(n, c, value(run.named(a, n, c)[0]), value(run.named(b, n, c)[0])) for n, c in at]
+    lines = [f"FAIL {name} on the {gpu}, N = {n}{f' ({c} columns)' if c else ''}: {a} {show % va}, {b} {show % vb} "
              f"{'(the kernels alone) ' if time == 'kernels' else ''}"
-             f"(b/a = {tb / ta:.3f}; claimed: {claim['is']}, by {by:g})" for n, c, ta, tb in times
-             if not (tb / ta >= by if claim["is"] == "faster" else max(ta, tb) / min(ta, tb) <= by)]
+             f"(b/a = {over(vb, va):.3f}; claimed: {claim['is']}, by {by:g})" for n, c, va, vb in found
+             if not (over(vb, va) >= by if claim["is"] in ("faster", "less-exact")
+                     else over(max(va, vb), min(va, vb)) <= by)]
     return lines or [f"ok   {name} on the {gpu} at {len(at)} N"]
 
 MARK = re.compile(r"<!-- claim: ([\w.-]+) -->")

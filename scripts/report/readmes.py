@@ -9,7 +9,7 @@ from charts import chart_headers, owners
 from cited import cited
 from common import bilingual, describe, fail, kernel_rows, number, parse_description, phrase, read_csv, read_text
 from common import head, rule, short, text, write_files
-from provenance import changed_line, changed_since, measured_at, primary
+from provenance import changed_line, changed_since, excused, measured_at, primary
 from tables import accuracy_tables, limits_table, ratios, stage_ratios, table, times
 from tree import Tree, committed_record
 
@@ -144,15 +144,26 @@ def stage_block(stage, stage_csv, csv, lang):
         out += f"\n{text(lang, 'stage ratios caption')}\n\n" + stage_ratios(stage_csv, stage, lang)
     if own and os.path.exists(limits) and any(r["stage"] == stage for r in read_csv(limits, "stage")):
         out += "\n%s\n\n" % text(lang, "limits caption").format(gpu=gpu_of(limits)) + limits_table(limits, stage, lang)
-        out += "".join("\n%s\n" % text(lang, "limits other").format(gpu=gpu_of(p), path=p) for p in others("limits.csv", img))
+        out += "".join("\n%s\n" % other_output(stage, p, "limits", lang) for p in others("limits.csv", img))
     return out
+
+def other_output(stage, path, what, lang):
+    """Another GPU's output PATH of STAGE: "the same", or an older record where the stage changed since its run."""
+    folder = os.path.dirname(path)
+    return text(lang, f"{what} {'older' if stage in excused(folder) else 'other'}").format(num=number(stage),
+        gpu=gpu_of(f"{folder}/results.csv"), name=os.path.basename(path), path=path, commit=(measured_at(folder) or "")[:12])
 
 def demo_block(stage, csv, img, lang):
     out = text(lang, "demo caption").format(num=number(stage), gpu=gpu_of(csv)) + "\n\n```\n"
     out += read_text(f"{img}/demo-{stage}.txt") + "```\n"
-    return out + "".join("\n%s\n" % text(lang, "demo other").format(gpu=gpu_of(f"{os.path.dirname(p)}/results.csv"),
-                                                                     name=os.path.basename(p), path=p)
-                         for p in others(f"demo-{stage}.txt", img))
+    return out + "".join("\n%s\n" % other_output(stage, p, "demo", lang) for p in others(f"demo-{stage}.txt", img))
+
+def outputs_block(stage, img, lang):
+    """The line of a stage's "What to look for" that links the primary's committed sass and profile output."""
+    files = [f"{img}/{kind}-{stage}.txt" for kind in ("sass", "profile") if os.path.exists(f"{img}/{kind}-{stage}.txt")] \
+        or fail(f"stages/{stage}/README.md links its sass and profile output, and {img} has neither: run make reference")
+    return text(lang, "outputs").format(gpu=gpu_of(f"{img}/results.csv"), num=number(stage), links=text(
+        lang, "list sep").join(f"[{os.path.basename(p)}](../../{p})" for p in files)) + "\n"
 
 def readmes(check, csv, img):
     if not os.path.isfile(csv):
@@ -175,12 +186,13 @@ def readmes(check, csv, img):
         rows_csv = [c for c in [csv] + sorted(glob.glob(f"{img}/*.csv")) + others("*.csv", img)
                     if "<!-- stage-results:begin -->" in page and c.endswith(mine)
                     and any(r["stage"] == stage for r in read_csv(c, "stage"))][:1]
-        demo = "<!-- demo-output:begin -->" in page.split("\n")
+        demo, outputs = ("<!-- %s:begin -->" % tag in page.split("\n") for tag in ("demo-output", "outputs"))
         if demo and not os.path.exists(f"{img}/demo-{stage}.txt"):
             fail(f"{readme} shows its demo's output, and {img}/demo-{stage}.txt is missing: run make bench")
         for p, lang in siblings(readme):
-            blocks = {"stage-results": stage_block(stage, c, csv, lang) for c in rows_csv}
-            status |= update(p, blocks | ({"demo-output": demo_block(stage, csv, img, lang)} if demo else {}), check)
+            blocks = {"stage-results": stage_block(stage, c, csv, lang) for c in rows_csv} | (
+                {"demo-output": demo_block(stage, csv, img, lang)} if demo else {})
+            status |= update(p, blocks | ({"outputs": outputs_block(stage, img, lang)} if outputs else {}), check)
     for csv in sorted(glob.glob("plots/reference/*/results.csv")):  # each GPU's own page
         folder, stage = os.path.dirname(csv), roofline(csv)
         page = text("en", "page head").format(gpu=gpu_of(csv)) + run_block(folder, img) + results_block(folder, ".", "en")

@@ -251,6 +251,62 @@ __global__ void __launch_bounds__(BLOCK) rows_welford(const float *x, float *out
     }
 }
 
+/* The largest |x| of each row: the scale a KV cache's per-group quantisation divides by (the course chapter,
+ * §7.8.2, a row being one group), beside softmax's max. Every thread needs the scale to quantise its own
+ * elements, hence the all-reduce. A maximum rounds nothing: the result is exactly the largest |x|, and a
+ * NaN wins (MaxOp), so that a group holding one cannot be quantised with a finite scale. */
+__global__ void __launch_bounds__(BLOCK) rows_group_abs_max(const float *x, float *out, uint64_t cols)
+{
+    const float *p = x + (uint64_t)blockIdx.x * cols;
+    float m = 0.0f;
+    for (uint64_t i = threadIdx.x; i < cols; i += BLOCK) m = MaxOp()(m, fabsf(p[i]));
+    m = block_all_reduce<MaxOp, float, BLOCK>(m);
+    if (threadIdx.x == 0) out[blockIdx.x] = m;
+}
+
+/* RMSNorm's reduction (the course chapter, §7.7.4-7.7.5): the sum of squares of each row, which every
+ * thread then needs for x_i / sqrt(sum / cols + eps), hence the all-reduce. The square is formed inside
+ * fmaf, so each term is rounded once, by its addition; the result is the sum, so that the check holds
+ * the reduction itself to its bound (sum_squares_tolerance), not the square root after it. */
+__global__ void __launch_bounds__(BLOCK) rows_rms_sum_squares(const float *x, float *out, uint64_t cols)
+{
+    const float *p = x + (uint64_t)blockIdx.x * cols;
+    float s = 0.0f;
+    for (uint64_t i = threadIdx.x; i < cols; i += BLOCK) s = fmaf(p[i], p[i], s);
+    s = block_all_reduce<SumOp, float, BLOCK>(s);
+    if (threadIdx.x == 0) out[blockIdx.x] = s;
+}
+
+/* The matrix article's blockReduceSum counts the warps whose sums warp 0 adds as blockDim.x >> 5, which
+ * leaves out a last warp that is only partly there: with the 100 threads launched here, warps 0-2 are
+ * counted and warp 3's 4 lanes are dropped. Deliberately wrong (run it with --kernel): its check fails
+ * wherever a row has more than 96 columns. Everything else is right, so that the count is the only
+ * defect: the partial warp reduces with a mask of its own lanes, and its lanes add only partners that
+ * exist. The right count is (blockDim.x + 31) >> 5; the kernels above fix the block size at compile time,
+ * a multiple of 32 (block_all_reduce's static_assert). */
+#define ODD_BLOCK 100
+__global__ void __launch_bounds__(ODD_BLOCK) rows_block_reduce_drops_warp(const float *x, float *out, uint64_t cols)
+{
+    __shared__ float warp_sums[32];
+    const float *p = x + (uint64_t)blockIdx.x * cols;
+    unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    unsigned lanes = blockDim.x - warp * 32 < 32 ? blockDim.x - warp * 32 : 32; /* this warp's */
+    unsigned mask = lanes == 32 ? FULL_MASK : (1u << lanes) - 1;
+    float v = 0.0f;
+    for (uint64_t i = threadIdx.x; i < cols; i += blockDim.x) v += p[i];
+    for (unsigned offset = 16; offset > 0; offset >>= 1) {
+        float other = __shfl_down_sync(mask, v, offset);
+        if (lane + offset < lanes) v += other;
+    }
+    if (lane == 0) warp_sums[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = threadIdx.x < (blockDim.x >> 5) ? warp_sums[lane] : 0.0f; /* the article's count */
+        v = warp_reduce_sum(v);
+        if (lane == 0) out[blockIdx.x] = v;
+    }
+}
+
 /* Rows shorter than a warp's share: `width` lanes per row (a power of two, at most 32), BLOCK / width
  * rows per block, the groups reduced with __shfl_xor_sync's width argument (the shuffle article, §1.2
  * and §3). A lane whose row does not exist still joins the shuffles, which name every lane. */
@@ -342,6 +398,29 @@ static void run_welford(Run *r)
     r->shape.welford = 1;
 }
 
+/* The per-group abs-max: a maximum, nothing rounded; the sum of squares: a thread's loop of fmaf and
+ * block_all_reduce's levels (sum_squares_tolerance reads them). */
+static void run_group_abs_max(Run *r)
+{
+    launch_block_rows(r, rows_group_abs_max, "rows_group_abs_max", 0, ALL_REDUCE_LEVELS);
+}
+
+static void run_rms_sum_squares(Run *r)
+{
+    launch_block_rows(r, rows_rms_sum_squares, "rows_rms_sum_squares", 0, ALL_REDUCE_LEVELS);
+}
+
+/* The article's count of warps: the shape is that of the sum it would compute with the right count (a
+ * thread's loop, its warp's 5 levels, warp 0's 5), so that the check fails on the dropped warp alone. */
+static void run_block_reduce_drops_warp(Run *r)
+{
+    rows_block_reduce_drops_warp<<<grid_for(r->rows, 1, "rows_block_reduce_drops_warp"), ODD_BLOCK>>>(r->in, r->row_sums,
+                                                                                                    r->cols);
+    LAUNCH_CHECK("rows_block_reduce_drops_warp");
+    r->shape.serial = serial_adds(r->cols, ODD_BLOCK, 0);
+    r->shape.tree = 2 * LOG2_WARP;
+}
+
 /* Elements per thread that the warp and block splits aim for: four 16-byte packs per thread. */
 #define ROW_SHARE 16
 /* Elements per lane that the sub-warp groups aim for: two 16-byte packs. Measured on the H200 at 32 to
@@ -396,6 +475,13 @@ static const Kernel kernels[] = {
      run_online_softmax, .op = OP_LOGSUMEXP},
     {"rows_welford", "chapter §7.7.5: LayerNorm's mean and variance, Welford states merged in one pass like (m, l)",
      run_welford, .no_tree = "it writes two results a row (a mean and a variance), and the record build has room for one"},
+    {"rows_group_abs_max", "chapter §7.8.2: a KV cache's per-group quantisation scale, max |x| of a row to every thread",
+     run_group_abs_max, .op = OP_ABS_MAX, .no_tree = "a maximum, not a sum: the record build follows additions"},
+    {"rows_rms_sum_squares", "chapter §7.7.4-7.7.5: RMSNorm's sum of squares per row (fmaf), to every thread",
+     run_rms_sum_squares, .op = OP_SUM_SQUARES,
+     .no_tree = "its terms are squares, and the record build checks a sum of the inputs"},
+    {"rows_block_reduce_drops_warp", "article §3 blockReduceSum's blockDim.x >> 5 with 100 threads: drops the partial warp",
+     run_block_reduce_drops_warp, .flags = NOT_DEFAULT},
     {"rows_subwarp_per_row", "warp shuffle article §1.2, §3: W lanes per row, __shfl_xor_sync's width, packed loads", run_subwarp},
     {"rows_auto", "beyond the articles: lanes, a warp or a block per row, by the row length", run_auto},
 };

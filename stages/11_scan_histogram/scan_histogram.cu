@@ -5,6 +5,8 @@
  * checked element by element against an exact int64 CPU scan. Histogram: 256 bins with global atomics,
  * with per-block private bins in shared memory, and with warp-aggregated shared atomics; 4096 bins
  * with global atomics and in shared memory (the chapter's second exercise); uniform and skewed data.
+ * Then what a scan is for in sampling (the chapter's §7.3 and §7.7.5, "scan-then-truncate"): top-p's cut,
+ * the fewest of the sorted probabilities whose sum reaches p of their total, found by a scan and a search.
  * CUB (DeviceScan::InclusiveSum, DeviceHistogram::HistogramEven) does each task in the same run.
  * This is a program of its own (no stage harness): its data, checks and output are below; the command
  * line, timing loop and CSV are every program's (common/program.h). */
@@ -203,6 +205,24 @@ static void scan_reduce_then_scan_levels(const int *in, int *out, uint64_t n, in
     LAUNCH_CHECK("scan_tiles");
 }
 
+/* ---- top-p: scan, then truncate ---------------------------------------------------------------- */
+
+/* Top-p sampling keeps the fewest most likely tokens whose probabilities add up to p of the total: over
+ * probabilities sorted in descending order, the first index where the inclusive scan reaches p times its
+ * last element. Here p = TOP_P_NUM / TOP_P_DEN and the probabilities are integers (fixed point), so the
+ * threshold, ceil(p total), and the cut are exact and the check can demand equality. The scan is
+ * positive and rises, so exactly one element is the first to reach the threshold: its thread writes how
+ * many are kept. */
+#define TOP_P_NUM 9
+#define TOP_P_DEN 10
+__global__ void top_p_cut(const int *scanned, uint64_t n, unsigned long long *kept)
+{
+    uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    long long threshold = ((long long)scanned[n - 1] * TOP_P_NUM + TOP_P_DEN - 1) / TOP_P_DEN;
+    if (scanned[i] >= threshold && (i == 0 || scanned[i - 1] < threshold)) *kept = i + 1;
+}
+
 /* ---- histograms ------------------------------------------------------------------------------- */
 
 /* Counts the samples into bins (global or shared memory): the grid walks the input 16 bytes per
@@ -281,13 +301,14 @@ __global__ void histogram4096_shared(const uint16_t *in, uint64_t n, unsigned *h
 /* ---- the kernels' table ------------------------------------------------------------------------- */
 
 /* T_SCAN_EXCLUSIVE: element i is the sum of the elements before it (the exercise's scan). */
-typedef enum { T_SCAN_WARP, T_SCAN_BLOCK, T_SCAN, T_SCAN_EXCLUSIVE, T_HIST256, T_HIST4096 } Task;
+typedef enum { T_SCAN_WARP, T_SCAN_BLOCK, T_SCAN, T_SCAN_EXCLUSIVE, T_HIST256, T_HIST4096, T_TOP_P } Task;
 
 /* The device buffers every launcher uses. */
 static struct {
     int *in, *out, *scratch;
     uint8_t *samples;      /* uint8 samples, or uint16 keys for 4096 bins */
     unsigned *hist;        /* 4096 counters */
+    unsigned long long *kept; /* top-p's cut: how many of the sorted probabilities are kept */
     void *cub_temp;
     size_t cub_temp_bytes;
     int sm_count;
@@ -327,6 +348,14 @@ static void run_scan_exclusive(uint64_t n)
     scan_exclusive_levels(buffers.in, buffers.out, n, buffers.scratch);
 }
 #endif
+
+/* The device-wide scan, then the cut over its result. */
+static void run_top_p(uint64_t n)
+{
+    scan_device_wide_levels(buffers.in, buffers.out, n, buffers.scratch);
+    top_p_cut<<<grid_for(n, SCAN_THREADS, "top_p_cut"), SCAN_THREADS>>>(buffers.out, n, buffers.kept);
+    LAUNCH_CHECK("top_p_cut");
+}
 
 static void run_cub_scan(uint64_t n)
 {
@@ -386,6 +415,8 @@ static const Entry entries[] = {
     {"histogram4096_global_atomics", T_HIST4096, "4096 bins: one global atomicAdd per sample", run_hist4096_global, 0},
     {"histogram4096_shared", T_HIST4096, "4096 bins: per-block bins in shared memory (chapter exercise)", run_hist4096_shared, 0},
     {"cub_histogram_even_4096", T_HIST4096, "cub::DeviceHistogram::HistogramEven, 4096 bins", run_cub_hist4096, 1},
+    {"top_p_scan_then_cut", T_TOP_P, "top-p's cut (chapter §7.3, §7.7.5): device-wide scan of sorted probabilities, then the search",
+     run_top_p, 0},
 };
 #define ENTRY_COUNT (int)(sizeof entries / sizeof entries[0])
 
@@ -403,7 +434,7 @@ static const Entry entries[] = {
 
 typedef enum { DATA_UNIFORM, DATA_SKEWED } Data;
 static const char *data_names[] = {"uniform", "skewed"};
-static const char *task_dtypes[] = {"i32", "i32", "i32", "i32", "u8", "u16"};
+static const char *task_dtypes[] = {"i32", "i32", "i32", "i32", "u8", "u16", "i32"};
 
 static int find_entry(const char *name, size_t len)
 {
@@ -644,6 +675,7 @@ static void allocate(uint64_t max_n, const char *what, const GpuInfo *d)
     buffers.scratch = (int *)device_alloc(scan_scratch_ints(max_n) * sizeof(int), "the block totals");
     buffers.samples = (uint8_t *)device_alloc(max_n * sizeof(uint16_t), "the histogram samples");
     buffers.hist = (unsigned *)device_alloc(4096 * sizeof(unsigned), "the bins");
+    buffers.kept = (unsigned long long *)device_alloc(sizeof(unsigned long long), "top-p's cut");
     buffers.cub_temp = device_alloc(cub_bytes, "CUB's temporary storage");
     buffers.sm_count = d->sm_count;
     buffers.hist_per_sm[0] = blocks_per_sm((const void *)histogram_global_atomics);
@@ -691,6 +723,63 @@ static int run_scans(uint64_t n, const int *file, const Options *o, const GpuInf
     int failures = 0;
     for (int i = 0; i < count; i++) failures += res[i].wrong != 0;
     return failures;
+}
+
+/* Top-p's probabilities, sorted in descending order as a sampler sorts them: a Zipf-like distribution,
+ * element i about 2^24 / (i + 1), as the probabilities of a vocabulary fall off, each perturbed by at most
+ * 1/16 of the gap to its successor (from the fill) so that every seed gives other values, still sorted and
+ * positive. Their total, at most 2^24 (ln N + 1) + N, stays below 2^31 up to N = TOP_P_MAX_N. */
+#define TOP_P_MAX_N (1ull << 30)
+static void fill_probabilities(int *x, uint64_t n, uint64_t seed)
+{
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < (int64_t)n; i++) {
+        int64_t here = (1ll << 24) / (i + 1) + 1, next = (1ll << 24) / (i + 2) + 1;
+        x[i] = (int)(here - (int64_t)((here - next) * (top_bits(seed, (uint64_t)i, 4) / 256.0)));
+    }
+}
+
+/* The exact cut: the fewest leading probabilities whose sum reaches ceil(p total). */
+static uint64_t top_p_reference(const int *x, uint64_t n)
+{
+    int64_t total = 0, sum = 0;
+    for (uint64_t i = 0; i < n; i++) total += x[i];
+    int64_t threshold = (total * TOP_P_NUM + TOP_P_DEN - 1) / TOP_P_DEN;
+    for (uint64_t i = 0; i < n; i++)
+        if ((sum += x[i]) >= threshold) return i + 1;
+    return n;
+}
+
+/* Top-p at n: its probabilities, the cut timed, and checked against the exact one. */
+static int run_top_p_cut(uint64_t n, const Options *o, const GpuInfo *d, const L2Flush *flush, FILE *csv, const Program *p)
+{
+    Result res[1];
+    int k = 0;
+    while (k < ENTRY_COUNT && entries[k].task != T_TOP_P) k++;
+    if (k == ENTRY_COUNT || !selected(o, k)) return 0;
+    if (n > TOP_P_MAX_N) {
+        printf("-- top-p: skipped at N = %llu (the int32 scan of its probabilities would overflow)\n",
+               (unsigned long long)n);
+        return 0;
+    }
+    fill_probabilities(host.in, n, o->seed);
+    CUDA_CHECK(cudaMemcpy(buffers.in, host.in, n * sizeof(int), cudaMemcpyHostToDevice));
+    uint64_t want = top_p_reference(host.in, n);
+    unsigned long long got = 0;
+    CUDA_CHECK(cudaMemset(buffers.kept, 0, sizeof(unsigned long long))); /* a kernel that writes nothing keeps 0 */
+    Result *r = &res[0];
+    time_entry(r, &entries[k], n, buffers.kept, sizeof(unsigned long long), o, flush);
+    r->bytes_read = 4.0 * n;
+    r->gbps = 8.0 * n / (r->us * 1e-6) / 1e9; /* the scan's int32 read + written, as the scans count */
+    CUDA_CHECK(cudaMemcpy(&got, buffers.kept, sizeof got, cudaMemcpyDeviceToHost));
+    r->of = 1;
+    r->first = 0;
+    r->wrong = got != want;
+    printf("-- top-p (p = %d/%d): %s sorted int32 probabilities, the cut keeps %llu (exact: %llu)\n", TOP_P_NUM,
+           TOP_P_DEN, "Zipf-like", (unsigned long long)got, (unsigned long long)want);
+    print_group(res, 1, d, "cut");
+    csv_rows(csv, d, p, res, 1, "i32", n, o);
+    return r->wrong != 0;
 }
 
 /* The histograms at n on the data of --fill: 256 bins on uint8 samples, then 4096 bins on uint16 keys. */
@@ -780,6 +869,7 @@ int main(int argc, char **argv)
                o.reps, o.warmup, o.warm ? "L2 left warm" : "L2 flushed before each", (unsigned long long)o.seed);
         failures += run_scans(n, from_file ? (const int *)file.bytes : NULL, &o, &d, &flush, csv, &p);
         if (!from_file) failures += run_histograms(n, data, &o, &d, &flush, csv, &p);
+        if (!from_file) failures += run_top_p_cut(n, &o, &d, &flush, csv, &p);
     }
     if (csv) fclose(csv);
     printf("\n%s\n", failures ? "some kernels FAILED verification" : "all kernels passed verification");
