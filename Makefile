@@ -206,9 +206,10 @@ help:
 	@echo "Teaching:"
 	@echo "  make stage-NN exercise      build and check the stage's exercise (stages/NN_*/exercise.cu)"
 	@echo "  make stage-NN solution      the same with its solution (solutions/NN_*.cu)"
-	@echo "  make stage-NN grade FILE=f  grade a student's file in place of the exercise's stubs: hidden sizes"
-	@echo "                              from SEED, sanitizers, time against the solution's (RATIO, TIMEOUT,"
-	@echo "                              CLASS=sheet.csv; also make grade STAGE=NN; docs/classroom.md)"
+	@echo "  make stage-NN grade FILE=f  grade a student's file in place of the exercise's stubs: its declared"
+	@echo "                              sizes, some from SEED, sanitizers, its promises, time against the"
+	@echo "                              solution's (RATIO, TIMEOUT, CLASS=sheet.csv; also make grade STAGE=NN;"
+	@echo "                              docs/classroom.md)"
 	@echo "  make handout OUT=DIR        a copy for students: no solutions/, no tests/grade/"
 	@echo
 	@echo "Maintaining:"

@@ -109,6 +109,9 @@ static void describe(const Program *p)
     describe_line("charts", p->charts);
     describe_line("csv", p->csv);
     describe_line("library launches", p->library_launches);
+    describe_line("grade sizes", p->grade_sizes);
+    describe_line("grade time", p->grade_time);
+    describe_line("grade promises", p->grade_promises);
     char noisy[16];
     snprintf(noisy, sizeof noisy, "%.2f", NOISY_SPREAD);
     describe_line("noisy spread", noisy);
@@ -138,6 +141,9 @@ void program_defaults(Program *p, const char *argv0, void (*list)(void), void (*
         if (!*unset_empty[i]) *unset_empty[i] = "";
     if (!p->csv) p->csv = "results.csv";
     if (!p->library_launches) p->library_launches = "DeviceReduce SingleTile";
+    if (!p->grade_sizes) p->grade_sizes = GRADE_SIZES;
+    if (!p->grade_time) p->grade_time = "2^24";
+    if (!p->grade_promises) p->grade_promises = "";
     p->list = list;
     p->describe_kernels = describe_kernels;
     p->kernel_exists = kernel_exists;

@@ -50,6 +50,12 @@ typedef struct {
     const char *csv;            /* the file `make bench` collects its rows in */
     const char *library_launches; /* "FIRST LAST": a run of the library's baseline under a profiler is its launches
                                      whose names hold FIRST, up to the one whose name holds LAST (default: CUB's) */
+    /* make stage-NN grade (an exercise's program; docs/classroom.md), what the exercise asks of a task: */
+    const char *grade_sizes;    /* the sizes it is checked at: fixed ones, and LO..HI ranges the grader draws from its
+                                   seed (a row stage: ROWSxCOLS, either side a range); default: GRADE_SIZES */
+    const char *grade_time;     /* the size its time is taken at, against the solution's (default 2^24) */
+    const char *grade_promises; /* what its text promises besides the sum: same-bits (every run gives the same bits),
+                                   no-float-atomics:KERNEL[,KERNEL...] (no float atomic in the kernels named); "": none */
     const char *usage_note;     /* printed under the usage line of --help (NULL: none) */
     void (*list)(void);         /* --list: the kernels, for people */
     void (*describe_kernels)(void); /* the "kernel: NAME DTYPE default|wrong|cpu|library ACC" lines */
@@ -57,6 +63,10 @@ typedef struct {
     const ProgramOption *own;   /* the program's own options */
     int own_count;
 } Program;
+
+/* The grader's sizes when an exercise declares none: the edges 1, 31 and 33, a prime above 2^20, and four
+ * drawn from the seed up to 2^22. */
+#define GRADE_SIZES "1,31,33,1048583,2..2^22,2..2^22,2..2^22,2..2^22"
 
 /* The common options, the same flags, defaults and meaning in every program. */
 typedef struct {

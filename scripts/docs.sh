@@ -12,6 +12,31 @@ synopsis() { # [--check]: the --help of the first single-GPU program, in the ref
     for page in docs/README{,.zh-CN}.md; do report fill "$@" "$page" synopsis "$tmp/synopsis" "make docs" || status=1; done
     return $status
 }
+words() { awk '{ printf "%s`%s`", (NR > 1 ? " " : ""), $0 }'; } # its lines, each a code span, on one line
+grading() { # [--check]: docs/classroom's table of what make stage-NN grade checks of each exercise (its program's --describe)
+    local src stage bin page promises status=0
+    for src in stages/*/exercise.cu; do
+        stage=$(basename "$(dirname "$src")")
+        [ -x "build/$stage/exercise" ] && [ -x "$(program_of "$stage")" ] ||
+            { echo "the grading table is not checked: build/$stage/exercise or its stage's program is not built (make all)"; return 0; }
+    done
+    for page in docs/classroom{,.zh-CN}.md; do
+        case $page in
+        *.zh-CN.md) echo "| 练习 | 任务 | 检查的规模（LO..HI：由种子抽取） | 计时的规模 | 检查的承诺 |" ;;
+        *) echo "| exercise | tasks | sizes checked (LO..HI: drawn from the seed) | timed at | promises checked |" ;;
+        esac >"$tmp/grading"
+        echo "|---|---|---|---|---|" >>"$tmp/grading"
+        for src in stages/*/exercise.cu; do
+            stage=$(basename "$(dirname "$src")") && bin=build/$stage/exercise
+            promises=$(describe "$bin" "grade promises")
+            printf '| `%s` | %s | `%s` | `%s` | %s |\n' "$stage" "$(tasks "$bin" "$(program_of "$stage")" | words)" \
+                "$(describe "$bin" "grade sizes" | sed 's/,/, /g')" "$(describe "$bin" "grade time")" \
+                "$( [ -n "$promises" ] && tr ' ' '\n' <<<"$promises" | sed 's/,/, /g' | words || echo -)"
+        done >>"$tmp/grading"
+        report fill "$@" "$page" grading "$tmp/grading" "make docs" || status=1
+    done
+    return $status
+}
 charts() { # DIR: the charts of a reference folder, drawn in it (gnuplot)
     for csv in results multigpu; do [ ! -f "$1/$csv.csv" ] || report plot "$1/$csv.csv" "$1" || return $?; done
     [ ! -f "$1/accuracy.csv" ] || report plot-accuracy "$1/accuracy.csv" "$1/accuracy.png"
@@ -25,6 +50,7 @@ blocks() { # [--check]: every generated block from the committed results of the 
     scripts/tree.sh readme "$@" || status=1
     if ls build/*/* >/dev/null 2>&1; then synopsis "$@" || status=1
     else echo "the program synopsis is not checked: no program is built (make all)"; fi
+    grading "$@" || status=1
     return $status
 }
 cmd=${1:-}

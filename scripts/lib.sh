@@ -15,6 +15,8 @@ source_of() { echo "stages/$(stage_of "$1")/$(basename "$1").cu"; } # PROGRAM: t
 earlier() { programs | awk -v p="$1" '$0 == p { exit } { print }'; } # PROGRAM: the programs before it
 previous() { earlier "$1" | grep "/$(basename "$1")\$" | tail -n 1; } # PROGRAM: the last of those of its name
 describe() { "$1" --describe | sed -n "s/^$2: *//p"; } # PROGRAM KEY: one key of its --describe (no GPU needed)
+# EXERCISE PROGRAM: the tasks of an exercise's program, its kernels that neither PROGRAM (its stage's) nor the library has
+tasks() { describe "$1" kernel | awk '$3 != "library" { print $1 }' | grep -vxF -f <(describe "$2" kernel | awk '{ print $1 }'); }
 need() { command -v "$1" >/dev/null 2>&1 || { echo "$2" >&2; exit 4; }; } # TOOL MESSAGE: exit 4 without TOOL
 usage() { sed -n 3p "$0" | sed 's/^# //' >&2; exit 2; } # the usage line, the script's third, and exit 2
 die() { echo "error: $1" >&2; exit "${2:-2}"; } # MESSAGE [CODE]: "error: MESSAGE", and exit CODE (2)

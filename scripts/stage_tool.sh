@@ -158,8 +158,9 @@ exercise | solution)
         hint { sub(/ *\*\/ *$/, ""); print }' "$src"
     exit 1 ;;
 grade)
-    # The student's FILE in place of the exercise's stubs (the Makefile's GRADE_BUILD compiles it), per task:
-    # correct at sizes from SEED, sanitizers clean, time against the solution's within RATIO (docs/classroom.md).
+    # The student's FILE in place of the exercise's stubs (the Makefile's GRADE_BUILD compiles it), per task: correct
+    # at the exercise's declared sizes (some drawn from SEED), sanitizers clean, its promises kept, time at its declared
+    # size against the solution's within RATIO (docs/classroom.md).
     file=${1:-} src=stages/$stage/exercise.cu
     [ -f "$src" ] || die "stage $stage has no exercise (no $src)"
     [ -n "$file" ] || die "give the student's file: make stage-${stage%%_*} grade FILE=student.cu"
@@ -170,9 +171,9 @@ grade)
     [[ $limit =~ ^[1-9][0-9]{0,4}$ ]] || die "TIMEOUT=$limit: give whole seconds"
     program=$bin bin=${GRADE_DIR:?the Makefile passes GRADE_DIR}/$(basename "$file" .cu) ref=build/$stage/solution
     echo "Grading $file as stage $stage's exercise: SEED=$seed RATIO=$ratio TIMEOUT=$limit (s)"
-    sheet() { # TASK CORRECT MEMCHECK RACECHECK RATIO VERDICT: a line of the class sheet
-        [ -s "$class" ] || { mkdir -p "$(dirname "$class")" && echo "file,stage,task,seed,correct,memcheck,racecheck,time_ratio,verdict" >"$class"; }
-        echo "$file,$stage,$1,$seed,$2,$3,$4,$5,$6" >>"$class"
+    sheet() { # TASK CORRECT MEMCHECK RACECHECK PROMISES RATIO VERDICT: a line of the class sheet
+        [ -s "$class" ] || { mkdir -p "$(dirname "$class")" && echo "file,stage,task,seed,correct,memcheck,racecheck,promises,time_ratio,verdict" >"$class"; }
+        echo "$file,$stage,$1,$seed,$2,$3,$4,$5,$6,$7" >>"$class"
     }
     mkdir -p "$GRADE_DIR"
     # A whole exercise.cu handed in includes SOLUTION_FILE, which the bodies alone never do (they would include
@@ -189,25 +190,77 @@ grade)
         else echo "; outside them it differs from $src, and those changes are not graded (diff -w $src $file)"; fi
     fi
     # shellcheck disable=SC2086 # the compile command, word by word
-    if ! timeout 600 ${GRADE_BUILD:?the Makefile passes GRADE_BUILD} -DSOLUTION_FILE="\"$(realpath "$bodies")\"" -o "$bin" >"$tmp/cc" 2>&1; then
+    if ! timeout 600 ${GRADE_BUILD:?the Makefile passes GRADE_BUILD} -DSOLUTION_FILE="\"$(realpath "$bodies")\"" -keep \
+        -keep-dir "$tmp" -o "$bin" >"$tmp/cc" 2>&1; then
         echo "compile: FAIL: $file does not compile in place of the stubs of $src; the compiler's first errors:"
         grep -m 5 'error' "$tmp/cc" | sed 's/^/  /'
-        sheet all "does not compile" - - - FAIL
+        sheet all "does not compile" - - - - FAIL
         echo "FAIL: $file (stage $stage)"; exit 1
+    fi
+    # What the exercise asks (its program's --describe, docs/classroom.md): the sizes, the size it is timed at,
+    # and what its text promises.
+    declared=$(describe "$bin" "grade sizes") time_size=$(describe "$bin" "grade time") promises=$(describe "$bin" "grade promises")
+    [[ $declared =~ ^[0-9^+x.,]+$ && $time_size =~ ^[0-9^+x]+$ ]] ||
+        die "$bin --describe declares no grade sizes or no grade time that the grader can read"
+    # The sizes: the declared ones, each LO..HI a whole number drawn from the seed (an LCG, the same on every
+    # machine); a row stage's ROWSxCOLS draws each side that is a range.
+    sizes="" x=$seed
+    for size in ${declared//,/ }; do
+        drawn=""
+        for side in ${size//x/ }; do
+            if [[ $side == *..* ]]; then
+                lo=${side%%..*} hi=${side##*..} && lo=$((${lo//^/**})) hi=$((${hi//^/**}))
+                ((lo >= 1 && hi >= lo)) || die "$bin --describe declares the grade size $size, whose range $side is empty"
+                x=$((x * 6364136223846793005 + 1442695040888963407)) && side=$(((x >> 33 & 0x3fffffff) % (hi - lo + 1) + lo))
+            fi
+            drawn+=${drawn:+x}$side
+        done
+        sizes+=${sizes:+,}$drawn
+    done
+    # The promises about code, read in the PTX that the compile kept, in the body of each kernel named (NAME:K1,K2):
+    # no-float-atomics, no atom or red on f16, bf16, f32 or f64; no-atomic-cas, no atom.cas; vector-loads, a 16-byte
+    # global load. Code in a __noinline__ function is not seen; an order left to chance by other means is the
+    # same-bits runs' to catch.
+    broken=""
+    for promise in $promises; do
+        [[ $promise == *:* ]] || continue
+        case ${promise%%:*} in
+        no-float-atomics) want=0 what="a float atomic" pattern='(atom|red)\.([a-z0-9_]+\.)*(f16|f16x2|bf16|bf16x2|f32|f64)[ \t]' ;;
+        no-atomic-cas) want=0 what="an atomicCAS" pattern='atom\.([a-z0-9_]+\.)*cas\.' ;;
+        vector-loads) want=1 what="16-byte global load" pattern='ld\.global\.([a-z0-9_]+\.)*(v4\.(f32|b32|u32|s32)|v2\.(f64|b64|u64|s64))[ \t]' ;;
+        *) die "$bin --describe promises ${promise%%:*}, which the grader does not know" ;;
+        esac
+        kernels=${promise#*:}
+        for kernel in ${kernels//,/ }; do
+            found=$(cat "$tmp"/*.ptx 2>/dev/null | PATTERN="^[ \t]*(@!?%p[0-9]+[ \t]+)?$pattern" awk -v k="$kernel" '
+                /^\.(visible )?\.entry / { inside = $0 ~ ("[ _Z0-9]" k "[(A-Z]"); seen += inside } inside && /^}/ { inside = 0 }
+                inside && $0 ~ ENVIRON["PATTERN"] { sub(/^[ \t]*(@!?%p[0-9]+[ \t]+)?/, ""); sub(/[ \t].*/, ""); print; exit }
+                END { if (!seen) print "no kernel" }')
+            if [ "$found" = "no kernel" ]; then broken+="${broken:+; }no kernel $kernel in the PTX"
+            elif [ $want = 0 ] && [ -n "$found" ]; then broken+="${broken:+; }$kernel has $what ($found in its PTX), which the exercise rules out"
+            elif [ $want = 1 ] && [ -z "$found" ]; then broken+="${broken:+; }$kernel has no $what in its PTX, which the exercise asks for"
+            fi
+        done
+    done
+    [ -z "$broken" ] || echo "promises: FAIL: $broken"
+    if [ -n "$broken" ] && [ "${GPU_USABLE:-}" != yes ]; then # a verdict already, without running a kernel
+        sheet all compiles - - broken - FAIL
+        echo "FAIL: $file (stage $stage, SEED=$seed); the rest of the grade runs kernels, and CUDA can use no GPU here"; exit 1
     fi
     [ "${GPU_USABLE:-}" = yes ] || { echo "compile: ok. The rest of the grade runs kernels, and CUDA can use no GPU here" \
         "(nvidia-smi -L lists none, or CUDA_VISIBLE_DEVICES hides them)" >&2; exit 3; }
-    # The sizes: 1, 31, 33, a prime above 2^20, and four from the seed up to 2^22 (an LCG, the same on every machine).
-    sizes=1,31,33,1048583 x=$seed
-    for _ in 1 2 3 4; do x=$((x * 6364136223846793005 + 1442695040888963407)); sizes+=,$(((x >> 33 & 0x3fffffff) % 4194303 + 2)); done
     fills=$(describe "$bin" "check fills") verdict=PASS offset=offset
+    # The same-bits runs: random data where the program has it (values that round differently in every order).
+    bits_fill=$(describe "$bin" fills | tr ' ' '\n' | grep -m 1 -x random || echo "${fills%% *}")
     "$bin" --help | grep -q -- --offset || { offset="" && echo "an unaligned start: $bin has no --offset: not run"; }
     [ -x "$ref" ] || echo "time: no reference (no solutions/$stage.cu here): not timed"
-    printf '%-28s %-10s %-9s %-9s %-14s %s\n' task correct memcheck racecheck "time (x ref)" verdict
-    # The tasks: the exercise's kernels that neither the stage's program nor the library has.
-    tasks=$(describe "$bin" kernel | awk '$3 != "library" { print $1 }' | grep -vxF -f <(describe "$program" kernel | awk '{ print $1 }'))
-    for task in $tasks; do
-        correct=ok mem=skipped race=skipped time=- detail=""
+    echo "sizes: $(tr ',' '\n' <<<"$declared" | wc -l) declared, $(tr ',' '\n' <<<"$declared" | grep -c '\.\.') of them drawn from the seed;" \
+        "timed at N = $time_size; promised: ${promises:-nothing beyond the sum}"
+    printf '%-28s %-10s %-9s %-9s %-9s %-14s %s\n' task correct memcheck racecheck promises "time (x ref)" verdict
+    for task in $(tasks "$bin" "$program"); do
+        correct=ok mem=skipped race=skipped time=- detail="" kept=-
+        [ -z "$promises" ] || kept=kept
+        [ -z "$broken" ] || kept=broken
         for run in $fills $offset; do # a wrong sum, a crash or a hang: the first one is the task's detail line
             args=(--fill "$run") && [ "$run" = offset ] && args=(--offset 1)
             timeout "$limit" "$bin" --check --kernel "$task" --n "$sizes" --seed "$seed" "${args[@]}" --reps 1 --warmup 0 >"$tmp/run" 2>&1
@@ -220,6 +273,20 @@ grade)
             esac
             break
         done
+        [[ $correct != ok && $kept = kept && " $promises " == *" same-bits "* ]] && kept=skipped
+        if [ "$correct" = ok ] && [[ " $promises " == *" same-bits "* ]]; then
+            # Three runs at every size and the timed one: the CSV's bits column says whether they gave the same bits.
+            rm -f "$tmp/bits.csv"
+            timeout "$limit" "$bin" --kernel "$task" --n "$sizes,$time_size" --seed "$seed" --fill "$bits_fill" --reps 3 \
+                --warmup 0 --csv "$tmp/bits.csv" >/dev/null 2>&1
+            varied=$(awk -F, -v k="$task" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
+                NR > 1 && $c["kernel"] == k { rows++; if ($c["bits"] != "same") { print ($c["cols"] ? $c["n"] / $c["cols"] "x" $c["cols"] : $c["n"]); exit } }
+                END { if (!rows) print "none" }' "$tmp/bits.csv" 2>/dev/null || echo none)
+            if [ "$varied" = none ]; then kept=broken && detail="same bits: no result from three runs of each size (--fill $bits_fill)"
+            elif [ -n "$varied" ]; then kept=broken && detail="same bits: FAIL: three runs at N = $varied (--fill $bits_fill) gave different bits; the exercise promises the same bits on every run"
+            fi
+        fi
+        [ -z "$broken" ] || detail=${detail:-promises: $broken}
         if [ "$correct" = ok ] && command -v compute-sanitizer >/dev/null; then
             # The harness's own kernels (common_*: the flush, the bandwidth tests) are left unchecked: they are
             # not the student's, and racecheck over them is slow.
@@ -231,20 +298,20 @@ grade)
             timeout $((limit * 5)) compute-sanitizer --tool racecheck --racecheck-report hazard "${own_kernels[@]}" --error-exitcode 9 "$bin" --kernel "$task" \
                 --n 1000 --reps 1 --warmup 0 >"$tmp/race" 2>&1 || { race=FINDING && detail=$(grep -m 1 -E 'hazard|RACECHECK SUMMARY' "$tmp/race"); }
         fi
-        if [ "$correct" = ok ] && [ -x "$ref" ]; then # median of 20 runs at 2^24, the student's and the solution's
+        if [ "$correct" = ok ] && [ -x "$ref" ]; then # medians of 20 runs at the declared size, the student's and the solution's
             for b in "$bin" "$ref"; do
-                rm -f "$tmp/t.csv" && timeout "$limit" "$b" --kernel "$task" --n 2^24 --reps 20 --warmup 3 --csv "$tmp/t.csv" >/dev/null 2>&1
+                rm -f "$tmp/t.csv" && timeout "$limit" "$b" --kernel "$task" --n "$time_size" --reps 20 --warmup 3 --csv "$tmp/t.csv" >/dev/null 2>&1
                 awk -F, -v k="$task" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR > 1 && $c["kernel"] == k { print $c["median_us"]; exit }' "$tmp/t.csv" 2>/dev/null
             done >"$tmp/times"
             time=$(awk 'NR == 1 { s = $1 } NR == 2 && $1 > 0 { printf "%.2f", s / $1 }' "$tmp/times")
         fi
         ok=PASS # a time that could not be measured fails too
-        [ "$correct" = ok ] && [ "$mem" != FINDING ] && [ "$race" != FINDING ] || ok=FAIL
+        [ "$correct" = ok ] && [ "$mem" != FINDING ] && [ "$race" != FINDING ] && [ "$kept" != broken ] || ok=FAIL
         if [ "$ok" = PASS ] && [ -x "$ref" ]; then awk -v t="${time:-0}" -v r="$ratio" 'BEGIN { exit !(t > 0 && t <= r) }' || ok=FAIL; fi
         [ "$ok" = PASS ] || verdict=FAIL
-        printf '%-28s %-10s %-9s %-9s %-14s %s\n' "$task" "$correct" "$mem" "$race" "${time:--}$([ -x "$ref" ] && echo " (<= $ratio)")" "$ok"
+        printf '%-28s %-10s %-9s %-9s %-9s %-14s %s\n' "$task" "$correct" "$mem" "$race" "$kept" "${time:--}$([ -x "$ref" ] && echo " (<= $ratio)")" "$ok"
         [ -z "$detail" ] || echo "  $detail"
-        sheet "$task" "$correct" "$mem" "$race" "${time:--}" "$ok"
+        sheet "$task" "$correct" "$mem" "$race" "$kept" "${time:--}" "$ok"
     done
     command -v compute-sanitizer >/dev/null || echo "memcheck, racecheck: compute-sanitizer is not installed (it comes with the CUDA toolkit): not run"
     echo "$verdict: $file (stage $stage, SEED=$seed); a line per task in $class"

@@ -21,7 +21,7 @@ def workdir():
 
 
 def graded_stage():
-    """The stage whose cheat files tests/grade/ holds (a handout has none: its first exercise)."""
+    """The first stage whose cheat files tests/grade/ holds (a handout has none: its first exercise)."""
     if os.path.isdir(GRADE_CHEATS):
         for s in sorted(os.listdir(GRADE_CHEATS)):
             if os.path.exists(os.path.join(support.ROOT, "stages", s, "exercise.cu")):
@@ -111,6 +111,36 @@ class Exercises(support.Case):
         for page in self.PAGES:
             with self.subTest(page):
                 self.assertEqual(re.findall(r"(?m)^\| (\d\d) \|", support.read(page)), want, page)
+
+
+GRADE_SIZE = r"(\d+(\^\d+)?(\+\d+)?)"
+GRADE_SIDE = rf"{GRADE_SIZE}(\.\.{GRADE_SIZE})?"
+PROMISES = r"same-bits|(no-float-atomics|no-atomic-cas|vector-loads):[a-z_0-9]+(,[a-z_0-9]+)*"
+
+
+@support.per(support.exercises)
+class Declarations(support.Case):
+    """What each exercise declares of its grade (its program's --describe; docs/classroom.md): sizes the grader
+    can read, some drawn from the seed, a row stage's with more than one row; a timed size; known promises."""
+
+    def test_each_exercise_declares_its_grade(self, stage):
+        self.need_build()
+        program = f"build/{stage}/exercise"
+        sizes, time_size = support.describe(program, "grade sizes"), support.describe(program, "grade time")
+        promises = support.describe(program, "grade promises")
+        side = GRADE_SIDE if support.describe(program, "row stage") == "no" else rf"{GRADE_SIDE}x{GRADE_SIDE}"
+        for size in sizes.split(","):
+            self.assertRegex(size, rf"^{side}$", f"{program}: grade sizes: {sizes}")
+        self.assertIn("..", sizes, f"{program} declares no size drawn from the seed: the printed sizes would be all")
+        self.assertRegex(time_size, rf"^{GRADE_SIZE}(x{GRADE_SIZE})?$")
+        if support.describe(program, "row stage") == "yes":
+            self.assertTrue([s for s in sizes.split(",") if not re.match(r"^1x", s)],
+                            f"{program} declares no shape with a second row: {sizes}")
+        for promise in promises.split():
+            self.assertRegex(promise, rf"^({PROMISES})$")
+            for kernel in filter(None, promise.partition(":")[2].split(",")):  # the stubs define what is asked
+                self.assertRegex(support.read(f"stages/{stage}/exercise.cu"), rf"__global__ void[^(]*\b{kernel}\(",
+                                 f"{program} promises of a kernel {kernel} its exercise does not ask for")
 
 
 class Handout(support.Case):
@@ -254,8 +284,8 @@ class Grade(support.Case):
         _, broken, sheet = broken_grade()
         with open(sheet, encoding="utf-8") as f:
             lines = f.read().split("\n")
-        self.assertEqual(lines, ["file,stage,task,seed,correct,memcheck,racecheck,time_ratio,verdict",
-                                 f"{broken},{graded_stage()},all,3,does not compile,-,-,-,FAIL", ""])
+        self.assertEqual(lines, ["file,stage,task,seed,correct,memcheck,racecheck,promises,time_ratio,verdict",
+                                 f"{broken},{graded_stage()},all,3,does not compile,-,-,-,-,FAIL", ""])
 
     def test_grade_without_gpu_compiles_then_graders_exit_3_makes_2(self):
         """With no usable GPU the grader compiles the file, says the rest needs one and exits 3; make, 2."""
@@ -269,20 +299,14 @@ class Grade(support.Case):
 
 
 class GradeOnGpu(support.Case):
-    """make stage-NN grade on the solution, the stub and the cheat files (half a minute a file): make test
-    grades the stub, make test-full the rest."""
+    """make stage-NN grade on the solution and the stub (half a minute a file): make test grades the stub,
+    make test-full the solution (class Cheats grades the cheat files)."""
 
     def grade(self, file, rc, pattern):
         self.need_build()
         sheet = os.path.join(support.scratch(self), "class.csv")
         return self.expect_make(rc, pattern, f"stage-{support.stage_num(graded_stage())}", "grade", f"FILE={file}", "SEED=11",
                                 f"CLASS={sheet}")
-
-    def cheat(self, name):
-        path = os.path.join(GRADE_CHEATS, graded_stage(), name)
-        if not os.path.exists(path):
-            self.skipTest(f"no {os.path.relpath(path, support.ROOT)}: a handout has no cheat files")
-        return os.path.relpath(path, support.ROOT)
 
     @support.needs("gpu")
     @support.full_only
@@ -297,31 +321,93 @@ class GradeOnGpu(support.Case):
     def test_grade_fails_stub_wrong_sum(self):
         self.grade(stub(), 2, r"^[a-z_0-9]+ +wrong ")
 
-    @support.needs("gpu")
-    @support.full_only
-    def test_grade_fails_cheat_right_at_visible_sizes_only(self):
-        self.grade(self.cheat("visible_sizes.cu"), 2, r"^[a-z_0-9]+ +wrong ")
+def cheats():
+    """The cheat files of tests/grade/, as "NN_name/file.cu" (a handout has none)."""
+    if not os.path.isdir(GRADE_CHEATS):
+        return []
+    return sorted(f"{s}/{f}" for s in os.listdir(GRADE_CHEATS) if os.path.isdir(os.path.join(GRADE_CHEATS, s))
+                  for f in os.listdir(os.path.join(GRADE_CHEATS, s)) if f.endswith(".cu"))
 
-    @support.needs("gpu", "compute-sanitizer")
-    @support.full_only
-    def test_grade_memcheck_catches_cheat_reading_past_input(self):
-        self.grade(self.cheat("out_of_bounds.cu"), 2, r" ok +FINDING ")
+# What the grade prints where each part of it catches a cheat (the " * Caught by: PART" line of its header):
+# a wrong sum, a memcheck or racecheck finding (a race may show as a wrong sum instead), a promise about the
+# code broken (the kernels' PTX), the bits varying over the same-bits runs, the time against the solution's.
+CAUGHT = {"wrong": r"^[a-z_0-9]+ +wrong ", "memcheck": r" ok +FINDING ", "racecheck": r" ok +clean +FINDING | wrong ",
+          "promises": r"^promises: FAIL: ", "same-bits": r"^  same bits: FAIL: ",
+          "time": r"^[a-z_0-9]+ +ok +(clean|skipped) +(clean|skipped) +(kept|-) +[0-9.]+ \(<= [0-9.]+\) +FAIL$"}
 
-    @support.needs("gpu", "compute-sanitizer")
-    @support.full_only
-    def test_grade_catches_cheat_with_shared_memory_race(self):
-        """A shared-memory race: caught by racecheck, or by a wrong sum."""
-        self.grade(self.cheat("race.cu"), 2, r" ok +clean +FINDING | wrong ")
+def caught_by(cheat):
+    found = re.search(r"(?m)^ \* Caught by: (\S+)$", support.read(f"tests/grade/{cheat}"))
+    return found[1] if found else None
 
+def grade_cheat(case, cheat, env=None):
+    stage = cheat.split("/")[0]
+    sheet = os.path.join(support.scratch(case), "class.csv")
+    return support.make(f"stage-{support.stage_num(stage)}", "grade", f"FILE=tests/grade/{cheat}", "SEED=11", f"CLASS={sheet}",
+                        env=env), sheet
+
+class CheatsListed(support.Case):
+    """tests/grade/README.md has a row per cheat file; the classroom pages name only cheat files that exist."""
+
+    def test_grade_readme_has_a_row_per_cheat(self):
+        if not cheats():
+            self.skipTest("a handout has no cheat files")
+        rows = re.findall(r"(?m)^\| `([0-9]{2}_[a-z_0-9]+/[a-z_0-9]+\.cu)` \|", support.read("tests/grade/README.md"))
+        self.assertEqual(sorted(rows), cheats())
+
+    def test_classroom_names_cheats_that_exist(self):
+        if not cheats():
+            self.skipTest("a handout has no cheat files")
+        for page in ("docs/classroom.md", "docs/classroom.zh-CN.md"):
+            named = set(re.findall(r"`([0-9]{2}_[a-z_0-9]+/[a-z_0-9]+\.cu)`", support.read(page)))
+            with self.subTest(page):
+                self.assertTrue(named)
+                self.assertEqual(named - set(cheats()), set(), f"{page} names cheat files that tests/grade/ does not hold")
+
+
+@support.per(cheats, name_of=lambda c: c.replace("/", "_").replace(".cu", ""))
+class Cheats(support.Case):
+    """Each cheat file of tests/grade/ FAILS for the reason its header names: on a GPU, make test-full grades
+    every one. A promise about the code is seen at the compile, with no GPU: make test grades the first such
+    cheat, make test-full every one."""
+
+    def test_each_cheat_names_what_catches_it(self, cheat):
+        self.assertIn(caught_by(cheat), CAUGHT, f"tests/grade/{cheat}: no \" * Caught by: PART\" line (PART: {', '.join(CAUGHT)})")
+
+    def test_each_grade_fails_cheat_for_its_reason(self, cheat):
+        if not support.gpu():
+            self.skipTest(support.NO_GPU)
+        if not support.FULL:
+            self.skipTest("make test-full grades every cheat file")
+        if caught_by(cheat) in ("memcheck", "racecheck") and support.missing("compute-sanitizer"):
+            self.skipTest(support.missing("compute-sanitizer"))
+        self.need_build()
+        r, _ = grade_cheat(self, cheat)
+        self.assertEqual(r.rc, 2, r)
+        self.assertRegex(r.out, r"(?m)^FAIL: tests/grade/" + re.escape(cheat))
+        self.assertRegex(r.out, "(?m)" + CAUGHT[caught_by(cheat)], r.tail(20))
+
+    def test_each_grade_fails_broken_promise_without_gpu(self, cheat):
+        """A promise about the code broken: FAIL after the compile, on a machine with no GPU too (the grader's 1,
+        make's 2), with its line in the class sheet."""
+        promised = [c for c in cheats() if caught_by(c) == "promises"]
+        if cheat not in promised:
+            self.skipTest(f"{cheat} is not caught by a promise about the code")
+        if not support.FULL and cheat != promised[0]:
+            self.skipTest(f"make test grades {promised[0]} alone without a GPU; make test-full, every such cheat")
+        self.need_build()
+        r, sheet = grade_cheat(self, cheat, env={"CUDA_VISIBLE_DEVICES": ""})
+        self.assertEqual(r.rc, 2, r)
+        self.assertRegex(r.out, r"(?m)^promises: FAIL: [a-z_0-9]+ has (a|an|no) ")
+        self.assertRegex(r.out, r"(?m)^make: \*\*\* \[.*\] Error 1$")
+        with open(sheet, encoding="utf-8") as f:
+            self.assertEqual(f.read().split("\n")[1], f"tests/grade/{cheat},{cheat.split('/')[0]},all,11,compiles,-,-,broken,-,FAIL")
 
 WHOLE = r"(?m)^whole file: {file} is the whole stages/{stage}/exercise\.cu; its lines {first}-{last}, in the stubs' place, are graded"
-
 
 def grade_without_gpu(stage, file, sheet):
     """make stage-NN grade FILE with CUDA hiding every GPU: the grader stops after the compile step."""
     return support.make(f"stage-{support.stage_num(stage)}", "grade", f"FILE={file}", "SEED=5", f"CLASS={sheet}",
                         env={"CUDA_VISIBLE_DEVICES": ""})
-
 
 @support.per(solved_exercises)
 class WholeFile(support.Case):
@@ -348,12 +434,10 @@ class WholeFile(support.Case):
             self.assertRegex(r.out, r"(?m)^make: \*\*\* \[.*\] Error 3$")
         self.assertRegex(r.out, whole + "$")
 
-
 def unedited():
     """The graded stage's exercise.cu, handed in as it is: (its path, the first and last line of its stubs)."""
     lines, first, end = stubs_place(graded_stage())
     return student_file("exercise.cu", "\n".join(lines)), first + 1, end
-
 
 class WholeFileStub(support.Case):
     """The exercise.cu handed in unedited is graded as its stubs; a whole file's errors name its own lines."""

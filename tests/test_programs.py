@@ -17,7 +17,7 @@ COMMON_FLAGS = "--n --kernel --list --describe --fill --seed --reps --warmup --c
 DESCRIBE_KEYS = ["stage", "program", "gpus", "kernel", "input types", "fills", "check fills", "bench fills",
                  "default sizes", "bench sizes", "check sizes", "edge sizes", "row stage", "baseline",
                  "warm-L2 kernels", "flush probes", "accuracy kernels", "limit kernels", "tree kernels", "charts",
-                 "csv", "library launches", "noisy spread"]
+                 "csv", "library launches", "grade sizes", "grade time", "grade promises", "noisy spread"]
 NO_GPU = "no CUDA-capable GPU found"
 
 

@@ -64,4 +64,6 @@ static const Kernel kernels[] = {
      run_f16x8_pack_f32_gridstride, .dtype = DT_F16, .acc = ACC_F32},
 };
 
-STAGE("07_leetcuda_dtypes", kernels, .default_sizes = "4096x4096", .check_sizes = "1,7,8,9,15,16,17,1000003,2^24+3");
+/* Its text asks for packs of 8 halves, one 16-byte load each. */
+STAGE("07_leetcuda_dtypes", kernels, .default_sizes = "4096x4096", .check_sizes = "1,7,8,9,15,16,17,1000003,2^24+3",
+      .grade_promises = "vector-loads:f16x8_pack_f32_gridstride");

@@ -1,7 +1,9 @@
 /* Cheat: the barrier one statement too early, before the warps write their results to shared memory
  * instead of between those writes and warp 0's reads of them: warp 0 may read a slot before its warp
  * has written it. Where that shows in a result, the grade's correctness runs catch it; where it does
- * not, its compute-sanitizer racecheck must. */
+ * not, its compute-sanitizer racecheck must.
+ * Caught by: racecheck
+ */
 
 __device__ void atomic_max_float(float *address, float v)
 {

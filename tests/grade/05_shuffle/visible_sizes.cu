@@ -1,6 +1,8 @@
 /* Cheat: right only at the check sizes that build/05_shuffle/exercise --describe prints; at any other
  * size every block past the first returns at once, so the result is the first block's alone. The
- * grade's hidden sizes (1048583 and the seed's) must catch it. */
+ * grade's hidden sizes (1048583 and the seed's) must catch it.
+ * Caught by: wrong
+ */
 
 __device__ bool is_check_size(uint64_t n)
 {
