@@ -72,6 +72,8 @@ MUTANTS = [
      "test_host_unit", False),
     ("sizes: 2^k + c wraps past 2^64", "common/host.c",
      "            if (c > MAX_ELEMENTS) return -1;\n", "", "test_host_unit", False),
+    ("sizes: 2^32 and more wrapped to 32 bits", "common/host.c",
+     "    *out = rows * cols;\n", "    *out = (uint32_t)(rows * cols);\n", "test_host_unit", False),
     ("--reps 0 accepted", "common/program.cu",
      "if (parse_int(v, 1, 100000, &num))", "if (parse_int(v, 0, 100000, &num))", "test_programs", False),
     ("--input beside --n accepted", "common/program.cu",
