@@ -50,6 +50,8 @@ MUTANTS = [
     # The .npy and raw reader (common/host.c), caught through the programs' --input refusals and its unit tests.
     ("npy: a version 2 header read at version 1's offset", "common/host.c",
      "fseek(f, (long)(major == 1 ? 10 : 12), SEEK_SET)", "fseek(f, 10L, SEEK_SET)", "test_host_unit|test_input", False),
+    ("npy: a version 2 header's length read as 2 bytes", "common/host.c",
+     "        if (major != 1) len |= (uint64_t)magic[10] << 16 | (uint64_t)magic[11] << 24;\n", "", "test_host_unit", False),
     ("npy: Fortran order accepted", "common/host.c",
      'if (strncmp(f, "False", 5)) return', 'if (0) return', "test_host_unit|test_input", False),
     ("npy: big-endian float32 taken for little-endian", "common/host.c",

@@ -731,6 +731,24 @@ static void write_npy_format(const char *path, int major, const char *header, co
     fclose(f);
 }
 
+/* The same of format 2.0 or 3.0 with a header of header_len bytes (past what format 1 can say), spaces
+ * after the dict. */
+static void write_npy_long_header(const char *path, int major, const char *header, uint32_t header_len,
+                                  const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    fwrite("\x93NUMPY", 1, 6, f);
+    fputc(major, f);
+    fputc(0, f);
+    for (int b = 0; b < 4; b++) fputc(header_len >> (8 * b) & 255, f);
+    size_t n = strlen(header);
+    fwrite(header, 1, n, f);
+    for (; n + 1 < header_len; n++) fputc(' ', f);
+    fputc('\n', f);
+    fwrite(data, 1, len, f);
+    fclose(f);
+}
+
 static void write_npy(const char *path, const char *header, const void *data, size_t len)
 {
     write_npy_format(path, 1, header, data, len);
@@ -763,6 +781,13 @@ static void test_array_file(void)
         write_npy_format(path, major, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", f32, sizeof f32);
         check(!read_array_file(path, NULL, &a, err, sizeof err) && a.count == 3 && !memcmp(a.bytes, f32, sizeof f32), name);
         free(a.bytes);
+        /* All four bytes of the length read: 65600 bytes is 64 in its low two, where the dict fits. */
+        snprintf(name, sizeof name, "array file: a .npy of format %d.0 with a 65600-byte header is refused, naming it", major);
+        write_npy_long_header(path, major, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", 65600, f32,
+                              sizeof f32);
+        int refused = read_array_file(path, NULL, &a, err, sizeof err) == -1 && strstr(err, "65600 bytes") && !a.bytes;
+        check(refused, name);
+        if (!refused) printf("     | %s\n", err);
     }
     double f64[3] = {0.1, -0x1p-1074, 1e300};
     write_npy(path, "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", f64, sizeof f64);
