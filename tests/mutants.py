@@ -136,6 +136,9 @@ MUTANTS = [
      "test_runner", False),
     ("runner: a HOST_ONLY test skipped for want of a GPU stays a skip", "tests/run.py",
      'for name in lane["skipped_for_want_of_a_gpu"] if gpu_here else []:', "for name in []:", "test_runner", False),
+    ("runner: a pattern that matches no test passes", "tests/run.py",
+     """        print(f"no test matches '{args.only}'")\n        return 1""",
+     """        print(f"no test matches '{args.only}'")\n        return 0""", "test_runner", False),
     # Stage 13's fp64 arithmetic (__host__ __device__), caught on the host by tests/test_stage_13.cu and the
     # oracle of fractions.
     ("13: fp64's rounding forgets its sticky bit", "stages/13_exact/reduce.cu",
