@@ -130,6 +130,8 @@ MUTANTS = [
     ("no_answers: a pasted solution not found", "tests/no_answers.py",
      "for body, name in wanted.items() if body in text]", "for body, name in wanted.items() if body in text and 0]",
      "test_classroom", False),
+    ("no_answers: only stages/ searched", "tests/no_answers.py",
+     "os.walk(copy)", 'os.walk(os.path.join(copy, "stages"))', "test_classroom", False),
     # The test runner (tests/run.py): nothing may go missing from the count.
     ("runner: the HOST_ONLY process dying is no FAIL", "tests/run.py",
      """            result.bad(f"the HOST_ONLY modules' process ended without its results (exit {rc})")\n""", "",
