@@ -132,6 +132,10 @@ MUTANTS = [
      "test_classroom", False),
     ("no_answers: only stages/ searched", "tests/no_answers.py",
      "os.walk(copy)", 'os.walk(os.path.join(copy, "stages"))', "test_classroom", False),
+    # The teaching tools.
+    ("diff: against the first stage of its file name", "scripts/lib.sh",
+     '| tail -n 1; } # PROGRAM: the last of those of its name', '| head -n 1; } # PROGRAM: the last of those of its name',
+     "test_teaching", False),
     # The test runner (tests/run.py): nothing may go missing from the count.
     ("runner: the HOST_ONLY process dying is no FAIL", "tests/run.py",
      """            result.bad(f"the HOST_ONLY modules' process ended without its results (exit {rc})")\n""", "",
