@@ -156,6 +156,11 @@ MUTANTS = [
      "((uint32_t)(a + 929) << 21) - 1u", "((uint32_t)(a + 928) << 21) - 1u", "test_stage_13", False),
     ("13: fp64's fp32 subnormal ties rounded to odd", "stages/13_exact/reduce.cu",
      "q += half && (rest || (q & 1));", "q += half && (rest || !(q & 1));", "test_stage_13", False),
+    # A declared bound, against the committed reference's without a GPU (--bounds-for).
+    ("05: reduce_warp_shuffle's bound 1000 times looser", "stages/05_shuffle/reduce.cu",
+     'reduce_warp_shuffle, "reduce_warp_shuffle", BLOCK_1024);\n    r->shape.tree = LOG2_WARP + LOG2_WARPS_1024;',
+     'reduce_warp_shuffle, "reduce_warp_shuffle", BLOCK_1024);\n    r->shape.tree = 1000 * (LOG2_WARP + LOG2_WARPS_1024);',
+     "test_bounds", False),
     # What only a GPU shows (--gpu): a kernel off by one, a missing barrier, a tolerance made loose.
     ("02: the barrier after the loads missing", "stages/02_shared/reduce.cu",
      "    if (i + BLOCK < n) v += x[i + BLOCK];\n    s_x[tid] = v;\n    __syncthreads();\n",
