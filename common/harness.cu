@@ -490,8 +490,8 @@ static int run_size(Bench *b, uint64_t n, const Options *o, const Device *d, FIL
 /* --bounds-for SMS: what each selected kernel's launcher declares at each size for a GPU of SMS
  * multiprocessors, on the data of --fill, with the GPU hidden (nothing is run): a line "bound: KERNEL DTYPE
  * N REL_BOUND CHAIN", the CSV's rel_bound ("-" where it writes none) and chain (0: exact) of its row, CUB's
- * after each input type's kernels; or "bound: KERNEL DTYPE N not declared: WHY" where the launcher refuses the input or asks the
- * GPU a question (occupancy, an attribute) whose answer it reads. */
+ * after each input type's kernels; or "bound: KERNEL DTYPE N not declared: WHY" where the launcher refuses
+ * the input or asks the GPU a question (occupancy, an attribute) whose answer it reads. */
 static int print_declared_bounds(Bench *b, const Sizes *s, const Options *o, const char *prog)
 {
     if (reduce_stage.program.rows || input_path)

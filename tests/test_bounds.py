@@ -8,7 +8,7 @@ import os
 import re
 import unittest
 
-from tests import support
+from tests import inputs, support
 
 # No test here needs a GPU: tests/run.py runs this module beside the GPU's, with CUDA seeing none.
 HOST_ONLY = True
@@ -115,6 +115,16 @@ class Refusals(support.Case):
         program = on_the_harness()[0]
         self.expect(2, r"^error: --bounds-for 'many': give the GPU's number of SMs",
                     [os.path.join(support.ROOT, program), "--bounds-for", "many"])
+
+    def test_bounds_for_refuses_a_file_exit_2(self):
+        """A file's bound is its own data's: --bounds-for with --input is refused in one line."""
+        self.need_build()
+        program = on_the_harness()[0]
+        path = os.path.join(support.scratch(self), "in.npy")
+        inputs.write(path, "<f4", "1000")
+        self.expect(2, r"^error: --bounds-for: a row stage's bounds are its rows', and a file's its own",
+                    [os.path.join(support.ROOT, program), "--bounds-for", "132", "--input", path],
+                    env={"CUDA_VISIBLE_DEVICES": ""})
 
 
 if __name__ == "__main__":
