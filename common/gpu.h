@@ -13,6 +13,12 @@ void cuda_check(cudaError_t err, const char *what, const char *file, int line);
 #define CUDA_CHECK(call) cuda_check((call), #call, __FILE__, __LINE__)
 void launch_check(const char *kernel, const char *file, int line);
 #define LAUNCH_CHECK(kernel) launch_check((kernel), __FILE__, __LINE__)
+/* Set by a program that asks its launchers what they declare with the GPU hidden (the stage harness's
+ * --bounds-for): every CUDA call then fails, and both checks let it go, but a failed query whose answer a
+ * launcher would read (occupancy, an attribute, the device) is handed, as the call's text, to
+ * on_gpu_query_failed, which must not return. */
+extern int gpu_calls_let_go;
+extern void (*on_gpu_query_failed)(const char *what);
 
 /* ceil(n / per_block) blocks, for a one-pass grid; exits with a clear error if the grid would be
  * larger than CUDA allows (2^31 - 1 blocks). */

@@ -31,6 +31,7 @@ static struct {
     uint64_t rows;          /* --rows B (0: not given) */
     const char *cols;       /* --cols H[,H...] (NULL: not given) */
     double cond;            /* --cond C (0: not given) */
+    int bounds_for;         /* --bounds-for SMS (0: not given) */
 } stage_options;
 
 static void take_offset(const char *prog, const char *v)
@@ -61,6 +62,13 @@ static void take_cond(const char *prog, const char *v)
     if (!*v || *end || !(c >= COND_MIN && c <= 1e30))
         usage_error(prog, "--cond '%s': give a condition number from 10 to 1e30, such as 1e8", v);
     stage_options.cond = c;
+}
+
+static void take_bounds_for(const char *prog, const char *v)
+{
+    long num;
+    if (parse_int(v, 1, 100000, &num)) usage_error(prog, "--bounds-for '%s': give the GPU's number of SMs, such as 132", v);
+    stage_options.bounds_for = (int)num;
 }
 
 /* A stage's tree kernels are NAME, or NAME@N where its README's picture is recorded at --n N:
@@ -110,6 +118,8 @@ static const ProgramOption own_options[] = {
     {"--cols", "H[,H...]", "a row stage: the row lengths (each size of --n is ROWSxCOLS; a plain N is one row)", take_cols},
     {"--cond", "C", "--fill cond: the condition number sum|x| / |sum x| of the data (default 1e8; the largest\n"
                     "a size can have is about 6e6 x N)", take_cond},
+    {"--bounds-for", "SMS", "print the error bound each kernel declares at each --n on --fill's data, on a GPU\n"
+                            "of SMS multiprocessors, with no GPU needed (nothing is run)", take_bounds_for},
     INPUT_OPTIONS("sum your own data instead of a fill: a NumPy .npy (float32, float64, float16, int8, int32;\n"
                   "C order; a 2-D array is rows in a row stage), or raw bytes with --dtype; N is the file's, and\n"
                   "the kernels that take its type sum it"),
@@ -479,6 +489,52 @@ static int run_size(Bench *b, uint64_t n, const Options *o, const Device *d, FIL
     return failures;
 }
 
+/* --bounds-for SMS: what each selected kernel's launcher declares at each size for a GPU of SMS
+ * multiprocessors, on the data of --fill, with the GPU hidden (nothing is run): a line "bound: KERNEL DTYPE
+ * N REL_BOUND CHAIN", the CSV's rel_bound ("-" where it writes none) and chain (0: exact) of its row, CUB's
+ * after each input type's kernels; or "bound: KERNEL DTYPE N not declared: WHY" where the launcher refuses
+ * the input or asks the GPU a question (occupancy, an attribute) whose answer it reads. */
+static int print_declared_bounds(Bench *b, const Sizes *s, const Options *o, const char *prog)
+{
+    if (reduce_stage.program.rows || input_path)
+        usage_error(prog, "%s: a row stage's bounds are its rows', and a file's its own: neither is declared here",
+                    "--bounds-for");
+    setenv("CUDA_VISIBLE_DEVICES", "", 1); /* before the first CUDA call: no launch reaches a GPU */
+    gpu_calls_let_go = 1;
+    int types_used[DT_COUNT] = {0};
+    b->data.widest = sizeof(float); /* fp32's copy is made for the reference: at least 4 */
+    for (int i = 0; i < reduce_stage.count; i++)
+        if (selected(&reduce_stage.kernels[i], o)) types_used[reduce_stage.kernels[i].dtype] = 1;
+    for (int t = 0; t < DT_COUNT; t++)
+        if (types_used[t] && dtypes[t].bytes > b->data.widest) b->data.widest = dtypes[t].bytes;
+    for (int i = 0; i < s->count; i++)
+        if (s->n[i] > b->data.max_n) b->data.max_n = s->n[i];
+    b->data.uploaded = -1;
+    b->run.sm_count = stage_options.bounds_for;
+    for (int i = 0; i < s->count; i++) {
+        b->run.n = s->n[i];
+        b->run.rows = s->rows[i];
+        b->run.cols = s->cols[i];
+        b->run.host_in = use_dtype(&b->data, &b->run, DT_F32)->values;
+        for (int t = 0; t < DT_COUNT; t++) {
+            if (!types_used[t]) continue;
+            const ArrayFile *h = use_dtype(&b->data, &b->run, (Dtype)t);
+            Reference ref = data_reference(&b->data, h, b->run.n);
+            Kernel cub = cub_kernel((Dtype)t, 0);
+            for (int j = 0; j <= reduce_stage.count; j++) {
+                const Kernel *k = j < reduce_stage.count ? &reduce_stage.kernels[j] : &cub;
+                if (k->dtype != t || (k != &cub && !selected(k, o))) continue;
+                CsvRow row = declared_row(b, k, &ref, h->values);
+                printf("bound: %s %s %llu ", k->name, dtypes[t].name, (unsigned long long)b->run.n);
+                if (row.refused) printf("not declared: %s\n", row.refused);
+                else if (row.rel_bound > 0) printf("%.3e %.0f\n", row.rel_bound, row.chain);
+                else printf("- %.0f\n", row.chain); /* none the CSV would write: exact, or NaN in the data */
+            }
+        }
+    }
+    return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
     Program p = describe_stage(argv[0]);
@@ -503,6 +559,7 @@ int main(int argc, char **argv)
     data->offset = stage_options.offset;
     bench.warm = o.warm;
     bench.row_stage = reduce_stage.program.rows;
+    if (stage_options.bounds_for) return print_declared_bounds(&bench, &sizes, &o, argv[0]);
     FILE *csv = open_csv(o.csv_path, argv[0]);
 
     Device d;

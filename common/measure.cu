@@ -1,6 +1,7 @@
 /* One kernel measured and reported (measure.h). */
 #include <float.h>
 #include <math.h>
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +51,33 @@ double bytes_of(const Bench *b, uint64_t n, Dtype t, int row_results)
 {
     return n * (double)dtypes[t].bytes + (b->row_stage ? b->run.rows * 4.0 * row_results : 0.0);
 }
+
+Reference checked_reference(const Kernel *k, const Reference *ref)
+{
+    Reference want = *ref;
+    if (k->op == OP_MAX) want.sum = ref->max; /* a maximum involves no rounding: the largest input exactly */
+    /* The exact sum rounded once to the result's format, bit for bit (bound 0): fp32, or fp64 for fp64 input. */
+    if (k->acc == ACC_EXACT_SUM && k->dtype != DT_F64) want.sum = ref->sum32;
+    return want;
+}
+
+/* An integer accumulator (the table's .acc) is exact: its bound, and its overflow check, say so. */
+static void mark_exact(const Kernel *k, Shape *s)
+{
+    if (k->acc == ACC_I32 || k->acc == ACC_EXACT_SUM) s->acc_bits = ACC_EXACT;
+}
+
+double declared_tolerance(const Kernel *k, Run *r, const Reference *want, const float *values)
+{
+    mark_exact(k, &r->shape);
+    return k->op == OP_MAX ? 0.0 : sum_tolerance(r->shape, want, values, r->n);
+}
+
+/* The CSV's rel_bound of a bound tol on a sum: relative to it, or tol itself where the sum is 0. */
+static double relative_bound(double tol, double sum) { return sum != 0.0 ? tol / fabs(sum) : tol; }
+
+/* The CSV's chain: the most additions on one input's path (none where the accumulator is exact). */
+static double chain_of(const Shape *s) { return s->acc_bits == ACC_EXACT ? 0.0 : s->serial + s->tree + s->wide + s->atomic; }
 
 /* What the timing loop's callbacks check each run of one kernel against, and the row they fill in. */
 typedef struct {
@@ -101,8 +129,7 @@ static void check_run(void *ctx)
     RunCheck *c = (RunCheck *)ctx;
     Run *r = &c->b->run;
     if (r->refuse) return; /* nothing was launched */
-    /* An integer accumulator (the table's .acc) is exact: its bound, and its overflow check, say so. */
-    if (c->k->acc == ACC_I32 || c->k->acc == ACC_EXACT_SUM) r->shape.acc_bits = ACC_EXACT;
+    mark_exact(c->k, &r->shape);
     if (c->b->row_stage) {
         double err = 0.0, bound = 0.0;
         c->pass &= rows_pass(&c->b->rows, r, c->values, c->k->op, c->runs == 0, &err, &bound, &c->result);
@@ -120,7 +147,7 @@ static void check_run(void *ctx)
             memcpy(&c->result, out, 8);
             if (c->k->dtype != DT_F64) c->result = c->k->acc == ACC_I32 ? (double)i : (double)f;
         }
-        if (c->runs == 0) c->tol = c->k->op == OP_MAX ? 0.0 : sum_tolerance(r->shape, &c->want, c->values, r->n);
+        if (c->runs == 0) c->tol = declared_tolerance(c->k, r, &c->want, c->values);
         c->pass &= result_passes(c->result, &c->want, c->tol);
         if (c->k->acc == ACC_EXACT_SUM && c->result == 0.0) c->pass &= !signbit(c->result) == !signbit(c->want.sum); /* bits */
     }
@@ -129,14 +156,21 @@ static void check_run(void *ctx)
     c->runs++;
 }
 
-CsvRow measure(Bench *b, const Kernel *k, const Reference *ref, const float *values, const Options *o)
+/* A row of kernel k at size n, nothing in it yet. */
+static CsvRow kernel_row(const Kernel *k, uint64_t n)
 {
-    Run *r = &b->run;
     CsvRow row;
     memset(&row, 0, sizeof row);
     row.kernel = k->name;
     row.dtype = dtypes[k->dtype].name;
-    row.n = r->n;
+    row.n = n;
+    return row;
+}
+
+CsvRow measure(Bench *b, const Kernel *k, const Reference *ref, const float *values, const Options *o)
+{
+    Run *r = &b->run;
+    CsvRow row = kernel_row(k, r->n);
     if (k->min_cc > b->cc) {
         row.status = ST_SKIP;
         return row;
@@ -146,10 +180,7 @@ CsvRow measure(Bench *b, const Kernel *k, const Reference *ref, const float *val
     c.b = b;
     c.k = k;
     c.values = values;
-    c.want = *ref;
-    if (k->op == OP_MAX) c.want.sum = ref->max; /* a maximum involves no rounding: the largest input exactly */
-    /* The exact sum rounded once to the result's format, bit for bit (bound 0): fp32, or fp64 for fp64 input. */
-    if (k->acc == ACC_EXACT_SUM && k->dtype != DT_F64) c.want.sum = ref->sum32;
+    c.want = checked_reference(k, ref);
     c.pass = row.same_bits = 1;
     c.row = &row;
     TimedRun t = {prepare_run, run_kernel, finish_run, check_run, &c, b->warm ? NULL : &b->flush};
@@ -175,10 +206,10 @@ CsvRow measure(Bench *b, const Kernel *k, const Reference *ref, const float *val
     if (host_finish) row.gpu_us = parts.gpu_us, row.finish_us = parts.finish_us;
     row.gbps = bytes_of(b, r->n, k->dtype, shape.welford ? 2 : 1) / (row.median_us * 1e-6) / 1e9;
     row.bytes_read = r->n * (double)dtypes[k->dtype].bytes;
-    row.chain = shape.acc_bits == ACC_EXACT ? 0.0 : shape.serial + shape.tree + shape.wide + shape.atomic;
+    row.chain = chain_of(&shape);
     if (!b->row_stage) {
         row.rel_err = relative_error(row.result, c.want.sum);
-        row.rel_bound = c.want.sum != 0.0 ? c.tol / fabs(c.want.sum) : c.tol;
+        row.rel_bound = relative_bound(c.tol, c.want.sum);
     }
     if (k->flags & IN_PLACE) /* leave the input as the next kernel expects it */
         CUDA_CHECK(cudaMemcpy(r->in, b->pristine, r->n * sizeof(float), cudaMemcpyDeviceToDevice));
@@ -190,6 +221,38 @@ CsvRow measure(Bench *b, const Kernel *k, const Reference *ref, const float *val
     if (row.status == ST_OK && isfinite(c.want.sum) && !(row.rel_bound < widest_checked_bound(k->acc)))
         row.status = ST_UNCHECKED; /* NaN, Inf: exact */
     if (row.unexpected_vary) row.status = ST_FAIL;
+    return row;
+}
+
+/* declared_row's way out of a launcher that asked the hidden GPU a question: the answer is not there. */
+static jmp_buf query_escape;
+static const char *query_failed;
+static void escape_query(const char *what)
+{
+    query_failed = what;
+    longjmp(query_escape, 1);
+}
+
+CsvRow declared_row(Bench *b, const Kernel *k, const Reference *ref, const float *values)
+{
+    Run *r = &b->run;
+    CsvRow row = kernel_row(k, r->n);
+    RunCheck c;
+    memset(&c, 0, sizeof c);
+    c.b = b;
+    c.k = k;
+    prepare_run(&c);
+    query_failed = NULL;
+    on_gpu_query_failed = escape_query;
+    if (!setjmp(query_escape)) k->launch(r);
+    row.refused = query_failed ? query_failed : r->refuse;
+    if (row.refused) {
+        row.status = ST_SKIP;
+        return row;
+    }
+    Reference want = checked_reference(k, ref);
+    row.rel_bound = relative_bound(declared_tolerance(k, r, &want, values), want.sum);
+    row.chain = chain_of(&r->shape);
     return row;
 }
 

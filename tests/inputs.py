@@ -50,9 +50,10 @@ def type_refusal(t, types):
 def bad_files(case, program, label, dtype, shape, tmpdir):
     """The refusals every program that reads --input shares (common/host.c's reader, common/program.cu's
     options), each a subTest of CASE named LABEL: a missing file, a malformed header, a truncated file, a
-    big-endian type, raw bytes without --dtype, a file with --n. DTYPE (a .npy type string such as '<f4')
-    and SHAPE ("1000003", "7,1001") are those of the good files it leaves in TMPDIR. Returns their paths,
-    (the .npy, the same values as raw bytes)."""
+    big-endian type, raw bytes without --dtype, a file with --n, a file with a --fill (where the program has
+    one besides its default). DTYPE (a .npy type string such as '<f4') and SHAPE ("1000003", "7,1001") are
+    those of the good files it leaves in TMPDIR. Returns their paths, (the .npy, the same values as raw
+    bytes)."""
     good = write(os.path.join(tmpdir, "in.npy"), dtype, shape)
     raw = write(os.path.join(tmpdir, "raw.bin"), dtype, shape, raw=True)
     none = os.path.join(tmpdir, "none.npy")
@@ -61,12 +62,14 @@ def bad_files(case, program, label, dtype, shape, tmpdir):
         f.write(b"\x93NUMPY\x01\x00\x10\x00{garbage}      \n")
     short = write(os.path.join(tmpdir, "short.npy"), dtype, shape, drop=3)
     big = write(os.path.join(tmpdir, "big.npy"), ">f4", "1000")
+    other_fills = support.describe(program, "fills").split()[1:2]  # the first is the default, which --fill may repeat
     cases = [("a missing file", [none], f"^error: --input {re.escape(none)}: cannot read it"),
              ("a malformed .npy header", [bad], r"malformed \.npy header"),
              ("a truncated .npy", [short], r": truncated: the header says"),
              ("a big-endian .npy", [big], r"dtype '>f4'"),
              ("raw bytes without --dtype", [raw], r"give their --dtype"),
              ("a .npy with --n (the file sets N)", [good, "--n", "1000"], r"give no --n")]
+    cases += [("a .npy with --fill (the file is the data)", [good, "--fill", fill], r"give no --fill") for fill in other_fills]
     for what, args, pattern in cases:
         with case.subTest(f"{label} --input: {what}, exit 2"):
             refused(case, program, ["--input", *args], pattern)

@@ -55,6 +55,8 @@ MUTANTS = [
     # The .npy and raw reader (common/host.c), caught through the programs' --input refusals and its unit tests.
     ("npy: a version 2 header read at version 1's offset", "common/host.c",
      "fseek(f, (long)(major == 1 ? 10 : 12), SEEK_SET)", "fseek(f, 10L, SEEK_SET)", "test_host_unit|test_input", False),
+    ("npy: a version 2 header's length read as 2 bytes", "common/host.c",
+     "        if (major != 1) len |= (uint64_t)magic[10] << 16 | (uint64_t)magic[11] << 24;\n", "", "test_host_unit", False),
     ("npy: Fortran order accepted", "common/host.c",
      'if (strncmp(f, "False", 5)) return', 'if (0) return', "test_host_unit|test_input", False),
     ("npy: big-endian float32 taken for little-endian", "common/host.c",
@@ -77,10 +79,15 @@ MUTANTS = [
      "test_host_unit", False),
     ("sizes: 2^k + c wraps past 2^64", "common/host.c",
      "            if (c > MAX_ELEMENTS) return -1;\n", "", "test_host_unit", False),
+    ("sizes: 2^32 and more wrapped to 32 bits", "common/host.c",
+     "    *out = rows * cols;\n", "    *out = (uint32_t)(rows * cols);\n", "test_host_unit", False),
     ("--reps 0 accepted", "common/program.cu",
      "if (parse_int(v, 1, 100000, &num))", "if (parse_int(v, 0, 100000, &num))", "test_programs", False),
     ("--input beside --n accepted", "common/program.cu",
      "    if (o->sizes != p->default_sizes) usage_error", "    if (0) usage_error", "test_input", False),
+    ("--input beside --fill accepted", "common/program.cu",
+     "    if (strlen(o->fill) != fill_len || strncmp(o->fill, p->fills, fill_len))",
+     "    if (0 && (strlen(o->fill) != fill_len || strncmp(o->fill, p->fills, fill_len)))", "test_input", False),
     ("--dtype without --input accepted", "common/program.cu",
      "    if (input_dtype && !input_path) usage_error", "    if (0) usage_error", "test_input", False),
     ("--input: a refused type's takers never named", "common/program.cu",
@@ -136,12 +143,21 @@ MUTANTS = [
     ("no_answers: a pasted solution not found", "tests/no_answers.py",
      "for body, name in wanted.items() if body in text]", "for body, name in wanted.items() if body in text and 0]",
      "test_classroom", False),
+    ("no_answers: only stages/ searched", "tests/no_answers.py",
+     "os.walk(copy)", 'os.walk(os.path.join(copy, "stages"))', "test_classroom", False),
+    # The teaching tools.
+    ("diff: against the first stage of its file name", "scripts/lib.sh",
+     '| tail -n 1; } # PROGRAM: the last of those of its name', '| head -n 1; } # PROGRAM: the last of those of its name',
+     "test_teaching", False),
     # The test runner (tests/run.py): nothing may go missing from the count.
     ("runner: the HOST_ONLY process dying is no FAIL", "tests/run.py",
      """            result.bad(f"the HOST_ONLY modules' process ended without its results (exit {rc})")\n""", "",
      "test_runner", False),
     ("runner: a HOST_ONLY test skipped for want of a GPU stays a skip", "tests/run.py",
      'for name in lane["skipped_for_want_of_a_gpu"] if gpu_here else []:', "for name in []:", "test_runner", False),
+    ("runner: a pattern that matches no test passes", "tests/run.py",
+     """        print(f"no test matches '{args.only}'")\n        return 1""",
+     """        print(f"no test matches '{args.only}'")\n        return 0""", "test_runner", False),
     # Stage 13's fp64 arithmetic (__host__ __device__), caught on the host by tests/test_stage_13.cu and the
     # oracle of fractions.
     ("13: fp64's rounding forgets its sticky bit", "stages/13_exact/reduce.cu",
@@ -150,6 +166,11 @@ MUTANTS = [
      "((uint32_t)(a + 929) << 21) - 1u", "((uint32_t)(a + 928) << 21) - 1u", "test_stage_13", False),
     ("13: fp64's fp32 subnormal ties rounded to odd", "stages/13_exact/reduce.cu",
      "q += half && (rest || (q & 1));", "q += half && (rest || !(q & 1));", "test_stage_13", False),
+    # A declared bound, against the committed reference's without a GPU (--bounds-for).
+    ("05: reduce_warp_shuffle's bound 1000 times looser", "stages/05_shuffle/reduce.cu",
+     'reduce_warp_shuffle, "reduce_warp_shuffle", BLOCK_1024);\n    r->shape.tree = LOG2_WARP + LOG2_WARPS_1024;',
+     'reduce_warp_shuffle, "reduce_warp_shuffle", BLOCK_1024);\n    r->shape.tree = 1000 * (LOG2_WARP + LOG2_WARPS_1024);',
+     "test_bounds", False),
     # What only a GPU shows (--gpu): a kernel off by one, a missing barrier, a tolerance made loose.
     ("02: the barrier after the loads missing", "stages/02_shared/reduce.cu",
      "    if (i + BLOCK < n) v += x[i + BLOCK];\n    s_x[tid] = v;\n    __syncthreads();\n",

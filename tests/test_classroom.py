@@ -187,16 +187,23 @@ class Handout(support.Case):
         self.expect(0, r"^ok: none of the \d+ function bodies",
                     ["python3", "tests/no_answers.py", "solutions", self.made()])
 
-    def test_no_answers_finds_a_solution_pasted_into_handout_exit_1(self):
+    def test_no_answers_finds_a_solution_pasted_into_any_folder_of_the_handout_exit_1(self):
+        """The solutions pasted into a file of stages/, notebooks/ or docs/ (each alone): found, exit 1."""
         if not first_solved():
             self.skipTest(support.NO_SOLUTIONS)
         out = self.made()
-        pasted = os.path.join(out, "stages", "pasted.cu")
-        self.addCleanup(os.remove, pasted)
-        with open(pasted, "w", encoding="utf-8") as f:
-            for name in sorted(os.listdir(os.path.join(support.ROOT, "solutions"))):
-                f.write(support.read(f"solutions/{name}"))
-        self.expect(1, r"stages/pasted\.cu: a function body of", ["python3", "tests/no_answers.py", "solutions", out])
+        answers = "".join(support.read(f"solutions/{name}")
+                          for name in sorted(os.listdir(os.path.join(support.ROOT, "solutions"))))
+        for folder in ("stages", "notebooks", "docs"):
+            with self.subTest(folder):
+                pasted = os.path.join(out, folder, "pasted.txt")
+                with open(pasted, "w", encoding="utf-8") as f:
+                    f.write(answers)
+                try:
+                    self.expect(1, rf"{folder}/pasted\.txt: a function body of",
+                                ["python3", "tests/no_answers.py", "solutions", out])
+                finally:
+                    os.remove(pasted)
 
     def test_solution_in_handout_one_error_line_exit_2(self):
         """make stage-NN solution in a handout says, in one error line, that it has no solution (exit 2)."""

@@ -29,6 +29,9 @@ static void test_parse_size(void)
     static const struct { const char *s; uint64_t v; } good[] = {
         {"1", 1}, {"1000003", 1000003}, {"64K", 65536}, {"16M", 16777216}, {"1G", 1073741824},
         {"16m", 16777216}, {"2^24+1", 16777217}, {"4096x4096", 16777216}, {"1024x2048", 2097152}, {"2^31+17", 2147483665ull}, {"2^10-1", 1023}, {"2^0", 1},
+        /* past 32 bits, where a size held in 32 would wrap to 0, 5 and 1000003 */
+        {"2^32", 4294967296ull}, {"2^32+5", 4294967301ull}, {"2^33+1000003", 8590934595ull}, {"4G", 4294967296ull},
+        {"65536x65537", 4295032832ull}, {"2^40", 1099511627776ull},
     };
     static const char *bad[] = {"", "0", "-5", "abc", "1.5", "16MB", "2^41", "3^4", "2^4-16", "1e6",
                                 " 5", "5 ", "99999999999999999999999", "2^", "K", "0K", "2^24+", "0x5", "4096x", "4096x0", "1024x1024x2",
@@ -771,6 +774,24 @@ static void write_npy_format(const char *path, int major, const char *header, co
     fclose(f);
 }
 
+/* The same of format 2.0 or 3.0 with a header of header_len bytes (past what format 1 can say), spaces
+ * after the dict. */
+static void write_npy_long_header(const char *path, int major, const char *header, uint32_t header_len,
+                                  const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    fwrite("\x93NUMPY", 1, 6, f);
+    fputc(major, f);
+    fputc(0, f);
+    for (int b = 0; b < 4; b++) fputc(header_len >> (8 * b) & 255, f);
+    size_t n = strlen(header);
+    fwrite(header, 1, n, f);
+    for (; n + 1 < header_len; n++) fputc(' ', f);
+    fputc('\n', f);
+    fwrite(data, 1, len, f);
+    fclose(f);
+}
+
 static void write_npy(const char *path, const char *header, const void *data, size_t len)
 {
     write_npy_format(path, 1, header, data, len);
@@ -803,6 +824,13 @@ static void test_array_file(void)
         write_npy_format(path, major, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", f32, sizeof f32);
         check(!read_array_file(path, NULL, &a, err, sizeof err) && a.count == 3 && !memcmp(a.bytes, f32, sizeof f32), name);
         free(a.bytes);
+        /* All four bytes of the length read: 65600 bytes is 64 in its low two, where the dict fits. */
+        snprintf(name, sizeof name, "array file: a .npy of format %d.0 with a 65600-byte header is refused, naming it", major);
+        write_npy_long_header(path, major, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", 65600, f32,
+                              sizeof f32);
+        int refused = read_array_file(path, NULL, &a, err, sizeof err) == -1 && strstr(err, "65600 bytes") && !a.bytes;
+        check(refused, name);
+        if (!refused) printf("     | %s\n", err);
     }
     double f64[3] = {0.1, -0x1p-1074, 1e300};
     write_npy(path, "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", f64, sizeof f64);

@@ -1,7 +1,7 @@
 """The test runner itself (tests/run.py), on made-up test modules in a folder of their own: every test
 counted once, the HOST_ONLY modules in their own process beside the others, and each way a test could go
 missing a FAIL line instead: a module that does not import, the HOST_ONLY process dying, and a HOST_ONLY
-test skipped for want of a GPU where there is one."""
+test skipped for want of a GPU where there is one; and a pattern that matches no test, an error."""
 import os
 import re
 import shutil
@@ -122,6 +122,12 @@ class Runner(support.Case):
         self.assertNotIn("HOST_ONLY modules start beside", r.out)
         self.assertEqual(summary(r), ["1 passed, 0 failed, 0 skipped"], r.out)
         self.assertEqual(r.rc, 0, r)
+
+    def test_a_pattern_that_matches_no_test_fails(self):
+        """--only a pattern no test matches (a mistyped ONLY=): it says so and exits 1, never a green run."""
+        r = run(self, ["test_a_gpu.py", "test_b_host.py"], "--only", "test_no_such_module")
+        self.assertRegex(r.out, r"(?m)^no test matches 'test_no_such_module'$")
+        self.assertEqual(r.rc, 1, r)
 
 
 if __name__ == "__main__":

@@ -66,7 +66,10 @@ class FirstStageDiff(support.Case):
 class Diff(support.Case):
 
     def test_each_diff_shows_the_change_from_the_previous_stage_built_the_same_way(self, program):
-        self.expect_make(0, rf"^\+\+\+ {re.escape(support.source_of(program))}",
+        """From the last earlier program of its file name (not the first), to this one."""
+        earlier = support.programs()[:support.programs().index(program)]
+        previous = [p for p in earlier if os.path.basename(p) == os.path.basename(program)][-1]
+        self.expect_make(0, rf"^--- {re.escape(support.source_of(previous))}\s.*\n\+\+\+ {re.escape(support.source_of(program))}\s",
                          f"stage-{support.stage_num(support.stage_of(program))}", "diff")
 
 
