@@ -81,9 +81,8 @@ class Tree:
                 (not kids or self.slot.get(self.held_slot[t]) == held):
             kids.append(held)
         self.fresh.discard(t)
-        if len(kids) == 1:
-            return kids[0]
-        return self.new_node(x, of_slot, step + 1 if kids else step, t // 32, tuple(kids))
+        return kids[0] if len(kids) == 1 else \
+            self.new_node(x, of_slot, step + 1 if kids else step, t // 32, tuple(kids))
 
     def end_step(self):
         """The shuffles of the step that ends: each lane's value first, then what it read of them."""
