@@ -8,8 +8,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 CSV, CHECK = ("csv", {}), ("--check", {"action": "store_true", "help": "change nothing; exit 1 where a page differs"})
-# COMMAND: (module.function, what it does, its arguments). The function's keywords are the arguments; it
-# returns what to print, its exit code, or both. (The README blocks' tables are made by readmes.)
+# COMMAND: (module.function, what it does, its keyword arguments); it returns what to print, its exit code or both.
 COMMANDS = {
     "targets": ("claims.targets", "a stage's targets (its claims.csv) on every GPU's results", [
         ("--stage", {"required": True, "help": "the stage, its folder's name"}),

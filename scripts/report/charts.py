@@ -1,5 +1,4 @@
-"""The charts of a results CSV, drawn with gnuplot from each plots/*.gp; the charts' header keys, shapes,
-variables and exit codes: docs/report.md#charts."""
+"""The charts of a results CSV, drawn with gnuplot from each plots/*.gp (docs/report.md#charts)."""
 import glob
 import math
 import os
@@ -125,8 +124,7 @@ class Drawing:
         return median(values) if values else None
 
     def bars(self):
-        """GB/s at the largest N of the first stage listed (owners first) of each kernel on each type drawn,
-        the library's bar of each type last."""
+        """Each kernel's GB/s on each type drawn, at the first listed stage's largest N; the library's bars last."""
         n = self.r.largest(self.listed[0], "f32")
         bars = [(quote(f"{number(s)} {k}", row["failed"]), row["gbps"], amount(row["pct_peak"]), int(number(s)), t,
                  short(float(row["bytes_read"]) / float(row["gpu_us"]) / 1e3) if row.get("gpu_us") else "NaN")
@@ -139,8 +137,7 @@ class Drawing:
                            for i, bar in enumerate(bars)], "maxn=%.0f; %s" % (n or 0, self.typed(types)))
 
     def lines(self):
-        """A block per kernel on each type drawn, the library's after those of its type; kinds: each block's
-        type's number (1: the first of types), negative for the library's."""
+        """A block per kernel on each type drawn, then the library's; kinds: each block's type's number, <0: library."""
         types, kinds = [], []
         for t in self.declared:
             count = sum(self.series(f"{number(s)} {k}", s, k, t) for s in self.listed
@@ -181,8 +178,7 @@ class Drawing:
         return self.write(lines, "maxn=%.0f;" % (n or 0))
 
     def panels(self):
-        """Kernels measured on one input type as lines against N, those on several (data sets: TYPE_SET, e.g.
-        u8_skewed) as bars at the largest N, a column per data set."""
+        """Kernels on one input type as lines by N; those on several (data sets: TYPE_SET) as bars at the largest N."""
         several = {s: [k for k, times in Counter(k for k, _ in self.r.types[s]).items() if times > 1] for s in self.own}
         count = sum(self.series(k, s, k, t) for s in self.own for k, t in self.r.types[s] if k not in several[s])
         bars = [(s, k, t, t.split("_", 1)[-1]) for s in self.own for k, t in self.r.types[s] if k in several[s]]
@@ -200,8 +196,7 @@ class Drawing:
             count, self.minn if count else 0, self.maxn, len(hist), barn or 0, quote(" ".join(sets))) if count or hist else ""
 
     def busbw(self):
-        """The owners' rows timed with the L2 warm (an all-reduce on data in place) as GB/s against the bytes
-        each GPU holds, a series per kernel and type."""
+        """The owners' warm-L2 rows (an all-reduce on data in place): GB/s by bytes a GPU holds, a series per kernel."""
         mine, at = [r for r in self.r.rows.values() if r["stage"] in self.own and r["warm"]], {}
         for r in mine:  # at: (kernel, dtype): {bytes: row}
             at.setdefault((r["kernel"], r["dtype"]), {})[float(r["bytes_read"])] = r
@@ -217,8 +212,7 @@ class Drawing:
             quote(f"set xtics ({tics})")) if at else ""
 
 def chart_data(csv):
-    """The headers of the charts whose rows the CSV has (sorted as the shell sorts NAME.vars), and the files
-    plot hands gnuplot, by name: NAME.vars, NAME.data and, for panels, NAME.hist."""
+    """The headers of the charts the CSV has rows for (sorted as the shell sorts NAME.vars), and their files by name."""
     headers, files, results = chart_headers(True), defaultdict(str), Results(csv)
     for name, keys in headers.items():
         drawing = Drawing(results, name, files)

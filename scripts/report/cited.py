@@ -29,8 +29,7 @@ class Figures:
         self.source, self.gpu = (bilingual(self.meta.get(key, ""), lang) for key in ("source", "gpu"))
 
 def chain(fig, csv, lang):
-    """The article's steps beside this run's: each step's speed-up from its kernels' own time (gpu_us where the
-    CPU finishes the run; a loop on the CPU has none), then the finish and the whole run with its speed-up."""
+    """The article's steps beside this run's: speed-ups of the kernels' own time (gpu_us; none for a CPU loop)."""
     n = int(fig.meta.get("n") or fail(f"{fig.path}: a chain needs a '# n: N' line"))
     run = {(r["stage"], r["kernel"]): r for r in flushed(read_csv(csv, NEED)) if r["dtype"] == "f32" and int(r["n"]) == n}
     cpu = {(s, k.split()[0]) for s in {step["stage"] for step in fig.rows}

@@ -1,5 +1,4 @@
-"""The stages' assertions about measured times, stages/NN_name/claims.csv: its columns, kinds and terms in
-docs/report.md#claims-and-targets."""
+"""The stages' assertions about measured times, stages/NN_name/claims.csv (docs/report.md#claims-and-targets)."""
 import fnmatch
 import glob
 import os
@@ -34,8 +33,7 @@ def us(r, time="whole"):
     return float(r.get("gpu_us") or r["median_us"]) if time == "kernels" else float(r["median_us"])
 
 class Run:
-    """One GPU's results for the assertions: its flushed kernel rows by stage, kernel, dtype, fill (None: the
-    first bench fill's), N and row length (of a repeated row the last wins); its N in the order of its rows."""
+    """One GPU's flushed kernel rows by stage, kernel, dtype, fill (None: the first), N, cols (last wins); ns: its N."""
 
     def __init__(self, rows, csv_path):
         self.folder, self.dev, self.at = os.path.dirname(csv_path), device(rows), {}
@@ -150,8 +148,7 @@ EVERY = re.compile(r"\bboth( of the)?( reference)? GPUs\b|\b(on|for) (each|every
                    r"|两块 ?(参考 ?)?GPU|(每|各)块 ?(参考 ?)?GPU ?上", re.I)
 
 def sentence(page, end):
-    """The sentence of PAGE that ends where a claim's mark starts (at END): back to the sentence before it, a
-    blank line, a list item's start or another mark."""
+    """PAGE's sentence ending at END (a mark's start): back to a sentence's end, a blank line, a list item or a mark."""
     # Up to the mark, less the marks beside it (one sentence's); any mark before them is a stop.
     head = MARK.sub("\0", re.sub(r"(<!-- claim: [\w.-]+ -->\s*)+$", "", page[:end]))
     starts = [m.end() for m in re.finditer(r"[.;:]\s|[。；：]|\n\s*\n|\n\s*[-*] |\0", head.rstrip())]
@@ -176,8 +173,7 @@ def in_prose(names, pages):
             if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", MARK.sub("", page))]
 
 def claims():
-    """Every stage's claims on the primary's results and on every other reference not excused from them, and
-    their marks in the stage READMEs (docs/report.md#claims-and-targets)."""
+    """Every stage's claims on the primary's results and every other reference's not excused, and their marks."""
     by_gpu = {os.path.basename(os.path.dirname(p)): p for p in sorted(glob.glob("plots/reference/*/results.csv"))}
     if (main := primary()) not in by_gpu:
         fail(f"the primary reference {main} has no plots/reference/{main}/results.csv")

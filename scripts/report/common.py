@@ -1,5 +1,4 @@
-"""What the reporting program's parts share: CSVs read by column name, the programs' descriptions
-(--describe), number formats and the texts of both languages (docs/report-texts.tsv; docs/report.md)."""
+"""What the reporting program's parts share: CSVs by column name, --describe, number formats, both languages' texts."""
 import csv
 import functools
 import glob
@@ -24,8 +23,7 @@ def read_text(path, errors=None):
         fail(f"{path}: {e.strerror}")
 
 def read_csv(path, need="", comments=False):
-    """A CSV's rows as dicts by column name (COMMENTS: # lines left out); a column of NEED (space-separated)
-    missing, or a row whose fields do not match the header's, is an error (exit 2)."""
+    """A CSV's rows as dicts by column name (COMMENTS: no # lines); a NEED column missing or a ragged row: exit 2."""
     reader = csv.DictReader(line for line in read_text(path).splitlines()
                             if line and not (comments and line.startswith("#")))
     rows, header = list(reader), reader.fieldnames or []
@@ -55,8 +53,7 @@ def flushed(rows):
     return [r for r in kernel_rows(rows) if r["l2"] != "warm"]
 
 def first_fills(rows):
-    """The rows of the first fill of each kernel, type, N, row length and L2 state (a program run once per
-    bench fill repeats the kernels whose data do not depend on it)."""
+    """Each kernel, type, N, cols and L2 state's first-fill rows (later fills repeat the kernels they do not change)."""
     first = {}
     return [r for r in rows if first.setdefault((r["stage"], r["kernel"], r["dtype"], r["n"], r.get("cols", ""),
                                                   r.get("l2", "")), r.get("fill", "")) == r.get("fill", "")]
@@ -144,8 +141,7 @@ def parse_description(lines):
     return keys
 
 def description(folder, stage, needed=True):
-    """STAGE's --describe ({key: [values]}): saved in FOLDER (describe-<stage>.txt), or else its built
-    program's; {} for neither where not NEEDED, else an error."""
+    """STAGE's --describe {key: [values]}: FOLDER's describe-<stage>.txt, else its program's; else {} (NEEDED: exit)."""
     saved = os.path.join(folder or ".", f"describe-{stage}.txt")
     return parse_description(read_text(saved)) if os.path.exists(saved) else built_description(folder, stage, needed)
 
@@ -163,8 +159,7 @@ def describe(csv_path, stage, key):
     return description(os.path.dirname(csv_path), stage).get(key, [""])[0]
 
 def chart_tokens(csv_path, stage):
-    """STAGE's charts, from its description's tokens NAME (its best kernel) or NAME+ (it owns the chart), each
-    with :TYPE for every input type drawn beside f32 (roofline+:f64): {name: (owns, [f32, TYPE...])}."""
+    """STAGE's chart tokens (NAME, NAME+: it owns it; :TYPE: drawn on TYPE too): {name: (owns, [f32, TYPE...])}."""
     return {name.rstrip("+"): (name.endswith("+"), ["f32"] + types)
             for name, *types in (token.split(":") for token in describe(csv_path, stage, "charts").split())}
 

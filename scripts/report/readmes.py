@@ -105,8 +105,7 @@ def bench_table(folder, lang):
     return out
 
 def own_csv_block(stage_csv, csv, lang):
-    """A stage whose program writes a CSV of its own (several GPUs): its sums, then its all-reduce's bus
-    bandwidth by dtype and size, a column per kernel."""
+    """A stage's own CSV (several GPUs): its sums, then its all-reduce's bus bandwidth by dtype and size, by kernel."""
     via, sums, busbw, runs = number(roofline(csv)), "", {}, []
     for r in kernel_rows(read_csv(stage_csv, "gpu kernel dtype n median_us gbps pass l2 bytes_read")):
         k, gbps, ok = r["kernel"], float(r["gbps"]), "ok" if r["pass"] == "1" else "FAIL"

@@ -107,8 +107,7 @@ def times(csv, stage, kernels, lang="en"):
     return out + "".join(f"| `{k}` |" + cells((us.get((k, n)) for n in ns), "%.1f") + "\n" for k in kernels)
 
 def ratios(csv, stage, lang="en"):
-    """STAGE's ratios at every N: each kernel's x CUB, its ratio assertions, and the speed of light of its
-    fastest fp32 kernel's bytes (with the launch floor, and one DRAM round trip), then over its time."""
+    """STAGE's ratios at every N: x CUB, its ratio rows, and its fastest fp32 kernel's speeds of light over its time."""
     every = read_csv(csv, "stage kernel dtype n median_us gbps pass l2 bytes_read x_cub cols fill")
     lib = library(csv, [stage])
     mine = [r for r in flushed(every) if r["stage"] == stage and r["kernel"] not in lib]
@@ -158,8 +157,7 @@ def limits_table(csv, stage, lang="en"):
         for k in kernels)
 
 def accuracy_tables(csv, lang="en"):
-    """The accuracy lab's tables: "error (bound)" on the random and wide data at every fourth power of two of
-    N, then on the cond data by condition number."""
+    """The accuracy lab's tables: "error (bound)" on the random and wide data at N = 2^0, 2^4, 2^8..., then by cond."""
     rows, labels = accuracy_rows(csv, "stage kernel n rel_err pass fill rel_bound cond")
     result = {(r["label"], r["fill"], r["x"]): r for r in rows}
 
@@ -168,7 +166,6 @@ def accuracy_tables(csv, lang="en"):
             "%.1e" % float(r["rel_err"]) if "0" <= r["rel_err"][:1] <= "9" else r["rel_err"],
             "-" if r["rel_bound"] == "" else "%.1e" % float(r["rel_bound"]),
             "" if r["pass"] == "1" else f" {r['pass']}" if r["pass"] in ("xfail", "unchecked") else " FAIL")
-    # Every fourth power of two: 2^0, 2^4, 2^8, ..., within half a power.
     ns = sorted({r["x"] for r in rows if r["fill"] != "cond" and int(r["x"]) > 0
                  and math.log2(int(r["x"])) % 4 < 0.5}, key=int)
     conds = sorted({r["x"] for r in rows if r["fill"] == "cond"}, key=float)

@@ -1,5 +1,4 @@
-"""One tree record read, drawn or counted for scripts/tree.sh; the record and how the tree is inferred:
-docs/report.md#tree-records."""
+"""One tree record read, drawn or counted for scripts/tree.sh (docs/report.md#tree-records)."""
 import csv
 import glob
 import math
@@ -8,8 +7,7 @@ from collections import Counter, namedtuple
 from common import fail, read_text, write_files
 from provenance import first_line
 
-# A value: at position x (a shared-memory word where of_slot, else a lane), step y, added by warp `warp`
-# from kids (none: a leaf, at the step its value first appears).
+# A value at x (a shared-memory word where of_slot, else a lane) and step y, added by warp from kids (none: a leaf).
 Node = namedtuple("Node", "x of_slot y warp kids", defaults=((),))
 
 def plural(n, what):
@@ -81,9 +79,8 @@ class Tree:
                 (not kids or self.slot.get(self.held_slot[t]) == held):
             kids.append(held)
         self.fresh.discard(t)
-        if len(kids) == 1:
-            return kids[0]
-        return self.new_node(x, of_slot, step + 1 if kids else step, t // 32, tuple(kids))
+        return kids[0] if len(kids) == 1 else \
+            self.new_node(x, of_slot, step + 1 if kids else step, t // 32, tuple(kids))
 
     def end_step(self):
         """The shuffles of the step that ends: each lane's value first, then what it read of them."""
@@ -177,8 +174,7 @@ def drawing(tree, width=64):
     return "\n".join(out) + "\n"
 
 def write_data(tree, folder):
-    """The .dat files plots/lab/tree.gp reads into FOLDER (nodes and edges only where they have a line); the
-    "key value" lines scripts/tree.sh hands it."""
+    """The .dat files plots/lab/tree.gp reads, in FOLDER (nodes, edges: if any); the "key value" lines for tree.sh."""
     nodes, used, px = tree.nodes, tree.used, tree.px
     lines = {"nodes": ["%d %d %d %d %d" % (px[i], node.y, node.warp, not node.kids, i in used)
                        for i, node in enumerate(nodes)],
