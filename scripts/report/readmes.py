@@ -71,14 +71,17 @@ def results_block(folder, prefix, lang):
         *(r["probe"] + ":").split(":")[:2], r["loads"], int(r["n"]), float(r["input_bytes"]) / 2 ** 20, r["l2"],
         int(r["runs"]), float(r["ratio_min"]), "ok" if r["pass"] == "1" else "FAIL")
         for r in read_csv(flush, "probe loads n input_bytes l2 runs ratio_min pass"))
-    out += f"\n{text(lang, 'flush note')}\n"
-    if os.path.exists(times := f"{folder}/kernel_times.csv"):  # the kernels' own times against ncu's
-        out += f"\n{text(lang, 'kernel times caption')}\n\n{text(lang, 'kernel times head')}\n" + rule("lrrrrrrrl")
-        out += "".join("| %s `%s` | %d | %.1f | %.1f | %d | %.1f | %.1f | %.1f | %s |\n" % (
+    return out + f"\n{text(lang, 'flush note')}\n"
+
+def kernel_times(folder):
+    """A reference page's table of the kernels' own times against ncu's (kernel_times.csv), "" without one."""
+    if not os.path.exists(times := f"{folder}/kernel_times.csv"):
+        return ""
+    return f"\n{text('en', 'kernel times caption')}\n\n{text('en', 'kernel times head')}\n" + rule("lrrrrrrrl") + "".join(
+        "| %s `%s` | %d | %.1f | %.1f | %d | %.1f | %.1f | %.1f | %s |\n" % (
             r["stage"], r["kernel"], int(r["n"]), *(float(r[c]) for c in ("gpu_us", "ncu_us")), int(r["launches"]),
             *(float(r[c]) for c in ("tolerance_us", "finish_us", "median_us")), "ok" if r["pass"] == "1" else "FAIL")
-            for r in read_csv(times, "stage kernel n gpu_us ncu_us launches tolerance_us finish_us median_us pass"))
-    return out
+        for r in read_csv(times, "stage kernel n gpu_us ncu_us launches tolerance_us finish_us median_us pass"))
 
 def accuracy_block(folder, prefix, lang, tables=True):
     """The accuracy lab's chart and tables (without TABLES, a link to them on PREFIX/README.md)."""
@@ -195,6 +198,7 @@ def readmes(check, csv, img):
     for csv in sorted(glob.glob("plots/reference/*/results.csv")):  # each GPU's own page
         folder, stage = os.path.dirname(csv), roofline(csv)
         page = text("en", "page head").format(gpu=gpu_of(csv)) + run_block(folder, img) + results_block(folder, ".", "en")
+        page += kernel_times(folder)
         page += text("en", "page best") + table(csv, "best")
         page += text("en", "page ratios").format(num=number(stage)) + ratios(csv, stage) if stage else ""
         status |= write(f"{folder}/README.md", page + text("en", "page accuracy") + accuracy_block(folder, ".", "en"),
