@@ -293,7 +293,7 @@ baseline_of = $(BUILD)/$(if $(filter $(BASELINE_STAGE),$1),baseline_own,baseline
 # A stage's source compiles to an object of its own (build/<stage>/*.o), beside the common objects rather
 # than after them, and is then linked with them into its program.
 define harness_rules
-$(BUILD)/$1/reduce.o: stages/$1/reduce.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
+$(BUILD)/$1/reduce.o: stages/$1/reduce.cu $(wildcard stages/$1/*.cuh) $(COMMON_HEADERS) $(BUILD)/flags.txt
 	@mkdir -p $$(@D)
 	$(NVCC) $(NVCCFLAGS) -c $$< -o $$@
 
@@ -303,7 +303,7 @@ endef
 $(foreach s,$(HARNESS_STAGES),$(eval $(call harness_rules,$s)))
 
 define tree_rules
-$(BUILD)/$1/reduce-tree.o: stages/$1/reduce.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
+$(BUILD)/$1/reduce-tree.o: stages/$1/reduce.cu $(wildcard stages/$1/*.cuh) $(COMMON_HEADERS) $(BUILD)/flags.txt
 	@mkdir -p $$(@D)
 	$(NVCC) $(NVCCFLAGS) -DRECORD_TREE -c $$< -o $$@
 
@@ -348,7 +348,7 @@ $(foreach s,$(filter $(HARNESS_STAGES),$(SOLVED)),$(eval $(call tree_solution_ru
 $(BUILD)/%/demo: stages/%/demo.cu $(BUILD)/gpu.o $(BUILD)/host.o
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $< $(filter %.o,$^) -o $@
-$(foreach s,$(DEMOS),$(eval $(BUILD)/$s/demo: $(filter-out stages/$s/demo.cu,$(wildcard stages/$s/*.cu)) \
+$(foreach s,$(DEMOS),$(eval $(BUILD)/$s/demo: $(filter-out stages/$s/demo.cu,$(wildcard stages/$s/*.cu stages/$s/*.cuh)) \
     $(COMMON_HEADERS) $(BUILD)/flags.txt))
 
 # make stage-NN builds the stage's program (and demo); with a verb it only selects the stage, and the
