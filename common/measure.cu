@@ -105,9 +105,10 @@ static void check_run(void *ctx)
         if (c->runs == 0) c->row->rel_err = err, c->row->rel_bound = bound;
         c->type = RESULT_F32;
     } else {
-        c->type = RESULT_F64; /* a CPU loop's sum, or the CPU's sum of a kernel's partials */
+        c->type = RESULT_F64; /* the CPU's sum of a kernel's partials, or an fp64 result */
         if (r->has_host_result) {
             c->result = r->host_result;
+            if (c->k->acc != ACC_F64) c->type = RESULT_F32; /* a CPU loop's fp32 (or Kahan fp32) sum */
         } else if (!r->host_partials) { /* a float, an int (ACC_I32), or a double (fp64 input) */
             unsigned char out[8];
             CUDA_CHECK(cudaMemcpy(out, r->out, c->k->dtype == DT_F64 ? 8 : 4, cudaMemcpyDeviceToHost));
