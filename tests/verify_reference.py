@@ -35,7 +35,7 @@ Of plots/reference/: the results of at least two GPUs (<gpu>/results.csv). Of ea
                              one N, fill and L2 state), or a kernel's by more than a launch floor as well
                              (stage, kernel, dtype, n, median_us, l2, fill, cols)
   README.md                  with a measured_at (the commit of its run), its line of the stages changed since
-                             is what git says: stages/<stage>/*.cu, *.mk and common/* (every stage), blob by blob
+                             is what git says: stages/<stage>/*.cu, *.cuh, *.mk and common/* (every stage), blob by blob
 Of each two of them: a GPU kernel's time ratio between the two at one N within a factor of 2 of its ratios at
 the neighbouring N (results.csv; describe-<stage>.txt for the kernels that run on the CPU).
 usage: python3 tests/verify_reference.py [REFERENCE_DIR...]: "ok   " or "FAIL " and what was checked, a line
@@ -583,11 +583,12 @@ def changed_by_git(commit, root=ROOT):
 
     def watched(path):
         return path.startswith("common/") or (path.startswith("stages/") and path.count("/") == 2
-                                                and path.endswith((".cu", ".mk")))
+                                                and path.endswith((".cu", ".cuh", ".mk")))
     then = {line.split("\t", 1)[1]: line.split()[2] for line in git("ls-tree", "-r", commit, "--", "stages",
                                                                     "common").splitlines()}
     then = {path: blob for path, blob in then.items() if watched(path)}
-    paths = sorted(os.path.relpath(p, root) for pattern in ("stages/*/*.cu", "stages/*/*.mk", "common/**")
+    patterns = ("stages/*/*.cu", "stages/*/*.cuh", "stages/*/*.mk", "common/**")
+    paths = sorted(os.path.relpath(p, root) for pattern in patterns
                    for p in glob.glob(os.path.join(root, pattern), recursive=True) if os.path.isfile(p))
     now = dict(zip(paths, git("hash-object", "--stdin-paths", stdin="".join(f"{p}\n" for p in paths)).split()))
     stages = {d for d in os.listdir(os.path.join(root, "stages")) if os.path.isdir(os.path.join(root, "stages", d))}
