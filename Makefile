@@ -155,7 +155,7 @@ define need_stage
 	  exit 2; fi
 endef
 
-.PHONY: help all run check demo diff sass profile sanitize tree exercise solution grade handout tour audit bench accuracy limits programs plot \
+.PHONY: help all lib run check demo diff sass profile sanitize tree exercise solution grade handout tour audit bench accuracy limits programs plot \
         reference docs docs-check test test-full test-time mutants clean need-nvcc toolkit print-NVCCFLAGS \
         $(foreach s,$(STAGES),stage-$(call stage_num,$s))
 
@@ -186,6 +186,8 @@ help:
 	@echo "                              deliberately wrong kernels shown being caught (needs a GPU)"
 	@printf '%s\n' "$$STAGE_HELP_TEXT" | sed '/^ *$$/d'
 	@echo "  make all                    build every stage"
+	@echo "  make lib                    the exact-sum library: build/lib/libexactsum.a and .so (lib/exact_sum.h),"
+	@echo "                              and its example, build/lib/example"
 	@echo "  make programs               every stage's program (build/<stage>/<program>), one a line"
 	@echo "  make toolkit                the nvcc a build uses, its CUDA release and the GPU code it builds"
 	@echo "  make bench                  build what it runs, then every single-GPU program at its bench sizes"
@@ -294,7 +296,7 @@ baseline_of = $(BUILD)/$(if $(filter $(BASELINE_STAGE),$1),baseline_own,baseline
 # A stage's source compiles to an object of its own (build/<stage>/*.o), beside the common objects rather
 # than after them, and is then linked with them into its program.
 define harness_rules
-$(BUILD)/$1/reduce.o: stages/$1/reduce.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
+$(BUILD)/$1/reduce.o: stages/$1/reduce.cu $(wildcard stages/$1/*.cuh) $(COMMON_HEADERS) $(BUILD)/flags.txt
 	@mkdir -p $$(@D)
 	$(NVCC) $(NVCCFLAGS) -c $$< -o $$@
 
@@ -304,7 +306,7 @@ endef
 $(foreach s,$(HARNESS_STAGES),$(eval $(call harness_rules,$s)))
 
 define tree_rules
-$(BUILD)/$1/reduce-tree.o: stages/$1/reduce.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
+$(BUILD)/$1/reduce-tree.o: stages/$1/reduce.cu $(wildcard stages/$1/*.cuh) $(COMMON_HEADERS) $(BUILD)/flags.txt
 	@mkdir -p $$(@D)
 	$(NVCC) $(NVCCFLAGS) -DRECORD_TREE -c $$< -o $$@
 
@@ -349,7 +351,7 @@ $(foreach s,$(filter $(HARNESS_STAGES),$(SOLVED)),$(eval $(call tree_solution_ru
 $(BUILD)/%/demo: stages/%/demo.cu $(BUILD)/gpu.o $(BUILD)/host.o
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $< $(filter %.o,$^) -o $@
-$(foreach s,$(DEMOS),$(eval $(BUILD)/$s/demo: $(filter-out stages/$s/demo.cu,$(wildcard stages/$s/*.cu)) \
+$(foreach s,$(DEMOS),$(eval $(BUILD)/$s/demo: $(filter-out stages/$s/demo.cu,$(wildcard stages/$s/*.cu stages/$s/*.cuh)) \
     $(COMMON_HEADERS) $(BUILD)/flags.txt))
 
 # make stage-NN builds the stage's program (and demo); with a verb it only selects the stage, and the
@@ -357,6 +359,23 @@ $(foreach s,$(DEMOS),$(eval $(BUILD)/$s/demo: $(filter-out stages/$s/demo.cu,$(w
 VERBS := run check demo diff sass profile sanitize tree exercise solution grade
 $(foreach s,$(STAGES),$(eval stage-$(call stage_num,$s): \
     $(if $(filter $(VERBS),$(MAKECMDGOALS)),,$(call program_of,$s) $(if $(filter $s,$(DEMOS)),$(BUILD)/$s/demo)) ; @:))
+
+# The exact-sum library (lib/): the exact sums of the stage whose folder holds exact_sum.cuh, its kernels built
+# once more into a static and a shared library, a C API (lib/exact_sum.h) and an example program.
+LIB := $(BUILD)/lib
+EXACT_SUM_KERNELS := $(firstword $(wildcard stages/*/exact_sum.cuh))
+LIB_BINS := $(LIB)/libexactsum.a $(LIB)/libexactsum.so $(LIB)/example
+ALL_BINS += $(LIB_BINS)
+$(LIB)/exact_sum.o: lib/exact_sum.cu lib/exact_sum.h $(EXACT_SUM_KERNELS) $(COMMON_HEADERS) $(BUILD)/flags.txt
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -Xcompiler -fPIC -I$(dir $(EXACT_SUM_KERNELS)) -c $< -o $@
+$(LIB)/libexactsum.a: $(LIB)/exact_sum.o
+	ar rcs $@ $^
+$(LIB)/libexactsum.so: $(LIB)/exact_sum.o
+	$(NVCC) $(NVCCFLAGS) -shared $^ -o $@
+$(LIB)/example: lib/example.cu $(LIB)/libexactsum.a
+	$(NVCC) $(NVCCFLAGS) -Ilib $< $(LIB)/libexactsum.a -o $@
+lib: $(LIB_BINS)
 
 all: $(ALL_BINS)
 

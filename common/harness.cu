@@ -47,6 +47,13 @@ static void take_rows(const char *prog, const char *v)
     if (parse_size(v, &stage_options.rows)) usage_error(prog, "--rows '%s': give a size >= 1 such as 4096 or 2^12", v);
 }
 
+static const char *out_path; /* --out: every row's result of the one kernel named */
+static void take_out(const char *prog, const char *v)
+{
+    if (!reduce_stage.program.rows) usage_error(prog, "%s: every row's result is a row stage's; this stage sums one vector", "--out");
+    out_path = v;
+}
+
 static void take_cols(const char *prog, const char *v)
 {
     uint64_t cols[MAX_SIZES];
@@ -116,6 +123,8 @@ static const ProgramOption own_options[] = {
                       "need aligned vector loads refuse, the others must still be right", take_offset},
     {"--rows", "B", "a row stage: B rows of each --cols H (without --rows: the largest --n in rows of H)", take_rows},
     {"--cols", "H[,H...]", "a row stage: the row lengths (each size of --n is ROWSxCOLS; a plain N is one row)", take_cols},
+    {"--out", "FILE.npy", "a row stage: every row's result of the one --kernel named, at one size, as float32 (a\n"
+                          "Welford kernel's: 2 rows, the means then the variances), from its last timed run", take_out},
     {"--cond", "C", "--fill cond: the condition number sum|x| / |sum x| of the data (default 1e8; the largest\n"
                     "a size can have is about 6e6 x N)", take_cond},
     {"--bounds-for", "SMS", "print the error bound each kernel declares at each --n on --fill's data, on a GPU\n"
@@ -336,14 +345,16 @@ static void print_table_head(const Bench *b, uint64_t n, const char *text, const
            SLOW_RUN_US / 1000.0,
            o->warm ? "L2 left warm (no flush: an input that fits in L2 is read from it, not from DRAM)"
                    : "L2 flushed before each");
-    printf("%-34s %16s %9s %9s %5s %10s %15s %8s %6s %8s %7s %5s\n", "kernel", "result", "rel.err", "bound", "check",
+    printf("%-34s %24s %9s %9s %5s %10s %15s %8s %6s %8s %7s %5s\n", "kernel", "result", "rel.err", "bound", "check",
            "time(us)", "kernels+finish", "GB/s", "%peak", "speed-up", "x CUB", "bits");
 }
 
 static void print_group_head(const Bench *b, Dtype t, uint64_t n, const Reference *ref, const Device *d)
 {
     double sol = speed_of_light_us(&d->sol, bytes_of(b, n, t, 1));
-    printf("-- %s input, %.1f MiB; fp64 reference %.10g", dtypes[t].name, n * (double)dtypes[t].bytes / 1048576.0, ref->sum);
+    char sum[32];
+    printf("-- %s input, %.1f MiB; fp64 reference %s", dtypes[t].name, n * (double)dtypes[t].bytes / 1048576.0,
+           result_decimal(sum, sizeof sum, ref->sum, RESULT_F64));
     Fill f = b->data.fill;
     if (f == FILL_SHIFTED || f == FILL_WIDE || f == FILL_COND || f == FILL_BINADES || b->data.input >= 0)
         printf(", condition number sum|x| / |sum x| %.3g", ref->abs_sum / fabs(ref->sum));
@@ -437,6 +448,18 @@ static void allocate(Bench *b, const Sizes *s, const Options *o, const Device *d
     cub_use(cub_temp, cub_bytes, b->rows.offsets);
 }
 
+/* --out: the row results of the kernel just measured (its last run's, in b->rows.results). */
+static void write_row_results(const Bench *b)
+{
+    char err[512];
+    int welford = b->run.shape.welford;
+    uint64_t rows = welford ? 2 : b->run.rows, cols = welford ? b->run.rows : 0;
+    if (write_array_file(out_path, DT_F32, b->rows.results, rows, cols, err, sizeof err)) {
+        fprintf(stderr, "error: --out: %s\n", err);
+        exit(EXIT_USAGE);
+    }
+}
+
 /* Every selected kernel at one size, in table order; each run of one input type is preceded by CUB on the
  * same data (its time is the x CUB column) and its row follows them. Returns the failures. */
 static int run_size(Bench *b, uint64_t n, const Options *o, const Device *d, FILE *csv, const Program *p)
@@ -479,6 +502,7 @@ static int run_size(Bench *b, uint64_t n, const Options *o, const Device *d, FIL
             if (!selected(k, o)) continue;
             CsvRow m = measure(b, k, &ref, h->values, o);
             if (k == baseline) baseline_us = m.median_us;
+            if (out_path && m.status != ST_SKIP) write_row_results(b);
             report(b, k, &m, d, baseline_us, cub_us, csv, p);
             failures += m.status == ST_FAIL;
         }
@@ -561,6 +585,13 @@ int main(int argc, char **argv)
     bench.row_stage = reduce_stage.program.rows;
     if (stage_options.bounds_for) return print_declared_bounds(&bench, &sizes, &o, argv[0]);
     FILE *csv = open_csv(o.csv_path, argv[0]);
+    if (out_path && (!o.kernels || strchr(o.kernels, ',') || !strcmp(o.kernels, "all") || sizes.count != 1))
+        usage_error(argv[0], "--out %s: name one kernel (--kernel NAME) and one size, whose rows it holds", out_path);
+    if (out_path) { /* writable, said before the GPU is opened */
+        FILE *out = fopen(out_path, "wb");
+        if (!out) usage_error(argv[0], "--out '%s': the file cannot be written", out_path);
+        fclose(out);
+    }
 
     Device d;
     memset(&d, 0, sizeof d);

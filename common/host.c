@@ -154,11 +154,13 @@ static const char *npy_value(const char *header, const char *key)
     return at;
 }
 
+/* The .npy type strings the programs read, and their types' names (the first of a type is the one written). */
+static const char *const descr[][2] = {{"'<f4'", "f32"}, {"'<f2'", "f16"}, {"'|i1'", "i8"}, {"'<i1'", "i8"},
+                                       {"'<i4'", "i32"}, {"'<f8'", "f64"}};
+
 /* The .npy header's descr, fortran_order and shape: 0, or -1 with err. */
 static int npy_header(const char *header, ArrayFile *a, char *err, size_t err_size)
 {
-    static const char *const descr[][2] = {{"'<f4'", "f32"}, {"'<f2'", "f16"}, {"'|i1'", "i8"}, {"'<i1'", "i8"},
-                                           {"'<i4'", "i32"}, {"'<f8'", "f64"}};
     const char *d = npy_value(header, "descr"), *f = npy_value(header, "fortran_order"), *sh = npy_value(header, "shape");
     if (!d || !f || !sh || *sh != '(') return snprintf(err, err_size, "a malformed .npy header (no descr, fortran_order or shape)"), -1;
     a->type = -1;
@@ -900,4 +902,65 @@ double relative_error(double result, double ref)
     if (isnan(result) || isnan(ref)) return NAN;
     if (result == ref) return 0.0;
     return ref != 0.0 ? fabs(result - ref) / fabs(ref) : fabs(result);
+}
+
+const char *result_decimal(char *buf, size_t cap, double v, ResultType t)
+{
+    if (t == RESULT_NONE || !isfinite(v) || t == RESULT_I32) {
+        snprintf(buf, cap, t == RESULT_NONE ? "" : t == RESULT_I32 ? "%.0f" : "%g", v);
+        return buf;
+    }
+    /* The correctly rounded decimal of 1, 2, ... digits, until one reads back to v itself: 9 digits always
+     * do for an fp32 value, 17 for an fp64 one. */
+    int most = t == RESULT_F32 ? 9 : 17;
+    for (int digits = 1; digits <= most; digits++) {
+        snprintf(buf, cap, "%.*g", digits, v);
+        if (t == RESULT_F32 ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v) break;
+    }
+    return buf;
+}
+
+const char *result_bits(char *buf, size_t cap, double v, ResultType t)
+{
+    if (t == RESULT_F64) {
+        uint64_t bits;
+        memcpy(&bits, &v, sizeof bits);
+        snprintf(buf, cap, "0x%016llx", (unsigned long long)bits);
+    } else if (t == RESULT_F32 || t == RESULT_I32) {
+        float f = (float)v;
+        int32_t i = (int32_t)v;
+        uint32_t bits;
+        if (t == RESULT_F32) memcpy(&bits, &f, sizeof bits);
+        else memcpy(&bits, &i, sizeof bits);
+        snprintf(buf, cap, "0x%08x", (unsigned)bits);
+    } else {
+        snprintf(buf, cap, "%s", "");
+    }
+    return buf;
+}
+
+int write_array_file(const char *path, Dtype t, const void *data, uint64_t rows, uint64_t cols, char *err,
+                     size_t err_size)
+{
+    const char *type = NULL;
+    for (size_t i = 0; i < sizeof descr / sizeof descr[0] && !type; i++)
+        if (!strcmp(descr[i][1], dtypes[t].name)) type = descr[i][0];
+    if (!type) return snprintf(err, err_size, "no .npy type holds %s values", dtypes[t].name), -1;
+    char header[256], shape[64];
+    if (cols) snprintf(shape, sizeof shape, "%llu, %llu", (unsigned long long)rows, (unsigned long long)cols);
+    else snprintf(shape, sizeof shape, "%llu,", (unsigned long long)rows);
+    /* The magic, the version, the header's length, then the header, padded with spaces to a multiple of 64
+     * bytes in all and ended by a newline. */
+    int len = snprintf(header, sizeof header, "{'descr': %s, 'fortran_order': False, 'shape': (%s), }", type, shape);
+    int padded = (10 + len + 1 + 63) / 64 * 64 - 10;
+    memset(header + len, ' ', (size_t)(padded - len - 1));
+    header[padded - 1] = '\n';
+    unsigned char lead[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(padded & 0xff), (unsigned char)(padded >> 8)};
+    uint64_t bytes = rows * (cols ? cols : 1) * (uint64_t)dtypes[t].bytes;
+    FILE *f = fopen(path, "wb");
+    if (!f) return snprintf(err, err_size, "cannot write %s: %s", path, strerror(errno)), -1;
+    int ok = fwrite(lead, 1, sizeof lead, f) == sizeof lead && fwrite(header, 1, (size_t)padded, f) == (size_t)padded &&
+             fwrite(data, 1, bytes, f) == bytes;
+    if (fclose(f) || !ok) return snprintf(err, err_size, "cannot write %s: %s", path, strerror(errno)), -1;
+    return 0;
 }

@@ -59,6 +59,11 @@ typedef struct {
  * name), raw bytes of that type. Returns 0, or -1 with a one-line reason in err (malformed header, a type
  * the programs do not read, a --dtype the file contradicts, truncated or trailing bytes, unreadable, empty). */
 int read_array_file(const char *path, const char *raw_type, ArrayFile *out, char *err, size_t err_size);
+/* Writes rows x cols values of type t (cols 0: a vector of rows) from data to PATH as a NumPy .npy file
+ * (format 1.0, little-endian, C order), which read_array_file reads back. Returns 0, or -1 with a one-line
+ * reason in err. */
+int write_array_file(const char *path, Dtype t, const void *data, uint64_t rows, uint64_t cols, char *err,
+                     size_t err_size);
 
 /* Median of n values (sorts v in place). n >= 1. */
 double median(double *v, int n);
@@ -224,6 +229,17 @@ int value_passes(double result, double want, double tol);
 
 /* |result - ref| / |ref| (or the absolute error when ref is 0). */
 double relative_error(double result, double ref);
+
+/* The type a result was computed in, which decides how many digits show it (RESULT_NONE: no result, its
+ * columns left empty). An int32 accumulator's sum is held exactly in a double. */
+typedef enum { RESULT_NONE, RESULT_F32, RESULT_F64, RESULT_I32 } ResultType;
+/* The shortest correctly rounded decimal that reads back (strtof, strtod) to v in type t: at most 9
+ * significant digits for fp32, 17 for fp64; an integer's digits; "nan", "inf", "-inf" and "-0" as they
+ * are. Returns buf ("" for RESULT_NONE). */
+const char *result_decimal(char *buf, size_t cap, double v, ResultType t);
+/* v's bits in type t as hex: 8 digits for fp32 and int32 (two's complement), 16 for fp64, "0x" first.
+ * Returns buf ("" for RESULT_NONE). */
+const char *result_bits(char *buf, size_t cap, double v, ResultType t);
 
 
 #ifdef __cplusplus

@@ -87,6 +87,8 @@ typedef struct {
     Reference want;       /* the fp64 reference (of a maximum: the largest input, exactly) */
     double tol;           /* from the shape the launcher reported in the first run */
     double result;        /* this run's sum (a row stage: a hash of the bits of its row sums) */
+    double shown;         /* this run's result as the table and the CSV show it (a row stage: its worst row's) */
+    ResultType type;      /* the type the kernel computed it in */
     int runs;
     int pass;             /* every run within the tolerance */
     CsvRow *row;          /* result: the first run's; same_bits: every run gave its bits; a row stage's
@@ -132,11 +134,14 @@ static void check_run(void *ctx)
     mark_exact(c->k, &r->shape);
     if (c->b->row_stage) {
         double err = 0.0, bound = 0.0;
-        c->pass &= rows_pass(&c->b->rows, r, c->values, c->k->op, c->runs == 0, &err, &bound, &c->result);
+        c->pass &= rows_pass(&c->b->rows, r, c->values, c->k->op, c->runs == 0, &err, &bound, &c->shown, &c->result);
         if (c->runs == 0) c->row->rel_err = err, c->row->rel_bound = bound;
+        c->type = RESULT_F32;
     } else {
+        c->type = RESULT_F64; /* the CPU's sum of a kernel's partials, or an fp64 result */
         if (r->has_host_result) {
             c->result = r->host_result;
+            if (c->k->acc != ACC_F64) c->type = RESULT_F32; /* a CPU loop's fp32 (or Kahan fp32) sum */
         } else if (!r->host_partials) { /* a float, an int (ACC_I32), or a double (fp64 input) */
             unsigned char out[8];
             CUDA_CHECK(cudaMemcpy(out, r->out, c->k->dtype == DT_F64 ? 8 : 4, cudaMemcpyDeviceToHost));
@@ -146,12 +151,14 @@ static void check_run(void *ctx)
             memcpy(&i, out, 4);
             memcpy(&c->result, out, 8);
             if (c->k->dtype != DT_F64) c->result = c->k->acc == ACC_I32 ? (double)i : (double)f;
+            if (c->k->dtype != DT_F64) c->type = c->k->acc == ACC_I32 ? RESULT_I32 : RESULT_F32;
         }
+        c->shown = c->result;
         if (c->runs == 0) c->tol = declared_tolerance(c->k, r, &c->want, c->values);
         c->pass &= result_passes(c->result, &c->want, c->tol);
         if (c->k->acc == ACC_EXACT_SUM && c->result == 0.0) c->pass &= !signbit(c->result) == !signbit(c->want.sum); /* bits */
     }
-    if (c->runs == 0) c->row->result = c->result;
+    if (c->runs == 0) c->row->result = c->result, c->row->shown = c->shown, c->row->result_type = c->type;
     else if (memcmp(&c->row->result, &c->result, sizeof c->result)) c->row->same_bits = 0;
     c->runs++;
 }
@@ -286,9 +293,9 @@ void report(const Bench *b, const Kernel *k, CsvRow *row, const Device *d, doubl
     row->fill = b->data.input >= 0 ? "input" : fill_name(b->data.fill);
     char result[32], parts[40] = "", speedup[16], x_cub[16];
     if (b->row_stage) snprintf(result, sizeof result, "%u rows", (unsigned)b->run.rows); /* the worst row's errors */
-    else snprintf(result, sizeof result, "%.9g", row->result);
+    else result_decimal(result, sizeof result, row->shown, row->result_type);
     if (row->gpu_us > 0) snprintf(parts, sizeof parts, "%.1f+%.1f", row->gpu_us, row->finish_us);
-    printf("%-34s %16s %9.2e %9.2e %5s %10.1f %15s %8.1f %6.1f %8s %7s %5s\n", k->name, result, row->rel_err,
+    printf("%-34s %24s %9.2e %9.2e %5s %10.1f %15s %8.1f %6.1f %8s %7s %5s\n", k->name, result, row->rel_err,
            row->rel_bound, verdicts[row->status].check, row->median_us, parts, row->gbps, row->pct_peak,
            times_text(speedup, sizeof speedup, baseline_us, row->median_us),
            times_text(x_cub, sizeof x_cub, cub_us, row->median_us), row->same_bits ? "same" : "vary");

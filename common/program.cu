@@ -286,7 +286,7 @@ void csv_write(FILE *csv, const char *gpu, const Program *p, const CsvRow *r)
     else fprintf(csv, ",,");
     if (r->gbps > 0 && r->pct_peak > 0) fprintf(csv, "%.2f", r->pct_peak);
     if (!r->pass) {
-        fprintf(csv, ",,,,,,,,,,,,\n");
+        fprintf(csv, ",,,,,,,,,,,,,,\n");
         fflush(csv);
         return;
     }
@@ -302,7 +302,9 @@ void csv_write(FILE *csv, const char *gpu, const Program *p, const CsvRow *r)
     if (r->spread >= 0) fprintf(csv, "%.3f", r->spread);
     fprintf(csv, ",");
     if (r->chain > 0) fprintf(csv, "%.0f", r->chain);
-    fprintf(csv, "\n");
+    char decimal[32], bits[24];
+    fprintf(csv, ",%s,%s\n", result_decimal(decimal, sizeof decimal, r->shown, r->result_type),
+            result_bits(bits, sizeof bits, r->shown, r->result_type));
     fflush(csv);
 }
 

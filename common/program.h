@@ -124,14 +124,17 @@ int read_input(const char *prog, const Options *o, const Program *p, const char 
  * x_cub: CUB's time over this row's (same input type and N, same run); fill: the data (--fill); rel_bound:
  * the error bound the check used, relative to the reference (rel_err is checked against it); spread: the
  * timed runs' interquartile range over their median (time_runs); chain: the most additions on one input's
- * path to the result (Shape: serial + tree + wide + atomic), the length the bound grows with. A device row
+ * path to the result (Shape: serial + tree + wide + atomic), the length the bound grows with; result: the
+ * result as the shortest decimal that reads back to it in its own type (a row stage: its worst row's), and
+ * result_bits its bits in hex (both empty where a program has no single result). A device row
  * (the GPU's own figures, stage "device": no stage folder's name) leaves the measurement columns after
  * gbps/pct_peak empty, pass too: readers tell a device row by its empty pass. */
-#define CSV_HEADER "gpu,stage,kernel,dtype,n,median_us,gpu_us,finish_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub,fill,rel_bound,spread,chain"
+#define CSV_HEADER "gpu,stage,kernel,dtype,n,median_us,gpu_us,finish_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub,fill,rel_bound,spread,chain,result,result_bits"
 
 /* One measurement: a kernel at one size (or, a device row, one of the device's ceilings), as a row of
- * the CSV and of a program's table. csv_write writes the fields down to finish_us (the CSV puts gpu_us and
- * finish_us after median_us); the rest are what the stage harness (harness.cu) prints beside them. */
+ * the CSV and of a program's table. csv_write writes the fields down to finish_us and the result's two, in
+ * CSV_HEADER's order (gpu_us and finish_us after median_us); the rest are what the stage harness
+ * (harness.cu) prints beside them. */
 typedef struct {
     const char *kernel, *dtype;
     uint64_t n;
@@ -156,6 +159,9 @@ typedef struct {
     double result;         /* what the first run gave (a row stage: a hash of the bits of its row results) */
     const char *refused;   /* not run: why the launcher refused the input (Run.refuse) */
     int unexpected_vary;   /* the bits varied between runs with no float atomics to explain it: a FAIL */
+    /* The CSV's result columns, last: */
+    ResultType result_type; /* the type the result was computed in (RESULT_NONE: both columns empty) */
+    double shown;           /* the first run's result (a row stage: its worst row's), exact in result_type */
 } CsvRow;
 
 /* Opens FILE for appending (exit EXIT_USAGE if it cannot be written); NULL path: no CSV. */

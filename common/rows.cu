@@ -53,7 +53,7 @@ void rows_prepare(Rows *rows, const Run *r, const float *values, int structured)
  * relative to the reference; where that is 0 (a row of equal values has no variance), relative to the
  * row's scale instead, max|x|^2 for the variance and max|x| for the mean, so that the bound of a row of
  * values near 1e6 reads as small as it is (absolute where every value is 0). */
-static int moments_row_passes(const Rows *rows, uint64_t i, uint64_t count, double *err, double *bound)
+static int moments_row_passes(const Rows *rows, uint64_t i, uint64_t count, double *err, double *bound, double *shown)
 {
     const Moments *m = &rows->moments[i];
     const MomentsTolerance *t = &rows->moment_tols[i];
@@ -63,6 +63,7 @@ static int moments_row_passes(const Rows *rows, uint64_t i, uint64_t count, doub
     double scale = want != 0.0 ? fabs(want) : mean_ok ? m->max_abs * m->max_abs : m->max_abs;
     *err = want == 0.0 && scale > 0.0 ? fabs(got) / scale : relative_error(got, want);
     *bound = scale > 0.0 ? tol / scale : tol;
+    *shown = got;
     return mean_ok && value_passes(var, m->var, t->var);
 }
 
@@ -70,7 +71,7 @@ static int moments_row_passes(const Rows *rows, uint64_t i, uint64_t count, doub
  * |x| (exact: a bound of 0), for OP_SUM_SQUARES its sum of squares, or a Welford kernel's mean and
  * variance (the tolerances, and the references made for one kernel, are computed once per kernel and size). */
 int rows_pass(Rows *rows, const Run *r, const float *values, Op op, int new_shape, double *rel_err,
-              double *rel_bound, double *hash)
+              double *rel_bound, double *worst_result, double *hash)
 {
     const Reference *refs = op == OP_LOGSUMEXP ? rows->lse : op == OP_ABS_MAX || op == OP_SUM_SQUARES ? rows->own
                                                                                                       : rows->refs;
@@ -100,13 +101,13 @@ int rows_pass(Rows *rows, const Run *r, const float *values, Op op, int new_shap
     double worst = -1.0;
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
     for (uint64_t i = 0; i < r->rows; i++) {
-        double err, bound;
+        double err, bound, shown = rows->results[i];
         int ok;
         if (welford) {
-            ok = moments_row_passes(rows, i, r->rows, &err, &bound);
+            ok = moments_row_passes(rows, i, r->rows, &err, &bound, &shown);
         } else {
             const Reference *ref = &refs[i];
-            double v = rows->results[i], tol = rows->tols[i];
+            double v = shown, tol = rows->tols[i];
             ok = result_passes(v, ref, tol);
             err = relative_error(v, ref->sum);
             bound = ref->sum != 0.0 ? tol / fabs(ref->sum) : tol;
@@ -117,6 +118,7 @@ int rows_pass(Rows *rows, const Run *r, const float *values, Op op, int new_shap
             worst = score;
             *rel_err = err;
             *rel_bound = bound;
+            *worst_result = shown;
         }
     }
     for (uint64_t i = 0; i < results; i++) {

@@ -160,11 +160,11 @@ MUTANTS = [
      """        print(f"no test matches '{args.only}'")\n        return 0""", "test_runner", False),
     # Stage 13's fp64 arithmetic (__host__ __device__), caught on the host by tests/test_stage_13.cu and the
     # oracle of fractions.
-    ("13: fp64's rounding forgets its sticky bit", "stages/13_exact/reduce.cu",
+    ("13: fp64's rounding forgets its sticky bit", "stages/13_exact/exact_sum.cuh",
      "    w |= sticky;\n    const int low_bit", "    const int low_bit", "test_stage_13", False),
-    ("13: fp64's windows take a field too low", "stages/13_exact/reduce.cu",
+    ("13: fp64's windows take a field too low", "stages/13_exact/exact_sum.cuh",
      "((uint32_t)(a + 929) << 21) - 1u", "((uint32_t)(a + 928) << 21) - 1u", "test_stage_13", False),
-    ("13: fp64's fp32 subnormal ties rounded to odd", "stages/13_exact/reduce.cu",
+    ("13: fp64's fp32 subnormal ties rounded to odd", "stages/13_exact/exact_sum.cuh",
      "q += half && (rest || (q & 1));", "q += half && (rest || !(q & 1));", "test_stage_13", False),
     # A declared bound, against the committed reference's without a GPU (--bounds-for).
     ("05: reduce_warp_shuffle's bound 1000 times looser", "stages/05_shuffle/reduce.cu",
@@ -195,7 +195,7 @@ MUTANTS = [
      "    r->shape.tree = LOG2_BLOCK;\n", "    r->shape.tree = 1000 * LOG2_BLOCK;\n", "test_gpu.*03_atomic|test_stage_03", True),
     ("06: the error bound's loop 1000 times longer", "stages/06_gridstride/reduce.cu",
      "    r->shape.serial = PER_THREAD;\n", "    r->shape.serial = 1000 * PER_THREAD;\n", "test_gpu.*06_gridstride|test_stage_06", True),
-    ("13: windows_f64's value after the last vector dropped", "stages/13_exact/reduce.cu",
+    ("13: windows_f64's value after the last vector dropped", "stages/13_exact/exact_sum.cuh",
      "    if (t < n - tail) take_value64(", "    if (t + 1 < n - tail) take_value64(", "test_stage_13", True),
     ("the finish (the copy of the partials, their sum) timed as the kernels' part", "common/program.cu",
      "            CUDA_CHECK(cudaEventRecord(e->launched));\n            t->finish(t->ctx);\n",

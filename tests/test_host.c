@@ -818,6 +818,29 @@ static void test_array_file(void)
               !strcmp(dtypes[a.type].name, "f16"),
           "array file: a 2-D float16 .npy (rows), --dtype agreeing");
     free(a.bytes);
+    /* write_array_file's files read back whole: a vector, and rows of fp64. */
+    const double rows64[6] = {0.1, -0.0, 1e308, 5e-324, -3.0, 1.0 / 3.0};
+    check(!write_array_file(path, DT_F32, f32, 3, 0, err, sizeof err) && !read_array_file(path, NULL, &a, err, sizeof err) &&
+              a.count == 3 && a.rows == 0 && a.cols == 3 && a.type == DT_F32 && !memcmp(a.bytes, f32, sizeof f32),
+          "array file: write_array_file's float32 vector reads back");
+    free(a.bytes);
+    { /* NumPy's layout: the header padded with spaces to a multiple of 64 bytes from the file's start, a newline last */
+        unsigned char lead[10], last = 0;
+        FILE *f = fopen(path, "rb");
+        int read = f && fread(lead, 1, sizeof lead, f) == sizeof lead;
+        unsigned len = read ? lead[8] | (unsigned)lead[9] << 8 : 0;
+        read = read && !fseek(f, (long)(10 + len - 1), SEEK_SET) && fread(&last, 1, 1, f) == 1;
+        if (f) fclose(f);
+        check(read && (10 + len) % 64 == 0 && last == '\n', "array file: write_array_file's header is NumPy's: 64-byte aligned, a newline last");
+    }
+    check(!write_array_file(path, DT_F64, rows64, 2, 3, err, sizeof err) && !read_array_file(path, NULL, &a, err, sizeof err) &&
+              a.count == 6 && a.rows == 2 && a.cols == 3 && a.type == DT_F64 && !memcmp(a.bytes, rows64, sizeof rows64),
+          "array file: write_array_file's 2 rows of 3 float64 read back");
+    free(a.bytes);
+    check(write_array_file("/nonexistent/x.npy", DT_F32, f32, 3, 0, err, sizeof err) == -1 && strstr(err, "cannot write"),
+          "array file: write_array_file refuses a path it cannot write, saying so");
+    check(write_array_file(path, DT_BF16, f16, 3, 0, err, sizeof err) == -1 && strstr(err, "no .npy type"),
+          "array file: write_array_file refuses a type .npy has none of (bf16)");
     for (int major = 2; major <= 3; major++) { /* numpy writes these when a header passes 65535 bytes or names unicode */
         char name[128];
         snprintf(name, sizeof name, "array file: a float32 .npy of format %d.0 (a 4-byte header length)", major);
@@ -1069,6 +1092,90 @@ static void test_reference_f64(void)
     free(x);
 }
 
+/* Does text read back to exactly v in type t (the sign of a zero too)? */
+static int reads_back(const char *text, double v, ResultType t)
+{
+    char *end;
+    double back = t == RESULT_F32 ? (double)strtof(text, &end) : strtod(text, &end);
+    return *text && !*end && back == v && signbit(back) == signbit(v);
+}
+
+/* The significant digits of a decimal in %g's form. */
+static int significant_digits(const char *text)
+{
+    int digits = 0, leading = 1;
+    for (const char *c = text; *c && *c != 'e'; c++) {
+        if (*c < '0' || *c > '9') continue;
+        if (*c != '0') leading = 0;
+        digits += !leading;
+    }
+    return digits;
+}
+
+static void test_result_text(void)
+{
+    static const struct { double v; ResultType t; const char *decimal, *bits; } known[] = {
+        {0.1, RESULT_F64, "0.1", "0x3fb999999999999a"},
+        {(double)0.1f, RESULT_F32, "0.1", "0x3dcccccd"},
+        {(double)0.1f, RESULT_F64, "0.10000000149011612", "0x3fb99999a0000000"},
+        {5000035.76601307, RESULT_F64, "5000035.76601307", "0x415312d8f1065baf"},
+        {1.0 / 3.0, RESULT_F64, "0.3333333333333333", "0x3fd5555555555555"},
+        {DBL_MAX, RESULT_F64, "1.7976931348623157e+308", "0x7fefffffffffffff"},
+        {FLT_MAX, RESULT_F32, "3.4028235e+38", "0x7f7fffff"},
+        {0x1p-1074, RESULT_F64, "5e-324", "0x0000000000000001"},
+        {0x1p-149, RESULT_F32, "1e-45", "0x00000001"},
+        {-0.0, RESULT_F64, "-0", "0x8000000000000000"},
+        {-0.0, RESULT_F32, "-0", "0x80000000"},
+        {INFINITY, RESULT_F64, "inf", "0x7ff0000000000000"},
+        {-INFINITY, RESULT_F32, "-inf", "0xff800000"},
+        {2147483647.0, RESULT_I32, "2147483647", "0x7fffffff"},
+        {-1.0, RESULT_I32, "-1", "0xffffffff"},
+        {1.0, RESULT_NONE, "", ""},
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        char decimal[40], bits[24], name[128];
+        result_decimal(decimal, sizeof decimal, known[i].v, known[i].t);
+        result_bits(bits, sizeof bits, known[i].v, known[i].t);
+        snprintf(name, sizeof name, "result %s (type %d) shows as %s, bits %s", known[i].decimal, (int)known[i].t,
+                 known[i].decimal, known[i].bits);
+        check(!strcmp(decimal, known[i].decimal) && !strcmp(bits, known[i].bits), name);
+        if (strcmp(decimal, known[i].decimal) || strcmp(bits, known[i].bits)) printf("     | got %s %s\n", decimal, bits);
+    }
+    char text[40];
+    check(!strncmp(result_decimal(text, sizeof text, NAN, RESULT_F64), "nan", 3), "a NaN result shows as nan");
+    /* The round trip of random bit patterns: every decimal reads back to its value in its type, with no more
+     * digits than the type needs, and one digit fewer would not. */
+    uint64_t state = 20261202;
+    int wrong[2] = {0, 0}, longest[2] = {0, 0};
+    for (int i = 0; i < 400000; i++) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        ResultType t = i % 2 ? RESULT_F32 : RESULT_F64;
+        double v;
+        if (t == RESULT_F64) {
+            uint64_t bits = state ^ (state >> 29);
+            memcpy(&v, &bits, sizeof v);
+        } else {
+            uint32_t bits = (uint32_t)(state >> 32);
+            float f;
+            memcpy(&f, &bits, sizeof f);
+            v = f;
+        }
+        if (!isfinite(v)) continue;
+        result_decimal(text, sizeof text, v, t);
+        int digits = significant_digits(text);
+        char shorter[320];
+        snprintf(shorter, sizeof shorter, "%.*g", digits - 1, v);
+        int ok = reads_back(text, v, t) && (digits <= 1 || !reads_back(shorter, v, t));
+        if (!ok && wrong[i % 2]++ < 3) printf("     | %a shows as %s (%s)\n", v, text, t == RESULT_F32 ? "fp32" : "fp64");
+        if (digits > longest[i % 2]) longest[i % 2] = digits;
+    }
+    check(!wrong[0] && longest[0] <= 17, "200000 random fp64 results read back from the fewest digits, 17 at most");
+    check(!wrong[1] && longest[1] <= 9, "200000 random fp32 results read back from the fewest digits, 9 at most");
+    /* The round trip holds the decimal to account: 9 digits of an fp64 sum do not read back to it. */
+    check(!reads_back("5000035.77", 5000035.76601307, RESULT_F64) && !reads_back("0.1", (double)0.1f, RESULT_F64),
+          "the round trip rejects a decimal too short for the result's type");
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0); /* every line out before a crash could lose it */
@@ -1085,6 +1192,7 @@ int main(void)
     test_array_file();
     test_reference_exact();
     test_reference_f64();
+    test_result_text();
     printf("done %d checks\n", checks);
     return failures ? 1 : 0;
 }

@@ -37,7 +37,7 @@ CONFLICT_MARKER = re.compile(rb"^(<{7}|={7}|>{7})( |$)", re.M)
 # (reduce.cu, exercise.cu, demo.cu, a program of its own and its stage.mk), its READMEs, the articles'
 # figures it quotes, its claims and targets, the kernels it times at every N. What a program makes (records,
 # pictures, results) goes under plots/.
-STAGE_FILE = re.compile(r"^stages/[^/]+/([^/]+\.cu|stage\.mk|README(\.zh-CN)?\.md|cited(-[a-z]+)?\.csv|claims\.csv|targets\.csv"
+STAGE_FILE = re.compile(r"^stages/[^/]+/([^/]+\.cuh?|stage\.mk|README(\.zh-CN)?\.md|cited(-[a-z]+)?\.csv|claims\.csv|targets\.csv"
                         r"|every_n\.txt)$")
 OBSOLETE_HEAD_TAIL = re.compile(r"\b(head|tail) -[0-9]")
 

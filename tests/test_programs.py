@@ -159,6 +159,8 @@ class CommonFlags(ProgramCase):
                       ("--fill cond with two sizes", ["--fill", "cond", "--n", "1K,2K"], "one size a run")]
         if "--cols" in text and support.describe(program, "row stage") == "no":
             cases += [("--cols on a one-vector stage", ["--cols", "32"], "for a row stage")]
+        if "--out" in text and support.describe(program, "row stage") == "no":
+            cases += [("--out on a one-vector stage", ["--out", "x.npy"], "a row stage's")]
         if not cases:
             self.skipTest("its --help lists no --offset, --cond or --cols (the last on a one-vector stage)")
         for what, args, message in cases:

@@ -470,6 +470,15 @@ class RejectsPrintedTables(Broken):
         row.rewrite(r"^(\w+ +)\S+", r"\g<1>12345")
         self.rejects(vr.same_tables(self.refs), f"{gpu(self.b)}: {row.kernel} at N = {row.n}", "12345")
 
+    def test_same_tables_reads_a_result_in_full_beside_its_nine_digits_and_no_other(self):
+        """A table printed before results were shown in full agrees with one that shows them in full."""
+        self.assertTrue(vr.same_result("5000035.77", "5000035.76601307"))
+        self.assertTrue(vr.same_result("0.1", "0.100000001"))  # fp32's 0.1, shortest and with 9 digits
+        self.assertTrue(vr.same_result("2 rows", "2 rows"))
+        self.assertFalse(vr.same_result("5000035.78", "5000035.76601307"))
+        self.assertFalse(vr.same_result("5000035.7660131", "5000035.76601307"))
+        self.assertFalse(vr.same_result("2 rows", "3 rows"))
+
     def test_same_tables_rejects_an_exact_kernel_with_an_error(self):
         name = self.tables()
         exact = {k for k, acc in vr.accumulators(self.b, vr.file_stage(name)).items() if acc == "exact"}

@@ -106,6 +106,20 @@ class MadeUpResults(support.Case):
         err = fails(self, lambda: report("common").read_csv(path, "gpu stage kernel"))
         self.assertIn("no column kernel", err)
 
+    def test_a_csv_with_the_result_columns_and_an_older_one_read_alike(self):
+        """The programs' CSV ends in result and result_bits; a reference written before them has neither, and
+        the tables read both the same (a row missing its result fields is still refused)."""
+        old = made_up(self.folder("old"), [("01_naive", "base", "f32", 1024, 10.0, "shifted")], {})
+        new = os.path.join(self.tmp, "new.csv")
+        lines = report("common").read_text(old).splitlines()
+        write(new, "\n".join([lines[0] + ",result,result_bits"] + [line + ",," for line in lines[1:-1]]
+                             + [lines[-1] + ",5000035.76601307,0x415312d8f1065baf"]) + "\n")
+        need = report("tables").NEED
+        self.assertEqual([{k: r[k] for k in need.split()} for r in report("common").read_csv(new, need)],
+                         [{k: r[k] for k in need.split()} for r in report("common").read_csv(old, need)])
+        write(new, "\n".join([lines[0] + ",result,result_bits"] + lines[1:]) + "\n")
+        self.assertIn("fields do not match", fails(self, lambda: report("common").read_csv(new, need)))
+
     def test_two_fills_tables_and_charts_show_the_first_fill(self):
         """Two fills of one kernel: the tables and the charts show its first fill, not the last row."""
         path = made_up(self.folder("a"), [("01_a", "base", "f32", 1024, 10.0, "random"),

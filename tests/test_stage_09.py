@@ -42,6 +42,39 @@ class Stage09(support.Case):
         self.need_build()
         self.expect(2, "--n '3x0'", [ROWS, "--n", "3x0"])
 
+    def test_out_without_one_kernel_and_one_size_or_to_an_unwritable_path_is_a_usage_error_exit_2(self):
+        self.need_build()
+        first = kernels()[0]
+        for what, args in [("no --kernel", []), ("two kernels", ["--kernel", f"{first},{first}"]),
+                           ("--kernel all", ["--kernel", "all"]), ("two sizes", ["--kernel", first, "--n", "7x33,5x9"])]:
+            with self.subTest(what):
+                self.expect(2, r"^error: --out x\.npy: name one kernel", [ROWS, "--out", "x.npy", "--n", "7x33", *args])
+        self.expect(2, r"^error: --out '/nonexistent/x\.npy': the file cannot be written",
+                    [ROWS, "--out", "/nonexistent/x.npy", "--kernel", first, "--n", "7x33"])
+
+    @support.needs("gpu")
+    def test_out_writes_every_rows_result_and_the_csv_the_worst_rows(self):
+        """--input rows whose sums are exact in fp32 in any order: --out holds each row's sum, and the CSV's
+        result (the worst row's: all exact, the first) its decimal and bits"""
+        self.need_build()
+        tmp = support.scratch(self)
+        data, out = os.path.join(tmp, "rows.npy"), os.path.join(tmp, "out.npy")
+        npy.write(data, npy.encode("<f4", "7,33"))
+        values = [(i % 97) / 8 - 3 for i in range(7 * 33)]
+        sums = [sum(values[r * 33:(r + 1) * 33]) for r in range(7)]
+        kernel = next(k for k in kernels() if k not in log_sum_exp_kernels() and k not in welford_kernels())
+        run = gpu_lib.run_csv([ROWS, "--check", "--input", data, "--kernel", kernel, "--out", out, "--reps", "2",
+                               "--warmup", "0"])
+        self.assertEqual(run.result.rc, 0, repr(run.result))
+        with open(out, "rb") as f:
+            raw = f.read()
+        length = struct.unpack("<H", raw[8:10])[0]
+        self.assertIn("'shape': (7,)", raw[10:10 + length].decode("latin1"))
+        self.assertEqual(list(struct.unpack("<7f", raw[10 + length:])), sums)
+        row = next(r for r in run.rows if r["kernel"] == kernel)
+        self.assertEqual((float(row["result"]), row["result_bits"]),
+                         (sums[0], "0x" + struct.pack(">f", sums[0]).hex()))
+
     @support.needs("gpu")
     @support.full_only
     def test_fuzz_30_random_shapes_every_kernel_on_unaligned_rows_passes(self):

@@ -35,7 +35,7 @@ Of plots/reference/: the results of at least two GPUs (<gpu>/results.csv). Of ea
                              one N, fill and L2 state), or a kernel's by more than a launch floor as well
                              (stage, kernel, dtype, n, median_us, l2, fill, cols)
   README.md                  with a measured_at (the commit of its run), its line of the stages changed since
-                             is what git says: stages/<stage>/*.cu, *.mk and common/* (every stage), blob by blob
+                             is what git says: stages/<stage>/*.cu, *.cuh, *.mk and common/* (every stage), blob by blob
 Of each two of them: a GPU kernel's time ratio between the two at one N within a factor of 2 of its ratios at
 the neighbouring N (results.csv; describe-<stage>.txt for the kernels that run on the CPU).
 usage: python3 tests/verify_reference.py [REFERENCE_DIR...]: "ok   " or "FAIL " and what was checked, a line
@@ -48,6 +48,7 @@ import math
 import os
 import re
 import statistics
+import struct
 import subprocess
 import sys
 import traceback
@@ -299,6 +300,24 @@ def file_stage(path):
     return re.sub(r"^[a-z]+(-[a-z]+)?-|\.txt$", "", os.path.basename(path))
 
 
+def same_result(a, b):
+    """Whether two tables' results are one value: the same text, or the text of one printed before results
+    were shown in full (9 significant digits) beside the other's value, in fp64 or rounded to fp32."""
+    if a == b:
+        return True
+    try:
+        x, y = float(a), float(b)
+    except ValueError:
+        return False
+
+    def shown_before(v):
+        texts = {f"{v:.9g}"}
+        if abs(v) <= 3.4028234663852886e38:
+            texts.add(f"{struct.unpack('<f', struct.pack('<f', v))[0]:.9g}")
+        return texts
+    return a in shown_before(y) or b in shown_before(x)
+
+
 def same_tables(refs):
     """The printed tables committed beside the references (cccl-*.txt): a result that is the same in every
     run is the same on every GPU, and an exact kernel's is exact."""
@@ -309,7 +328,7 @@ def same_tables(refs):
         first = next(iter(tables.values()))
         differ = [f"{os.path.basename(d)}: {key[1]} at {key[0]}: {rows[key][0]} {rows[key][2]}, not {row[0]} {row[2]}"
                   for d, rows in tables.items() for key, row in first.items()
-                  if row[3] == "same" and key in rows and (rows[key][0], rows[key][2]) != (row[0], row[2])]
+                  if row[3] == "same" and key in rows and (not same_result(rows[key][0], row[0]) or rows[key][2] != row[2])]
         inexact = [f"{os.path.basename(d)}: {key[1]} at {key[0]}: error {row[1]}, {row[2]}"
                    for d, rows in tables.items() for key, row in rows.items()
                    if accumulators(d, stage).get(key[1]) == "exact" and (num(row[1]) != 0 or row[2] != "ok")]
@@ -564,11 +583,12 @@ def changed_by_git(commit, root=ROOT):
 
     def watched(path):
         return path.startswith("common/") or (path.startswith("stages/") and path.count("/") == 2
-                                                and path.endswith((".cu", ".mk")))
+                                                and path.endswith((".cu", ".cuh", ".mk")))
     then = {line.split("\t", 1)[1]: line.split()[2] for line in git("ls-tree", "-r", commit, "--", "stages",
                                                                     "common").splitlines()}
     then = {path: blob for path, blob in then.items() if watched(path)}
-    paths = sorted(os.path.relpath(p, root) for pattern in ("stages/*/*.cu", "stages/*/*.mk", "common/**")
+    patterns = ("stages/*/*.cu", "stages/*/*.cuh", "stages/*/*.mk", "common/**")
+    paths = sorted(os.path.relpath(p, root) for pattern in patterns
                    for p in glob.glob(os.path.join(root, pattern), recursive=True) if os.path.isfile(p))
     now = dict(zip(paths, git("hash-object", "--stdin-paths", stdin="".join(f"{p}\n" for p in paths)).split()))
     stages = {d for d in os.listdir(os.path.join(root, "stages")) if os.path.isdir(os.path.join(root, "stages", d))}

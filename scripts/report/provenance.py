@@ -6,8 +6,8 @@ import subprocess
 
 from common import fail
 
-WATCHED = ("stages/*/*.cu", "stages/*/*.mk", "common/*")
-CHANGED = "Changed since, in their kernels or harness (stages/<stage>/*.cu, *.mk; common/* for all):"
+WATCHED = ("stages/*/*.cu", "stages/*/*.cuh", "stages/*/*.mk", "common/*")
+CHANGED = "Changed since, in their kernels or harness (stages/<stage>/*.cu, *.cuh, *.mk; common/* for all):"
 
 def first_line(path, start=""):
     """The first line of the file PATH that starts with START; None where there is none or no file."""
@@ -47,7 +47,7 @@ def changed_since(commit):
     stages, found = {os.path.basename(d) for d in glob.glob("stages/*") if os.path.isdir(d)}, set()
     for parts in (p.split("/") for p in (changed + new).split("\n") if p):
         found |= stages if parts[0] == "common" else {parts[1]} if len(parts) == 3 and parts[0] == "stages" \
-            and parts[2].endswith((".cu", ".mk")) else set()
+            and parts[2].endswith((".cu", ".cuh", ".mk")) else set()
     return sorted(found), None
 
 def changed_line(folder, commit):

@@ -604,15 +604,18 @@ static int report_sum(const Options *o, const Kernel *k, uint64_t n, const SumRe
            "exceed many times over the all-reduce alone (the table's smallest size); NCCL's first call, which connects\n"
            "the GPUs, ran untimed before%s\n",
            o->reps, o->warm ? "; L2 left warm (--l2 warm: no flush before each run)" : "");
-    printf("%-6s %-5s %12s %10s %16s %16s %10s  %s\n", "shard", "gpu", "elements", "local µs", "result",
+    printf("%-6s %-5s %12s %10s %16s %24s %10s  %s\n", "shard", "gpu", "elements", "local µs", "result",
            "fp64 reference", "tolerance", "check");
+    char got[32], want[32];
     for (int r = 0; r < G; r++)
-        printf("%-6d %-5.0f %12.0f %10.1f %16.6f %16.6f %10.2e  %s\n", r, all[r].gpu, all[r].n, all[r].local_us, all[r].result,
-               all[r].ref_sum, all[r].tol, all[r].ok != 0.0 ? "ok" : "FAIL");
+        printf("%-6d %-5.0f %12.0f %10.1f %16s %24s %10.2e  %s\n", r, all[r].gpu, all[r].n, all[r].local_us,
+               result_decimal(got, sizeof got, all[r].result, RESULT_F32),
+               result_decimal(want, sizeof want, all[r].ref_sum, RESULT_F64), all[r].tol, all[r].ok != 0.0 ? "ok" : "FAIL");
     double rel = relative_error(all[0].total, ref.sum);
     double gbps = 4.0 * (double)n / (total_us * 1e3);
-    printf("%-12s %12llu %10.1f %16.6f %16.6f %10.2e  %s\n", "total", (unsigned long long)n, local_us, all[0].total,
-           ref.sum, tol, total_ok ? "ok" : "FAIL");
+    printf("%-12s %12llu %10.1f %16s %24s %10.2e  %s\n", "total", (unsigned long long)n, local_us,
+           result_decimal(got, sizeof got, all[0].total, RESULT_F32), result_decimal(want, sizeof want, ref.sum, RESULT_F64),
+           tol, total_ok ? "ok" : "FAIL");
     printf("all-reduce of the partials: %.1f µs; local + comm per run: %.1f µs (%.0f GB/s of input over all GPUs); "
            "rel err %.2e; %s%s\n", comm_us, total_us, gbps, rel,
            G == 1 ? "one GPU" : same ? "every GPU received the same bits" : "the GPUs received different totals",
@@ -622,6 +625,8 @@ static int report_sum(const Options *o, const Kernel *k, uint64_t n, const SumRe
     CsvRow row = {name, "f32", n, total_us, gbps, 100.0 * gbps / (G * world.gpu[0].info.peak_gbps),
                   total_ok && !failures ? "1" : "0", rel, 0, o->warm, same && every_run, 4.0 * (double)n,
                   0.0, 0.0, input_path ? "input" : NULL, 0.0, -1.0};
+    row.result_type = RESULT_F32;
+    row.shown = all[0].total;
     csv_write(csv, gpu_name, p, &row);
     return failures;
 }

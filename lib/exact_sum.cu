@@ -1,0 +1,97 @@
+/* The exact-sum library (exact_sum.h): stage 13's kernels, launched as its program launches them. */
+#include <cuda_runtime.h>
+
+#include "exact_sum.cuh"
+#include "exact_sum.h"
+
+/* Where the kernels leave the two roundings, on each device (a __device__ variable is one per device). */
+struct Rounded {
+    double wide;
+    float narrow;
+};
+__device__ Rounded rounded;
+
+/* The blocks per SM of each kernel, per device, asked once: the query is host time on every call. */
+#define MAX_DEVICES 64
+static int per_sm[MAX_DEVICES][4];
+
+template <typename KernelFn>
+static cudaError_t launch_grid(KernelFn kernel, int slot, uint64_t vectors, unsigned *blocks)
+{
+    int device, sm_count;
+    cudaError_t e = cudaGetDevice(&device);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
+    if (e != cudaSuccess) return e;
+    int *cached = device < MAX_DEVICES ? &per_sm[device][slot] : NULL, queried = 0;
+    if (!cached || !*cached) {
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&queried, kernel, BLOCK, 0);
+        if (e != cudaSuccess) return e;
+        if (cached) *cached = queried;
+    }
+    *blocks = exact_grid(cached ? *cached : queried, sm_count, vectors, UNROLL);
+    return cudaSuccess;
+}
+
+template <typename T>
+static cudaError_t launch_windows(const void *x, uint64_t n, Rounded *r, int slot, cudaStream_t stream)
+{
+    unsigned blocks;
+    cudaError_t e = launch_grid(window_sum<T, BLOCK>, slot, n * sizeof(T) / 16 + 1, &blocks);
+    if (e != cudaSuccess) return e;
+    window_sum<T, BLOCK><<<blocks, BLOCK, 0, stream>>>((const T *)x, n, &r->narrow, &r->wide);
+    return cudaGetLastError();
+}
+
+extern "C" int exact_sum(const void *x, uint64_t n, ExactSumType t, double *sum64, double *in_type, cudaStream_t stream)
+{
+    static const size_t sizes[] = {sizeof(double), sizeof(float), sizeof(__half), sizeof(__nv_bfloat16)};
+    if (!sum64 || (unsigned)t > EXACT_SUM_BF16 || (n && (!x || (uintptr_t)x % sizes[t]))) return EXACT_SUM_BAD_ARGUMENT;
+    if (n == 0) {
+        *sum64 = 0.0;
+        if (in_type) *in_type = 0.0;
+        return EXACT_SUM_OK;
+    }
+    Rounded *r;
+    cudaError_t e = cudaGetSymbolAddress((void **)&r, rounded);
+    if (e != cudaSuccess) return EXACT_SUM_CUDA_ERROR;
+    if (t == EXACT_SUM_F64) {
+        unsigned blocks;
+        e = launch_grid(window_sum_f64<BLOCK>, t, n / 2 + 1, &blocks);
+        if (e == cudaSuccess && n >= (uint64_t)blocks * VALUES_PER_BLOCK64) return EXACT_SUM_TOO_LARGE;
+        if (e == cudaSuccess) {
+            window_sum_f64<BLOCK><<<blocks, BLOCK, 0, stream>>>((const double *)x, n, &r->wide, &r->narrow);
+            e = cudaGetLastError();
+        }
+    } else if (t == EXACT_SUM_F32) {
+        e = launch_windows<float>(x, n, r, t, stream);
+    } else if (t == EXACT_SUM_F16) {
+        e = launch_windows<__half>(x, n, r, t, stream);
+    } else {
+        e = launch_windows<__nv_bfloat16>(x, n, r, t, stream);
+    }
+    Rounded got;
+    if (e == cudaSuccess) e = cudaMemcpyAsync(&got, r, sizeof got, cudaMemcpyDeviceToHost, stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+    if (e != cudaSuccess) return EXACT_SUM_CUDA_ERROR;
+    *sum64 = got.wide;
+    /* fp16 from the fp64 rounding is one rounding of the exact sum: a sum of fp16 values below 2^16 in
+     * magnitude is a multiple of 2^-24 below 2^40 units, exact in fp64, and one at or above 65520 rounds to
+     * an infinity from either. bf16 is rounded from the fp64 result too: one rounding unless the fp64 sum
+     * is exactly halfway between two bf16 values with more of the exact sum below its last bit. */
+    if (in_type)
+        *in_type = t == EXACT_SUM_F64 ? got.wide : t == EXACT_SUM_F32 ? (double)got.narrow
+                 : t == EXACT_SUM_F16 ? (double)__half2float(__double2half(got.wide))
+                                      : (double)__bfloat162float(__double2bfloat16(got.wide));
+    return EXACT_SUM_OK;
+}
+
+extern "C" const char *exact_sum_status(int code)
+{
+    switch (code) {
+    case EXACT_SUM_OK: return "ok";
+    case EXACT_SUM_BAD_ARGUMENT: return "bad argument: a NULL result pointer, an unknown type, or a NULL or misaligned array";
+    case EXACT_SUM_TOO_LARGE: return "too large: more than 2^29 fp64 values for each block the GPU holds at once";
+    case EXACT_SUM_CUDA_ERROR: return "a CUDA error (cudaGetLastError says which)";
+    default: return "not a status of exact_sum";
+    }
+}

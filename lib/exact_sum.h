@@ -1,0 +1,42 @@
+/* The exact sum of an array in GPU memory, as a C library (make lib: build/lib/libexactsum.a and .so).
+ * The sum of every value, exact whatever their order, magnitudes and signs, rounded once: to fp64, and
+ * to the input's own type. The kernels are stage 13's (stages/13_exact/exact_sum.cuh): the same bits on
+ * any GPU, any grid, any run. NaN, +Inf and -Inf give what IEEE addition gives (NaN, or +Inf and -Inf
+ * together: NaN; one infinity: itself); a sum past the largest finite value of a type is an infinity in it.
+ * Errors come back as return codes: nothing here exits or prints. */
+#ifndef EXACT_SUM_H
+#define EXACT_SUM_H
+
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The element types it sums. */
+typedef enum { EXACT_SUM_F64 = 0, EXACT_SUM_F32 = 1, EXACT_SUM_F16 = 2, EXACT_SUM_BF16 = 3 } ExactSumType;
+
+/* What exact_sum returns. */
+enum {
+    EXACT_SUM_OK = 0,
+    EXACT_SUM_BAD_ARGUMENT = 1, /* a NULL result pointer, an unknown type, a NULL or misaligned array */
+    EXACT_SUM_TOO_LARGE = 2,    /* fp64: more than 2^29 values for each block the GPU holds at once */
+    EXACT_SUM_CUDA_ERROR = 3    /* a CUDA call failed (e.g. x is not device memory): cudaGetLastError says which */
+};
+
+/* The exact sum of the n values of type t at x (device memory, aligned to the type's size), rounded once to
+ * fp64 into *sum64 and, where in_type is not NULL, rounded once to t into *in_type (a value of t, held
+ * exactly by a double); n = 0 gives +0. The kernels run on stream (0: the default stream) on the current
+ * device, and the call returns when the results are read back. Calls on one device share its counters, so
+ * they run one at a time: on one stream, or one after another. */
+int exact_sum(const void *x, uint64_t n, ExactSumType t, double *sum64, double *in_type, cudaStream_t stream);
+
+/* A return code in words ("ok", "bad argument", ...). */
+const char *exact_sum_status(int code);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
