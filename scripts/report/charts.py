@@ -206,10 +206,9 @@ class Drawing:
                                              for b in sizes if b in rows])
         link, label = float(os.environ.get("NVLINK_GBPS") or 0), os.environ.get("NVLINK_LABEL") or "NVLink"
         top = max((v for v in [float(r["gbps"]) for r in mine] + [link] if v > 0), default=None)
-        tics = ", ".join("'%s' %.0f" % (size(b), b) for b in sizes)
         return "series=%d; minb=%.0f; maxb=%.0f; top=%s; link=%s; link_label=%s; sizetics=%s;" % (
             len(at), sizes[0], sizes[-1], "" if top is None else short(top), short(link), quote(label),
-            quote(f"set xtics ({tics})")) if at else ""
+            quote("set xtics (%s)" % ", ".join("'%s' %.0f" % (size(b), b) for b in sizes))) if at else ""
 
 def chart_data(csv):
     """The headers of the charts the CSV has rows for (sorted as the shell sorts NAME.vars), and their files by name."""
@@ -226,11 +225,8 @@ def chart_data(csv):
                 "peak", "copy", "sol", "floor")), results.dev["l2n"], own, others, variables)
     return {name: headers[name] for name in (f[:-len(".vars")] for f in sorted(files) if f.endswith(".vars"))}, files
 
-def chart_names(csv):
-    return list(chart_data(csv)[0])
-
 def charts(csv):
-    return "".join(name + "\n" for name in chart_names(csv))
+    return "".join(name + "\n" for name in chart_data(csv)[0])
 
 def gnuplot(assignments, gp):
     """gnuplot -e ASSIGNMENTS GP; its exit code (the shell's 128 + N for a signal N)."""

@@ -99,9 +99,8 @@ def targets(csvs, stage, lang="en", rows=None):
             cells.append(min(ratios, key=lambda x: x[0]) if ratios else "-")
         # Four decimals where three would show a miss equal to the bound.
         fmt = "%.4f" if any(c[0] < by and "%.3f" % c[0] == "%.3f" % by for c in cells if type(c) is tuple) else "%.3f"
-        out += f" | ≥ {fmt} |" % by + "".join(f" {c} |" if type(c) is str else f" %s ({fmt} %s %s) |" % (
-            text(lang, "met" if c[0] >= by else "not met"), c[0], text(lang, "at"), exponent(c[1])) for c in cells)
-        out += "\n"
+        out += f" | ≥ {fmt} |" % by + "".join(f" {c} |" if type(c) is str else f" %s ({fmt} %s %s) |" % (text(
+            lang, "met" if c[0] >= by else "not met"), c[0], text(lang, "at"), exponent(c[1])) for c in cells) + "\n"
     return out
 
 def cited(csv, stage, lang="en", rows=None):
