@@ -48,7 +48,6 @@ def size(b):
 class Results:
     """A results CSV: the device's figures, the kernel rows (first fills; n a number, failed, warm) by stage,
     kernel, input type, N, cols and warm, in order of appearance; width: each input type's bytes an element."""
-
     def __init__(self, path):
         rows, self.gpu, self.rows, self.types = read_csv(path, NEED), "", {}, {}  # types: stage: {(k, t)}
         self.path, self.dev, self.width = path, device(rows), {}
@@ -74,7 +73,6 @@ class Results:
 class Drawing:
     """One chart's stages (own: those that own it; others: those that name it), the input types each is drawn on
     (drawn: f32 and its token's), each other's best kernel on each (pick: the fastest at its largest N); its shapes."""
-
     def __init__(self, results, name, files):
         self.r, self.files, self.name, self.minn, self.maxn, self.pick = results, files, name, math.inf, 0, {}
         self.own, self.others = results.owners.get(name, ([], []))
@@ -225,8 +223,11 @@ def chart_data(csv):
                 "peak", "copy", "sol", "floor")), results.dev["l2n"], own, others, variables)
     return {name: headers[name] for name in (f[:-len(".vars")] for f in sorted(files) if f.endswith(".vars"))}, files
 
+def chart_names(csv):
+    return list(chart_data(csv)[0])
+
 def charts(csv):
-    return "".join(name + "\n" for name in chart_data(csv)[0])
+    return "".join(name + "\n" for name in chart_names(csv))
 
 def gnuplot(assignments, gp):
     """gnuplot -e ASSIGNMENTS GP; its exit code (the shell's 128 + N for a signal N)."""

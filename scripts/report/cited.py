@@ -16,7 +16,6 @@ def headers(names, first):
     return "".join(f" {first if j == 0 else ''}`{name}` |" for j, name in enumerate(names))
 
 class Figures:
-
     def __init__(self, path, lang):
         lines = [line for line in read_text(path).splitlines() if line]
         self.path = path

@@ -34,7 +34,6 @@ def us(r, time="whole"):
 
 class Run:
     """One GPU's flushed kernel rows by stage, kernel, dtype, fill (None: the first), N, cols (last wins); ns: its N."""
-
     def __init__(self, rows, csv_path):
         self.folder, self.dev, self.at = os.path.dirname(csv_path), device(rows), {}
         self.rows = [r for r in flushed(rows) if r["median_us"] != ""]

@@ -16,7 +16,6 @@ def plural(n, what):
 class Tree:
     """What the record at PATH implies: the tree's nodes, the active lanes, the shared-memory accesses
     ({(step, op, warp, k): (words, {lane: bank})}, k: the warp's k-th in the step) and the shuffles."""
-
     def __init__(self, path):
         self.threads, self.last, self.base, self.nodes, self.pending = 0, -1, math.inf, [], []
         self.slot, self.reads, self.held, self.held_slot, self.fresh = {}, {}, {}, {}, set()
