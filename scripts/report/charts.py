@@ -48,7 +48,6 @@ def size(b):
 class Results:
     """A results CSV: the device's figures, the kernel rows (first fills; n a number, failed, warm) by stage,
     kernel, input type, N, cols and warm, in order of appearance; width: each input type's bytes an element."""
-
     def __init__(self, path):
         rows, self.gpu, self.rows, self.types = read_csv(path, NEED), "", {}, {}  # types: stage: {(k, t)}
         self.path, self.dev, self.width = path, device(rows), {}
@@ -74,7 +73,6 @@ class Results:
 class Drawing:
     """One chart's stages (own: those that own it; others: those that name it), the input types each is drawn on
     (drawn: f32 and its token's), each other's best kernel on each (pick: the fastest at its largest N); its shapes."""
-
     def __init__(self, results, name, files):
         self.r, self.files, self.name, self.minn, self.maxn, self.pick = results, files, name, math.inf, 0, {}
         self.own, self.others = results.owners.get(name, ([], []))
@@ -206,10 +204,9 @@ class Drawing:
                                              for b in sizes if b in rows])
         link, label = float(os.environ.get("NVLINK_GBPS") or 0), os.environ.get("NVLINK_LABEL") or "NVLink"
         top = max((v for v in [float(r["gbps"]) for r in mine] + [link] if v > 0), default=None)
-        tics = ", ".join("'%s' %.0f" % (size(b), b) for b in sizes)
         return "series=%d; minb=%.0f; maxb=%.0f; top=%s; link=%s; link_label=%s; sizetics=%s;" % (
             len(at), sizes[0], sizes[-1], "" if top is None else short(top), short(link), quote(label),
-            quote(f"set xtics ({tics})")) if at else ""
+            quote("set xtics (%s)" % ", ".join("'%s' %.0f" % (size(b), b) for b in sizes))) if at else ""
 
 def chart_data(csv):
     """The headers of the charts the CSV has rows for (sorted as the shell sorts NAME.vars), and their files by name."""

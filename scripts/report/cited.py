@@ -1,10 +1,9 @@
 """An article's own figures beside this run's, from a stage's cited.csv (its kinds: docs/report.md#cited-figures)."""
 import collections
 import csv as csvlib
-import os
 import re
 
-from common import bilingual, cells, description, fail, flushed, library, read_csv, read_text, rel, rule, text, verdict
+from common import bilingual, cells, fail, flushed, library, read_csv, read_text, rel, rule, text, verdict
 
 KINDS = {"step,stage,kernel,ms,gbps": "chain", "s,k,dtype,printed,kernel,sum,ms": "grid"}
 NEED = "stage kernel dtype n median_us gbps pct_peak rel_err pass l2 fill bytes_read"
@@ -17,7 +16,6 @@ def headers(names, first):
     return "".join(f" {first if j == 0 else ''}`{name}` |" for j, name in enumerate(names))
 
 class Figures:
-
     def __init__(self, path, lang):
         lines = [line for line in read_text(path).splitlines() if line]
         self.path = path
@@ -32,9 +30,8 @@ def chain(fig, csv, lang):
     """The article's steps beside this run's: speed-ups of the kernels' own time (gpu_us; none for a CPU loop)."""
     n = int(fig.meta.get("n") or fail(f"{fig.path}: a chain needs a '# n: N' line"))
     run = {(r["stage"], r["kernel"]): r for r in flushed(read_csv(csv, NEED)) if r["dtype"] == "f32" and int(r["n"]) == n}
-    cpu = {(s, k.split()[0]) for s in {step["stage"] for step in fig.rows}
-           for k in description(os.path.dirname(csv), s, False).get("kernel", []) if k.split()[2:3] == ["cpu"]}
-    cited, ms, p, gpu = any(step["ms"] for step in fig.rows), "", None, None  # the step before's ms, row and kernels' µs
+    cpu = {(s, k) for s in {step["stage"] for step in fig.rows} for k in library(csv, [s], "cpu")}
+    cited, ms, us, gpu = any(step["ms"] for step in fig.rows), "", None, None  # the step before's ms, µs, kernels' µs
     out = text(lang, "chain caption") % (fig.source, fig.gpu, n) if cited else text(lang, "chain caption uncited") % (fig.source, n)
     out += text(lang, "chain head" + " uncited" * (not cited)) + "\n" + rule("ll" + "rrr" * cited + "rrrrrrl")
     for step in fig.rows:
@@ -43,10 +40,9 @@ def chain(fig, csv, lang):
         out += "| %(step)s | `%(kernel)s` |" % step + (" %s | %s | %s |" % (step["ms"] or "-", step["gbps"] or "-",
                                                                            ratio(ms, step["ms"]))) * cited
         out += " %.1f | %.0f | %s |" % (gpu, float(r["bytes_read"]) / gpu / 1e3, ratio(before, gpu)) if gpu else " - | - | - |"
-        out += " %s | %s | %s | %s |\n" % ("%.1f" % float(r["finish_us"]) if r and r.get("gpu_us") else "-",
-                                          "%.1f" % float(r["median_us"]) if r else "-",
-                                          ratio(p["median_us"], r["median_us"]) if r and p else "-", verdict(r["pass"], False) if r else "-")
-        ms, p = step["ms"], r
+        out += cells((float(r["finish_us"]) if r and r.get("gpu_us") else None, r and float(r["median_us"])), "%.1f")
+        out += " %s | %s |\n" % (ratio(us, r and r["median_us"]), verdict(r["pass"], False) if r else "-")
+        ms, us = step["ms"], r and r["median_us"]
     return out
 
 def grid(fig, csv, stage, lang):

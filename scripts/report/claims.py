@@ -34,7 +34,6 @@ def us(r, time="whole"):
 
 class Run:
     """One GPU's flushed kernel rows by stage, kernel, dtype, fill (None: the first), N, cols (last wins); ns: its N."""
-
     def __init__(self, rows, csv_path):
         self.folder, self.dev, self.at = os.path.dirname(csv_path), device(rows), {}
         self.rows = [r for r in flushed(rows) if r["median_us"] != ""]
@@ -99,9 +98,8 @@ def targets(csvs, stage, lang="en", rows=None):
             cells.append(min(ratios, key=lambda x: x[0]) if ratios else "-")
         # Four decimals where three would show a miss equal to the bound.
         fmt = "%.4f" if any(c[0] < by and "%.3f" % c[0] == "%.3f" % by for c in cells if type(c) is tuple) else "%.3f"
-        out += f" | ≥ {fmt} |" % by + "".join(f" {c} |" if type(c) is str else f" %s ({fmt} %s %s) |" % (
-            text(lang, "met" if c[0] >= by else "not met"), c[0], text(lang, "at"), exponent(c[1])) for c in cells)
-        out += "\n"
+        out += f" | ≥ {fmt} |" % by + "".join(f" {c} |" if type(c) is str else f" %s ({fmt} %s %s) |" % (text(
+            lang, "met" if c[0] >= by else "not met"), c[0], text(lang, "at"), exponent(c[1])) for c in cells) + "\n"
     return out
 
 def cited(csv, stage, lang="en", rows=None):

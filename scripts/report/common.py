@@ -163,7 +163,7 @@ def chart_tokens(csv_path, stage):
     return {name.rstrip("+"): (name.endswith("+"), ["f32"] + types)
             for name, *types in (token.split(":") for token in describe(csv_path, stage, "charts").split())}
 
-def library(csv_path, stages):
-    """The library's kernels of STAGES (their descriptions' kernel lines of the kind library)."""
+def library(csv_path, stages, kind="library"):
+    """The kernels of STAGES whose descriptions' kernel lines are of KIND (the library's, unless told)."""
     return {line.split()[0] for s in stages for line in description(os.path.dirname(csv_path), s, False).get("kernel", [])
-            if line.split()[2:3] == ["library"]}
+            if line.split()[2:3] == [kind]}

@@ -172,13 +172,11 @@ def readmes(check, csv, img):
         fail(f"{csv} not found")
     img, status = img.rstrip("/"), 0
     for lang, suffix in (("en", ""), ("zh", ".zh-CN")):  # the front page and the results page
-        front = images("front", img, img, csv, lang).rstrip("\n") + "\n"
-        status |= update(f"README{suffix}.md", {"front": front, "stages": table(csv, "best", lang=lang),
-                                                "bench": bench_table(img, lang)}, check)
-        links = "".join("\n%s [%s/README.md](../%s/README.md)%s\n" % (
-            text(lang, "same results at" if measured_at(os.path.dirname(p)) else "same results").format(
-                gpu=gpu_of(p), commit=(measured_at(os.path.dirname(p)) or "")[:12]), os.path.dirname(p),
-            os.path.dirname(p), "。" if lang == "zh" else ".") for p in others("results.csv", img))
+        status |= update(f"README{suffix}.md", {"front": images("front", img, img, csv, lang).rstrip("\n") + "\n",
+            "stages": table(csv, "best", lang=lang), "bench": bench_table(img, lang)}, check)
+        links = "".join("\n%s [%s/README.md](../%s/README.md)%s\n" % (text(lang, "same results at" if measured_at(d)
+            else "same results").format(gpu=gpu_of(f"{d}/results.csv"), commit=(measured_at(d) or "")[:12]), d, d,
+            "。" if lang == "zh" else ".") for d in map(os.path.dirname, others("results.csv", img)))
         status |= update(f"docs/results{suffix}.md", {"results": results_block(img, f"../{img}", lang) + links,
                                                       "accuracy": accuracy_block(img, f"../{img}", lang, False)}, check)
     for readme in sorted(glob.glob("stages/*/README.md")):  # every stage's measured block and demo output
@@ -198,8 +196,7 @@ def readmes(check, csv, img):
     for csv in sorted(glob.glob("plots/reference/*/results.csv")):  # each GPU's own page
         folder, stage = os.path.dirname(csv), roofline(csv)
         page = text("en", "page head").format(gpu=gpu_of(csv)) + run_block(folder, img) + results_block(folder, ".", "en")
-        page += kernel_times(folder)
-        page += text("en", "page best") + table(csv, "best")
+        page += kernel_times(folder) + text("en", "page best") + table(csv, "best")
         page += text("en", "page ratios").format(num=number(stage)) + ratios(csv, stage) if stage else ""
         status |= write(f"{folder}/README.md", page + text("en", "page accuracy") + accuracy_block(folder, ".", "en"),
                         check)

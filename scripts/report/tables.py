@@ -130,11 +130,9 @@ def ratios(csv, stage, lang="en"):
 
 def ratio_rows(run, stage, ns, lang):
     """STAGE's ratio rows, each under its label or its kernels': B's time over A's at each N of NS in RUN, or "-"."""
-    out = ""
-    for x in assertions(stage, "ratio"):
-        label = bilingual(x["label"], lang) or " / ".join(f"`{t.split(':')[1]}`" for t in (x["a"], x["b"]))
-        out += f"| {label} |" + cells((run.ratio(x["a"], x["b"], n) for n in ns), "%.3f") + "\n"
-    return out
+    return "".join("| %s |" % (bilingual(x["label"], lang) or " / ".join(f"`{x[k].split(':')[1]}`" for k in "ab"))
+                   + cells((run.ratio(x["a"], x["b"], n) for n in ns), "%.3f") + "\n"
+                   for x in assertions(stage, "ratio"))
 
 def stage_ratios(csv, stage, lang="en"):
     """The ratio assertions of STAGE (one that does not own the roofline chart) at every N of its rows in CSV."""

@@ -16,7 +16,6 @@ def plural(n, what):
 class Tree:
     """What the record at PATH implies: the tree's nodes, the active lanes, the shared-memory accesses
     ({(step, op, warp, k): (words, {lane: bank})}, k: the warp's k-th in the step) and the shuffles."""
-
     def __init__(self, path):
         self.threads, self.last, self.base, self.nodes, self.pending = 0, -1, math.inf, [], []
         self.slot, self.reads, self.held, self.held_slot, self.fresh = {}, {}, {}, {}, set()
@@ -142,16 +141,14 @@ def drawing(tree, width=64):
     for y in (y for y in range(tree.top, -1, -1) if not y or tree.additions(y) or y in loop_rows):
         count, unused = tree.additions(y), tree.additions(y, True)
         row = "".join(at.get((y, x), " ") for x in range(width))
-        what = plural(count, "addition") if y and count else "each thread's loads, added in registers" if y else \
-            "elements"
-        out.append("%4d | %s | %s%s" % (y, row, what, f", {unused} unused" if unused else ""))
+        what = plural(count, "addition") if count else "each thread's loads, added in registers"
+        out.append("%4d | %s | %s%s" % (y, row, what if y else "elements", f", {unused} unused" if unused else ""))
     nwarps, busy_steps = tree.nwarps, {s for s, _, _ in tree.active}
     out += ["", "Active lanes per step (# a lane that accessed shared memory or shuffled; warps 0-%d of %d):"
             % (min(nwarps, 4) - 1, nwarps)]
     for s in (s for s in tree.steps if s in busy_steps):
         masks = ["".join("#" if (s, w, lane) in tree.active else "." for lane in range(32)) for w in range(nwarps)]
-        busy = sum("#" in m for m in masks)
-        out.append("%4d |%s | %s" % (s, "".join(" " + m for m in masks[:4]), plural(busy, "warp")))
+        out.append("%4d | %s | %s" % (s, " ".join(masks[:4]), plural(sum("#" in m for m in masks), "warp")))
     out += ["", "Shared-memory wavefronts per access (each warp's instruction; 1 = no bank conflict, n = an "
             "n-way conflict):", "step op  k | wavefronts of warps 0-%d | banks of warp 0's lanes" % (nwarps - 1)]
     for (step, op, warp, k), (_, banks) in tree.accesses.items():
@@ -178,9 +175,8 @@ def write_data(tree, folder):
     nodes, used, px = tree.nodes, tree.used, tree.px
     lines = {"nodes": ["%d %d %d %d %d" % (px[i], node.y, node.warp, not node.kids, i in used)
                        for i, node in enumerate(nodes)],
-             "edges": ["%d %d %d %d %d %d" % (px[c], nodes[c].y, px[i] - px[c], node.y - nodes[c].y,
-                                              node.warp, i in used) for i, node in enumerate(nodes)
-                       for c in node.kids],
+             "edges": ["%d %d %d %d %d %d" % (px[c], nodes[c].y, px[i] - px[c], node.y - nodes[c].y, node.warp,
+                                              i in used) for i, node in enumerate(nodes) for c in node.kids],
              "lanes": ["%d %d %d" % (w * 32 + lane, s, w) for s in tree.steps for w in range(tree.nwarps)
                        for lane in range(32) if (s, w, lane) in tree.active], "banks": [], "conflicts": [],
              "shuffles": ["%d %d %d" % (tree.read_lane[s, 0, lane], s, lane) for s in tree.steps
