@@ -555,7 +555,7 @@ class MadeUpResults(support.Case):
         self.in_tree("09_r", "crossover,one warp / one block | 一个 warp / 一个块,09_r:warp*,09_r:block,,,all,,,\n")
         self.assertIn("Crossover: from 64 columns per row on, the fastest one block beats the fastest one warp.",
                       report("tables").table(path, "stage", "09_r"))
-        self.assertIn("交叉点：从每行 64 列起，最快的一个块 胜过最快的一个 warp。", report("tables").table(path, "stage", "09_r", "zh"))
+        self.assertIn("分界点：从每行 64 列开始，最快的一个块 比最快的一个 warp 快。", report("tables").table(path, "stage", "09_r", "zh"))
         gbps["warp_packed"] = (310, 150, 400)
         path = made_up(self.folder("s"), [("09_r", k, "f32", 1 << 20, 4 * (1 << 20) / g / 1e3, "random", {"cols": str(c)})
                                           for k, row in gbps.items() for c, g in zip((32, 64, 128), row)],
