@@ -196,6 +196,8 @@ MUTANTS = [
      "    r->shape.serial = PER_THREAD;\n", "    r->shape.serial = 1000 * PER_THREAD;\n", "test_gpu.*06_gridstride|test_stage_06", True),
     ("13: windows_f64's value after the last vector dropped", "stages/13_exact/exact_sum.cuh",
      "    if (t < n - tail) take_value64(", "    if (t + 1 < n - tail) take_value64(", "test_stage_13", True),
+    ("13: windows_f32's column loses its carries", "stages/13_exact/exact_sum.cuh",
+     "        digit(fine, k + 1) += carry;\n", "", "test_stage_13", True),
     ("the finish (the copy of the partials, their sum) timed as the kernels' part", "common/program.cu",
      "            CUDA_CHECK(cudaEventRecord(e->launched));\n            t->finish(t->ctx);\n",
      "            t->finish(t->ctx);\n            CUDA_CHECK(cudaEventRecord(e->launched));\n",

@@ -111,11 +111,6 @@ __host__ __device__ __forceinline__ void add_integer(long long v, int p, Add add
     add(p / 32 + 1, (long long)(low >> 32));
     add(p / 32 + 2, s ? v >> (64 - s) : (v < 0 ? -1 : 0));
 }
-/* ... into the thread's column of digits of 2^-149. */
-__device__ __forceinline__ void digits_add_integer(long long *d, long long v, int p)
-{
-    add_integer(v, p, [d](int k, long long part) { digit(d, k) += part; });
-}
 
 /* Every digit but the top into [0, 2^32), the carries upward: the top digit keeps the sign. */
 __device__ __forceinline__ void carry_digits(long long *d)
@@ -308,6 +303,66 @@ __host__ __device__ __forceinline__ uint32_t float_bits(float x)
 /* 2^e for a normal double's exponent, made from its bits. */
 __host__ __device__ __forceinline__ double power_of_two(int e) { return bits_double((uint64_t)(1023 + e) << 52); }
 
+/* Step 4's columns. What the windows cannot take goes to the thread's column of FINE_DIGITS digits of 2^16
+ * each, digit k at bit 16 k of the digits of 2^-149: a finite value q 2^e (step 3's q and e, e <= 253) is
+ * q 2^(e % 16), below 2^39, added to digit e / 16, one shared-memory read-modify-write where step 3's digits of
+ * 2^32 take two (its q 2^(e % 32) spans two of them). The windows' totals join the column too, in two parts
+ * (fine_add_integer), up to digit 17. Every FINE_TILES tiles the thread flushes its windows (int64 totals hold
+ * 2^12 tiles of 2^50 units) and carries its column, every digit but the top back into [0, 2^16): between
+ * carries a digit takes less than 2^12 tiles of 32 values (fp16 and bf16) below 2^39 and two flushes of parts
+ * below 2^47 each, under 2^61, and the top digit (bit 272) holds the thread's total,
+ * below 2^(128 + 149 - 272) times its values. No atomics: the column is the thread's own. */
+#define FINE_DIGITS 18
+#define FINE_BITS 16
+#define FINE_TILES 4096
+
+__device__ __forceinline__ void fine_add_value(long long *fine, uint32_t finite_bits)
+{
+    const unsigned field = finite_bits >> 23 & 0xffu, e = field ? field - 1 : 0;
+    const int q = (int)((finite_bits & 0x7fffffu) | (field ? 0x800000u : 0u));
+    digit(fine, e / FINE_BITS) += (long long)((uint64_t)(long long)(finite_bits >> 31 ? -q : q) << (e % FINE_BITS));
+}
+
+/* One value into the column, or its flag where it is NaN or Inf. */
+__device__ __forceinline__ void fine_take_value(long long *fine, uint32_t bits, unsigned *flags)
+{
+    if ((bits >> 23 & 0xffu) == 0xffu) atomicOr(flags, flag_of(bits));
+    else fine_add_value(fine, bits);
+}
+
+/* A signed 64-bit integer v times 2^p units (p <= 240) into the column: with s = p % 16, v 2^s is its low 32
+ * bits at digit p / 16 and the rest, v >> (32 - s) (signed, below 2^47), two digits above. */
+__device__ __forceinline__ void fine_add_integer(long long *fine, long long v, int p)
+{
+    const int s = p % FINE_BITS, k = p / FINE_BITS;
+    digit(fine, k) += (long long)(((uint64_t)v << s) & 0xffffffffu);
+    digit(fine, k + 2) += v >> (32 - s);
+}
+
+/* Every digit of the column but the top into [0, 2^16), the carries upward. */
+__device__ __forceinline__ void carry_fine(long long *fine)
+{
+#pragma unroll
+    for (int k = 0; k + 1 < FINE_DIGITS; k++) {
+        const long long carry = digit(fine, k) >> FINE_BITS; /* floor division */
+        digit(fine, k) -= carry * (1ll << FINE_BITS);
+        digit(fine, k + 1) += carry;
+    }
+}
+
+/* The thread's column as DIGITS digits of 2^32 (step 3's), in the same place, ready for column_totals: carried,
+ * two digits of 2^16 make one of 2^32, and the top one, small and signed, joins digit 8 at bit 16. */
+__device__ __forceinline__ void fine_to_digits(long long *fine)
+{
+    static_assert(FINE_DIGITS == 18 && FINE_BITS == 16 && DIGITS > 8, "two digits of 2^16 a digit of 2^32");
+    carry_fine(fine);
+    long long column[DIGITS] = {};
+#pragma unroll
+    for (int k = 0; k < FINE_DIGITS; k++) column[k / 2] += digit(fine, k) * (k % 2 ? 1ll << 16 : 1ll);
+#pragma unroll
+    for (int k = 0; k < DIGITS; k++) digit(fine, k) = column[k];
+}
+
 /* fp64 splits a value exactly (Dekker's FastTwoSum): for |s| >= |x|, t = s + x rounded, x = (t - s) +
  * (x - (t - s)), and both parts are exact doubles. A sum kept inside one binade [2^A, 2^(A+1)) rounds each x
  * onto its grid of 2^(A - 52): t - s is the part of x on that grid, x - (t - s) the part below it, at most half
@@ -343,24 +398,39 @@ struct Windows {
      * where every finite value's is: every key passes). */
     __device__ float scaled_limit() const { return __int_as_float((a - 2 - 16 + 127) << 23); }
     __device__ uint32_t lower_key() const { return a > -51 ? ((uint32_t)(a + 52) << 24) - 1u : 0u; }
-    /* The totals into the digits: 2^(a - 52) is bit a + 97 of the digits, 2^(a - 98) bit a + 51. */
-    __device__ void flush(long long *d)
+    /* Whether these windows take a tile of that range whole: nothing past their binade (16 values below 2^11 less
+     * than the limit) and nothing under their last bit, 2^(a - 98). */
+    __device__ bool takes(const struct TileRange &g) const;
+    /* Whether windows opened at a tile's largest field take it whole: its least nonzero field's last bit is at
+     * least 2^(a - 98) (a magnitude limit a tile of 16 values cannot reach from there). */
+    static __device__ bool take_range(unsigned largest_field, unsigned least_field)
     {
-        digits_add_integer(d, int_high, a + 97);
-        digits_add_integer(d, int_low, a + 51);
+        const int a = binade(largest_field);
+        return a == -51 || (int)least_field >= a + 52;
+    }
+    /* The totals into the thread's column (below): 2^(a - 52) is bit a + 97 of the digits, 2^(a - 98) bit a + 51. */
+    __device__ void flush(long long *fine)
+    {
+        fine_add_integer(fine, int_high, a + 97);
+        fine_add_integer(fine, int_low, a + 51);
         int_high = int_low = 0;
     }
 };
 
 /* A 16-byte vector's values as fp32 bits (exact: every fp16 and bf16 value is an fp32 value). */
 template <typename T> struct Vector;
+/* IN_LINE: whether a tile no windows take goes to the thread's column in the loop (fp32's 16 values), or in a
+ * call (the 16-bit types' 32 values would crowd the loop's registers; fp16's 41 fields, 2^-24 to 2^16, are
+ * always in windows opened at a tile's largest). */
 template <> struct Vector<float> {
     static constexpr int COUNT = 4;
+    static constexpr bool IN_LINE = true;
     static __device__ __forceinline__ uint32_t bits(uint4 v, int k) { return (&v.x)[k]; }
     static __device__ __forceinline__ void clear(uint4 &v, int k) { (&v.x)[k] = 0; }
 };
 struct Vector16 { /* 16-bit values, two to a word */
     static constexpr int COUNT = 8;
+    static constexpr bool IN_LINE = false;
     static __device__ __forceinline__ void clear(uint4 &v, int k) { (&v.x)[k / 2] &= k % 2 ? 0xffffu : 0xffff0000u; }
 };
 template <> struct Vector<__half> : Vector16 {
@@ -419,57 +489,95 @@ __device__ __forceinline__ bool split_tile(Windows &w, const uint4 *r)
     return true;
 }
 
-/* A tile the windows could not take: rare, so a call of its own, which keeps the registers it needs out of
- * the loop's (the tile passed by value: an array would go to local memory). Its NaN and Inf set the flags
- * and leave the tile (the result is NaN or Inf then, whatever the finite values add up to). Where the largest
- * finite field asks for other windows, the totals go to the digits and the windows open there; the tile is
- * split again, and one they still cannot take (wider than they are) goes to the digits value by value. */
-static_assert(UNROLL == 4, "take_tile takes a tile's 4 vectors");
-template <typename T>
-__device__ __noinline__ Windows take_tile(Windows w, long long *d, uint4 r0, uint4 r1, uint4 r2, uint4 r3, unsigned *flags)
+/* Every FINE_TILES tiles of a thread (a call: rare, and its registers stay out of the loop's): its windows'
+ * totals flushed to its column, and the column carried. */
+__device__ __noinline__ Windows flush_thread(Windows w, long long *fine)
 {
-    uint4 r[UNROLL] = {r0, r1, r2, r3};
-    unsigned largest = 0, seen = 0;
+    w.flush(fine);
+    carry_fine(fine);
+    return w;
+}
+
+/* A tile's largest finite field, the least field of its nonzero finite values (0xff where none) and whether it
+ * holds a NaN or an Inf: whether windows opened elsewhere would take it (Windows::take_range). */
+struct TileRange {
+    unsigned largest, least;
+    bool nonfinite;
+};
+template <typename T>
+__device__ __forceinline__ TileRange tile_range(const uint4 *r)
+{
+    TileRange g = {0u, 0xffu, false};
 #pragma unroll
     for (int k = 0; k < UNROLL; k++)
 #pragma unroll
         for (int j = 0; j < Vector<T>::COUNT; j++) {
-            uint32_t bits = Vector<T>::bits(r[k], j);
-            if ((bits >> 23 & 0xff) == 0xff) {
+            const uint32_t bits = Vector<T>::bits(r[k], j);
+            const unsigned field = bits >> 23 & 0xffu;
+            g.nonfinite |= field == 0xffu;
+            g.largest = max(g.largest, field == 0xffu ? 0u : field);
+            g.least = min(g.least, bits << 1 ? field : 0xffu);
+        }
+    return g;
+}
+
+__device__ __forceinline__ bool Windows::takes(const TileRange &g) const
+{
+    return !g.nonfinite && binade(g.largest) <= a && (a == -51 || (int)g.least >= a + 52);
+}
+
+/* A tile the windows could not take that holds a NaN or an Inf, or asks for windows elsewhere that would take
+ * it: rare, so a call of its own, which keeps the registers it needs out of the loop's (the tile passed by
+ * value: an array would go to local memory). Its NaN and Inf set the flags and leave the tile (the result is
+ * NaN or Inf then, whatever the finite values add up to). Where windows at its largest finite field would take
+ * the rest, the totals go to the column and the windows open there; the tile is split again, and one they
+ * still cannot take goes to the column value by value. */
+static_assert(UNROLL == 4, "take_tile takes a tile's 4 vectors");
+template <typename T>
+__device__ __noinline__ Windows take_tile(Windows w, long long *fine, uint4 r0, uint4 r1, uint4 r2, uint4 r3, unsigned *flags)
+{
+    uint4 r[UNROLL] = {r0, r1, r2, r3};
+    unsigned largest = 0, least = 0xff, seen = 0;
+#pragma unroll
+    for (int k = 0; k < UNROLL; k++)
+#pragma unroll
+        for (int j = 0; j < Vector<T>::COUNT; j++) {
+            uint32_t bits = Vector<T>::bits(r[k], j), field = bits >> 23 & 0xff;
+            if (field == 0xff) {
                 seen |= flag_of(bits);
                 Vector<T>::clear(r[k], j);
             } else {
-                largest = max(largest, bits >> 23 & 0xff);
+                largest = max(largest, field);
+                least = min(least, bits << 1 ? field : 0xffu);
             }
         }
     if (seen) atomicOr(flags, seen);
-    if (Windows::binade(largest) != w.a) {
-        w.flush(d);
+    if (Windows::binade(largest) != w.a && Windows::take_range(largest, least)) {
+        w.flush(fine);
         w.open(largest);
     }
     if (split_tile<T>(w, r)) return w;
 #pragma unroll
     for (int k = 0; k < UNROLL; k++)
 #pragma unroll
-        for (int j = 0; j < Vector<T>::COUNT; j++) {
-            uint32_t bits = Vector<T>::bits(r[k], j);
-            if (bits << 1) digits_add_value(d, bits, flags);
-        }
+        for (int j = 0; j < Vector<T>::COUNT; j++) fine_add_value(fine, Vector<T>::bits(r[k], j));
     return w;
 }
 
-/* THREADS a block (a template argument: the digits' columns are a static shared array, and the launch
- * bounds give every block size the same 80 registers, 768 threads an SM: room for two tiles and both
- * windows). A thread's first two tiles are loaded before anything waits, and each next tile before it
- * adds the one it holds. The windows open at the largest finite field of the block's first tile, the same
- * in every thread, so that at the end the block adds its threads' totals as integers (in 16-bit pieces);
- * only a block whose digits hold something adds its columns. The result is exact for any data; the speed
- * is for data with a range, as nearly all data have. */
+/* THREADS a block (a template argument: the columns are a static shared array, at most 48 KiB, and the launch
+ * bounds give every block size the same 80 registers, 768 threads an SM: room for two tiles and both windows).
+ * A thread's first two tiles are loaded before anything waits, and each next tile before it adds the one it
+ * holds. The windows open at the largest finite field of the block's first tile, the same in every thread, so
+ * that at the end the block adds its threads' totals as integers (in 16-bit pieces). A tile no windows take
+ * whole (a range past 2^68) goes to the thread's column in line, value by value, while the next tile stays in
+ * registers: the data's range costs one read-modify-write a value, whatever it is. Only a block whose columns
+ * hold something adds them. The result is exact for any data. */
 template <typename T, int THREADS>
 __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum(const T *x, uint64_t n, float *out, double *wide)
 {
     constexpr int PER_VEC = Vector<T>::COUNT, WARPS_HERE = THREADS / 32;
-    __shared__ long long d[DIGITS * THREADS], sum[DIGITS];
+    static_assert(FINE_DIGITS * THREADS * sizeof(long long) <= 40 * 1024, "the columns take too much shared memory");
+    __shared__ long long fine[FINE_DIGITS * THREADS], sum[DIGITS];
     __shared__ int warp_chunks[8][WARPS_HERE];
     __shared__ unsigned flags;
     uint64_t head = unaligned_head(x, n); /* elements before a 16-byte boundary */
@@ -480,7 +588,7 @@ __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum(const T *x,
     uint4 r[UNROLL], next[UNROLL];
     load_tile(r, v, i, vectors);
     load_tile(next, v, i + stride, vectors);
-    for (int k = 0; k < DIGITS; k++) digit(d, k) = 0;
+    for (int k = 0; k < FINE_DIGITS; k++) digit(fine, k) = 0;
     if (threadIdx.x == 0) flags = 0;
     unsigned largest = 0;
 #pragma unroll
@@ -494,42 +602,65 @@ __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum(const T *x,
     Windows w;
     w.open(largest);
     const int block_a = w.a;
-    bool used = false; /* whether this thread's digits hold anything */
-    unsigned tiles = 0; /* tiles in the totals since they were last flushed: int64 holds 2^12 of 2^50 units */
+    bool used = false; /* whether this thread's column holds anything */
+    bool in_column = false; /* whether the last tile went to the column: then the next one's range is looked at first */
+    unsigned tiles = 0; /* the thread's tiles, for the flushes and carries every FINE_TILES */
     while (i < vectors) {
-        for (; i < vectors && split_tile<T>(w, r); i += stride) { /* no call in this loop: nothing to save */
-            if (++tiles % 4096 == 0) {
-                w.flush(d);
-                used = true;
+        if (!in_column) {
+            for (; i < vectors && split_tile<T>(w, r); i += stride) { /* no call in this loop but a rare one */
+                if (++tiles % FINE_TILES == 0) { /* the windows' totals to the column */
+                    w = flush_thread(w, fine);
+                    used = true;
+                }
+#pragma unroll
+                for (int k = 0; k < UNROLL; k++) r[k] = next[k];
+                load_tile(next, v, i + 2 * stride, vectors);
             }
+            if (i >= vectors) break;
+        }
+        bool to_column = false;
+        if constexpr (Vector<T>::IN_LINE) {
+            const TileRange g = tile_range<T>(r);
+            if (in_column && w.takes(g)) { /* back to the windows */
+                in_column = false;
+                continue;
+            }
+            to_column = !g.nonfinite && (Windows::binade(g.largest) == w.a || !Windows::take_range(g.largest, g.least));
+        }
+        if (to_column) {
+            /* No windows take it whole: its values to the column, and on to the next tile, already loaded. */
+#pragma unroll
+            for (int k = 0; k < UNROLL; k++)
+#pragma unroll
+                for (int j = 0; j < PER_VEC; j++) fine_add_value(fine, Vector<T>::bits(r[k], j));
 #pragma unroll
             for (int k = 0; k < UNROLL; k++) r[k] = next[k];
             load_tile(next, v, i + 2 * stride, vectors);
+            in_column = true;
+        } else {
+            /* A call. The tiles are loaded again after it, so that none is held in registers across it. */
+            w = take_tile<T>(w, fine, r[0], r[1], r[2], r[3], &flags);
+            load_tile(r, v, i + stride, vectors);
+            load_tile(next, v, i + 2 * stride, vectors);
+            in_column = false;
         }
-        if (i >= vectors) break;
-        /* A tile the windows could not take. The next one is loaded again after the call, so that no tile
-         * is held in registers across it. */
-        w = take_tile<T>(w, d, r[0], r[1], r[2], r[3], &flags);
         used = true;
-        if (++tiles % 4096 == 0) w.flush(d);
+        if (++tiles % FINE_TILES == 0) w = flush_thread(w, fine);
         i += stride;
-        load_tile(r, v, i, vectors);
-        load_tile(next, v, i + stride, vectors);
     }
     /* The warp together again before its shuffles: its threads leave the loop from different places (after
      * the call or not), and a warp still apart does each shuffle below a part at a time. */
     __syncwarp();
-    uint32_t first = t < head ? value_bits(x[t]) : 0u, last = t < n - tail ? value_bits(x[tail + t]) : 0u;
-    if (first << 1) {
-        digits_add_value(d, first, &flags);
+    if (t < head) {
+        fine_take_value(fine, value_bits(x[t]), &flags);
         used = true;
     }
-    if (last << 1) {
-        digits_add_value(d, last, &flags);
+    if (t < n - tail) {
+        fine_take_value(fine, value_bits(x[tail + t]), &flags);
         used = true;
     }
-    if (w.a != block_a) { /* windows opened elsewhere: their totals to the digits */
-        w.flush(d);
+    if (w.a != block_a) { /* windows opened elsewhere: their totals to the column */
+        w.flush(fine);
         used = true;
     }
     /* The totals at the block's binade in 16-bit chunks (the top one signed), each summed across the warp
@@ -544,7 +675,10 @@ __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum(const T *x,
         if (threadIdx.x % 32 == 0) warp_chunks[j][threadIdx.x / 32] = chunk;
     }
     const bool any_used = __syncthreads_or(used);
-    if (any_used) column_totals(d, sum);
+    if (any_used) {
+        fine_to_digits(fine);
+        column_totals(fine, sum);
+    }
     if (threadIdx.x >= 32) return;
     /* The first warp: lane j < 8 adds chunk j's warp sums (below 2^26 in magnitude), and lane k gathers digit
      * k: a chunk at bit p, times 2^(p % 32), is below 2^57, its low 32 bits digit p / 32 and the rest (signed)
@@ -700,6 +834,13 @@ struct Windows64 {
         a = binade(largest_field);
         int_high = int_mid = int_low = 0;
     }
+    /* Whether windows opened at a tile's largest field take its values: the least nonzero field is at least
+     * a + 929 (Windows::take_range, for three windows). */
+    static __host__ __device__ bool take_range(unsigned largest_field, unsigned least_field)
+    {
+        const int a = binade(largest_field);
+        return a == -928 || (int)least_field >= a + 929;
+    }
     __host__ __device__ double base(int window) const { return 1.5 * power_of_two(a - 47 * window); }
     __host__ __device__ double limit() const { return power_of_two(a - 2); }
     /* The least key of a value low takes exactly: field a + 929 and no rest below it (0 at the lowest binade,
@@ -764,14 +905,15 @@ __host__ __device__ __forceinline__ bool split_tile64(Windows64 &w, const uint4 
 }
 
 /* A tile the windows could not take, as take_tile: its NaN and Inf flagged through flag(bits) (and out of
- * the tile, as -0), with SAW_NOT_MINUS_ZERO where a value is not -0; where the largest finite field asks for other windows the
- * totals go to the digits (through add) and the windows open there; the tile is split again, and one they
- * still cannot take goes to the digits value by value. */
+ * the tile, as -0), with SAW_NOT_MINUS_ZERO where a value is not -0; where windows at the largest finite field
+ * would take the rest, the totals go to the digits (through add) and the windows open there (a tile wider than
+ * any windows leaves them where they are: moving them would flush them for nothing); the tile is split again,
+ * and one they still cannot take goes to the digits value by value. */
 template <typename Add, typename Flag>
 __host__ __device__ __noinline__ Windows64 take_tile64(Windows64 w, Add add, Flag flag, uint4 r0, uint4 r1, uint4 r2, uint4 r3)
 {
     uint4 r[UNROLL] = {r0, r1, r2, r3};
-    unsigned largest = 0, seen = 0;
+    unsigned largest = 0, least = 0x7ff, seen = 0;
     HOST_DEVICE_UNROLL
     for (int k = 0; k < UNROLL; k++)
     HOST_DEVICE_UNROLL
@@ -781,12 +923,13 @@ __host__ __device__ __noinline__ Windows64 take_tile64(Windows64 w, Add add, Fla
             if (field64(bits) == 0x7ff) {
                 seen |= flag_of64(bits);
                 set_value64(r[k], j, MINUS_ZERO_BITS);
-            } else if (field64(bits) > largest) {
-                largest = field64(bits);
+            } else {
+                largest = field64(bits) > largest ? field64(bits) : largest;
+                least = bits << 1 && field64(bits) < least ? field64(bits) : least;
             }
         }
     flag(seen);
-    if (Windows64::binade(largest) != w.a) {
+    if (Windows64::binade(largest) != w.a && Windows64::take_range(largest, least)) {
         w.flush(add);
         w.open(largest);
     }
