@@ -46,6 +46,22 @@ static void refused_arguments(void)
     check(distinct, "each status has words of its own");
 }
 
+/* The exact sum of v[0..n) (doubles, n + 1 of room) rounded once to fp16 or bf16, from its fp64 rounding sum64
+ * and the sign of what that left out (the exact sum of the values and -sum64): sum64 rounded to odd, the
+ * neighbour toward the rest where sum64's last bit is 0, rounds to nearest as the exact sum does. */
+static double one_rounding(double *v, uint64_t n, double sum64, ExactSumType t)
+{
+    double odd = sum64;
+    if (isfinite(sum64) && sum64 != 0.0) {
+        v[n] = -sum64;
+        double rest = reference_sum_f64(v, n + 1).sum;
+        uint64_t bits;
+        memcpy(&bits, &sum64, sizeof bits);
+        if (rest != 0.0 && !(bits & 1)) odd = nextafter(sum64, rest > 0 ? INFINITY : -INFINITY);
+    }
+    return t == EXACT_SUM_F16 ? (double)__half2float(__double2half(odd)) : (double)__bfloat162float(__double2bfloat16(odd));
+}
+
 /* n values of fill f of type t from element `start` of a device buffer (an odd start: an unaligned head),
  * against the reference of the same values. */
 static void sums_of(Fill f, uint64_t n, uint64_t start, ExactSumType t, void *dev)
@@ -55,22 +71,21 @@ static void sums_of(Fill f, uint64_t n, uint64_t start, ExactSumType t, void *de
     size_t size = sizes[t];
     unsigned char *bytes = (unsigned char *)malloc(n * size);
     float *values = (float *)malloc(n * sizeof(float));
-    double *values64 = (double *)malloc(n * sizeof(double));
+    double *values64 = (double *)malloc((n + 1) * sizeof(double));
     for (uint64_t i = 0; i < n; i++) {
         if (t == EXACT_SUM_F64) values64[i] = fill_value64(f, 7, i);
         float v = fill_value(f, 7, i);
         if (t == EXACT_SUM_F16) v = __half2float(__float2half_rn(v));
         if (t == EXACT_SUM_BF16) v = __bfloat162float(__float2bfloat16_rn(v));
         values[i] = v;
+        if (t != EXACT_SUM_F64) values64[i] = v;
         if (t == EXACT_SUM_F64) memcpy(bytes + i * size, &values64[i], size);
         else if (t == EXACT_SUM_F32) memcpy(bytes + i * size, &v, size);
         else if (t == EXACT_SUM_F16) { __half h = __float2half_rn(v); memcpy(bytes + i * size, &h, size); }
         else { __nv_bfloat16 h = __float2bfloat16_rn(v); memcpy(bytes + i * size, &h, size); }
     }
     Reference ref = t == EXACT_SUM_F64 ? reference_sum_f64(values64, n) : reference_sum(values, n);
-    double want = t == EXACT_SUM_F64 ? ref.sum : t == EXACT_SUM_F32 ? (double)ref.sum32
-                : t == EXACT_SUM_F16 ? (double)__half2float(__double2half(ref.sum))
-                                     : (double)__bfloat162float(__double2bfloat16(ref.sum));
+    double want = t == EXACT_SUM_F64 ? ref.sum : t == EXACT_SUM_F32 ? (double)ref.sum32 : one_rounding(values64, n, ref.sum, t);
     void *x = (unsigned char *)dev + start * size;
     double sum = NAN, in_type = NAN;
     int status = cudaMemcpy(x, bytes, n * size, cudaMemcpyHostToDevice) == cudaSuccess
@@ -86,10 +101,52 @@ static void sums_of(Fill f, uint64_t n, uint64_t start, ExactSumType t, void *de
     free(values64);
 }
 
+/* bf16 sums just off a tie of bf16, by less than fp64 holds: 1 + 2^-8 + 2^-70 rounds in fp64 to 1 + 2^-8, halfway
+ * between 1 and 1 + 2^-7, which rounds to even, 1; the sum itself is above the tie: 1 + 2^-7. And the same
+ * below a tie whose even side is up (1 + 2^-7 + 2^-8 - 2^-70: 1 + 2^-7, not 1 + 2^-6), and negated. */
+static const struct {
+    float values[3];
+    double want;
+    const char *name;
+} ties[] = {
+    {{1.0f, 0x1p-8f, 0x1p-70f}, 1.0 + 0x1p-7, "bf16: 1 + 2^-8 + 2^-70 is 1 + 2^-7, not the tie's even 1"},
+    {{1.0f + 0x1p-7f, 0x1p-8f, -0x1p-70f}, 1.0 + 0x1p-7, "bf16: 1 + 2^-7 + 2^-8 - 2^-70 is 1 + 2^-7, not 1 + 2^-6"},
+    {{-1.0f, -0x1p-8f, -0x1p-70f}, -1.0 - 0x1p-7, "bf16: -1 - 2^-8 - 2^-70 is -1 - 2^-7"},
+};
+enum { TIES = sizeof ties / sizeof ties[0] };
+
+/* The host's reference of them (no GPU): one rounding, where the fp64 result rounded again is the tie's even. */
+static void reference_rounds_ties_once(void)
+{
+    int once = 1;
+    for (int c = 0; c < TIES; c++) {
+        double v[4] = {ties[c].values[0], ties[c].values[1], ties[c].values[2]};
+        double sum64 = reference_sum_f64(v, 3).sum;
+        once &= one_rounding(v, 3, sum64, EXACT_SUM_BF16) == ties[c].want &&
+                (double)__bfloat162float(__double2bfloat16(sum64)) != ties[c].want;
+    }
+    check(once, "the reference rounds bf16 sums just off a tie once, where rounding fp64's again would not");
+}
+
+/* ... and the library's, against it. */
+static void ties_rounded_once(void *dev)
+{
+    for (int c = 0; c < TIES; c++) {
+        __nv_bfloat16 h[3];
+        for (int i = 0; i < 3; i++) h[i] = __float2bfloat16_rn(ties[c].values[i]);
+        double sum = NAN, in_type = NAN;
+        int status = cudaMemcpy(dev, h, sizeof h, cudaMemcpyHostToDevice) == cudaSuccess
+                   ? exact_sum(dev, 3, EXACT_SUM_BF16, &sum, &in_type, 0) : -1;
+        check(status == EXACT_SUM_OK && in_type == ties[c].want, ties[c].name);
+        if (in_type != ties[c].want) printf("     | status %d: %a, wanted %a\n", status, in_type, ties[c].want);
+    }
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     refused_arguments();
+    reference_rounds_ties_once();
     int devices = 0;
     if (cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0) {
         const uint64_t largest = (1u << 22) + 9;
@@ -97,6 +154,7 @@ int main(void)
         if (cudaMalloc(&dev, (largest + 1) * 8) != cudaSuccess) {
             check(0, "room on the GPU for the data");
         } else {
+            ties_rounded_once(dev);
             static const Fill fills[] = {FILL_SHIFTED, FILL_RANDOM, FILL_WIDE, FILL_BINADES, FILL_NAN, FILL_INF};
             static const uint64_t sizes[] = {1, 31, 1000003, largest};
             for (int t = EXACT_SUM_F64; t <= EXACT_SUM_BF16; t++)
