@@ -42,10 +42,12 @@ static cudaError_t launch_windows(const void *x, uint64_t n, Rounded *r, int slo
     return cudaGetLastError();
 }
 
+/* The bytes of an element of each ExactSumType. */
+static const size_t type_bytes[] = {sizeof(double), sizeof(float), sizeof(__half), sizeof(__nv_bfloat16)};
+
 extern "C" int exact_sum(const void *x, uint64_t n, ExactSumType t, double *sum64, double *in_type, cudaStream_t stream)
 {
-    static const size_t sizes[] = {sizeof(double), sizeof(float), sizeof(__half), sizeof(__nv_bfloat16)};
-    if (!sum64 || (unsigned)t > EXACT_SUM_BF16 || (n && (!x || (uintptr_t)x % sizes[t]))) return EXACT_SUM_BAD_ARGUMENT;
+    if (!sum64 || (unsigned)t > EXACT_SUM_BF16 || (n && (!x || (uintptr_t)x % type_bytes[t]))) return EXACT_SUM_BAD_ARGUMENT;
     if (n == 0) {
         *sum64 = 0.0;
         if (in_type) *in_type = 0.0;
@@ -87,6 +89,18 @@ extern "C" int exact_sum(const void *x, uint64_t n, ExactSumType t, double *sum6
                  : t == EXACT_SUM_F16 ? (double)__half2float(__double2half(narrow_from))
                                       : (double)__bfloat162float(__double2bfloat16(narrow_from));
     return EXACT_SUM_OK;
+}
+
+extern "C" int exact_sum_host(const void *x, uint64_t n, ExactSumType t, double *sum64, double *in_type)
+{
+    if (!sum64 || (unsigned)t > EXACT_SUM_BF16 || (n && !x) || n > SIZE_MAX / type_bytes[t]) return EXACT_SUM_BAD_ARGUMENT;
+    if (n == 0) return exact_sum(NULL, 0, t, sum64, in_type, 0);
+    const size_t bytes = n * type_bytes[t];
+    void *dev;
+    if (cudaMalloc(&dev, bytes) != cudaSuccess) return EXACT_SUM_CUDA_ERROR;
+    int status = cudaMemcpy(dev, x, bytes, cudaMemcpyHostToDevice) == cudaSuccess ? exact_sum(dev, n, t, sum64, in_type, 0)
+                                                                                 : EXACT_SUM_CUDA_ERROR;
+    return cudaFree(dev) == cudaSuccess ? status : EXACT_SUM_CUDA_ERROR;
 }
 
 extern "C" const char *exact_sum_status(int code)

@@ -28,6 +28,7 @@ static int same_bits(double a, double b) { return !memcmp(&a, &b, sizeof a) || (
 static void refused_arguments(void)
 {
     double sum = 1.0, in_type = 1.0;
+    static const double x_host[1] = {1.0};
     check(exact_sum((const void *)0x1000, 4, EXACT_SUM_F32, NULL, NULL, 0) == EXACT_SUM_BAD_ARGUMENT,
           "a NULL fp64 result is refused");
     check(exact_sum((const void *)0x1000, 4, (ExactSumType)4, &sum, NULL, 0) == EXACT_SUM_BAD_ARGUMENT,
@@ -40,6 +41,15 @@ static void refused_arguments(void)
     check(exact_sum(NULL, 0, EXACT_SUM_F32, &sum, &in_type, 0) == EXACT_SUM_OK && same_bits(sum, 0.0) &&
               same_bits(in_type, 0.0),
           "no values sum to +0");
+    check(exact_sum_host(x_host, 1, EXACT_SUM_F64, NULL, NULL) == EXACT_SUM_BAD_ARGUMENT &&
+              exact_sum_host(x_host, 1, (ExactSumType)4, &sum, NULL) == EXACT_SUM_BAD_ARGUMENT &&
+              exact_sum_host(NULL, 1, EXACT_SUM_F32, &sum, NULL) == EXACT_SUM_BAD_ARGUMENT &&
+              exact_sum_host(x_host, UINT64_MAX / 4, EXACT_SUM_F64, &sum, NULL) == EXACT_SUM_BAD_ARGUMENT && sum == 0.0,
+          "from host memory: a NULL result, an unknown type, a NULL array and more bytes than size_t counts are refused");
+    sum = in_type = 1.0;
+    check(exact_sum_host(NULL, 0, EXACT_SUM_BF16, &sum, &in_type) == EXACT_SUM_OK && same_bits(sum, 0.0) &&
+              same_bits(in_type, 0.0),
+          "from host memory: no values sum to +0");
     int distinct = 1;
     for (int a = 0; a <= EXACT_SUM_CUDA_ERROR + 1; a++)
         for (int b = 0; b < a; b++) distinct &= strcmp(exact_sum_status(a), exact_sum_status(b)) != 0;
@@ -91,11 +101,16 @@ static void sums_of(Fill f, uint64_t n, uint64_t start, ExactSumType t, void *de
     int status = cudaMemcpy(x, bytes, n * size, cudaMemcpyHostToDevice) == cudaSuccess
                ? exact_sum(x, n, t, &sum, &in_type, 0) : -1;
     char name[160];
-    snprintf(name, sizeof name, "%s, fill %s, N = %llu from element %llu: the exact sum rounded once to fp64 and to %s",
+    snprintf(name, sizeof name, "%s, fill %s, N = %llu from element %llu: the exact sum rounded once to fp64 and to %s, from device and host memory",
              names[t], fill_name(f), (unsigned long long)n, (unsigned long long)start, names[t]);
-    int ok = status == EXACT_SUM_OK && same_bits(sum, ref.sum) && same_bits(in_type, want);
+    double host_sum = NAN, host_in_type = NAN; /* the same values from host memory (exact_sum_host) */
+    int host_status = exact_sum_host(bytes, n, t, &host_sum, &host_in_type);
+    int ok = status == EXACT_SUM_OK && same_bits(sum, ref.sum) && same_bits(in_type, want) &&
+             host_status == EXACT_SUM_OK && same_bits(host_sum, sum) && same_bits(host_in_type, in_type);
     check(ok, name);
-    if (!ok) printf("     | status %d: %a and %a, wanted %a and %a\n", status, sum, in_type, ref.sum, want);
+    if (!ok)
+        printf("     | status %d: %a and %a (from host memory: status %d, %a and %a), wanted %a and %a\n", status, sum,
+               in_type, host_status, host_sum, host_in_type, ref.sum, want);
     free(bytes);
     free(values);
     free(values64);
