@@ -15,12 +15,14 @@
 #include "host.h"
 
 #define TIMED_RUNS 9
+/* --csv's columns (docs/exact-sum.md lists them; --help prints them). */
+#define SUM_CSV_HEADER "file,dtype,rows,cols,row,result,result_bits,result64,result64_bits,median_us,gbps,cub_us,cub_gbps,cub_result"
 
 static const char *USAGE =
     "usage: sum FILE [--dtype T] [--csv] [--out ROWS.npy]\n"
     "  FILE            a .npy file (f64, f32, f16, i8 or i32; one or two dimensions) or, with --dtype, raw bytes\n"
     "  --dtype T       the element type of a raw FILE: f64, f32, f16, bf16, i8 or i32\n"
-    "  --csv           named columns (docs/exact-sum.md) in place of the table, a line a row\n"
+    "  --csv           named columns in place of the table, a line a row: " SUM_CSV_HEADER "\n"
     "  --out ROWS.npy  every row's sum rounded once to fp64, as a 1-D .npy file\n"
     "exit: 0 summed; 2 bad usage or input (one line on stderr); 3 no usable GPU or a CUDA error\n";
 
@@ -227,7 +229,7 @@ int main(int argc, char **argv)
     char decimal[64], bits[32], decimal64[64], bits64[32], cub_text[64];
     result_decimal(cub_text, sizeof cub_text, cub_last, cub_type);
     if (csv) {
-        printf("file,dtype,rows,cols,row,result,result_bits,result64,result64_bits,median_us,gbps,cub_us,cub_gbps,cub_result\n");
+        printf(SUM_CSV_HEADER "\n");
         for (uint64_t r = 0; r < rows; r++) {
             in_type_text(&p.sums[r], t, decimal, bits, sizeof decimal);
             printf("%s,%s,%llu,%llu,%llu,%s,%s,%s,%s,%.2f,%.1f,%.2f,%.1f,%s\n", path, dtypes[t].name,
