@@ -196,7 +196,7 @@ int main(int argc, char **argv)
     CUDA_CHECK(cudaMemcpy((void *)p.dev, a.bytes, bytes, cudaMemcpyHostToDevice));
     size_t int_bytes = 0;
     CUDA_CHECK(cub_reduce(t, NULL, p.temp_bytes, NULL, NULL, cols));
-    CUDA_CHECK(integer_sum(DT_I32, NULL, int_bytes, NULL, NULL, cols));
+    if (is_integer(t)) CUDA_CHECK(integer_sum(t, NULL, int_bytes, NULL, NULL, cols));
     p.temp_bytes = p.temp_bytes > int_bytes ? p.temp_bytes : int_bytes;
     p.temp = device_alloc(p.temp_bytes, "CUB's scratch");
     p.int_out = (long long *)device_alloc(sizeof(long long), "the integer sum");
@@ -253,7 +253,7 @@ int main(int argc, char **argv)
         char label[64] = "";
         if (a.rows) snprintf(label, sizeof label, k ? "row %llu (largest), " : "row %llu, ", (unsigned long long)shown[k]);
         in_type_text(&p.sums[shown[k]], t, decimal, bits, sizeof decimal);
-        printf("  %sexact sum in %-4s %s (%s)\n", label, dtypes[t].name, decimal, bits);
+        if (t != DT_F64) printf("  %sexact sum in %-4s %s (%s)\n", label, dtypes[t].name, decimal, bits);
         printf("  %sexact sum in f64  %s (%s)\n", label, result_decimal(decimal64, sizeof decimal64, sums64[shown[k]], RESULT_F64),
                result_bits(bits64, sizeof bits64, sums64[shown[k]], RESULT_F64));
     }
