@@ -4,6 +4,7 @@ lists them; the Python call's type map, its reading of an array interface and it
 missing. On a GPU: both against the host's exact reference (math.fsum; fractions.Fraction rounded once) and
 against the stage program whose kernels the library shares, with NumPy and with an array of the test's own
 that exposes __cuda_array_interface__ over memory allocated through the CUDA runtime."""
+import csv
 import ctypes
 import glob
 import math
@@ -85,8 +86,8 @@ class SumProgramHost(support.Case):
 
     def test_bad_input_is_one_line_and_exit_2(self):
         prog, d = self.program(), support.scratch(self)
-        npy.write(os.path.join(d, "u1.npy"), npy.encode("|f4", "3").replace(b"|f4", b"|u1"))
-        npy.write(os.path.join(d, "empty.npy"), npy.encode("<f8", "1")[:-8].replace(b"(1,)", b"(0,)"))
+        npy.write(os.path.join(d, "u1.npy"), npy.header("|u1", [3]) + bytes(3))
+        npy.write(os.path.join(d, "empty.npy"), npy.header("<f8", [0]))
         npy.write(os.path.join(d, "bad.npy"), b"hello")
         npy.write(os.path.join(d, "ok.npy"), npy.encode("<f8", "5"))
         npy.write(os.path.join(d, "fp8.raw"), b"\0" * 8)
@@ -213,8 +214,7 @@ class OnTheGpu(support.Case):
         d = support.scratch(self)
         path = os.path.join(d, "x.npy")
         fmt = FORMATS[typestr][0]
-        header = npy.encode(typestr, str(len(values)))[:-len(values) * struct.calcsize(fmt)]
-        npy.write(path, header + struct.pack(f"<{len(values)}{fmt}", *values))
+        npy.write(path, npy.header(typestr, [len(values)]) + struct.pack(f"<{len(values)}{fmt}", *values))
         r = support.run([os.path.join(support.ROOT, program), "--input", path, "--kernel", kernel, "--reps", "1",
                          "--warmup", "0", "--csv", os.path.join(d, "x.csv")])
         self.assertEqual(r.rc, 0, r)
@@ -297,14 +297,12 @@ class OnTheGpu(support.Case):
             fp64, in_type = self.reference(values, typestr)
             fmt = FORMATS[typestr][0]
             path = os.path.join(d, f"{fmt}.npy")
-            header = npy.encode(typestr, "7,14286")[:-7 * 14286 * struct.calcsize(fmt)]
-            npy.write(path, header + struct.pack(f"<{7 * 14286}{fmt}", *values[:7 * 14286]))
+            npy.write(path, npy.header(typestr, [7, 14286]) + struct.pack(f"<{7 * 14286}{fmt}", *values[:7 * 14286]))
             flat = os.path.join(d, f"{fmt}-flat.npy")
-            npy.write(flat, npy.encode(typestr, str(len(values)))[:-len(values) * struct.calcsize(fmt)] +
-                      struct.pack(f"<{len(values)}{fmt}", *values))
+            npy.write(flat, npy.header(typestr, [len(values)]) + struct.pack(f"<{len(values)}{fmt}", *values))
             with self.subTest(type=typestr):
                 r = self.expect(0, "", [os.path.join(support.ROOT, SUM), flat, "--csv"])
-                rows = list(__import__("csv").DictReader(r.out.splitlines()))
+                rows = list(csv.DictReader(r.out.splitlines()))
                 self.assertEqual(len(rows), 1)
                 self.assertEqual(float(rows[0]["result64"]), fp64)
                 self.assertEqual(float(rows[0]["result"]), in_type)
@@ -314,7 +312,7 @@ class OnTheGpu(support.Case):
             with self.subTest(type=typestr, rows=7):
                 out = os.path.join(d, f"{fmt}-rows.npy")
                 r = self.expect(0, "", [os.path.join(support.ROOT, SUM), path, "--csv", "--out", out])
-                rows = list(__import__("csv").DictReader(r.out.splitlines()))
+                rows = list(csv.DictReader(r.out.splitlines()))
                 want = [math.fsum(values[k * 14286:(k + 1) * 14286]) for k in range(7)]
                 self.assertEqual([float(row["result64"]) for row in rows], want)
                 with open(out, "rb") as f:
@@ -324,7 +322,31 @@ class OnTheGpu(support.Case):
         npy.write(ints, npy.encode("<i4", "1000003"))
         r = self.expect(0, "", [os.path.join(support.ROOT, SUM), ints, "--csv"])
         want = sum((i % 97) - 48 for i in range(1000003))
-        self.assertEqual(int(list(__import__("csv").DictReader(r.out.splitlines()))[0]["result"]), want)
+        self.assertEqual(int(list(csv.DictReader(r.out.splitlines()))[0]["result"]), want)
+
+    @support.full_only
+    @support.needs("gpu")
+    def test_make_sum_of_ten_million_values_is_fsums_bits(self):
+        """make sum on 10^7 values of fp64 (large ones of both signs cancelling): math.fsum's bits; of fp32: the
+        exact sum rounded once to fp32, from fsum's rounding to odd (its neighbour toward what it left out,
+        itself summed by fsum, where its last bit is even)."""
+        d = support.scratch(self)
+        rng = random.Random(10 ** 7)
+        for typestr in ("<f8", "<f4"):
+            fmt = FORMATS[typestr][0]
+            raw = struct.pack(f"<{10 ** 7}d", *((rng.random() - 0.4) * 2.0 ** rng.randint(-20, 20) for _ in range(10 ** 7)))
+            values = list(struct.unpack(f"<{10 ** 7}{fmt}", struct.pack(f"<{10 ** 7}{fmt}", *struct.unpack(f"<{10 ** 7}d", raw))))
+            fp64 = math.fsum(values)
+            rest = math.fsum(values + [-fp64])
+            odd = fp64 if rest == 0 or struct.unpack("<Q", struct.pack("<d", fp64))[0] & 1 else math.nextafter(fp64, math.copysign(math.inf, rest))
+            want = fp64 if typestr == "<f8" else struct.unpack("<f", struct.pack("<f", odd))[0]
+            path = os.path.join(d, f"{fmt}.npy")
+            npy.write(path, npy.header(typestr, [10 ** 7]) + struct.pack(f"<{10 ** 7}{fmt}", *values))
+            with self.subTest(type=typestr):
+                r = self.expect_make(0, "", "sum", f"FILE={path}", "ARGS=--csv")
+                row = list(csv.DictReader(r.out.splitlines()))[0]
+                self.assertEqual(float(row["result"]), want)
+                self.assertEqual(float(row["result64"]), fp64)
 
 
 if __name__ == "__main__":
