@@ -3,7 +3,8 @@ Without a GPU: the program's usage, its refusals (one line, exit 2) and its CSV 
 lists them; the Python call's type map, its reading of an array interface and its error where the library is
 missing. On a GPU: both against the host's exact reference (math.fsum; fractions.Fraction rounded once) and
 against the stage program whose kernels the library shares, with NumPy and with an array of the test's own
-that exposes __cuda_array_interface__ over memory allocated through the CUDA runtime."""
+that exposes __cuda_array_interface__ over memory allocated through the CUDA runtime (the stage program, started
+once for each type, fill and size, and ten million values: make test-full)."""
 import csv
 import ctypes
 import glob
@@ -205,24 +206,25 @@ class OnTheGpu(support.Case):
         self.assertEqual(fp64, rounded_once(total, "<f8"), "math.fsum is the exact sum rounded once")
         return fp64, rounded_once(total, typestr)
 
-    def stage_result(self, values, typestr):
-        """The result column of the stage program's exact kernel of the type (the folder holding the library's
-        kernels; the kernel whose --describe says exact), on a .npy of the values: rounded once to fp32 for the
-        narrow types, to fp64 for fp64."""
+    def stage_results(self, values, typestr):
+        """The results of the stage program's exact kernels of the type (the program of the folder holding the
+        library's kernels; the kernels whose --describe says exact), on a .npy of the values: each rounded once,
+        to fp32 for the narrow types, to fp64 for fp64; a kernel that refuses the data gives none."""
         program = next(p for p in support.programs() if glob.glob(f"{support.ROOT}/stages/{support.stage_of(p)}/exact_sum.cuh"))
-        kernel = next(k[0] for k in support.kernels(program) if k[1] == NAMES[typestr] and k[2] == "default" and k[3] == "exact")
+        exact = [k[0] for k in support.kernels(program) if k[1] == NAMES[typestr] and k[2] == "default" and k[3] == "exact"]
+        self.assertTrue(exact, f"{program} has no exact kernel of {NAMES[typestr]}")
         d = support.scratch(self)
         path = os.path.join(d, "x.npy")
         fmt = FORMATS[typestr][0]
         npy.write(path, npy.header(typestr, [len(values)]) + struct.pack(f"<{len(values)}{fmt}", *values))
-        r = support.run([os.path.join(support.ROOT, program), "--input", path, "--kernel", kernel, "--reps", "1",
+        r = support.run([os.path.join(support.ROOT, program), "--input", path, "--kernel", ",".join(exact), "--reps", "1",
                          "--warmup", "0", "--csv", os.path.join(d, "x.csv")])
         self.assertEqual(r.rc, 0, r)
-        row = next(row for row in support.read_csv(os.path.join(d, "x.csv")) if row["kernel"] == kernel)
-        return float(row["result"])
+        return {row["kernel"]: float(row["result"]) for row in support.read_csv(os.path.join(d, "x.csv"))
+                if row["kernel"] in exact and row["result"]}
 
     @support.needs("gpu")
-    def test_own_cuda_array_equals_the_reference_and_the_stage(self):
+    def test_own_cuda_array_equals_the_reference(self):
         cudart = cuda_runtime()
         stream = ctypes.c_void_p()
         check(cudart.cudaStreamCreate(ctypes.byref(stream)), "cudaStreamCreate")
@@ -239,9 +241,22 @@ class OnTheGpu(support.Case):
                         finally:
                             a.free()
                         self.assertEqual(got, (fp64, in_type))
-                        narrow = fp64 if typestr == "<f8" else rounded_once(exact_total(values), "<f4")
-                        self.assertEqual(self.stage_result(values, typestr), narrow, "the stage program's result")
         check(cudart.cudaStreamDestroy(stream), "cudaStreamDestroy")
+
+    @support.full_only
+    @support.needs("gpu")
+    def test_the_stage_program_gives_the_same_sums(self):
+        """The stage program's exact kernels on the same values (a program started for each: make test-full)."""
+        for typestr in FORMATS:
+            for fill in FILLS:
+                for n in SIZES:
+                    with self.subTest(type=typestr, fill=fill, n=n):
+                        values = values_of(fill, n, typestr)
+                        fp64, _ = self.reference(values, typestr)
+                        narrow = fp64 if typestr == "<f8" else rounded_once(exact_total(values), "<f4")
+                        stage = self.stage_results(values, typestr)
+                        self.assertTrue(stage, "no result from the stage program's exact kernels")
+                        self.assertEqual(stage, dict.fromkeys(stage, narrow), "the stage program's results")
 
     @support.needs("gpu")
     def test_own_cuda_array_refusals(self):
