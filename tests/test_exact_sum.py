@@ -206,6 +206,16 @@ class OnTheGpu(support.Case):
         self.assertEqual(fp64, rounded_once(total, "<f8"), "math.fsum is the exact sum rounded once")
         return fp64, rounded_once(total, typestr)
 
+    def each_case(self, check_case):
+        """check_case(typestr, values, fp64, in_type) for every type, fill and size, each a subtest, with the
+        references of the values."""
+        for typestr in FORMATS:
+            for fill in FILLS:
+                for n in SIZES:
+                    with self.subTest(type=typestr, fill=fill, n=n):
+                        values = values_of(fill, n, typestr)
+                        check_case(typestr, values, *self.reference(values, typestr))
+
     def stage_results(self, values, typestr):
         """The results of the stage program's exact kernels of the type (the program of the folder holding the
         library's kernels; the kernels whose --describe says exact), on a .npy of the values: each rounded once,
@@ -228,35 +238,29 @@ class OnTheGpu(support.Case):
         cudart = cuda_runtime()
         stream = ctypes.c_void_p()
         check(cudart.cudaStreamCreate(ctypes.byref(stream)), "cudaStreamCreate")
-        for typestr in FORMATS:
-            for fill in FILLS:
-                for n in SIZES:
-                    with self.subTest(type=typestr, fill=fill, n=n):
-                        values = values_of(fill, n, typestr)
-                        fp64, in_type = self.reference(values, typestr)
-                        size = struct.calcsize(FORMATS[typestr][0])  # one element past an aligned start
-                        a = DeviceArray(cudart, typestr, values, stream=stream.value, offset=size)
-                        try:
-                            got = py.exact_sum(a, in_type=True)
-                        finally:
-                            a.free()
-                        self.assertEqual(got, (fp64, in_type))
+
+        def check_case(typestr, values, fp64, in_type):
+            size = struct.calcsize(FORMATS[typestr][0])  # one element past an aligned start
+            a = DeviceArray(cudart, typestr, values, stream=stream.value, offset=size)
+            try:
+                got = py.exact_sum(a, in_type=True)
+            finally:
+                a.free()
+            self.assertEqual(got, (fp64, in_type))
+        self.each_case(check_case)
         check(cudart.cudaStreamDestroy(stream), "cudaStreamDestroy")
 
     @support.full_only
     @support.needs("gpu")
     def test_the_stage_program_gives_the_same_sums(self):
         """The stage program's exact kernels on the same values (a program started for each: make test-full)."""
-        for typestr in FORMATS:
-            for fill in FILLS:
-                for n in SIZES:
-                    with self.subTest(type=typestr, fill=fill, n=n):
-                        values = values_of(fill, n, typestr)
-                        fp64, _ = self.reference(values, typestr)
-                        narrow = fp64 if typestr == "<f8" else rounded_once(exact_total(values), "<f4")
-                        stage = self.stage_results(values, typestr)
-                        self.assertTrue(stage, "no result from the stage program's exact kernels")
-                        self.assertEqual(stage, dict.fromkeys(stage, narrow), "the stage program's results")
+
+        def check_case(typestr, values, fp64, in_type):
+            narrow = fp64 if typestr == "<f8" else rounded_once(exact_total(values), "<f4")
+            stage = self.stage_results(values, typestr)
+            self.assertTrue(stage, "no result from the stage program's exact kernels")
+            self.assertEqual(stage, dict.fromkeys(stage, narrow), "the stage program's results")
+        self.each_case(check_case)
 
     @support.needs("gpu")
     def test_own_cuda_array_refusals(self):
@@ -283,13 +287,12 @@ class OnTheGpu(support.Case):
             import numpy
         except ImportError:
             self.skipTest("NumPy is not installed (pip install numpy)")
-        for typestr in FORMATS:
-            for fill in FILLS:
-                for n in SIZES:
-                    with self.subTest(type=typestr, fill=fill, n=n):
-                        values = values_of(fill, n, typestr)
-                        a = numpy.array(values, dtype=numpy.dtype(typestr)).reshape((n, 1) if n % 2 else (n,))
-                        self.assertEqual(py.exact_sum(a, in_type=True), self.reference(values, typestr))
+
+        def check_case(typestr, values, fp64, in_type):
+            a = numpy.array(values, dtype=numpy.dtype(typestr))  # odd sizes as a column: any shape is summed whole
+            self.assertEqual(py.exact_sum(a.reshape((len(values), 1) if len(values) % 2 else a.shape), in_type=True),
+                             (fp64, in_type))
+        self.each_case(check_case)
         with self.assertRaisesRegex(ValueError, "C-contiguous"):
             py.exact_sum(numpy.zeros((4, 4))[:, 1])
         with self.assertRaisesRegex(TypeError, "not '<i8'"):
