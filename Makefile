@@ -155,7 +155,7 @@ define need_stage
 	  exit 2; fi
 endef
 
-.PHONY: help all lib run check demo diff sass profile sanitize tree exercise solution grade handout tour audit bench accuracy limits programs plot \
+.PHONY: help all lib sum run check demo diff sass profile sanitize tree exercise solution grade handout tour audit bench accuracy limits programs plot \
         reference docs docs-check test test-full test-time mutants clean need-nvcc toolkit print-NVCCFLAGS \
         $(foreach s,$(STAGES),stage-$(call stage_num,$s))
 
@@ -188,6 +188,8 @@ help:
 	@echo "  make all                    build every stage"
 	@echo "  make lib                    the exact-sum library: build/lib/libexactsum.a and .so (lib/exact_sum.h),"
 	@echo "                              and its example, build/lib/example"
+	@echo "  make sum FILE=x.npy         the exact sum of a file, in its type and in fp64, timed beside CUB's"
+	@echo "                              (ARGS=\"--csv --out rows.npy\"; docs/exact-sum.md)"
 	@echo "  make programs               every stage's program (build/<stage>/<program>), one a line"
 	@echo "  make toolkit                the nvcc a build uses, its CUDA release and the GPU code it builds"
 	@echo "  make bench                  build what it runs, then every single-GPU program at its bench sizes"
@@ -364,7 +366,7 @@ $(foreach s,$(STAGES),$(eval stage-$(call stage_num,$s): \
 # once more into a static and a shared library, a C API (lib/exact_sum.h) and an example program.
 LIB := $(BUILD)/lib
 EXACT_SUM_KERNELS := $(firstword $(wildcard stages/*/exact_sum.cuh))
-LIB_BINS := $(LIB)/libexactsum.a $(LIB)/libexactsum.so $(LIB)/example
+LIB_BINS := $(LIB)/libexactsum.a $(LIB)/libexactsum.so $(LIB)/example $(LIB)/sum
 ALL_BINS += $(LIB_BINS)
 $(LIB)/exact_sum.o: lib/exact_sum.cu lib/exact_sum.h $(EXACT_SUM_KERNELS) $(COMMON_HEADERS) $(BUILD)/flags.txt
 	@mkdir -p $(@D)
@@ -375,6 +377,15 @@ $(LIB)/libexactsum.so: $(LIB)/exact_sum.o
 	$(NVCC) $(NVCCFLAGS) -shared $^ -o $@
 $(LIB)/example: lib/example.cu $(LIB)/libexactsum.a
 	$(NVCC) $(NVCCFLAGS) -Ilib $< $(LIB)/libexactsum.a -o $@
+# make sum FILE=x.npy: the library's program for a file (lib/sum.cu); without FILE, its usage, before any build.
+SUM_OBJS := $(LIB)/libexactsum.a $(BUILD)/cub.o $(BUILD)/gpu.o $(BUILD)/host.o
+$(LIB)/sum: lib/sum.cu lib/exact_sum.h $(SUM_OBJS) $(COMMON_HEADERS)
+	$(NVCC) $(NVCCFLAGS) -Ilib $< $(SUM_OBJS) -o $@
+sum: $(if $(FILE),$(LIB)/sum)
+	@if [ -z "$(FILE)" ]; then \
+	  echo 'usage: make sum FILE=x.npy [ARGS="--csv --out rows.npy --dtype T"]: the exact sum of a file (docs/exact-sum.md)' >&2; \
+	  exit 2; fi
+	$(LIB)/sum $(FILE) $(ARGS)
 lib: $(LIB_BINS)
 
 all: $(ALL_BINS)

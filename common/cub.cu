@@ -34,7 +34,7 @@ static cudaError_t cub_to_float(void *temp, size_t &bytes, const void *in, void 
                                               cuda::std::plus<float>(), ToFloat(), 0.0f);
 }
 
-static cudaError_t cub_reduce(Dtype t, void *temp, size_t &bytes, const void *in, void *out, uint64_t n)
+cudaError_t cub_reduce(Dtype t, void *temp, size_t &bytes, const void *in, void *out, uint64_t n)
 {
     switch (t) {
     case DT_F16: return cub_to_float<__half>(temp, bytes, in, out, n);

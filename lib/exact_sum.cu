@@ -42,10 +42,12 @@ static cudaError_t launch_windows(const void *x, uint64_t n, Rounded *r, int slo
     return cudaGetLastError();
 }
 
+/* The bytes of an element of each ExactSumType. */
+static const size_t type_bytes[] = {sizeof(double), sizeof(float), sizeof(__half), sizeof(__nv_bfloat16)};
+
 extern "C" int exact_sum(const void *x, uint64_t n, ExactSumType t, double *sum64, double *in_type, cudaStream_t stream)
 {
-    static const size_t sizes[] = {sizeof(double), sizeof(float), sizeof(__half), sizeof(__nv_bfloat16)};
-    if (!sum64 || (unsigned)t > EXACT_SUM_BF16 || (n && (!x || (uintptr_t)x % sizes[t]))) return EXACT_SUM_BAD_ARGUMENT;
+    if (!sum64 || (unsigned)t > EXACT_SUM_BF16 || (n && (!x || (uintptr_t)x % type_bytes[t]))) return EXACT_SUM_BAD_ARGUMENT;
     if (n == 0) {
         *sum64 = 0.0;
         if (in_type) *in_type = 0.0;
@@ -70,19 +72,35 @@ extern "C" int exact_sum(const void *x, uint64_t n, ExactSumType t, double *sum6
         e = launch_windows<__nv_bfloat16>(x, n, r, t, stream);
     }
     Rounded got;
+    double odd = 0.0, *odd_at;
+    const bool narrow16 = t == EXACT_SUM_F16 || t == EXACT_SUM_BF16;
     if (e == cudaSuccess) e = cudaMemcpyAsync(&got, r, sizeof got, cudaMemcpyDeviceToHost, stream);
+    if (e == cudaSuccess && narrow16 && in_type) e = cudaGetSymbolAddress((void **)&odd_at, total_to_odd);
+    if (e == cudaSuccess && narrow16 && in_type) e = cudaMemcpyAsync(&odd, odd_at, sizeof odd, cudaMemcpyDeviceToHost, stream);
     if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
     if (e != cudaSuccess) return EXACT_SUM_CUDA_ERROR;
     *sum64 = got.wide;
-    /* fp16 from the fp64 rounding is one rounding of the exact sum: a sum of fp16 values below 2^16 in
-     * magnitude is a multiple of 2^-24 below 2^40 units, exact in fp64, and one at or above 65520 rounds to
-     * an infinity from either. bf16 is rounded from the fp64 result too: one rounding unless the fp64 sum
-     * is exactly halfway between two bf16 values with more of the exact sum below its last bit. */
+    /* fp16 and bf16 from the total rounded to odd (exact_sum.cuh's total_to_odd): one rounding of the exact
+     * sum, where rounding the fp64 result would be two (a total just off a tie, rounded to the tie in fp64,
+     * then to even). A NaN, Inf or 0 total is its fp64 result exactly. */
+    const double narrow_from = isfinite(got.wide) && got.wide != 0.0 ? odd : got.wide;
     if (in_type)
         *in_type = t == EXACT_SUM_F64 ? got.wide : t == EXACT_SUM_F32 ? (double)got.narrow
-                 : t == EXACT_SUM_F16 ? (double)__half2float(__double2half(got.wide))
-                                      : (double)__bfloat162float(__double2bfloat16(got.wide));
+                 : t == EXACT_SUM_F16 ? (double)__half2float(__double2half(narrow_from))
+                                      : (double)__bfloat162float(__double2bfloat16(narrow_from));
     return EXACT_SUM_OK;
+}
+
+extern "C" int exact_sum_host(const void *x, uint64_t n, ExactSumType t, double *sum64, double *in_type)
+{
+    if (!sum64 || (unsigned)t > EXACT_SUM_BF16 || (n && !x) || n > SIZE_MAX / type_bytes[t]) return EXACT_SUM_BAD_ARGUMENT;
+    if (n == 0) return exact_sum(NULL, 0, t, sum64, in_type, 0);
+    const size_t bytes = n * type_bytes[t];
+    void *dev;
+    if (cudaMalloc(&dev, bytes) != cudaSuccess) return EXACT_SUM_CUDA_ERROR;
+    int status = cudaMemcpy(dev, x, bytes, cudaMemcpyHostToDevice) == cudaSuccess ? exact_sum(dev, n, t, sum64, in_type, 0)
+                                                                                 : EXACT_SUM_CUDA_ERROR;
+    return cudaFree(dev) == cudaSuccess ? status : EXACT_SUM_CUDA_ERROR;
 }
 
 extern "C" const char *exact_sum_status(int code)

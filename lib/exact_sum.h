@@ -21,7 +21,8 @@ typedef enum { EXACT_SUM_F64 = 0, EXACT_SUM_F32 = 1, EXACT_SUM_F16 = 2, EXACT_SU
 /* What exact_sum returns. */
 enum {
     EXACT_SUM_OK = 0,
-    EXACT_SUM_BAD_ARGUMENT = 1, /* a NULL result pointer, an unknown type, a NULL or misaligned array */
+    EXACT_SUM_BAD_ARGUMENT = 1, /* a NULL result pointer, an unknown type, a NULL or misaligned array (or, from
+                                   host memory, more bytes than size_t counts) */
     EXACT_SUM_TOO_LARGE = 2,    /* fp64: more than 2^29 values for each block the GPU holds at once */
     EXACT_SUM_CUDA_ERROR = 3    /* a CUDA call failed (e.g. x is not device memory): cudaGetLastError says which */
 };
@@ -32,6 +33,11 @@ enum {
  * device, and the call returns when the results are read back. Calls on one device share its counters, so
  * they run one at a time: on one stream, or one after another. */
 int exact_sum(const void *x, uint64_t n, ExactSumType t, double *sum64, double *in_type, cudaStream_t stream);
+
+/* The same of n values of type t in host memory (no alignment asked): copied to memory this call allocates on
+ * the current device and frees, summed on the default stream. The Python call (lib/exact_sum.py) takes a
+ * NumPy array through it. */
+int exact_sum_host(const void *x, uint64_t n, ExactSumType t, double *sum64, double *in_type);
 
 /* A return code in words ("ok", "bad argument", ...). */
 const char *exact_sum_status(int code);

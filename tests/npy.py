@@ -21,12 +21,15 @@ def encode(descr, shape, raw=False):
     order = ">" if descr[0] == ">" else "<"
     values = [(i % 97) - 48 if kind[0] == "i" else (i % 97) / 8 - 3 for i in range(count)]
     data = struct.pack(f"{order}{count}{FORMATS[kind]}", *values)
-    if raw:
-        return data
-    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (
+    return data if raw else header(descr, dims) + data
+
+
+def header(descr, dims):
+    """The bytes of a .npy header (format 1.0) of type DESCR and shape DIMS (a list of ints)."""
+    text = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (
         descr, "".join(f"{d}, " for d in dims).rstrip(" ") if len(dims) > 1 else f"{dims[0]},")
-    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
-    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode("latin1") + data
+    text += " " * ((64 - (10 + len(text) + 1) % 64) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(text)) + text.encode("latin1")
 
 
 def write(path, data, drop=0):

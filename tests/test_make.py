@@ -20,7 +20,7 @@ HOST_ONLY = True
 HELP_ITEMS = ["stage-NN run", "stage-NN check", "stage-NN demo", "stage-NN diff", "stage-NN sass", "stage-NN profile",
               "stage-NN sanitize", "stage-NN tree", "stage-NN exercise", "stage-NN solution", "make tour", "make audit",
               "make bench", "make programs", "make toolkit", "make reference", "make docs", "make docs-check",
-              "make plot", "make test", "make clean"]
+              "make plot", "make test", "make clean", "make lib", "make sum"]
 # An nvcc of CUDA $FAKE_RELEASE whose list of architectures ends at compute_90, as CUDA 12.5's does.
 FAKE_NVCC = """#!/bin/sh
 case "$1" in

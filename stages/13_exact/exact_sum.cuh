@@ -163,6 +163,20 @@ __device__ __forceinline__ long long digit_sum(unsigned long long word)
     return (long long)(word - blocks_in(word, 0) * BLOCK_COUNT);
 }
 
+/* The total of the last fp32, fp16 or bf16 sum on this device rounded to odd in fp64: the total where fp64
+ * holds it, else its neighbour whose last bit is 1 (round_digits leaves it here; a NaN, Inf or 0 total leaves
+ * it alone, round_digits' fp64 result being those exactly). Rounded to nearest once more to a format of at
+ * most 51 bits, fp16's 11 or bf16's 8, it gives the one rounding of the total itself: the odd last bit keeps
+ * a value just off a tie from reading as the tie. w is the total's top 64 bits, its lowest bit sticky (itself
+ * rounded to odd), times 2^shift. */
+__device__ double total_to_odd;
+__device__ __forceinline__ double odd_double(unsigned long long w, int shift, bool negative)
+{
+    double t = __ull2double_rz(w);
+    if ((unsigned long long)t != w) t = __longlong_as_double(__double_as_longlong(t) | 1);
+    return negative ? -scalbn(t, shift) : scalbn(t, shift);
+}
+
 /* The total rounded once, to fp32 (returned) and to fp64 (wide), by one warp, lane k holding digit k:
  * carried (and negated if negative, and carried again), its top 64 bits as an integer, the lowest set
  * where any bit below them is (a sticky bit, far under both formats' last place), converted by one
@@ -200,6 +214,7 @@ __device__ float round_digits(long long d, unsigned flags, double &wide)
     int shift = 32 * (top - 1) - 149 - c; /* the unit of w's lowest bit */
     float f = scalbnf(__ull2float_rn(w), shift);
     wide = negative ? -scalbn(__ull2double_rn(w), shift) : scalbn(__ull2double_rn(w), shift);
+    if (threadIdx.x == 0) total_to_odd = odd_double(w, shift, negative);
     return negative ? -f : f;
 }
 

@@ -1,0 +1,264 @@
+/* The exact sum of a file: make sum FILE=x.npy, or build/lib/sum FILE [options] (docs/exact-sum.md). It reads
+ * the file with the stage programs' reader (common/host.c), sums it on the GPU with the exact-sum library
+ * (exact_sum.h) or, for integers, in 64-bit integers, and prints the sum rounded once to the file's type and
+ * to fp64, its GPU time (median of timed runs, each after an L2 flush: the input read from DRAM) and CUB's
+ * ordinary sum of the same data in the same run. A 2-D file gives one sum a row. */
+#include <cub/device/device_reduce.cuh>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cub.h"
+#include "exact_sum.h"
+#include "gpu.h"
+#include "host.h"
+
+#define TIMED_RUNS 9
+/* --csv's columns (docs/exact-sum.md lists them; --help prints them). */
+#define SUM_CSV_HEADER "file,dtype,rows,cols,row,result,result_bits,result64,result64_bits,median_us,gbps,cub_us,cub_gbps,cub_result"
+
+static const char *USAGE =
+    "usage: sum FILE [--dtype T] [--csv] [--out ROWS.npy]\n"
+    "  FILE            a .npy file (f64, f32, f16, i8 or i32; one or two dimensions) or, with --dtype, raw bytes\n"
+    "  --dtype T       the element type of a raw FILE: f64, f32, f16, bf16, i8 or i32\n"
+    "  --csv           named columns in place of the table, a line a row: " SUM_CSV_HEADER "\n"
+    "  --out ROWS.npy  every row's sum rounded once to fp64, as a 1-D .npy file\n"
+    "exit: 0 summed; 2 bad usage or input (one line on stderr); 3 no usable GPU or a CUDA error\n";
+
+static void usage_error(const char *what, const char *detail)
+{
+    fprintf(stderr, "error: %s%s%s (sum --help says how to use it)\n", what, detail ? ": " : "", detail ? detail : "");
+    exit(EXIT_USAGE);
+}
+
+/* i8 and i32, summed exactly in int64: 2^40 values of i8 (MAX_ELEMENTS) stay below 2^47, and 2^32 of i32 (each at
+ * most 2^31 in magnitude) within 2^63; a file of more i32 values is refused, never wrapped. */
+static int is_integer(Dtype t) { return t == DT_I8 || t == DT_I32; }
+struct ToInt64 {
+    __device__ long long operator()(int8_t x) const { return x; }
+    __device__ long long operator()(int x) const { return x; }
+};
+static cudaError_t integer_sum(Dtype t, void *temp, size_t &bytes, const void *in, long long *out, uint64_t n)
+{
+    if (t == DT_I8)
+        return cub::DeviceReduce::TransformReduce(temp, bytes, (const int8_t *)in, out, (int64_t)n,
+                                                  cuda::std::plus<long long>(), ToInt64(), 0ll);
+    return cub::DeviceReduce::TransformReduce(temp, bytes, (const int *)in, out, (int64_t)n,
+                                              cuda::std::plus<long long>(), ToInt64(), 0ll);
+}
+
+static ExactSumType library_type(Dtype t) { return t == DT_F64 ? EXACT_SUM_F64 : t == DT_F32 ? EXACT_SUM_F32 : t == DT_F16 ? EXACT_SUM_F16 : EXACT_SUM_BF16; }
+
+/* A row's sums: in the file's type (held exactly by a double, or an int64 for integers) and in fp64. */
+typedef struct {
+    double in_type, sum64;
+    long long integer;
+} RowSum;
+
+/* Everything a timed pass needs: the file on the GPU, its rows, CUB's scratch, where results land. */
+typedef struct {
+    Dtype type;
+    const unsigned char *dev;
+    uint64_t rows, cols;
+    void *temp;
+    size_t temp_bytes;
+    long long *int_out;
+    double *cub_out;
+    RowSum *sums;
+} Pass;
+
+/* The exact sums of every row into p->sums (no timing: a library call reads its results back). */
+static void exact_pass(const Pass *p)
+{
+    size_t row_bytes = p->cols * dtypes[p->type].bytes;
+    for (uint64_t r = 0; r < p->rows; r++) {
+        const void *x = p->dev + r * row_bytes;
+        RowSum *s = &p->sums[r];
+        if (is_integer(p->type)) {
+            size_t bytes = p->temp_bytes;
+            CUDA_CHECK(integer_sum(p->type, p->temp, bytes, x, p->int_out, p->cols));
+            CUDA_CHECK(cudaMemcpy(&s->integer, p->int_out, sizeof s->integer, cudaMemcpyDeviceToHost));
+            s->in_type = s->sum64 = (double)s->integer; /* one rounding: int64 to double is correctly rounded */
+            continue;
+        }
+        int status = exact_sum(x, p->cols, library_type(p->type), &s->sum64, &s->in_type, 0);
+        if (status == EXACT_SUM_CUDA_ERROR) CUDA_CHECK(cudaGetLastError());
+        if (status != EXACT_SUM_OK) usage_error("the exact sum refuses this file", exact_sum_status(status));
+    }
+}
+
+/* CUB's ordinary sum of every row (its accumulator: cub.h's cub_acc), left on the GPU. */
+static void cub_pass(const Pass *p)
+{
+    size_t row_bytes = p->cols * dtypes[p->type].bytes;
+    for (uint64_t r = 0; r < p->rows; r++) {
+        size_t bytes = p->temp_bytes;
+        CUDA_CHECK(cub_reduce(p->type, p->temp, bytes, p->dev + r * row_bytes, p->cub_out, p->cols));
+    }
+}
+
+/* The median time in ms of TIMED_RUNS passes, after one untimed, each after an L2 flush. */
+static double median_ms(void (*pass)(const Pass *), const Pass *p, const L2Flush *flush)
+{
+    cudaEvent_t start, stop;
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    double ms[TIMED_RUNS];
+    pass(p);
+    for (int k = 0; k < TIMED_RUNS; k++) {
+        l2_flush(flush, 0);
+        LAUNCH_CHECK("the L2 flush");
+        CUDA_CHECK(cudaEventRecord(start, 0));
+        pass(p);
+        CUDA_CHECK(cudaEventRecord(stop, 0));
+        CUDA_CHECK(cudaEventSynchronize(stop));
+        float t;
+        CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
+        ms[k] = t;
+    }
+    CUDA_CHECK(cudaEventDestroy(start));
+    CUDA_CHECK(cudaEventDestroy(stop));
+    return median(ms, TIMED_RUNS);
+}
+
+/* A sum in the file's type, as the shortest decimal that reads back to it (fp16 and bf16: in fp32, which holds
+ * them exactly; integers: every digit) and its bits in that type's width. */
+static void in_type_text(const RowSum *s, Dtype t, char *decimal, char *bits, size_t cap)
+{
+    if (is_integer(t)) {
+        snprintf(decimal, cap, "%lld", s->integer);
+        snprintf(bits, cap, "0x%016llx", (unsigned long long)s->integer);
+    } else if (t == DT_F16 || t == DT_BF16) {
+        unsigned short h;
+        if (t == DT_F16) {
+            __half v = __double2half(s->in_type);
+            memcpy(&h, &v, sizeof h);
+        } else {
+            __nv_bfloat16 v = __double2bfloat16(s->in_type);
+            memcpy(&h, &v, sizeof h);
+        }
+        result_decimal(decimal, cap, s->in_type, RESULT_F32);
+        snprintf(bits, cap, "0x%04x", h);
+    } else {
+        ResultType r = t == DT_F64 ? RESULT_F64 : RESULT_F32;
+        result_decimal(decimal, cap, s->in_type, r);
+        result_bits(bits, cap, s->in_type, r);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *path = NULL, *raw_type = NULL, *out_path = NULL;
+    int csv = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(USAGE, stdout);
+            return EXIT_OK;
+        } else if (!strcmp(argv[i], "--csv")) {
+            csv = 1;
+        } else if (!strcmp(argv[i], "--dtype") || !strcmp(argv[i], "--out")) {
+            if (i + 1 == argc) usage_error(argv[i], "give it a value");
+            *(!strcmp(argv[i], "--dtype") ? &raw_type : &out_path) = argv[i + 1];
+            i++;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            usage_error("an unknown option", argv[i]);
+        } else if (path) {
+            usage_error("one file at a time, and a second was given", argv[i]);
+        } else {
+            path = argv[i];
+        }
+    }
+    if (!path) usage_error("name the file to sum", NULL);
+    ArrayFile a;
+    char err[512];
+    if (read_array_file(path, raw_type, &a, err, sizeof err) != 0) {
+        fprintf(stderr, "error: %s: %s\n", path, err);
+        return EXIT_USAGE;
+    }
+    const Dtype t = (Dtype)a.type;
+    if (t != DT_F64 && t != DT_F32 && t != DT_F16 && t != DT_BF16 && !is_integer(t)) {
+        fprintf(stderr, "error: %s: %s values, which sum does not take (f64, f32, f16, bf16, i8, i32)\n", path, dtypes[t].name);
+        return EXIT_USAGE;
+    }
+    if (t == DT_I32 && a.count > (1ull << 32)) {
+        fprintf(stderr, "error: %s: more than 2^32 i32 values, whose sum could pass 64 bits\n", path);
+        return EXIT_USAGE;
+    }
+    const uint64_t rows = a.rows ? a.rows : 1, cols = a.rows ? a.cols : a.count;
+
+    GpuInfo gpu;
+    open_gpu(&gpu);
+    L2Flush flush;
+    l2_flush_init(&flush, &gpu);
+    const size_t bytes = a.count * dtypes[t].bytes;
+    Pass p = {t, (const unsigned char *)device_alloc(bytes, "the file"), rows, cols};
+    CUDA_CHECK(cudaMemcpy((void *)p.dev, a.bytes, bytes, cudaMemcpyHostToDevice));
+    size_t int_bytes = 0;
+    CUDA_CHECK(cub_reduce(t, NULL, p.temp_bytes, NULL, NULL, cols));
+    if (is_integer(t)) CUDA_CHECK(integer_sum(t, NULL, int_bytes, NULL, NULL, cols));
+    p.temp_bytes = p.temp_bytes > int_bytes ? p.temp_bytes : int_bytes;
+    p.temp = device_alloc(p.temp_bytes, "CUB's scratch");
+    p.int_out = (long long *)device_alloc(sizeof(long long), "the integer sum");
+    p.cub_out = (double *)device_alloc(sizeof(double), "CUB's sum");
+    p.sums = (RowSum *)calloc(rows, sizeof(RowSum));
+    double *sums64 = (double *)malloc(rows * sizeof(double));
+    if (!p.sums || !sums64) {
+        fprintf(stderr, "error: out of host memory for %llu rows' sums\n", (unsigned long long)rows);
+        return EXIT_USAGE;
+    }
+    const double exact_ms = median_ms(exact_pass, &p, &flush), cub_ms = median_ms(cub_pass, &p, &flush);
+    double cub_last = 0.0; /* CUB's sum of the last row, as its accumulator holds it */
+    if (cub_acc(t) == ACC_F64) {
+        CUDA_CHECK(cudaMemcpy(&cub_last, p.cub_out, sizeof cub_last, cudaMemcpyDeviceToHost));
+    } else {
+        unsigned word;
+        CUDA_CHECK(cudaMemcpy(&word, p.cub_out, sizeof word, cudaMemcpyDeviceToHost));
+        float f;
+        memcpy(&f, &word, sizeof f);
+        cub_last = cub_acc(t) == ACC_I32 ? (double)(int)word : (double)f;
+    }
+    const ResultType cub_type = cub_acc(t) == ACC_F64 ? RESULT_F64 : cub_acc(t) == ACC_I32 ? RESULT_I32 : RESULT_F32;
+    for (uint64_t r = 0; r < rows; r++) sums64[r] = p.sums[r].sum64;
+    if (out_path && write_array_file(out_path, DT_F64, sums64, rows, 0, err, sizeof err) != 0) {
+        fprintf(stderr, "error: --out %s: %s\n", out_path, err);
+        return EXIT_USAGE;
+    }
+
+    const double gbps = bytes / (exact_ms * 1e6), cub_gbps = bytes / (cub_ms * 1e6);
+    char decimal[64], bits[32], decimal64[64], bits64[32], cub_text[64];
+    result_decimal(cub_text, sizeof cub_text, cub_last, cub_type);
+    if (csv) {
+        printf(SUM_CSV_HEADER "\n");
+        for (uint64_t r = 0; r < rows; r++) {
+            in_type_text(&p.sums[r], t, decimal, bits, sizeof decimal);
+            printf("%s,%s,%llu,%llu,%llu,%s,%s,%s,%s,%.2f,%.1f,%.2f,%.1f,%s\n", path, dtypes[t].name,
+                   (unsigned long long)(a.rows ? rows : 0), (unsigned long long)cols, (unsigned long long)r, decimal, bits,
+                   result_decimal(decimal64, sizeof decimal64, sums64[r], RESULT_F64),
+                   result_bits(bits64, sizeof bits64, sums64[r], RESULT_F64), exact_ms * 1e3, gbps, cub_ms * 1e3,
+                   cub_gbps, r + 1 == rows ? cub_text : "");
+        }
+        return EXIT_OK;
+    }
+    printf("%s: %llu %s values", path, (unsigned long long)a.count, dtypes[t].name);
+    if (a.rows) printf(", %llu rows of %llu: a sum a row%s", (unsigned long long)rows, (unsigned long long)cols,
+                       out_path ? "" : " (--out writes them all)");
+    printf("\n");
+    /* One row's sums; of several, the first and the one of largest magnitude. */
+    uint64_t largest = 0;
+    for (uint64_t r = 1; r < rows; r++)
+        if (fabs(sums64[r]) > fabs(sums64[largest]) || (isnan(sums64[r]) && !isnan(sums64[largest]))) largest = r;
+    const uint64_t shown[2] = {0, largest};
+    for (int k = 0; k < (rows > 1 && largest ? 2 : 1); k++) {
+        char label[64] = "";
+        if (a.rows) snprintf(label, sizeof label, k ? "row %llu (largest), " : "row %llu, ", (unsigned long long)shown[k]);
+        in_type_text(&p.sums[shown[k]], t, decimal, bits, sizeof decimal);
+        if (t != DT_F64) printf("  %sexact sum in %-4s %s (%s)\n", label, dtypes[t].name, decimal, bits);
+        printf("  %sexact sum in f64  %s (%s)\n", label, result_decimal(decimal64, sizeof decimal64, sums64[shown[k]], RESULT_F64),
+               result_bits(bits64, sizeof bits64, sums64[shown[k]], RESULT_F64));
+    }
+    printf("  GPU time          %.2f us, %.1f GB/s (median of %d runs, input from DRAM)\n", exact_ms * 1e3, gbps, TIMED_RUNS);
+    printf("  CUB's sum         %.2f us, %.1f GB/s, in its %s accumulator: %s%s\n", cub_ms * 1e3, cub_gbps,
+           cub_type == RESULT_F64 ? "fp64" : cub_type == RESULT_I32 ? "int32" : "fp32", cub_text, a.rows ? " (last row)" : "");
+    return EXIT_OK;
+}
