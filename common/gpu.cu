@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "gpu.h"
-#include "host.h"
+#include "exit_codes.h"
 
 int gpu_calls_let_go;
 void (*on_gpu_query_failed)(const char *what);

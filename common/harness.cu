@@ -183,7 +183,7 @@ static const Kernel *baseline_kernel(void)
     return &first->kernels[0];
 }
 
-/* Every fill of host.h, space-separated in its order: a stage's fills. */
+/* Every fill of fill.h, space-separated in its order: a stage's fills. */
 static const char *every_fill(void)
 {
     static char list[128];

@@ -49,7 +49,7 @@ static const CommonOption common_options[] = {
 #define COMMON_COUNT (int)(sizeof common_options / sizeof common_options[0])
 
 /* "  --flag VALUE" padded to a column, then the help, later lines indented to the same column; %F, %D and
- * %T in the help become the program's fills, its default sizes and the input types (host.h). */
+ * %T in the help become the program's fills, its default sizes and the input types (dtype.h). */
 static void help_row(const char *flag, const char *value, const char *help, const Program *p)
 {
     char head[64];

@@ -8,7 +8,10 @@
 #include <stdio.h>
 
 #include "gpu.h"
-#include "host.h"
+#include "array_file.h"
+#include "exit_codes.h"
+#include "parse.h"
+#include "result.h"
 
 /* ---- the command line ------------------------------------------------------------------------- */
 

@@ -1,9 +1,9 @@
 /* What a stage file includes (stages/NN_name/reduce.cu, exercise.cu, demo.cu, and the solutions compiled
  * into an exercise): the Run a launcher fills in, the Kernel entries of its table, and STAGE(...), which
  * makes the table the stage's. With them come the error checks and the grid size (CUDA_CHECK,
- * LAUNCH_CHECK, grid_for: gpu.h), the shape of a kernel's additions and the exit codes (Shape, EXIT_*:
- * host.h), the record build's TRACED (tree.h), and the Program a stage declares (program.h). The program
- * that runs the table is harness.cu. The kernels of common/ itself (the flush, the timing and checking
+ * LAUNCH_CHECK, grid_for: gpu.h), the shape of a kernel's additions (Shape: chain.h), the input types
+ * (Dtype: dtype.h), the exit codes (EXIT_*: exit_codes.h), the record build's TRACED (tree.h), and the
+ * Program a stage declares (program.h). The program that runs the table is harness.cu. The kernels of common/ itself (the flush, the timing and checking
  * helpers) are named common_*, so that the tools can tell them from a stage's (make stage-NN profile
  * leaves them out). */
 #ifndef REDUCE_STAGE_H
@@ -13,7 +13,10 @@
 #include <stdio.h>
 
 #include "gpu.h"
-#include "host.h"
+#include "bounds.h"
+#include "array_file.h"
+#include "exit_codes.h"
+#include "fill.h"
 #include "program.h"
 #include "tree.h"
 
@@ -32,7 +35,7 @@ typedef struct {
     int has_host_result;    /* set by a CPU row: its sum is host_result, nothing to read back */
     double host_result;
     const char *refuse;     /* set instead of launching when the kernel cannot take this input (why) */
-    Shape shape;            /* how the additions are arranged, for the error bound (host.h) */
+    Shape shape;            /* how the additions are arranged, for the error bound (chain.h) */
 
     /* Row stages (Program.rows): in[] is a rows x cols matrix, row-major; each row's sum (or log-sum-exp,
      * OP_LOGSUMEXP) goes to row_sums[row] (room for rows floats), and shape describes one row's additions. */
@@ -71,7 +74,7 @@ typedef struct {
     LaunchFn launch;
     int blocks_per_sm;  /* copied to Run.blocks_per_sm */
     int flags;
-    Dtype dtype;        /* input element type (host.h) */
+    Dtype dtype;        /* input element type (dtype.h) */
     Acc acc;            /* accumulator of the thread's and the block's sums */
     int min_cc;         /* lowest compute capability (major * 10 + minor) it runs on, 0: any */
     const char *needs;  /* what that capability provides, for the "skipped" message */
@@ -89,7 +92,7 @@ typedef struct {
 
 /* Each stage file ends with STAGE("NN_name", table), and after the table any of Program's fields that
  * differ from the defaults, named and in Program's order: STAGE("09_rows", kernels, .default_sizes = "...",
- * .rows = 1). It defines reduce_stage, the table the harness runs. Every stage has every fill of host.h; a
+ * .rows = 1). It defines reduce_stage, the table the harness runs. Every stage has every fill of fill.h; a
  * stage without default sizes runs 2^26, and 2^16..2^28 in `make bench`, and its rows go on the
  * progression's charts ("bandwidth+ scaling"). */
 extern const Stage reduce_stage;

@@ -35,7 +35,7 @@ def compiled():
         return flags
     # PROGRAMS: the programs read_input asks which stages take a type; none here.
     return support.run([support.nvcc(), *shlex.split(flags.out), "-DPROGRAMS=\"\"", "tests/test_csv.cu", "common/program.cu",
-                        "common/speed_of_light.cu", "common/gpu.cu", "common/host.c", "-o", WRITER])
+                        "common/speed_of_light.cu", "common/gpu.cu", *support.HOST_SOURCES, "-o", WRITER])
 
 
 def significant_digits(text):

@@ -1,4 +1,4 @@
-/* Unit tests of common/host.c: size parsing, median, fill determinism, the reference (against an exact
+/* Unit tests of the plain C of common/: size parsing, median, fill determinism, the reference (against an exact
  * oracle) and the tolerance formula, the files --input reads. Prints "ok <name>" or "FAIL <name>" per check
  * (a failed check may add detail lines, "     | ..."), then "done <count> checks" as its last line; exits
  * 1 if any failed. A crash leaves out the last line: tests/test_host_unit.py fails on that too. */
@@ -10,7 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "host.h"
+#include "array_file.h"
+#include "bounds.h"
+#include "fill.h"
+#include "parse.h"
+#include "result.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -910,7 +914,7 @@ static void test_array_file(void)
  * |m| < 2^53 and e >= -1074, added as an integer count of 2^-1074 into 32-bit digits held in int64 (room for
  * 2^31 additions without carrying), then carried and read from the top digits in long double (64 significant
  * bits: the fp64 references' one rounding is 2^11 times coarser). 70 digits reach 2^1166: fp64's range and
- * room for the carries. Written apart from host.c's, with frexp. */
+ * room for the carries. Written apart from reference.c's, with frexp. */
 #define EXACT_DIGITS 70
 static long double exact_sum_of(const float *x32, const double *x64, uint64_t n)
 {

@@ -74,7 +74,7 @@ static unsigned leetcuda_threads(uint64_t k, int pack)
     return per_row ? (unsigned)nt : 1024u / pack;
 }
 
-/* Significand bits of an accumulator, for the error bound (host.h: ACC_EXACT for integers). */
+/* Significand bits of an accumulator, for the error bound (chain.h: ACC_EXACT for integers). */
 static int bits_of(float) { return 24; }
 static int bits_of(__half) { return 11; }
 static int bits_of(__nv_bfloat16) { return 8; }

@@ -388,7 +388,7 @@ static void run_online_softmax(Run *r)
 }
 
 /* Welford's moments: a merge per element in a thread's loop, then block_all_reduce's levels; the shape
- * says the row's results are a mean and a variance (moments_tolerance in common/host.c bounds them). */
+ * says the row's results are a mean and a variance (moments_tolerance in common/bounds.c bounds them). */
 static void run_welford(Run *r)
 {
     rows_welford<<<grid_for(r->rows, 1, "rows_welford"), BLOCK>>>(r->in, r->row_sums, r->rows, r->cols);

@@ -115,7 +115,7 @@ static void run_cub_device_reduce_sum(Run *r)
     size_t bytes = temp_bytes;
     CUDA_CHECK(cub::DeviceReduce::Sum(temp, bytes, r->in, r->out, (int64_t)r->n));
     LAUNCH_CHECK("cub::DeviceReduce::Sum");
-    r->shape = shape_cub_reduce(r->n, r->sm_count); /* the shape of CUB's source (host.c) */
+    r->shape = shape_cub_reduce(r->n, r->sm_count); /* the shape of CUB's source (chain.c) */
 }
 
 /* The block's sum in one call; it is valid in thread 0 only. */
