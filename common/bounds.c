@@ -27,7 +27,7 @@
  * most 8) and for the check fills; data made of whole blocks of tiny values among huge ones would break
  * it, which is what the worst-case bound and the accuracy lab are for.
  * A path through d1 additions in one precision (u1) and d2 in another (u2: a half-precision pack or
- * tree, then fp32 additions and fp32 atomics, d2 = wide + atomic; fp64 atomics where Shape.wide_bits says
+ * tree, then fp32 additions and fp32 atomics, d2 = wide + atomic; fp64 atomics where AddChain.wide_bits says
  * so) uses d u -> d1 u1 + d2 u2 and d u^2 -> d1 u1^2 + d2 u2^2 in both formulas (the same first-order
  * argument, term by term); the stagnation threshold takes the larger u. The reference adds its own error, its one rounding (reference_error).
  * The probabilistic bound needs rounding errors that behave as random, which the fills' random
@@ -48,7 +48,7 @@ double small_abs_sum(const float *x, uint64_t n, double below)
     return sum;
 }
 
-double sum_tolerance(Shape s, const Reference *ref, const float *x, uint64_t n)
+double sum_tolerance(AddChain s, const Reference *ref, const float *x, uint64_t n)
 {
     if (s.acc_bits == ACC_EXACT) return 0.0;
     int narrow = s.acc_bits ? s.acc_bits : 24;
@@ -72,7 +72,7 @@ double sum_tolerance(Shape s, const Reference *ref, const float *x, uint64_t n)
  * worst case: the partial sums all grow, so their errors need not cancel (as logsumexp_tolerance says of
  * its positive terms). Where a square or a partial sum falls below fp32's normal range the error is
  * absolute instead, at most 2^-150 an operation: 2^-150 times the at most 2n operations. */
-double sum_squares_tolerance(Shape s, const Reference *ref, uint64_t n)
+double sum_squares_tolerance(AddChain s, const Reference *ref, uint64_t n)
 {
     if (!isfinite(ref->sum)) return 0.0;
     if (ref->all_integers && ref->sum <= ldexp(1.0, 24)) return 0.0;
@@ -93,7 +93,7 @@ double reference_error(const Reference *ref)
  * - One term: rounding t_i multiplies e_i by exp(eta) with |eta| <= u |t_i|. An online softmax
  *   rounds several differences on the way (x_i - m_a, then m_a - m_b, ...), all of one sign, and
  *   they add up to t_i: the same bound. The term is also multiplied by (1 + delta) once for each
- *   expf result it is multiplied by (Shape.exps of them: CUDA's expf is within 2 ulps, |delta| <= 4u),
+ *   expf result it is multiplied by (AddChain.exps of them: CUDA's expf is within 2 ulps, |delta| <= 4u),
  *   each product (exps - 1) and each addition (d): k roundings whose unit roundoffs add up to
  *   du = (d + exps - 1) u + exps 4u move it by at most rho = du / (1 - du) (Higham, Lemma 3.1, the
  *   unit roundoffs added up).
@@ -111,7 +111,7 @@ double reference_error(const Reference *ref)
 #define EXPF_ULPS 2.0
 #define LOGF_ULPS 1.0
 
-double logsumexp_tolerance(Shape s, const Reference *ref, uint64_t n)
+double logsumexp_tolerance(AddChain s, const Reference *ref, uint64_t n)
 {
     if (!isfinite(ref->sum)) return 0.0; /* NaN or an infinite LSE: result_passes wants the same value */
     double u = unit_roundoff(24), u_exp = 2.0 * EXPF_ULPS * u, u64 = unit_roundoff(53);
@@ -167,7 +167,7 @@ double logsumexp_tolerance(Shape s, const Reference *ref, uint64_t n)
  * near 1e-24 have a variance near 1e-48, which fp32 holds as 0.
  * The reference adds its own: 2 units of 2^-53 on the mean, and on the variance 8 units plus (mean
  * 2^-52)^2, what its rounded mean adds to M2 / n. */
-MomentsTolerance moments_tolerance(Shape s, const Moments *ref)
+MomentsTolerance moments_tolerance(AddChain s, const Moments *ref)
 {
     MomentsTolerance t = {0.0, 0.0};
     if (!isfinite(ref->var)) return t; /* a NaN or an Inf was read: value_passes wants the same value */

@@ -3,9 +3,9 @@
 
 #include <math.h>
 
-Shape shape_unknown(uint64_t n)
+AddChain chain_unknown(uint64_t n)
 {
-    Shape s = {0.0, 0.0, 0.0, 0, 0.0, 0.0, 0.0, 0, 0};
+    AddChain s = {0.0, 0.0, 0.0, 0, 0.0, 0.0, 0.0, 0, 0};
     s.serial = n > 1 ? (double)(n - 1) : 1.0;
     return s;
 }
@@ -20,11 +20,11 @@ Shape shape_unknown(uint64_t n)
  * first pass takes the smallest G, the second the largest, so the path is never shorter than CUB's.
  * Assumed: a thread's 16 values of a tile reach its sum through at most 16 additions, in any order
  * (ThreadReduce). A segment of DeviceSegmentedReduce is one block's share: sm_count 0. */
-Shape shape_cub_reduce(uint64_t n, int sm_count)
+AddChain chain_cub_reduce(uint64_t n, int sm_count)
 {
     double tiles = ceil((double)n / 4096.0);
     double g_min = sm_count ? fmin(tiles, 5.0 * sm_count) : 1.0, g_max = sm_count ? fmin(tiles, 40.0 * sm_count) : 1.0;
-    Shape s = {0.0, 0.0, 0.0, 0, 0.0, 0.0, 0.0, 0, 0};
+    AddChain s = {0.0, 0.0, 0.0, 0, 0.0, 0.0, 0.0, 0, 0};
     s.serial = ceil(tiles / fmax(g_min, 1.0)) * 16.0 + (g_max > 1.0 ? ceil(g_max / 4096.0) * 16.0 : 0.0);
     s.tree = (g_max > 1.0 ? 2.0 : 1.0) * (5.0 + 7.0);
     return s;

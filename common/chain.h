@@ -14,8 +14,8 @@ extern "C" {
  * accumulator is widened before the block's sum is done) + atomic (fp32 atomicAdds). An input first
  * meets the first of them that is not 0: a thread's loop, a tree, or (an atomicAdd per element) the
  * atomic chain itself.
- * A kernel whose order is unknown uses shape_unknown(n): any order of n terms needs at most n - 1
- * additions on one path. CUB's device-wide sum has a documented shape: shape_cub_reduce. */
+ * A kernel whose order is unknown uses chain_unknown(n): any order of n terms needs at most n - 1
+ * additions on one path. CUB's device-wide sum has a documented shape: chain_cub_reduce. */
 typedef struct {
     double serial;   /* adds in a thread's own loop (elements per thread) */
     double tree;     /* levels of the pairwise tree in shared memory / shuffles */
@@ -30,12 +30,12 @@ typedef struct {
                         (serial: merges in a thread's loop, tree: levels after it); it writes each row's mean to
                         row_sums[row] and its variance to row_sums[rows + row] (see moments_tolerance) */
     int wide_bits;   /* significand bits of the wide and atomic additions: 0 = fp32 (24), 53 = fp64 atomics */
-} Shape;
+} AddChain;
 #define ACC_EXACT (-1)
-Shape shape_unknown(uint64_t n);
+AddChain chain_unknown(uint64_t n);
 /* cub::DeviceReduce's sum of n items with a 4-byte accumulator on a GPU of sm_count SMs, or with
  * sm_count 0 one segment of n items of DeviceSegmentedReduce (chain.c gives CUB's source for it). */
-Shape shape_cub_reduce(uint64_t n, int sm_count);
+AddChain chain_cub_reduce(uint64_t n, int sm_count);
 
 /* Unit roundoff of an accumulator with p significand bits: 2^-p (fp32: 2^-24, fp64: 2^-53). */
 double unit_roundoff(int significand_bits);

@@ -76,10 +76,10 @@ static void launch_cub(Run *r)
 {
     size_t bytes = cub_state.temp_bytes;
     CUDA_CHECK(cub_reduce(cub_state.dtype, cub_state.temp, bytes, r->data, r->out, r->n));
-    r->shape = shape_cub_reduce(r->n, r->sm_count);
+    r->chain = chain_cub_reduce(r->n, r->sm_count);
     if (cub_state.dtype == DT_F64) { /* every addition in fp64; tiles of 8 items a thread, twice as many */
-        r->shape.acc_bits = 53;
-        r->shape.serial += 8.0; /* ceil(2 t / G) 8 <= ceil(t / G) 16 + 8 */
+        r->chain.acc_bits = 53;
+        r->chain.serial += 8.0; /* ceil(2 t / G) 8 <= ceil(t / G) 16 + 8 */
     }
 }
 
@@ -88,7 +88,7 @@ static void launch_cub_rows(Run *r)
     size_t bytes = cub_state.temp_bytes;
     CUDA_CHECK(cub::DeviceSegmentedReduce::Sum(cub_state.temp, bytes, r->in, r->row_sums, (int64_t)r->rows,
                                                cub_state.row_offsets, cub_state.row_offsets + 1));
-    r->shape = shape_cub_reduce(r->cols, 0);
+    r->chain = chain_cub_reduce(r->cols, 0);
 }
 
 Kernel cub_kernel(Dtype t, int rows)

@@ -192,7 +192,7 @@ static const char *every_fill(void)
     return list;
 }
 
-static Program describe_stage(const char *argv0)
+static Program stage_program(const char *argv0)
 {
     Program p = reduce_stage.program;
     p.fills = every_fill();
@@ -365,7 +365,7 @@ static void print_group_head(const Bench *b, Dtype t, uint64_t n, const Referenc
 static void report_device(const Device *d, FILE *csv, const Program *p)
 {
     double peak = d->gpu.peak_gbps;
-    CsvRow rows[] = {
+    Measurement rows[] = {
         {"dram_peak", "f32", 0, 0, peak, 100.0},
         {"d2d_copy", "f32", COPY_TEST_BYTES / 4, 0, d->copy_gbps, 100.0 * d->copy_gbps / peak},
         {"read_sol", "f32", d->sol.bytes / 4, 0, d->sol.read_gbps, 100.0 * d->sol.read_gbps / peak},
@@ -452,7 +452,7 @@ static void allocate(Bench *b, const Sizes *s, const Options *o, const Device *d
 static void write_row_results(const Bench *b)
 {
     char err[512];
-    int welford = b->run.shape.welford;
+    int welford = b->run.chain.welford;
     uint64_t rows = welford ? 2 : b->run.rows, cols = welford ? b->run.rows : 0;
     if (write_array_file(out_path, DT_F32, b->rows.results, rows, cols, err, sizeof err)) {
         fprintf(stderr, "error: --out: %s\n", err);
@@ -475,7 +475,7 @@ static int run_size(Bench *b, uint64_t n, const Options *o, const Device *d, FIL
     double baseline_us = -1.0;
     if (reduce_stage.program.rows) rows_prepare(&b->rows, &b->run, f32->values, input >= 0);
     else if (!b->warm && (input < 0 || input == DT_F32) && baseline != first_selected(o)) {
-        CsvRow m = measure(b, baseline, &ref, f32->values, o);
+        Measurement m = measure(b, baseline, &ref, f32->values, o);
         baseline_us = m.median_us;
         printf("(speed-up against %s %s on fp32: %.1f us%s)\n", baseline_stage()->program.stage, baseline->name,
                baseline_us, m.status == ST_OK ? "" : ", which did not pass its check here");
@@ -495,12 +495,12 @@ static int run_size(Bench *b, uint64_t n, const Options *o, const Device *d, FIL
         ref = data_reference(&b->data, h, n);
         if (!reduce_stage.program.rows) print_group_head(b, t, n, &ref, d);
         Kernel cub = cub_kernel(t, reduce_stage.program.rows);
-        CsvRow c = measure(b, &cub, &ref, h->values, o);
+        Measurement c = measure(b, &cub, &ref, h->values, o);
         double cub_us = c.status == ST_SKIP ? -1.0 : c.median_us;
         for (int j = i; j < end; j++) {
             const Kernel *k = &reduce_stage.kernels[j];
             if (!selected(k, o)) continue;
-            CsvRow m = measure(b, k, &ref, h->values, o);
+            Measurement m = measure(b, k, &ref, h->values, o);
             if (k == baseline) baseline_us = m.median_us;
             if (out_path && m.status != ST_SKIP) write_row_results(b);
             report(b, k, &m, d, baseline_us, cub_us, csv, p);
@@ -548,7 +548,7 @@ static int print_declared_bounds(Bench *b, const Sizes *s, const Options *o, con
             for (int j = 0; j <= reduce_stage.count; j++) {
                 const Kernel *k = j < reduce_stage.count ? &reduce_stage.kernels[j] : &cub;
                 if (k->dtype != t || (k != &cub && !selected(k, o))) continue;
-                CsvRow row = declared_row(b, k, &ref, h->values);
+                Measurement row = declared_row(b, k, &ref, h->values);
                 printf("bound: %s %s %llu ", k->name, dtypes[t].name, (unsigned long long)b->run.n);
                 if (row.refused) printf("not declared: %s\n", row.refused);
                 else if (row.rel_bound > 0) printf("%.3e %.0f\n", row.rel_bound, row.chain);
@@ -561,7 +561,7 @@ static int print_declared_bounds(Bench *b, const Sizes *s, const Options *o, con
 
 int main(int argc, char **argv)
 {
-    Program p = describe_stage(argv[0]);
+    Program p = stage_program(argv[0]);
     Options o = parse_command_line(argc, argv, &p);
 #ifdef RECORD_TREE
     /* No --n (the sizes are the default's own string): a tree kernel at the size its stage declares. */

@@ -273,7 +273,7 @@ FILE *open_csv(const char *path, const char *prog)
     return f;
 }
 
-void csv_write(FILE *csv, const char *gpu, const Program *p, const CsvRow *r)
+void csv_write(FILE *csv, const char *gpu, const Program *p, const Measurement *r)
 {
     if (!csv) return;
     if (ftell(csv) == 0) fprintf(csv, "%s\n", CSV_HEADER);

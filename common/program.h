@@ -127,7 +127,7 @@ int read_input(const char *prog, const Options *o, const Program *p, const char 
  * x_cub: CUB's time over this row's (same input type and N, same run); fill: the data (--fill); rel_bound:
  * the error bound the check used, relative to the reference (rel_err is checked against it); spread: the
  * timed runs' interquartile range over their median (time_runs); chain: the most additions on one input's
- * path to the result (Shape: serial + tree + wide + atomic), the length the bound grows with; result: the
+ * path to the result (AddChain: serial + tree + wide + atomic), the length the bound grows with; result: the
  * result as the shortest decimal that reads back to it in its own type (a row stage: its worst row's), and
  * result_bits its bits in hex (both empty where a program has no single result). A device row
  * (the GPU's own figures, stage "device": no stage folder's name) leaves the measurement columns after
@@ -165,12 +165,12 @@ typedef struct {
     /* The CSV's result columns, last: */
     ResultType result_type; /* the type the result was computed in (RESULT_NONE: both columns empty) */
     double shown;           /* the first run's result (a row stage: its worst row's), exact in result_type */
-} CsvRow;
+} Measurement;
 
 /* Opens FILE for appending (exit EXIT_USAGE if it cannot be written); NULL path: no CSV. */
 FILE *open_csv(const char *path, const char *prog);
 /* Appends one row (the header first into an empty file) and flushes it. */
-void csv_write(FILE *csv, const char *gpu, const Program *p, const CsvRow *r);
+void csv_write(FILE *csv, const char *gpu, const Program *p, const Measurement *r);
 
 /* ---- timing ----------------------------------------------------------------------------------- */
 

@@ -66,7 +66,7 @@ int record_tree(const Stage *stage, const Options *o, const char *path, const ch
     r.sm_count = g.sm_count;
     r.blocks_per_sm = k->blocks_per_sm;
     r.host_in = host;
-    r.shape = shape_unknown(n);
+    r.chain = chain_unknown(n);
 
     TreeLog log;
     memset(&log, 0, sizeof log);

@@ -1,7 +1,7 @@
 /* What a stage file includes (stages/NN_name/reduce.cu, exercise.cu, demo.cu, and the solutions compiled
  * into an exercise): the Run a launcher fills in, the Kernel entries of its table, and STAGE(...), which
  * makes the table the stage's. With them come the error checks and the grid size (CUDA_CHECK,
- * LAUNCH_CHECK, grid_for: gpu.h), the shape of a kernel's additions (Shape: chain.h), the input types
+ * LAUNCH_CHECK, grid_for: gpu.h), the shape of a kernel's additions (AddChain: chain.h), the input types
  * (Dtype: dtype.h), the exit codes (EXIT_*: exit_codes.h), the record build's TRACED (tree.h), and the
  * Program a stage declares (program.h). The program that runs the table is harness.cu. The kernels of common/ itself (the flush, the timing and checking
  * helpers) are named common_*, so that the tools can tell them from a stage's (make stage-NN profile
@@ -30,12 +30,12 @@ typedef struct {
     int sm_count;           /* multiprocessors, for grids sized to the machine */
     int blocks_per_sm;      /* the table entry's blocks per SM, for a grid sized to the machine */
 
-    uint64_t host_partials; /* > 0: the CPU finishes the sum of partials[0..host_partials) (in fp64) */
+    uint64_t host_partial_count; /* > 0: the CPU finishes the sum of partials[0..host_partial_count) (in fp64) */
     const float *host_in;   /* the same fp32 input in host memory, for a CPU row (ON_CPU) */
     int has_host_result;    /* set by a CPU row: its sum is host_result, nothing to read back */
     double host_result;
     const char *refuse;     /* set instead of launching when the kernel cannot take this input (why) */
-    Shape shape;            /* how the additions are arranged, for the error bound (chain.h) */
+    AddChain chain;            /* how the additions are arranged, for the error bound (chain.h) */
 
     /* Row stages (Program.rows): in[] is a rows x cols matrix, row-major; each row's sum (or log-sum-exp,
      * OP_LOGSUMEXP) goes to row_sums[row] (room for rows floats), and shape describes one row's additions. */
@@ -48,7 +48,7 @@ typedef struct {
 #define PARTIALS_CAPACITY(n) ((n) / 128 + 65536)
 
 /* Enqueue the reduction on the default stream; a kernel that finishes on the GPU leaves the sum in
- * r->out, one that finishes on the CPU sets r->host_partials. */
+ * r->out, one that finishes on the CPU sets r->host_partial_count. */
 typedef void (*LaunchFn)(Run *r);
 
 enum {

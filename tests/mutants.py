@@ -167,8 +167,8 @@ MUTANTS = [
      "q += half && (rest || (q & 1));", "q += half && (rest || !(q & 1));", "test_stage_13", False),
     # A declared bound, against the committed reference's without a GPU (--bounds-for).
     ("05: reduce_warp_shuffle's bound 1000 times looser", "stages/05_shuffle/reduce.cu",
-     'reduce_warp_shuffle, "reduce_warp_shuffle", BLOCK_1024);\n    r->shape.tree = LOG2_WARP + LOG2_WARPS_1024;',
-     'reduce_warp_shuffle, "reduce_warp_shuffle", BLOCK_1024);\n    r->shape.tree = 1000 * (LOG2_WARP + LOG2_WARPS_1024);',
+     'reduce_warp_shuffle, "reduce_warp_shuffle", BLOCK_1024);\n    r->chain.tree = LOG2_WARP + LOG2_WARPS_1024;',
+     'reduce_warp_shuffle, "reduce_warp_shuffle", BLOCK_1024);\n    r->chain.tree = 1000 * (LOG2_WARP + LOG2_WARPS_1024);',
      "test_bounds", False),
     # What only a GPU shows (--gpu): a kernel off by one, a missing barrier, a tolerance made loose.
     ("02: the barrier after the loads missing", "stages/02_shared/reduce.cu",
@@ -191,9 +191,9 @@ MUTANTS = [
     ("08: the tail one element short", "stages/08_roofline/reduce.cu",
      "    if (t < n - tail) acc +=", "    if (t + 1 < n - tail) acc +=", "test_gpu.*08_roofline|test_stage_08", True),
     ("03: the error bound's tree 1000 times deeper", "stages/03_atomic/reduce.cu",
-     "    r->shape.tree = LOG2_BLOCK;\n", "    r->shape.tree = 1000 * LOG2_BLOCK;\n", "test_gpu.*03_atomic|test_stage_03", True),
+     "    r->chain.tree = LOG2_BLOCK;\n", "    r->chain.tree = 1000 * LOG2_BLOCK;\n", "test_gpu.*03_atomic|test_stage_03", True),
     ("06: the error bound's loop 1000 times longer", "stages/06_gridstride/reduce.cu",
-     "    r->shape.serial = PER_THREAD;\n", "    r->shape.serial = 1000 * PER_THREAD;\n", "test_gpu.*06_gridstride|test_stage_06", True),
+     "    r->chain.serial = PER_THREAD;\n", "    r->chain.serial = 1000 * PER_THREAD;\n", "test_gpu.*06_gridstride|test_stage_06", True),
     ("13: windows_f64's value after the last vector dropped", "stages/13_exact/exact_sum.cuh",
      "    if (t < n - tail) take_value64(", "    if (t + 1 < n - tail) take_value64(", "test_stage_13", True),
     ("the finish (the copy of the partials, their sum) timed as the kernels' part", "common/program.cu",
@@ -201,7 +201,7 @@ MUTANTS = [
      "            t->finish(t->ctx);\n            CUDA_CHECK(cudaEventRecord(e->launched));\n",
      "test_gpu.*kernels_own_time", True),
     ("08: the error bound's tree 1000 times deeper", "stages/08_roofline/reduce.cu",
-     "    r->shape.tree = BLOCK_SUM_LEVELS;\n", "    r->shape.tree = 1000 * BLOCK_SUM_LEVELS;\n", "test_gpu.*08_roofline|test_stage_08", True),
+     "    r->chain.tree = BLOCK_SUM_LEVELS;\n", "    r->chain.tree = 1000 * BLOCK_SUM_LEVELS;\n", "test_gpu.*08_roofline|test_stage_08", True),
 ]
 
 

@@ -26,12 +26,12 @@ int main(int argc, char **argv)
         {"no_result", RESULT_NONE, 1.0},
     };
     for (size_t i = 0; i < sizeof results / sizeof results[0]; i++) {
-        CsvRow row = {results[i].kernel, "f32", 1000, 1.5, 2.5, 0.1, "1", 0.0, 0, 0, 1, 4000.0, 1.0, 1.0, "shifted", 1e-7, 0.01, 10};
+        Measurement row = {results[i].kernel, "f32", 1000, 1.5, 2.5, 0.1, "1", 0.0, 0, 0, 1, 4000.0, 1.0, 1.0, "shifted", 1e-7, 0.01, 10};
         row.result_type = results[i].type;
         row.shown = results[i].value;
         csv_write(csv, "Test GPU", &p, &row);
     }
-    CsvRow device = {"dram_peak", "f32", 0, 0, 1000.0, 100.0};
+    Measurement device = {"dram_peak", "f32", 0, 0, 1000.0, 100.0};
     csv_write(csv, "Test GPU", &p, &device);
     fclose(csv);
     return EXIT_OK;

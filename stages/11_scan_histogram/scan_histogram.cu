@@ -626,7 +626,7 @@ static void csv_rows(FILE *csv, const GpuInfo *d, const Program *p, const Result
 {
     double cub_us = cub_us_of(res, count);
     for (int i = 0; i < count; i++) {
-        CsvRow row = {res[i].e->name, dtype, n, res[i].us, res[i].gbps, 100.0 * res[i].gbps / d->peak_gbps,
+        Measurement row = {res[i].e->name, dtype, n, res[i].us, res[i].gbps, 100.0 * res[i].gbps / d->peak_gbps,
                       res[i].wrong == 0 ? "1" : "0", (double)res[i].wrong / (double)res[i].of, 0, o->warm,
                       res[i].same_bits, res[i].bytes_read, 0.0, cub_us > 0 ? cub_us / res[i].us : 0.0, o->fill, 0.0, res[i].spread};
         csv_write(csv, d->name, p, &row);

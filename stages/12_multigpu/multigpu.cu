@@ -463,7 +463,7 @@ static Run make_run(const Gpu *gp, const void *data, uint64_t n)
 static void launch(const Kernel *k, Run *r)
 {
     k->launch(r);
-    if (r->refuse || r->host_partials) {
+    if (r->refuse || r->host_partial_count) {
         fprintf(stderr, "error: stage 08's %s did not finish on the GPU (%s)\n", k->name, r->refuse ? r->refuse : "host finish");
         exit(EXIT_GPU);
     }
@@ -522,7 +522,7 @@ static void run_sum(const Options *o, const Kernel *k, uint64_t n, const float *
             keep_gpu_busy(AHEAD_US_PER_GPU * world.local, 0); /* as time_runs: busy while the rep is enqueued */
             if (!o->warm) l2_flush(&gp->flush, 0);
             if (k_ >= 0) CUDA_CHECK(cudaEventRecord(gp->ev[k_], 0));
-            memset(&runs[l].shape, 0, sizeof runs[l].shape); /* the launcher fills in its shape */
+            memset(&runs[l].chain, 0, sizeof runs[l].chain); /* the launcher fills in its shape */
             launch(k, &runs[l]); /* legacy default stream: NCCL's stream (a blocking one) waits for it */
             if (k_ >= 0) CUDA_CHECK(cudaEventRecord(gp->ev[o->reps + k_], 0));
         }
@@ -552,7 +552,7 @@ static void run_sum(const Options *o, const Kernel *k, uint64_t n, const float *
         m->result = out;
         m->ref_sum = refs[l].sum;
         m->ref_abs = refs[l].abs_sum;
-        m->tol = sum_tolerance(runs[l].shape, &refs[l], NULL, runs[l].n); /* the shape stage 08 reported (a tree) */
+        m->tol = sum_tolerance(runs[l].chain, &refs[l], NULL, runs[l].n); /* the shape stage 08 reported (a tree) */
         m->ok = result_passes(out, &refs[l], m->tol);
         m->total = totals[run_count - 1];
         m->same = 1.0;
@@ -622,7 +622,7 @@ static int report_sum(const Options *o, const Kernel *k, uint64_t n, const SumRe
            every_run ? "" : "; the total's bits changed between runs");
     char name[64];
     snprintf(name, sizeof name, "sum_g%d%s", G, world.processes ? "_procs" : "");
-    CsvRow row = {name, "f32", n, total_us, gbps, 100.0 * gbps / (G * world.gpu[0].info.peak_gbps),
+    Measurement row = {name, "f32", n, total_us, gbps, 100.0 * gbps / (G * world.gpu[0].info.peak_gbps),
                   total_ok && !failures ? "1" : "0", rel, 0, o->warm, same && every_run, 4.0 * (double)n,
                   0.0, 0.0, input_path ? "input" : NULL, 0.0, -1.0};
     row.result_type = RESULT_F32;
@@ -669,7 +669,7 @@ static double check_sample(int bf16, uint64_t seed, uint64_t count, const void *
 {
     uint64_t stride = sample_stride(count);
     /* G values, at most G - 1 roundings on a path, in the element type (bf16: 8 significant bits) */
-    Shape shape = {(double)(world.nranks - 1), 0.0, 0.0, bf16 ? 8 : 0, 0.0};
+    AddChain shape = {(double)(world.nranks - 1), 0.0, 0.0, bf16 ? 8 : 0, 0.0};
     double worst = 0.0;
     *ok = 1;
     for (uint64_t j = 0; j < taken; j++) {
@@ -813,7 +813,7 @@ static int run_arrays(const Options *o, int bf16, int leader, FILE *csv, const c
             if (!same) printf("%10s the checked elements' bits differ between the GPUs or between two runs\n", "");
             snprintf(name, sizeof name, "allreduce_g%d%s", world.nranks, world.processes ? "_procs" : "");
             /* gbps: busbw, or algbw for G = 1, where busbw is 0 by definition; no flush, as in nccl-tests: warm */
-            CsvRow row = {name, dtype, count, comm_us, world.nranks > 1 ? busbw : algbw, 0.0, ok ? "1" : "0", err,
+            Measurement row = {name, dtype, count, comm_us, world.nranks > 1 ? busbw : algbw, 0.0, ok ? "1" : "0", err,
                           0, 1, same, (double)bytes, 0.0, 0.0, NULL, 0.0, -1.0};
             csv_write(csv, gpu_name, p, &row);
         }
