@@ -4,6 +4,9 @@
 #ifndef REDUCE_DATA_H
 #define REDUCE_DATA_H
 
+#include "array_file.h"
+#include "fill.h"
+#include "reference.h"
 #include "stage.h"
 
 /* What the program sums and where it is: the options that choose it (main sets them), the host arrays,
@@ -27,7 +30,7 @@ typedef struct {
 const ArrayFile *use_dtype(Data *d, Run *r, Dtype t);
 /* The data of --input: the file's values, a.count of them, decoded to floats; exits EXIT_USAGE (before the
  * GPU is opened) for an int32 past 2^24, which the reference's fp32 copy would not hold exactly. */
-void use_file(Data *d, const ArrayFile *a, const char *prog);
+void use_file(Data *d, const ArrayFile *a, const char *path, const char *prog);
 /* The fp64 reference of a's first n values, the values a kernel reads. A file's data are marked structured
  * (bounds.h: the worst-case bound alone, since nothing says their rounding errors look random), and so are
  * fp64 data: the probabilistic bound's stagnation term reads fp32 values, which fp64's are not. */

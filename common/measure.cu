@@ -79,26 +79,26 @@ static double relative_bound(double tol, double sum) { return sum != 0.0 ? tol /
 /* The CSV's chain: the most additions on one input's path (none where the accumulator is exact). */
 static double chain_of(const AddChain *s) { return s->acc_bits == ACC_EXACT ? 0.0 : s->serial + s->tree + s->wide + s->atomic; }
 
-/* What the timing loop's callbacks check each run of one kernel against, and the row they fill in. */
+/* The runs of one kernel, the Work of the timing loop (TimedLaunch<KernelRuns>): what runs, what every
+ * run is checked against, and what the runs gave. */
 typedef struct {
-    Bench *b;
-    const Kernel *k;
-    const float *values;  /* the input as the kernel reads it, in fp32 (for the stagnation term) */
-    Reference want;       /* the fp64 reference (of a maximum: the largest input, exactly) */
-    double tol;           /* from the shape the launcher reported in the first run */
+    Bench *b;             /* what runs: the harness's buffers and the size (b->run), */
+    const Kernel *k;      /* and the kernel */
+    const float *values;  /* the check: the input as the kernel reads it, in fp32 (for the stagnation term), */
+    Reference want;       /* the fp64 reference (of a maximum: the largest input, exactly), */
+    double tol;           /* and the bound, from the chain the launcher declared in the first run */
     double result;        /* this run's sum (a row stage: a hash of the bits of its row sums) */
     double shown;         /* this run's result as the table and the CSV show it (a row stage: its worst row's) */
     ResultType type;      /* the type the kernel computed it in */
     int runs;
     int pass;             /* every run within the tolerance */
-    Measurement *row;          /* result: the first run's; same_bits: every run gave its bits; a row stage's
+    Measurement *row;     /* result: the first run's; same_bits: every run gave its bits; a row stage's
                              rel_err and rel_bound: of the worst row of the first run */
-} RunCheck;
+} KernelRuns;
 
 /* Untimed, before each run: the input of an in-place kernel restored, the Run reset. */
-static void prepare_run(void *ctx)
+static void prepare_run(KernelRuns *c)
 {
-    const RunCheck *c = (const RunCheck *)ctx;
     Run *r = &c->b->run;
     if (c->k->flags & IN_PLACE)
         CUDA_CHECK(cudaMemcpyAsync(r->in, c->b->pristine, r->n * sizeof(float), cudaMemcpyDeviceToDevice));
@@ -110,25 +110,22 @@ static void prepare_run(void *ctx)
 }
 
 /* Timed, from "input in device memory": the launches (a CPU row: its loop). */
-static void run_kernel(void *ctx)
+static void run_kernel(KernelRuns *c)
 {
-    RunCheck *c = (RunCheck *)ctx;
     c->k->launch(&c->b->run);
 }
 
 /* Timed, after the launched event, up to "sum available": for a kernel that leaves partial sums, the copy
  * of them and their sum on the CPU. */
-static void finish_run(void *ctx)
+static void finish_run(KernelRuns *c)
 {
-    RunCheck *c = (RunCheck *)ctx;
     Run *r = &c->b->run;
     if (!r->refuse && r->host_partial_count) c->result = finish(c->b, c->k->name);
 }
 
 /* Untimed, after each run: its result read back and checked, its bits compared with the first run's. */
-static void check_run(void *ctx)
+static void check_run(KernelRuns *c)
 {
-    RunCheck *c = (RunCheck *)ctx;
     Run *r = &c->b->run;
     if (r->refuse) return; /* nothing was launched */
     mark_exact(c->k, &r->chain);
@@ -182,7 +179,7 @@ Measurement measure(Bench *b, const Kernel *k, const Reference *ref, const float
         row.status = ST_SKIP;
         return row;
     }
-    RunCheck c;
+    KernelRuns c;
     memset(&c, 0, sizeof c);
     c.b = b;
     c.k = k;
@@ -190,7 +187,7 @@ Measurement measure(Bench *b, const Kernel *k, const Reference *ref, const float
     c.want = checked_reference(k, ref);
     c.pass = row.same_bits = 1;
     c.row = &row;
-    TimedRun t = {prepare_run, run_kernel, finish_run, check_run, &c, b->warm ? NULL : &b->flush};
+    TimedLaunch<KernelRuns> t = {prepare_run, run_kernel, finish_run, check_run, &c, b->warm ? NULL : &b->flush};
     /* The first run, checked with the partials poisoned with NaN, so a partial that no block wrote shows. */
     CUDA_CHECK(cudaMemset(r->partials, 0xff, PARTIALS_CAPACITY(r->n) * sizeof(float)));
     CUDA_CHECK(cudaMemset(r->out, 0xff, sizeof(double)));
@@ -244,7 +241,7 @@ Measurement declared_row(Bench *b, const Kernel *k, const Reference *ref, const 
 {
     Run *r = &b->run;
     Measurement row = kernel_row(k, r->n);
-    RunCheck c;
+    KernelRuns c;
     memset(&c, 0, sizeof c);
     c.b = b;
     c.k = k;

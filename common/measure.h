@@ -7,10 +7,15 @@
 
 #include <stdio.h>
 
+#include "bounds.h"
+#include "csv.h"
 #include "data.h"
+#include "fill.h"
+#include "options.h"
 #include "rows.h"
 #include "speed_of_light.h"
 #include "stage.h"
+#include "timing.h"
 
 /* The GPU, and its ceilings as the harness measured them. */
 typedef struct {

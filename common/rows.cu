@@ -1,8 +1,12 @@
 /* The row stages' part of the harness (rows.h): each row's reference, and every row's result checked. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "exit_codes.h"
+#include "gpu.h"
+#include "result.h"
 #include "rows.h"
 
 size_t rows_device_bytes(uint64_t max_rows)

@@ -5,6 +5,7 @@
 #ifndef REDUCE_ROWS_H
 #define REDUCE_ROWS_H
 
+#include "bounds.h"
 #include "stage.h"
 
 /* What the rows of the size being run are checked against, and their results read back. */

@@ -1,22 +1,19 @@
-/* What a stage file includes (stages/NN_name/reduce.cu, exercise.cu, demo.cu, and the solutions compiled
- * into an exercise): the Run a launcher fills in, the Kernel entries of its table, and STAGE(...), which
- * makes the table the stage's. With them come the error checks and the grid size (CUDA_CHECK,
- * LAUNCH_CHECK, grid_for: gpu.h), the shape of a kernel's additions (AddChain: chain.h), the input types
- * (Dtype: dtype.h), the exit codes (EXIT_*: exit_codes.h), the record build's TRACED (tree.h), and the
- * Program a stage declares (program.h). The program that runs the table is harness.cu. The kernels of common/ itself (the flush, the timing and checking
- * helpers) are named common_*, so that the tools can tell them from a stage's (make stage-NN profile
- * leaves them out). */
+/* The vocabulary of a stage file (stages/NN_name/reduce.cu, exercise.cu, and the solutions compiled into
+ * an exercise), all it includes: the Run a launcher fills in, the Kernel entries of its table, and
+ * STAGE(...), which makes the table the stage's. With them come the error checks and the grid size
+ * (CUDA_CHECK, LAUNCH_CHECK, grid_for: check.h), the chain of a kernel's additions (AddChain: chain.h),
+ * the input types (Dtype: dtype.h), the record build's TRACED (tree.h), and the Program a stage declares
+ * (program.h). The program that runs the table is harness.cu. The kernels of common/ itself (the flush,
+ * the timing and checking helpers) are named common_*, so that the tools can tell them from a stage's
+ * (make stage-NN profile leaves them out). */
 #ifndef REDUCE_STAGE_H
 #define REDUCE_STAGE_H
 
 #include <stdint.h>
-#include <stdio.h>
 
-#include "gpu.h"
-#include "bounds.h"
-#include "array_file.h"
-#include "exit_codes.h"
-#include "fill.h"
+#include "chain.h"
+#include "check.h"
+#include "dtype.h"
 #include "program.h"
 #include "tree.h"
 
@@ -29,6 +26,8 @@ typedef struct {
     float *out;             /* device scalar for kernels that finish on the GPU (an int for ACC_I32) */
     int sm_count;           /* multiprocessors, for grids sized to the machine */
     int blocks_per_sm;      /* the table entry's blocks per SM, for a grid sized to the machine */
+    void *scratch;          /* device temporary storage of scratch_bytes, for a library's call (CUB's rows) */
+    size_t scratch_bytes;
 
     uint64_t host_partial_count; /* > 0: the CPU finishes the sum of partials[0..host_partial_count) (in fp64) */
     const float *host_in;   /* the same fp32 input in host memory, for a CPU row (ON_CPU) */
@@ -41,6 +40,7 @@ typedef struct {
      * OP_LOGSUMEXP) goes to row_sums[row] (room for rows floats), and shape describes one row's additions. */
     uint64_t rows, cols;
     float *row_sums;
+    const int64_t *row_offsets; /* device: row i is in[row_offsets[i], row_offsets[i + 1]), for CUB's rows */
 } Run;
 
 /* Room in Run.partials: enough for one sum per 128 elements (the smallest block that writes partials),

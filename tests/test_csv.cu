@@ -1,9 +1,10 @@
-/* The CSV's result columns as csv_write (common/program.cu) writes them, on any machine: a row of each
+/* The CSV's result columns as csv_write (common/csv.cu) writes them, on any machine: a row of each
  * result type, a row with no result and a device row, appended to the file named by argv[1]. It calls no
  * CUDA function; tests/test_csv.py builds it and reads the file. */
 #include <float.h>
 
-#include "program.h"
+#include "csv.h"
+#include "exit_codes.h"
 
 int main(int argc, char **argv)
 {

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "gpu.h"
+#include "reference.h"
 #include "reduce.cu"
 #include "adversarial.cu" /* make64, next_random */
 
