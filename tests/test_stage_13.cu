@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "fill.h"
+#include "reference.h"
+
 #include "../stages/13_exact/reduce.cu"
 #include "../stages/13_exact/adversarial.cu" /* make64: the demo's data */
 
