@@ -63,12 +63,17 @@ EXERCISES := $(patsubst stages/%/exercise.cu,%,$(sort $(wildcard stages/*/exerci
 SOLVED := $(filter $(patsubst solutions/%.cu,%,$(wildcard solutions/*.cu)),$(EXERCISES))
 DEMOS := $(patsubst stages/%/demo.cu,%,$(sort $(wildcard stages/*/demo.cu)))
 
-# The common objects: program.o (the option table, CSV writer and timing loop), speed_of_light.o, gpu.o
-# (the GPU, allocation, the flush) and host.o under every program; under a stage built on the harness
-# also harness.o (its main) and the parts it calls: measure.o (a kernel timed, checked and reported),
-# data.o (the input in each type), cub.o (CUB's rows) and rows.o (a row stage's references and checks). A stage file includes common/stage.h, which brings
-# gpu.h, host.h, program.h and tree.h; every object is built again when a header of common/ changes.
-PROGRAM_OBJS := $(BUILD)/program.o $(BUILD)/speed_of_light.o $(BUILD)/gpu.o $(BUILD)/host.o
+# The common objects: program.o (the command line, --describe), csv.o, timing.o (the timing loop),
+# speed_of_light.o, gpu.o (the GPU, allocation, the flush), check.o (the error checks) and the plain C of
+# common/*.c (HOST_OBJS: the parsers, the input types and files, the fills, the references, the chains of
+# additions and their bounds) under every program; under a stage built on the harness also harness.o (its
+# main) and the parts it calls: measure.o (a kernel timed, checked and reported), data.o (the input in
+# each type), cub.o (CUB's rows) and rows.o (a row stage's references and checks). A stage file includes
+# common/stage.h, the stage's vocabulary (check.h, chain.h, dtype.h, program.h, tree.h); every object is
+# built again when a header of common/ changes.
+HOST_OBJS := $(patsubst common/%.c,$(BUILD)/%.o,$(sort $(wildcard common/*.c)))
+PROGRAM_OBJS := $(BUILD)/program.o $(BUILD)/csv.o $(BUILD)/timing.o $(BUILD)/speed_of_light.o $(BUILD)/gpu.o \
+                $(BUILD)/check.o $(HOST_OBJS)
 HARNESS_PARTS := $(BUILD)/measure.o $(BUILD)/data.o $(BUILD)/cub.o $(BUILD)/rows.o
 HARNESS_OBJS := $(BUILD)/harness.o $(HARNESS_PARTS) $(PROGRAM_OBJS)
 COMMON_HEADERS := $(sort $(wildcard common/*.h))
@@ -267,7 +272,7 @@ $(BUILD)/programs.txt: need-nvcc
 	@mkdir -p $(BUILD)
 	@echo '$(BUILDABLE_PROGRAMS)' | cmp -s - $@ || echo '$(BUILDABLE_PROGRAMS)' > $@
 
-$(BUILD)/host.o: common/host.c common/host.h
+$(BUILD)/%.o: common/%.c $(COMMON_HEADERS)
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS) -c $< -o $@
 
@@ -350,7 +355,7 @@ endef
 $(foreach s,$(filter $(HARNESS_STAGES),$(SOLVED)),$(eval $(call tree_solution_rules,$s)))
 
 # A demo is built again when a source of its stage that it may include changes.
-$(BUILD)/%/demo: stages/%/demo.cu $(BUILD)/gpu.o $(BUILD)/host.o
+$(BUILD)/%/demo: stages/%/demo.cu $(BUILD)/gpu.o $(BUILD)/check.o $(HOST_OBJS)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $< $(filter %.o,$^) -o $@
 $(foreach s,$(DEMOS),$(eval $(BUILD)/$s/demo: $(filter-out stages/$s/demo.cu,$(wildcard stages/$s/*.cu stages/$s/*.cuh)) \

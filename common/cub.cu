@@ -7,14 +7,6 @@
 
 #include "cub.h"
 
-/* What cub_use and cub_kernel set, for the launchers. */
-static struct {
-    Dtype dtype;
-    void *temp;
-    size_t temp_bytes;
-    const int64_t *row_offsets;
-} cub_state;
-
 Acc cub_acc(Dtype t) { return t == DT_I8 || t == DT_I32 ? ACC_I32 : t == DT_F64 ? ACC_F64 : ACC_F32; }
 
 struct ToFloat {
@@ -65,35 +57,34 @@ size_t cub_rows_temp_bytes(uint64_t rows)
     return bytes;
 }
 
-void cub_use(void *temp, size_t temp_bytes, const int64_t *row_offsets)
-{
-    cub_state.temp = temp;
-    cub_state.temp_bytes = temp_bytes;
-    cub_state.row_offsets = row_offsets;
-}
-
+/* CUB's sum of the input of type T, in the harness's scratch. */
+template <Dtype T>
 static void launch_cub(Run *r)
 {
-    size_t bytes = cub_state.temp_bytes;
-    CUDA_CHECK(cub_reduce(cub_state.dtype, cub_state.temp, bytes, r->data, r->out, r->n));
-    r->shape = shape_cub_reduce(r->n, r->sm_count);
-    if (cub_state.dtype == DT_F64) { /* every addition in fp64; tiles of 8 items a thread, twice as many */
-        r->shape.acc_bits = 53;
-        r->shape.serial += 8.0; /* ceil(2 t / G) 8 <= ceil(t / G) 16 + 8 */
+    size_t bytes = r->scratch_bytes;
+    CUDA_CHECK(cub_reduce(T, r->scratch, bytes, r->data, r->out, r->n));
+    r->chain = chain_cub_reduce(r->n, r->sm_count);
+    if (T == DT_F64) { /* every addition in fp64; tiles of 8 items a thread, twice as many */
+        r->chain.acc_bits = 53;
+        r->chain.serial += 8.0; /* ceil(2 t / G) 8 <= ceil(t / G) 16 + 8 */
     }
 }
 
+/* A launcher for each input type, in Dtype's order. */
+static const LaunchFn cub_launchers[DT_COUNT] = {launch_cub<DT_F32>, launch_cub<DT_F16>, launch_cub<DT_BF16>,
+                                                 launch_cub<DT_FP8_E4M3>, launch_cub<DT_FP8_E5M2>, launch_cub<DT_I8>,
+                                                 launch_cub<DT_I32>, launch_cub<DT_F64>};
+
 static void launch_cub_rows(Run *r)
 {
-    size_t bytes = cub_state.temp_bytes;
-    CUDA_CHECK(cub::DeviceSegmentedReduce::Sum(cub_state.temp, bytes, r->in, r->row_sums, (int64_t)r->rows,
-                                               cub_state.row_offsets, cub_state.row_offsets + 1));
-    r->shape = shape_cub_reduce(r->cols, 0);
+    size_t bytes = r->scratch_bytes;
+    CUDA_CHECK(cub::DeviceSegmentedReduce::Sum(r->scratch, bytes, r->in, r->row_sums, (int64_t)r->rows,
+                                               r->row_offsets, r->row_offsets + 1));
+    r->chain = chain_cub_reduce(r->cols, 0);
 }
 
 Kernel cub_kernel(Dtype t, int rows)
 {
-    cub_state.dtype = t;
-    Kernel k = {"cub", "cub::DeviceReduce", rows ? launch_cub_rows : launch_cub, 0, 0, t, cub_acc(t)};
+    Kernel k = {"cub", "cub::DeviceReduce", rows ? launch_cub_rows : cub_launchers[t], 0, 0, t, cub_acc(t)};
     return k;
 }

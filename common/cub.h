@@ -15,11 +15,8 @@ cudaError_t cub_reduce(Dtype t, void *temp, size_t &temp_bytes, const void *in, 
 /* The temporary storage CUB needs to sum n elements of type t, and to sum `rows` rows. */
 size_t cub_temp_bytes(Dtype t, uint64_t n);
 size_t cub_rows_temp_bytes(uint64_t rows);
-/* Where CUB's rows work: temporary storage of temp_bytes (the most the sizes run need), and a row
- * stage's offsets (device memory: row i is in[offsets[i], offsets[i + 1]); NULL in any other stage). */
-void cub_use(void *temp, size_t temp_bytes, const int64_t *row_offsets);
-/* CUB's table entry for input type t (a row stage's when rows), measured like any kernel. A launcher
- * gets the Run alone, so the type it sums is kept here until the next call. */
+/* CUB's table entry for input type t (a row stage's when rows), measured like any kernel: its launcher
+ * works in Run.scratch (of the size cub_temp_bytes said) and a row stage's Run.row_offsets. */
 Kernel cub_kernel(Dtype t, int rows);
 
 #endif

@@ -4,9 +4,11 @@
 #include <cuda_fp8.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "data.h"
+#include "options.h"
 
 static float encode(Dtype t, float v, void *bytes, uint64_t i)
 {
@@ -117,7 +119,7 @@ static float decode(Dtype t, const unsigned char *bytes, uint64_t i)
     }
 }
 
-void use_file(Data *d, const ArrayFile *a, const char *prog)
+void use_file(Data *d, const ArrayFile *a, const char *path, const char *prog)
 {
     Dtype t = (Dtype)a->type;
     float *values = t == DT_F32 ? (float *)a->bytes : (float *)malloc(a->count * sizeof(float));
@@ -127,7 +129,7 @@ void use_file(Data *d, const ArrayFile *a, const char *prog)
         if (t == DT_I32 && fabsf(values[i]) > 16777216.0f) {
             char msg[768];
             snprintf(msg, sizeof msg, "--input %s: element %llu is %d, past 2^24: the fp32 copy the reference reads "
-                     "would not be exact", input_path, (unsigned long long)i, ((const int32_t *)a->bytes)[i]);
+                     "would not be exact", path, (unsigned long long)i, ((const int32_t *)a->bytes)[i]);
             usage_error(prog, "%s", msg);
         }
     }

@@ -1,9 +1,12 @@
-/* The data a stage program sums (data.cu): a fill (host.h) made in each input type its kernels read, or
+/* The data a stage program sums (data.cu): a fill (fill.h) made in each input type its kernels read, or
  * the file of --input; held in host memory as the kernels' bytes and as floats (what the fp64 reference
  * reads), and uploaded for the size being run. */
 #ifndef REDUCE_DATA_H
 #define REDUCE_DATA_H
 
+#include "array_file.h"
+#include "fill.h"
+#include "reference.h"
 #include "stage.h"
 
 /* What the program sums and where it is: the options that choose it (main sets them), the host arrays,
@@ -27,9 +30,9 @@ typedef struct {
 const ArrayFile *use_dtype(Data *d, Run *r, Dtype t);
 /* The data of --input: the file's values, a.count of them, decoded to floats; exits EXIT_USAGE (before the
  * GPU is opened) for an int32 past 2^24, which the reference's fp32 copy would not hold exactly. */
-void use_file(Data *d, const ArrayFile *a, const char *prog);
+void use_file(Data *d, const ArrayFile *a, const char *path, const char *prog);
 /* The fp64 reference of a's first n values, the values a kernel reads. A file's data are marked structured
- * (host.h: the worst-case bound alone, since nothing says their rounding errors look random), and so are
+ * (bounds.h: the worst-case bound alone, since nothing says their rounding errors look random), and so are
  * fp64 data: the probabilistic bound's stagnation term reads fp32 values, which fp64's are not. */
 Reference data_reference(const Data *d, const ArrayFile *a, uint64_t n);
 

@@ -1,47 +1,12 @@
-/* Opening the GPU, allocation and the L2 flush, with the error checks every program of the project
- * shares (stage programs, the stage 11 and 12 programs, demos, exercises): gpu.h. */
+/* Opening the GPU, allocation, the memory a run needs and the L2 flush, which every program of the
+ * project shares (stage programs, the stage 11 and 12 programs, demos, exercises): gpu.h. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpu.h"
-#include "host.h"
-
-int gpu_calls_let_go;
-void (*on_gpu_query_failed)(const char *what);
-
-void cuda_check(cudaError_t err, const char *what, const char *file, int line)
-{
-    if (err == cudaSuccess) return;
-    if (gpu_calls_let_go) {
-        if (strstr(what, "Occupancy") || strstr(what, "GetAttribute") || strstr(what, "GetDevice")) on_gpu_query_failed(what);
-        return;
-    }
-    fprintf(stderr, "error: CUDA call failed: %s\n  at %s:%d: %s (%s)\n", what, file, line,
-            cudaGetErrorString(err), cudaGetErrorName(err));
-    exit(EXIT_GPU);
-}
-
-void launch_check(const char *kernel, const char *file, int line)
-{
-    cudaError_t err = cudaGetLastError();
-    if (err == cudaSuccess || gpu_calls_let_go) return;
-    fprintf(stderr, "error: launch of kernel %s failed\n  at %s:%d: %s (%s)\n", kernel, file, line,
-            cudaGetErrorString(err), cudaGetErrorName(err));
-    exit(EXIT_GPU);
-}
-
-unsigned grid_for(uint64_t n, uint64_t per_block, const char *kernel)
-{
-    uint64_t blocks = (n + per_block - 1) / per_block;
-    if (blocks > 0x7fffffffull) {
-        fprintf(stderr, "error: N = %llu needs %llu blocks of %llu elements for %s, more than a grid can have\n",
-                (unsigned long long)n, (unsigned long long)blocks, (unsigned long long)per_block, kernel);
-        exit(EXIT_USAGE);
-    }
-    return (unsigned)blocks;
-}
+#include "exit_codes.h"
 
 void require_gpu(void)
 {
@@ -176,4 +141,14 @@ void warm_gpu_clocks(double ms)
     common_spin<<<4 * sms, 256>>>((uint64_t)(ms * 1e6));
     LAUNCH_CHECK("common_spin");
     CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+void require_gpu_memory(size_t need, const char *what, const GpuInfo *d)
+{
+    size_t free_b = 0, total_b = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    if (need <= free_b) return;
+    fprintf(stderr, "error: %s needs about %zu bytes of GPU memory; %s has %zu bytes free (of %zu): "
+                    "choose smaller sizes\n", what, need, d->name, free_b, total_b);
+    exit(EXIT_USAGE);
 }

@@ -1,5 +1,5 @@
-/* The GPU as every program of the project uses it (gpu.cu): the error checks, opening and describing it,
- * allocation, and the L2 flush run before every timed run. */
+/* The GPU as every program of the project uses it (gpu.cu): opening and describing it, allocation and
+ * the memory a run needs, and the L2 flush run before every timed run. The error checks are check.h. */
 #ifndef REDUCE_GPU_H
 #define REDUCE_GPU_H
 
@@ -7,22 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Every CUDA call goes through CUDA_CHECK; every launch is followed by LAUNCH_CHECK("kernel name").
- * A failure prints what failed, where, and CUDA's reason, then exits with EXIT_GPU. */
-void cuda_check(cudaError_t err, const char *what, const char *file, int line);
-#define CUDA_CHECK(call) cuda_check((call), #call, __FILE__, __LINE__)
-void launch_check(const char *kernel, const char *file, int line);
-#define LAUNCH_CHECK(kernel) launch_check((kernel), __FILE__, __LINE__)
-/* Set by a program that asks its launchers what they declare with the GPU hidden (the stage harness's
- * --bounds-for): every CUDA call then fails, and both checks let it go, but a failed query whose answer a
- * launcher would read (occupancy, an attribute, the device) is handed, as the call's text, to
- * on_gpu_query_failed, which must not return. */
-extern int gpu_calls_let_go;
-extern void (*on_gpu_query_failed)(const char *what);
-
-/* ceil(n / per_block) blocks, for a one-pass grid; exits with a clear error if the grid would be
- * larger than CUDA allows (2^31 - 1 blocks). */
-unsigned grid_for(uint64_t n, uint64_t per_block, const char *kernel);
+#include "check.h"
 
 /* Exits with EXIT_GPU and a plain message ("no CUDA-capable GPU found", "the NVIDIA driver is older
  * than ...") unless a GPU can be used. */
@@ -59,5 +44,9 @@ void l2_flush_free(L2Flush *f);
 void keep_gpu_busy(double us, cudaStream_t stream);
 /* Every SM busy for ms milliseconds, then synchronized: the GPU at its working clocks. */
 void warm_gpu_clocks(double ms);
+
+/* Exits with EXIT_USAGE, saying what the run needs and what the GPU has free, unless `need` bytes fit
+ * in the current GPU's free memory; `what` names the size that needs them (e.g. "N = 2^30"). */
+void require_gpu_memory(size_t need, const char *what, const GpuInfo *d);
 
 #endif

@@ -16,7 +16,6 @@
 #include "record.h"
 #endif
 
-#define MAX_SIZES 64
 #define COPY_TEST_BYTES (512ull << 20) /* the copy moves it, the read-only streams read twice that */
 #define DEFAULT_SIZES "2^26"
 #define DEFAULT_BENCH_SIZES "2^16,2^18,2^20,2^22,2^24,2^26,2^28"
@@ -25,57 +24,61 @@
 
 /* ---- the stage's options and description ------------------------------------------------------- */
 
-/* The harness's own options: --offset, --cond, and a row stage's --rows / --cols. */
-static struct {
+/* The harness's own options (Options.own, filled in by the takes below): --offset, --cond, --bounds-for, a
+ * row stage's --rows, --cols and --out, and the record build's --record. */
+typedef struct {
     int offset;             /* elements the input starts past an aligned address (0..15) */
     uint64_t rows;          /* --rows B (0: not given) */
     const char *cols;       /* --cols H[,H...] (NULL: not given) */
     double cond;            /* --cond C (0: not given) */
     int bounds_for;         /* --bounds-for SMS (0: not given) */
-} stage_options;
+    const char *out_path;   /* --out: every row's result of the one kernel named (NULL: not given) */
+    const char *record_path; /* --record: where the record build writes (NULL: stdout) */
+} StageOptions;
 
-static void take_offset(const char *prog, const char *v)
+static StageOptions *own(const Options *o) { return (StageOptions *)o->own; }
+
+static void take_offset(const char *prog, const char *v, Options *o)
 {
     long num;
     if (parse_int(v, 0, 15, &num)) usage_error(prog, "--offset '%s': give a whole number from 0 to 15", v);
-    stage_options.offset = (int)num;
+    own(o)->offset = (int)num;
 }
 
-static void take_rows(const char *prog, const char *v)
+static void take_rows(const char *prog, const char *v, Options *o)
 {
     if (!reduce_stage.program.rows) usage_error(prog, "%s: this stage sums one vector; --rows and --cols are for a row stage", "--rows");
-    if (parse_size(v, &stage_options.rows)) usage_error(prog, "--rows '%s': give a size >= 1 such as 4096 or 2^12", v);
+    if (parse_size(v, &own(o)->rows)) usage_error(prog, "--rows '%s': give a size >= 1 such as 4096 or 2^12", v);
 }
 
-static const char *out_path; /* --out: every row's result of the one kernel named */
-static void take_out(const char *prog, const char *v)
+static void take_out(const char *prog, const char *v, Options *o)
 {
     if (!reduce_stage.program.rows) usage_error(prog, "%s: every row's result is a row stage's; this stage sums one vector", "--out");
-    out_path = v;
+    own(o)->out_path = v;
 }
 
-static void take_cols(const char *prog, const char *v)
+static void take_cols(const char *prog, const char *v, Options *o)
 {
     uint64_t cols[MAX_SIZES];
     if (!reduce_stage.program.rows) usage_error(prog, "%s: this stage sums one vector; --rows and --cols are for a row stage", "--cols");
     if (parse_size_list(v, cols, MAX_SIZES) < 0) usage_error(prog, "--cols '%s': give sizes >= 1 such as 1024 or 2^10", v);
-    stage_options.cols = v;
+    own(o)->cols = v;
 }
 
-static void take_cond(const char *prog, const char *v)
+static void take_cond(const char *prog, const char *v, Options *o)
 {
     char *end;
     double c = strtod(v, &end);
     if (!*v || *end || !(c >= COND_MIN && c <= 1e30))
         usage_error(prog, "--cond '%s': give a condition number from 10 to 1e30, such as 1e8", v);
-    stage_options.cond = c;
+    own(o)->cond = c;
 }
 
-static void take_bounds_for(const char *prog, const char *v)
+static void take_bounds_for(const char *prog, const char *v, Options *o)
 {
     long num;
     if (parse_int(v, 1, 100000, &num)) usage_error(prog, "--bounds-for '%s': give the GPU's number of SMs, such as 132", v);
-    stage_options.bounds_for = (int)num;
+    own(o)->bounds_for = (int)num;
 }
 
 /* A stage's tree kernels are NAME, or NAME@N where its README's picture is recorded at --n N:
@@ -107,12 +110,7 @@ static const char *declared_tree_size(const char *kernel)
 }
 
 /* The tree program (make stage-NN tree): the same options, and where its record goes. */
-static const char *record_path;
-static void take_record(const char *prog, const char *v)
-{
-    (void)prog;
-    record_path = v;
-}
+static void take_record(const char *, const char *v, Options *o) { own(o)->record_path = v; }
 #endif
 
 static const ProgramOption own_options[] = {
@@ -183,7 +181,7 @@ static const Kernel *baseline_kernel(void)
     return &first->kernels[0];
 }
 
-/* Every fill of host.h, space-separated in its order: a stage's fills. */
+/* Every fill of fill.h, space-separated in its order: a stage's fills. */
 static const char *every_fill(void)
 {
     static char list[128];
@@ -192,7 +190,7 @@ static const char *every_fill(void)
     return list;
 }
 
-static Program describe_stage(const char *argv0)
+static Program stage_program(const char *argv0)
 {
     Program p = reduce_stage.program;
     p.fills = every_fill();
@@ -229,29 +227,27 @@ typedef struct {
     int count;
 } Sizes;
 
-static Sizes sizes_to_run(const Options *o, const char *prog)
+static Sizes sizes_to_run(const Options *o, const StageOptions *so, const char *prog)
 {
     Sizes s;
-    memset(&s, 0, sizeof s);
-    s.count = option_sizes(o, s.n, MAX_SIZES, prog);
+    s.count = o->size_count;
+    memcpy(s.n, o->n, sizeof s.n);
+    memcpy(s.rows, o->rows, sizeof s.rows);
+    memcpy(s.cols, o->cols, sizeof s.cols);
+    memcpy(s.text, o->size_text, sizeof s.text);
     uint64_t largest = 0;
-    for (int i = 0, at = 0; i < s.count; i++) { /* keep each size as written, for the output */
-        int len = (int)strcspn(o->sizes + at, ",");
-        snprintf(s.text[i], sizeof s.text[i], "%.*s", len, o->sizes + at);
-        at += len + 1;
-        parse_matrix(s.text[i], &s.rows[i], &s.cols[i]);
+    for (int i = 0; i < s.count; i++)
         if (s.n[i] > largest) largest = s.n[i];
-    }
-    if (stage_options.rows && !stage_options.cols) usage_error(prog, "--rows needs --cols (%s)", "e.g. --rows 4096 --cols 1024");
-    if (stage_options.cols) { /* --cols replaces the sizes: B rows (or the largest N in rows) of each H */
+    if (so->rows && !so->cols) usage_error(prog, "--rows needs --cols (%s)", "e.g. --rows 4096 --cols 1024");
+    if (so->cols) { /* --cols replaces the sizes: B rows (or the largest N in rows) of each H */
         uint64_t cols[MAX_SIZES];
-        s.count = parse_size_list(stage_options.cols, cols, MAX_SIZES);
+        s.count = parse_size_list(so->cols, cols, MAX_SIZES);
         for (int i = 0; i < s.count; i++) {
             s.cols[i] = cols[i];
-            s.rows[i] = stage_options.rows ? stage_options.rows : largest / cols[i];
+            s.rows[i] = so->rows ? so->rows : largest / cols[i];
             if (s.rows[i] == 0 || s.rows[i] > MAX_ELEMENTS / s.cols[i])
                 usage_error(prog, "--cols '%s': each H must be at most the number of elements, and rows x H "
-                                  "at most 2^40", stage_options.cols);
+                                  "at most 2^40", so->cols);
             s.n[i] = s.rows[i] * s.cols[i];
             snprintf(s.text[i], sizeof s.text[i], "%llux%llu", (unsigned long long)s.rows[i], (unsigned long long)s.cols[i]);
         }
@@ -261,9 +257,9 @@ static Sizes sizes_to_run(const Options *o, const char *prog)
 
 /* --input FILE: its values are the one size run (a 2-D array: its rows, in a row stage), summed by the
  * kernels that take its type; every problem with the file is a usage error, found before the GPU is opened. */
-static Sizes input_sizes(Data *d, const Options *o, const Program *p, const char *prog)
+static Sizes input_sizes(Data *d, const Options *o, const StageOptions *so, const Program *p, const char *prog)
 {
-    if (stage_options.rows || stage_options.cols || stage_options.cond)
+    if (so->rows || so->cols || so->cond)
         usage_error(prog, "%s: the file's shape is the input; give no --rows, --cols or --cond", "--input");
     char types[96] = "";
     for (int i = 0; i < reduce_stage.count; i++) {
@@ -273,7 +269,7 @@ static Sizes input_sizes(Data *d, const Options *o, const Program *p, const char
     }
     ArrayFile a;
     read_input(prog, o, p, types, &a);
-    use_file(d, &a, prog);
+    use_file(d, &a, o->input_path, prog);
     Sizes s;
     memset(&s, 0, sizeof s);
     s.count = 1;
@@ -291,9 +287,8 @@ typedef struct {
     void *to;
 } Copy;
 
-static void run_copy(void *ctx)
+static void run_copy(Copy *c)
 {
-    const Copy *c = (const Copy *)ctx;
     CUDA_CHECK(cudaMemcpyAsync(c->to, c->from, COPY_TEST_BYTES, cudaMemcpyDeviceToDevice));
 }
 
@@ -304,7 +299,7 @@ static void measure_ceilings(Device *d, const L2Flush *flush)
     char *a = (char *)device_alloc(2 * COPY_TEST_BYTES, "the bandwidth tests");
     CUDA_CHECK(cudaMemset(a, 0, 2 * COPY_TEST_BYTES));
     Copy copy = {a, a + COPY_TEST_BYTES};
-    TimedRun t = {NULL, run_copy, NULL, NULL, &copy, flush};
+    TimedLaunch<Copy> t = {NULL, run_copy, NULL, NULL, &copy, flush};
     d->copy_gbps = 2.0 * COPY_TEST_BYTES / (time_runs(&t, 2, 10, NULL, NULL) * 1e-6) / 1e9;
     /* After the copies: its untimed runs write back what the copies left dirty in L2. */
     measure_speed_of_light(&d->sol, &d->gpu, flush, a, 2 * COPY_TEST_BYTES);
@@ -336,7 +331,7 @@ static void print_table_head(const Bench *b, uint64_t n, const char *text, const
     if (strcmp(text, "") && strspn(text, "0123456789") != strlen(text)) printf(" (%s)", text);
     if (reduce_stage.program.rows)
         printf(": %llu rows of %llu", (unsigned long long)b->run.rows, (unsigned long long)b->run.cols);
-    if (b->data.input >= 0) printf(", input %s (%s)", input_path, dtypes[b->data.input].name);
+    if (b->data.input >= 0) printf(", input %s (%s)", o->input_path, dtypes[b->data.input].name);
     else printf(", fill %s", o->fill);
     if (b->data.offset) printf(", input %d elements past an aligned address", b->data.offset);
     if (b->data.input < 0 && b->data.fill != FILL_ONES && b->data.fill != FILL_SEQ && b->data.fill != FILL_MOD100)
@@ -365,7 +360,7 @@ static void print_group_head(const Bench *b, Dtype t, uint64_t n, const Referenc
 static void report_device(const Device *d, FILE *csv, const Program *p)
 {
     double peak = d->gpu.peak_gbps;
-    CsvRow rows[] = {
+    Measurement rows[] = {
         {"dram_peak", "f32", 0, 0, peak, 100.0},
         {"d2d_copy", "f32", COPY_TEST_BYTES / 4, 0, d->copy_gbps, 100.0 * d->copy_gbps / peak},
         {"read_sol", "f32", d->sol.bytes / 4, 0, d->sol.read_gbps, 100.0 * d->sol.read_gbps / peak},
@@ -443,16 +438,17 @@ static void allocate(Bench *b, const Sizes *s, const Options *o, const Device *d
         b->pristine = pristine;
     }
     CUDA_CHECK(cudaMallocHost((void **)&b->h_partials, b->capacity * sizeof(float)));
-    void *cub_temp = device_alloc(cub_bytes, "CUB's temporary storage");
+    r->scratch = device_alloc(cub_bytes, "CUB's temporary storage");
+    r->scratch_bytes = cub_bytes;
     if (reduce_stage.program.rows) rows_alloc(&b->rows, r, max_rows, any_lse);
-    cub_use(cub_temp, cub_bytes, b->rows.offsets);
+    r->row_offsets = b->rows.offsets;
 }
 
 /* --out: the row results of the kernel just measured (its last run's, in b->rows.results). */
-static void write_row_results(const Bench *b)
+static void write_row_results(const Bench *b, const char *out_path)
 {
     char err[512];
-    int welford = b->run.shape.welford;
+    int welford = b->run.chain.welford;
     uint64_t rows = welford ? 2 : b->run.rows, cols = welford ? b->run.rows : 0;
     if (write_array_file(out_path, DT_F32, b->rows.results, rows, cols, err, sizeof err)) {
         fprintf(stderr, "error: --out: %s\n", err);
@@ -460,8 +456,18 @@ static void write_row_results(const Bench *b)
     }
 }
 
-/* Every selected kernel at one size, in table order; each run of one input type is preceded by CUB on the
- * same data (its time is the x CUB column) and its row follows them. Returns the failures. */
+/* The input types of the table, each once, in the order of their first kernel: the groups run_size times. */
+static int table_types(Dtype *types)
+{
+    int count = 0, seen[DT_COUNT] = {0};
+    for (int i = 0; i < reduce_stage.count; i++)
+        if (!seen[reduce_stage.kernels[i].dtype]++) types[count++] = reduce_stage.kernels[i].dtype;
+    return count;
+}
+
+/* Every selected kernel at one size, grouped by input type (in table order within a type): each type's
+ * group is preceded by CUB on the same data (its time is the x CUB column), whose row follows the group's.
+ * Returns the failures. */
 static int run_size(Bench *b, uint64_t n, const Options *o, const Device *d, FILE *csv, const Program *p)
 {
     int input = b->data.input;
@@ -475,40 +481,36 @@ static int run_size(Bench *b, uint64_t n, const Options *o, const Device *d, FIL
     double baseline_us = -1.0;
     if (reduce_stage.program.rows) rows_prepare(&b->rows, &b->run, f32->values, input >= 0);
     else if (!b->warm && (input < 0 || input == DT_F32) && baseline != first_selected(o)) {
-        CsvRow m = measure(b, baseline, &ref, f32->values, o);
+        Measurement m = measure(b, baseline, &ref, f32->values, o);
         baseline_us = m.median_us;
         printf("(speed-up against %s %s on fp32: %.1f us%s)\n", baseline_stage()->program.stage, baseline->name,
                baseline_us, m.status == ST_OK ? "" : ", which did not pass its check here");
     }
     int failures = 0;
-    for (int i = 0; i < reduce_stage.count;) {
-        Dtype t = reduce_stage.kernels[i].dtype;
-        int end = i;
-        while (end < reduce_stage.count && reduce_stage.kernels[end].dtype == t) end++;
+    Dtype types[DT_COUNT];
+    for (int g = 0, groups = table_types(types); g < groups; g++) {
+        Dtype t = types[g];
         int any = 0;
-        for (int j = i; j < end; j++) any |= selected(&reduce_stage.kernels[j], o) && (input < 0 || input == (int)t);
-        if (!any) {
-            i = end;
-            continue;
-        }
+        for (int j = 0; j < reduce_stage.count; j++)
+            any |= reduce_stage.kernels[j].dtype == t && selected(&reduce_stage.kernels[j], o) && (input < 0 || input == (int)t);
+        if (!any) continue;
         const ArrayFile *h = use_dtype(&b->data, &b->run, t);
         ref = data_reference(&b->data, h, n);
         if (!reduce_stage.program.rows) print_group_head(b, t, n, &ref, d);
         Kernel cub = cub_kernel(t, reduce_stage.program.rows);
-        CsvRow c = measure(b, &cub, &ref, h->values, o);
+        Measurement c = measure(b, &cub, &ref, h->values, o);
         double cub_us = c.status == ST_SKIP ? -1.0 : c.median_us;
-        for (int j = i; j < end; j++) {
+        for (int j = 0; j < reduce_stage.count; j++) {
             const Kernel *k = &reduce_stage.kernels[j];
-            if (!selected(k, o)) continue;
-            CsvRow m = measure(b, k, &ref, h->values, o);
+            if (k->dtype != t || !selected(k, o)) continue;
+            Measurement m = measure(b, k, &ref, h->values, o);
             if (k == baseline) baseline_us = m.median_us;
-            if (out_path && m.status != ST_SKIP) write_row_results(b);
+            if (own(o)->out_path && m.status != ST_SKIP) write_row_results(b, own(o)->out_path);
             report(b, k, &m, d, baseline_us, cub_us, csv, p);
             failures += m.status == ST_FAIL;
         }
         report(b, &cub, &c, d, baseline_us, cub_us, csv, p);
         failures += c.status == ST_FAIL;
-        i = end;
     }
     return failures;
 }
@@ -520,7 +522,7 @@ static int run_size(Bench *b, uint64_t n, const Options *o, const Device *d, FIL
  * the input or asks the GPU a question (occupancy, an attribute) whose answer it reads. */
 static int print_declared_bounds(Bench *b, const Sizes *s, const Options *o, const char *prog)
 {
-    if (reduce_stage.program.rows || input_path)
+    if (reduce_stage.program.rows || o->input_path)
         usage_error(prog, "%s: a row stage's bounds are its rows', and a file's its own: neither is declared here",
                     "--bounds-for");
     setenv("CUDA_VISIBLE_DEVICES", "", 1); /* before the first CUDA call: no launch reaches a GPU */
@@ -534,7 +536,7 @@ static int print_declared_bounds(Bench *b, const Sizes *s, const Options *o, con
     for (int i = 0; i < s->count; i++)
         if (s->n[i] > b->data.max_n) b->data.max_n = s->n[i];
     b->data.uploaded = -1;
-    b->run.sm_count = stage_options.bounds_for;
+    b->run.sm_count = own(o)->bounds_for;
     for (int i = 0; i < s->count; i++) {
         b->run.n = s->n[i];
         b->run.rows = s->rows[i];
@@ -548,7 +550,7 @@ static int print_declared_bounds(Bench *b, const Sizes *s, const Options *o, con
             for (int j = 0; j <= reduce_stage.count; j++) {
                 const Kernel *k = j < reduce_stage.count ? &reduce_stage.kernels[j] : &cub;
                 if (k->dtype != t || (k != &cub && !selected(k, o))) continue;
-                CsvRow row = declared_row(b, k, &ref, h->values);
+                Measurement row = declared_row(b, k, &ref, h->values);
                 printf("bound: %s %s %llu ", k->name, dtypes[t].name, (unsigned long long)b->run.n);
                 if (row.refused) printf("not declared: %s\n", row.refused);
                 else if (row.rel_bound > 0) printf("%.3e %.0f\n", row.rel_bound, row.chain);
@@ -561,35 +563,37 @@ static int print_declared_bounds(Bench *b, const Sizes *s, const Options *o, con
 
 int main(int argc, char **argv)
 {
-    Program p = describe_stage(argv[0]);
-    Options o = parse_command_line(argc, argv, &p);
+    Program p = stage_program(argv[0]);
+    StageOptions so;
+    memset(&so, 0, sizeof so);
+    Options o = parse_command_line(argc, argv, &p, &so);
 #ifdef RECORD_TREE
     /* No --n (the sizes are the default's own string): a tree kernel at the size its stage declares. */
-    if (o.sizes == p.default_sizes && o.kernels && declared_tree_size(o.kernels)) o.sizes = declared_tree_size(o.kernels);
-    return record_tree(&reduce_stage, &o, record_path, argv[0]);
+    if (!o.sizes_given && o.kernels && declared_tree_size(o.kernels)) set_sizes(&o, declared_tree_size(o.kernels), argv[0]);
+    return record_tree(&reduce_stage, &o, so.record_path, argv[0]);
 #endif
     Bench bench;
     memset(&bench, 0, sizeof bench);
     Data *data = &bench.data;
     data->input = -1;
-    if (input_dtype && !input_path) usage_error(argv[0], "%s names the type of a raw --input file", "--dtype");
-    Sizes sizes = input_path ? input_sizes(data, &o, &p, argv[0]) : sizes_to_run(&o, argv[0]);
+    if (o.input_dtype && !o.input_path) usage_error(argv[0], "%s names the type of a raw --input file", "--dtype");
+    Sizes sizes = o.input_path ? input_sizes(data, &o, &so, &p, argv[0]) : sizes_to_run(&o, &so, argv[0]);
     parse_fill(o.fill, &data->fill);
-    if (stage_options.cond && data->fill != FILL_COND) usage_error(argv[0], "%s sets the condition number of --fill cond only", "--cond");
+    if (so.cond && data->fill != FILL_COND) usage_error(argv[0], "%s sets the condition number of --fill cond only", "--cond");
     if (data->fill == FILL_COND && sizes.count > 1)
         usage_error(argv[0], "--fill cond: its data depend on N; give one size a run (--n %s has more)", o.sizes);
     data->seed = o.seed;
-    data->cond = stage_options.cond;
-    data->offset = stage_options.offset;
+    data->cond = so.cond;
+    data->offset = so.offset;
     bench.warm = o.warm;
     bench.row_stage = reduce_stage.program.rows;
-    if (stage_options.bounds_for) return print_declared_bounds(&bench, &sizes, &o, argv[0]);
+    if (so.bounds_for) return print_declared_bounds(&bench, &sizes, &o, argv[0]);
     FILE *csv = open_csv(o.csv_path, argv[0]);
-    if (out_path && (!o.kernels || strchr(o.kernels, ',') || !strcmp(o.kernels, "all") || sizes.count != 1))
-        usage_error(argv[0], "--out %s: name one kernel (--kernel NAME) and one size, whose rows it holds", out_path);
-    if (out_path) { /* writable, said before the GPU is opened */
-        FILE *out = fopen(out_path, "wb");
-        if (!out) usage_error(argv[0], "--out '%s': the file cannot be written", out_path);
+    if (so.out_path && (!o.kernels || strchr(o.kernels, ',') || !strcmp(o.kernels, "all") || sizes.count != 1))
+        usage_error(argv[0], "--out %s: name one kernel (--kernel NAME) and one size, whose rows it holds", so.out_path);
+    if (so.out_path) { /* writable, said before the GPU is opened */
+        FILE *out = fopen(so.out_path, "wb");
+        if (!out) usage_error(argv[0], "--out '%s': the file cannot be written", so.out_path);
         fclose(out);
     }
 
@@ -603,7 +607,7 @@ int main(int argc, char **argv)
     if (file_bytes > free_bytes / 2) { /* its buffer and the harness's beside it */
         char msg[512];
         snprintf(msg, sizeof msg, "--input %s: %llu elements need %.1f GiB on the GPU (at least 4 bytes each), which "
-                 "has %.1f GiB free: too large for this GPU", input_path, (unsigned long long)sizes.n[0],
+                 "has %.1f GiB free: too large for this GPU", o.input_path, (unsigned long long)sizes.n[0],
                  file_bytes / 1073741824.0, free_bytes / 1073741824.0);
         usage_error(argv[0], "%s", msg);
     }

@@ -1,4 +1,4 @@
-/* The levels of a reduction tree, for the shape a launcher declares (Shape in host.h: the error bound's
+/* The levels of a reduction tree, for the shape a launcher declares (AddChain in chain.h: the error bound's
  * longest path of additions). A stage names its trees' levels from the sizes its kernels really use,
  * e.g. #define LOG2_BLOCK tree_levels(BLOCK), so that a block size changed changes the shape with it. */
 #ifndef REDUCE_LEVELS_H

@@ -16,20 +16,20 @@ const AccInfo accumulators[ACC_COUNT] = {
 static double finish(Bench *b, const char *name)
 {
     Run *r = &b->run;
-    if (r->host_partials > b->capacity) {
+    if (r->host_partial_count > b->capacity) {
         fprintf(stderr, "error: kernel %s wrote %llu partials, more than the harness's room (%llu)\n", name,
-                (unsigned long long)r->host_partials, (unsigned long long)b->capacity);
+                (unsigned long long)r->host_partial_count, (unsigned long long)b->capacity);
         exit(EXIT_GPU);
     }
-    CUDA_CHECK(cudaMemcpy(b->h_partials, r->partials, r->host_partials * sizeof(float), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(b->h_partials, r->partials, r->host_partial_count * sizeof(float), cudaMemcpyDeviceToHost));
     double s = 0.0;
-    for (uint64_t i = 0; i < r->host_partials; i++) s += b->h_partials[i];
+    for (uint64_t i = 0; i < r->host_partial_count; i++) s += b->h_partials[i];
     return s;
 }
 
 /* Can the kernel's accumulators overflow on this data? Its narrow accumulator holds sums of up to
  * shape.span consecutive inputs, the fp32 one (atomics, CPU finish excluded) sums of everything. */
-static int overflow_possible(const Kernel *k, const Shape *s, const Reference *ref, const float *values, uint64_t n)
+static int overflow_possible(const Kernel *k, const AddChain *s, const Reference *ref, const float *values, uint64_t n)
 {
     if (ref->non_finite || k->acc == ACC_EXACT_SUM) return 0; /* a NaN or Inf must show; an exact sum has no overflow */
     if (s->acc_bits == ACC_EXACT) return fabs(ref->sum) > 2147483647.0;
@@ -62,76 +62,73 @@ Reference checked_reference(const Kernel *k, const Reference *ref)
 }
 
 /* An integer accumulator (the table's .acc) is exact: its bound, and its overflow check, say so. */
-static void mark_exact(const Kernel *k, Shape *s)
+static void mark_exact(const Kernel *k, AddChain *s)
 {
     if (k->acc == ACC_I32 || k->acc == ACC_EXACT_SUM) s->acc_bits = ACC_EXACT;
 }
 
 double declared_tolerance(const Kernel *k, Run *r, const Reference *want, const float *values)
 {
-    mark_exact(k, &r->shape);
-    return k->op == OP_MAX ? 0.0 : sum_tolerance(r->shape, want, values, r->n);
+    mark_exact(k, &r->chain);
+    return k->op == OP_MAX ? 0.0 : sum_tolerance(r->chain, want, values, r->n);
 }
 
 /* The CSV's rel_bound of a bound tol on a sum: relative to it, or tol itself where the sum is 0. */
 static double relative_bound(double tol, double sum) { return sum != 0.0 ? tol / fabs(sum) : tol; }
 
 /* The CSV's chain: the most additions on one input's path (none where the accumulator is exact). */
-static double chain_of(const Shape *s) { return s->acc_bits == ACC_EXACT ? 0.0 : s->serial + s->tree + s->wide + s->atomic; }
+static double chain_of(const AddChain *s) { return s->acc_bits == ACC_EXACT ? 0.0 : s->serial + s->tree + s->wide + s->atomic; }
 
-/* What the timing loop's callbacks check each run of one kernel against, and the row they fill in. */
+/* The runs of one kernel, the Work of the timing loop (TimedLaunch<KernelRuns>): what runs, what every
+ * run is checked against, and what the runs gave. */
 typedef struct {
-    Bench *b;
-    const Kernel *k;
-    const float *values;  /* the input as the kernel reads it, in fp32 (for the stagnation term) */
-    Reference want;       /* the fp64 reference (of a maximum: the largest input, exactly) */
-    double tol;           /* from the shape the launcher reported in the first run */
+    Bench *b;             /* what runs: the harness's buffers and the size (b->run), */
+    const Kernel *k;      /* and the kernel */
+    const float *values;  /* the check: the input as the kernel reads it, in fp32 (for the stagnation term), */
+    Reference want;       /* the fp64 reference (of a maximum: the largest input, exactly), */
+    double tol;           /* and the bound, from the chain the launcher declared in the first run */
     double result;        /* this run's sum (a row stage: a hash of the bits of its row sums) */
     double shown;         /* this run's result as the table and the CSV show it (a row stage: its worst row's) */
     ResultType type;      /* the type the kernel computed it in */
     int runs;
     int pass;             /* every run within the tolerance */
-    CsvRow *row;          /* result: the first run's; same_bits: every run gave its bits; a row stage's
+    Measurement *row;     /* result: the first run's; same_bits: every run gave its bits; a row stage's
                              rel_err and rel_bound: of the worst row of the first run */
-} RunCheck;
+} KernelRuns;
 
 /* Untimed, before each run: the input of an in-place kernel restored, the Run reset. */
-static void prepare_run(void *ctx)
+static void prepare_run(KernelRuns *c)
 {
-    const RunCheck *c = (const RunCheck *)ctx;
     Run *r = &c->b->run;
     if (c->k->flags & IN_PLACE)
         CUDA_CHECK(cudaMemcpyAsync(r->in, c->b->pristine, r->n * sizeof(float), cudaMemcpyDeviceToDevice));
-    r->host_partials = 0;
+    r->host_partial_count = 0;
     r->has_host_result = 0;
     r->blocks_per_sm = c->k->blocks_per_sm;
     r->refuse = NULL;
-    memset(&r->shape, 0, sizeof r->shape);
+    memset(&r->chain, 0, sizeof r->chain);
 }
 
 /* Timed, from "input in device memory": the launches (a CPU row: its loop). */
-static void run_kernel(void *ctx)
+static void run_kernel(KernelRuns *c)
 {
-    RunCheck *c = (RunCheck *)ctx;
     c->k->launch(&c->b->run);
 }
 
 /* Timed, after the launched event, up to "sum available": for a kernel that leaves partial sums, the copy
  * of them and their sum on the CPU. */
-static void finish_run(void *ctx)
+static void finish_run(KernelRuns *c)
 {
-    RunCheck *c = (RunCheck *)ctx;
     Run *r = &c->b->run;
-    if (!r->refuse && r->host_partials) c->result = finish(c->b, c->k->name);
+    if (!r->refuse && r->host_partial_count) c->result = finish(c->b, c->k->name);
 }
 
 /* Untimed, after each run: its result read back and checked, its bits compared with the first run's. */
-static void check_run(void *ctx)
+static void check_run(KernelRuns *c)
 {
-    RunCheck *c = (RunCheck *)ctx;
     Run *r = &c->b->run;
     if (r->refuse) return; /* nothing was launched */
-    mark_exact(c->k, &r->shape);
+    mark_exact(c->k, &r->chain);
     if (c->b->row_stage) {
         double err = 0.0, bound = 0.0;
         c->pass &= rows_pass(&c->b->rows, r, c->values, c->k->op, c->runs == 0, &err, &bound, &c->shown, &c->result);
@@ -142,7 +139,7 @@ static void check_run(void *ctx)
         if (r->has_host_result) {
             c->result = r->host_result;
             if (c->k->acc != ACC_F64) c->type = RESULT_F32; /* a CPU loop's fp32 (or Kahan fp32) sum */
-        } else if (!r->host_partials) { /* a float, an int (ACC_I32), or a double (fp64 input) */
+        } else if (!r->host_partial_count) { /* a float, an int (ACC_I32), or a double (fp64 input) */
             unsigned char out[8];
             CUDA_CHECK(cudaMemcpy(out, r->out, c->k->dtype == DT_F64 ? 8 : 4, cudaMemcpyDeviceToHost));
             float f;
@@ -164,9 +161,9 @@ static void check_run(void *ctx)
 }
 
 /* A row of kernel k at size n, nothing in it yet. */
-static CsvRow kernel_row(const Kernel *k, uint64_t n)
+static Measurement kernel_row(const Kernel *k, uint64_t n)
 {
-    CsvRow row;
+    Measurement row;
     memset(&row, 0, sizeof row);
     row.kernel = k->name;
     row.dtype = dtypes[k->dtype].name;
@@ -174,15 +171,15 @@ static CsvRow kernel_row(const Kernel *k, uint64_t n)
     return row;
 }
 
-CsvRow measure(Bench *b, const Kernel *k, const Reference *ref, const float *values, const Options *o)
+Measurement measure(Bench *b, const Kernel *k, const Reference *ref, const float *values, const Options *o)
 {
     Run *r = &b->run;
-    CsvRow row = kernel_row(k, r->n);
+    Measurement row = kernel_row(k, r->n);
     if (k->min_cc > b->cc) {
         row.status = ST_SKIP;
         return row;
     }
-    RunCheck c;
+    KernelRuns c;
     memset(&c, 0, sizeof c);
     c.b = b;
     c.k = k;
@@ -190,7 +187,7 @@ CsvRow measure(Bench *b, const Kernel *k, const Reference *ref, const float *val
     c.want = checked_reference(k, ref);
     c.pass = row.same_bits = 1;
     c.row = &row;
-    TimedRun t = {prepare_run, run_kernel, finish_run, check_run, &c, b->warm ? NULL : &b->flush};
+    TimedLaunch<KernelRuns> t = {prepare_run, run_kernel, finish_run, check_run, &c, b->warm ? NULL : &b->flush};
     /* The first run, checked with the partials poisoned with NaN, so a partial that no block wrote shows. */
     CUDA_CHECK(cudaMemset(r->partials, 0xff, PARTIALS_CAPACITY(r->n) * sizeof(float)));
     CUDA_CHECK(cudaMemset(r->out, 0xff, sizeof(double)));
@@ -201,8 +198,8 @@ CsvRow measure(Bench *b, const Kernel *k, const Reference *ref, const float *val
         row.refused = r->refuse;
         return row;
     }
-    Shape shape = r->shape;
-    int host_finish = r->host_partials > 0; /* the launcher says so, the same in every run of this N */
+    AddChain shape = r->chain;
+    int host_finish = r->host_partial_count > 0; /* the launcher says so, the same in every run of this N */
     if (!host_finish) t.finish = NULL;
     /* A run of tens of milliseconds (a CPU loop, an atomic per element at large N) varies by far less
      * than its length: the checked run has warmed it up, and the median of a few runs is enough. */
@@ -240,11 +237,11 @@ static void escape_query(const char *what)
     longjmp(query_escape, 1);
 }
 
-CsvRow declared_row(Bench *b, const Kernel *k, const Reference *ref, const float *values)
+Measurement declared_row(Bench *b, const Kernel *k, const Reference *ref, const float *values)
 {
     Run *r = &b->run;
-    CsvRow row = kernel_row(k, r->n);
-    RunCheck c;
+    Measurement row = kernel_row(k, r->n);
+    KernelRuns c;
     memset(&c, 0, sizeof c);
     c.b = b;
     c.k = k;
@@ -259,7 +256,7 @@ CsvRow declared_row(Bench *b, const Kernel *k, const Reference *ref, const float
     }
     Reference want = checked_reference(k, ref);
     row.rel_bound = relative_bound(declared_tolerance(k, r, &want, values), want.sum);
-    row.chain = chain_of(&r->shape);
+    row.chain = chain_of(&r->chain);
     return row;
 }
 
@@ -271,7 +268,7 @@ static const char *times_text(char *buf, size_t cap, double other_us, double us)
     return buf;
 }
 
-void report(const Bench *b, const Kernel *k, CsvRow *row, const Device *d, double baseline_us, double cub_us,
+void report(const Bench *b, const Kernel *k, Measurement *row, const Device *d, double baseline_us, double cub_us,
             FILE *csv, const Program *p)
 {
     if (row->status == ST_SKIP && row->refused) {

@@ -7,10 +7,15 @@
 
 #include <stdio.h>
 
+#include "bounds.h"
+#include "csv.h"
 #include "data.h"
+#include "fill.h"
+#include "options.h"
 #include "rows.h"
 #include "speed_of_light.h"
 #include "stage.h"
+#include "timing.h"
 
 /* The GPU, and its ceilings as the harness measured them. */
 typedef struct {
@@ -46,27 +51,27 @@ typedef struct {
 } AccInfo;
 extern const AccInfo accumulators[ACC_COUNT];
 
-/* A kernel's verdict (CsvRow.status). ST_XFAIL: failed where its accumulator overflows; ST_UNCHECKED:
+/* A kernel's verdict (Measurement.status). ST_XFAIL: failed where its accumulator overflows; ST_UNCHECKED:
  * passed a bound too wide to hold the kernel to account, and the row says so instead of "ok" (the
  * accumulator's chain of additions is too long for this N); ST_SKIP: not run, no row. */
 enum { ST_OK, ST_FAIL, ST_XFAIL, ST_UNCHECKED, ST_SKIP };
 
 /* The kernel's row at the size being run, every field but those that compare it with other rows; values:
  * the input it reads, in fp32; ref: their reference. */
-CsvRow measure(Bench *b, const Kernel *k, const Reference *ref, const float *values, const Options *o);
+Measurement measure(Bench *b, const Kernel *k, const Reference *ref, const float *values, const Options *o);
 /* What a kernel's result is checked against: ref, but of a maximum the largest input, and of an exact sum
  * (ACC_EXACT_SUM) the sum rounded once to the result's format. */
 Reference checked_reference(const Kernel *k, const Reference *ref);
-/* The bound it is checked within, from the Shape its launcher declared in r (an integer accumulator's
+/* The bound it is checked within, from the AddChain its launcher declared in r (an integer accumulator's
  * made exact there); a maximum's is 0. want: checked_reference's. */
 double declared_tolerance(const Kernel *k, Run *r, const Reference *want, const float *values);
 /* What the kernel's launcher declares at the size being run, with the GPU hidden (gpu_calls_let_go): the
  * row's rel_bound and chain, nothing run or timed; status ST_SKIP where the launcher asked the GPU a
  * question (refused: the call, the launcher left there) or refused the input (refused: its reason). */
-CsvRow declared_row(Bench *b, const Kernel *k, const Reference *ref, const float *values);
+Measurement declared_row(Bench *b, const Kernel *k, const Reference *ref, const float *values);
 /* The row printed in the table and appended to csv (NULL: no CSV), with its speed-up against the baseline
  * and x CUB against CUB on the same input type (times <= 0: none). */
-void report(const Bench *b, const Kernel *k, CsvRow *row, const Device *d, double baseline_us, double cub_us,
+void report(const Bench *b, const Kernel *k, Measurement *row, const Device *d, double baseline_us, double cub_us,
             FILE *csv, const Program *p);
 /* Bytes the algorithm must move for n elements of type t: its input, and a row stage's row results
  * (written: row_results floats a row). */

@@ -1,5 +1,5 @@
-/* The command line, --describe, the CSV writer, the timing loop and the memory check of every
- * program (program.h). The speed of light is speed_of_light.cu; the GPU, allocation and the flush gpu.cu. */
+/* The command line, --help and --describe of every program (program.h, options.h). The CSV is csv.cu, the
+ * timing loop timing.cu, the speed of light speed_of_light.cu; the GPU, allocation and the flush gpu.cu. */
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -7,10 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "options.h"
 #include "program.h"
+#include "timing.h"
 
 /* ---- the command line ------------------------------------------------------------------------- */
 
@@ -49,7 +50,7 @@ static const CommonOption common_options[] = {
 #define COMMON_COUNT (int)(sizeof common_options / sizeof common_options[0])
 
 /* "  --flag VALUE" padded to a column, then the help, later lines indented to the same column; %F, %D and
- * %T in the help become the program's fills, its default sizes and the input types (host.h). */
+ * %T in the help become the program's fills, its default sizes and the input types (dtype.h). */
 static void help_row(const char *flag, const char *value, const char *help, const Program *p)
 {
     char head[64];
@@ -157,16 +158,32 @@ void program_init(Program *p, const char *stage, const char *argv0, void (*list)
     program_defaults(p, argv0, list, describe_kernels, kernel_exists);
 }
 
-Options parse_command_line(int argc, char **argv, const Program *p)
+void set_sizes(Options *o, const char *text, const char *prog)
+{
+    int count = 0;
+    for (const char *s = text;; s += strcspn(s, ",") + 1) {
+        size_t len = strcspn(s, ",");
+        char item[64];
+        snprintf(item, sizeof item, "%.*s", (int)len, s);
+        if (len == 0 || len >= sizeof item || count == MAX_SIZES || parse_matrix(item, &o->rows[count], &o->cols[count]))
+            usage_error(prog, "--n '%s': give element counts >= 1 such as 1000003, 16M, 2^24+1 or 4096x4096 "
+                              "(comma-separated, at most 64)", text);
+        o->n[count] = o->rows[count] * o->cols[count];
+        snprintf(o->size_text[count++], sizeof o->size_text[0], "%.31s", item);
+        if (!s[len]) break;
+    }
+    o->sizes = text;
+    o->size_count = count;
+}
+
+Options parse_command_line(int argc, char **argv, const Program *p, void *own_options)
 {
     const char *prog = argv[0];
     setvbuf(stdout, NULL, _IOLBF, 0); /* a line at a time through a pipe too: make bench's progress follows the tables */
     Options o;
     memset(&o, 0, sizeof o);
-    static char first_fill[32];
-    snprintf(first_fill, sizeof first_fill, "%.*s", (int)strcspn(p->fills, " "), p->fills);
-    o.sizes = p->default_sizes;
-    o.fill = first_fill;
+    o.own = own_options;
+    snprintf(o.fill, sizeof o.fill, "%.*s", (int)strcspn(p->fills, " "), p->fills);
     o.seed = 1;
     o.reps = 20;
     o.warmup = 3;
@@ -186,7 +203,7 @@ Options parse_command_line(int argc, char **argv, const Program *p)
             v = argv[++i];
         }
         if (own) {
-            own->take(prog, v);
+            own->take(prog, v, &o);
             continue;
         }
         long num;
@@ -195,14 +212,10 @@ Options parse_command_line(int argc, char **argv, const Program *p)
         case OPT_LIST: p->list(); exit(EXIT_OK);
         case OPT_DESCRIBE: describe(p); exit(EXIT_OK);
         case OPT_CHECK: o.check = 1; break;
-        case OPT_N: {
-            uint64_t sizes[64];
-            if (parse_size_list(v, sizes, 64) < 0)
-                usage_error(prog, "--n '%s': give element counts >= 1 such as 1000003, 16M, 2^24+1 or 4096x4096 "
-                                  "(comma-separated, at most 64)", v);
-            o.sizes = v;
+        case OPT_N:
+            set_sizes(&o, v, prog);
+            o.sizes_given = 1;
             break;
-        }
         case OPT_KERNEL:
             for (const char *s = v; strcmp(v, "all") && *s;) {
                 char name[128];
@@ -219,7 +232,7 @@ Options parse_command_line(int argc, char **argv, const Program *p)
                 fprintf(stderr, "error: unknown fill '%s' (this program's fills: %s)\n(try %s --help)\n", v, p->fills, prog);
                 exit(EXIT_USAGE);
             }
-            o.fill = v;
+            snprintf(o.fill, sizeof o.fill, "%s", v);
             break;
         case OPT_SEED:
             if (parse_int(v, 0, 0x7fffffffL, &num)) usage_error(prog, "--seed '%s': give a whole number >= 0", v);
@@ -240,6 +253,7 @@ Options parse_command_line(int argc, char **argv, const Program *p)
             break;
         }
     }
+    if (!o.sizes_given) set_sizes(&o, p->default_sizes, prog);
     return o;
 }
 
@@ -252,182 +266,15 @@ int kernel_selected(const Options *o, const char *name, int is_default)
     return 0;
 }
 
-int option_sizes(const Options *o, uint64_t *sizes, int max, const char *prog)
+int option_sizes(const Options *o, uint64_t *sizes, int max)
 {
-    int count = parse_size_list(o->sizes, sizes, max);
-    if (count < 0) usage_error(prog, "--n '%s': give at most 64 element counts >= 1, comma-separated", o->sizes);
+    int count = o->size_count < max ? o->size_count : max;
+    memcpy(sizes, o->n, count * sizeof *sizes);
     return count;
 }
 
-/* ---- the CSV ---------------------------------------------------------------------------------- */
-
-FILE *open_csv(const char *path, const char *prog)
-{
-    if (!path) return NULL;
-    FILE *f = fopen(path, "a");
-    if (!f) {
-        fprintf(stderr, "error: cannot write the CSV file '%s': %s\n(try %s --help)\n", path, strerror(errno), prog);
-        exit(EXIT_USAGE);
-    }
-    fseek(f, 0, SEEK_END); /* the header goes in with the first row: a run that fails early adds nothing */
-    return f;
-}
-
-void csv_write(FILE *csv, const char *gpu, const Program *p, const CsvRow *r)
-{
-    if (!csv) return;
-    if (ftell(csv) == 0) fprintf(csv, "%s\n", CSV_HEADER);
-    fprintf(csv, "%s,%s,%s,%s,%llu,", gpu, r->pass ? p->stage : "device", r->kernel, r->dtype, (unsigned long long)r->n);
-    if (r->median_us > 0) fprintf(csv, "%.3f", r->median_us);
-    fprintf(csv, ",");
-    if (r->gpu_us > 0) fprintf(csv, "%.3f,%.3f", r->gpu_us, r->finish_us);
-    else fprintf(csv, ",");
-    if (r->gbps > 0) fprintf(csv, ",%.2f,", r->gbps);
-    else fprintf(csv, ",,");
-    if (r->gbps > 0 && r->pct_peak > 0) fprintf(csv, "%.2f", r->pct_peak);
-    if (!r->pass) {
-        fprintf(csv, ",,,,,,,,,,,,,,\n");
-        fflush(csv);
-        return;
-    }
-    fprintf(csv, ",%.3e,%s,", r->rel_err, r->pass);
-    if (r->cols) fprintf(csv, "%llu", (unsigned long long)r->cols);
-    fprintf(csv, ",%s,%s,%.0f,", r->warm ? "warm" : "flushed", r->same_bits ? "same" : "vary", r->bytes_read);
-    if (r->speedup > 0) fprintf(csv, "%.3f", r->speedup);
-    fprintf(csv, ",");
-    if (r->x_cub > 0) fprintf(csv, "%.3f", r->x_cub);
-    fprintf(csv, ",%s,", r->fill ? r->fill : "");
-    if (r->rel_bound > 0) fprintf(csv, "%.3e", r->rel_bound);
-    fprintf(csv, ",");
-    if (r->spread >= 0) fprintf(csv, "%.3f", r->spread);
-    fprintf(csv, ",");
-    if (r->chain > 0) fprintf(csv, "%.0f", r->chain);
-    char decimal[32], bits[24];
-    fprintf(csv, ",%s,%s\n", result_decimal(decimal, sizeof decimal, r->shown, r->result_type),
-            result_bits(bits, sizeof bits, r->shown, r->result_type));
-    fflush(csv);
-}
-
-/* ---- timing ----------------------------------------------------------------------------------- */
-
-static double seconds_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* The events of one run: start, launched (after the launches) and stop. */
-typedef struct {
-    cudaEvent_t start, launched, stop;
-} RunEvents;
-
-static float elapsed_us(cudaEvent_t from, cudaEvent_t to)
-{
-    float ms;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, from, to));
-    return ms * 1e3f;
-}
-
-/* One batch: warmup untimed runs, then reps timed ones: the whole runs into us[] (sorted), their
- * launches into gpu[] and their finishes into fin[]; returns the whole runs' median. */
-static double time_batch(const TimedRun *t, int warmup, int reps, double *us, double *gpu, double *fin, const RunEvents *e)
-{
-    for (int i = -warmup; i < reps; i++) {
-        if (t->prepare) t->prepare(t->ctx);
-        if (t->flush) l2_flush(t->flush, 0);
-        else keep_gpu_busy(50.0, 0);
-        CUDA_CHECK(cudaEventRecord(e->start));
-        t->run(t->ctx);
-        if (t->finish) { /* a run without one records no third event: its whole is the GPU's part */
-            CUDA_CHECK(cudaEventRecord(e->launched));
-            t->finish(t->ctx);
-        }
-        CUDA_CHECK(cudaEventRecord(e->stop));
-        CUDA_CHECK(cudaEventSynchronize(e->stop));
-        if (i >= 0) {
-            us[i] = elapsed_us(e->start, e->stop);
-            gpu[i] = t->finish ? elapsed_us(e->start, e->launched) : us[i];
-            fin[i] = t->finish ? elapsed_us(e->launched, e->stop) : 0.0;
-        }
-        if (t->after) t->after(t->ctx);
-    }
-    return median(us, reps);
-}
-
-double time_runs(const TimedRun *t, int warmup, int reps, double *spread, RunParts *parts)
-{
-    static double last_end = -1.0;
-    int count = reps > 0 ? reps : 1;
-    double *us = (double *)malloc(sizeof(double) * 3 * count);
-    if (!us) {
-        fprintf(stderr, "error: out of host memory for %d timings\n", reps);
-        exit(EXIT_GPU);
-    }
-    double *gpu = us + count, *fin = us + 2 * count;
-    /* A GPU left idle (the CPU computing a reference, allocating) lowers its clocks: bring them back up. */
-    if (last_end < 0 || seconds_now() - last_end > IDLE_S) warm_gpu_clocks(WARM_CLOCKS_MS);
-    RunEvents e;
-    CUDA_CHECK(cudaEventCreate(&e.start));
-    CUDA_CHECK(cudaEventCreate(&e.launched));
-    CUDA_CHECK(cudaEventCreate(&e.stop));
-    double m = 0.0, s = 0.0;
-    RunParts kept = {0.0, 0.0};
-    /* A noisy batch is measured again (at most twice); the batch with the smallest spread is kept. */
-    for (int batch = 0; batch < 3; batch++) {
-        double bm = time_batch(t, batch ? 1 : warmup, reps, us, gpu, fin, &e);
-        double bs = reps >= 4 && bm > 0 ? (us[3 * reps / 4] - us[reps / 4]) / bm : 0.0;
-        if (batch == 0 || bs < s) {
-            m = bm;
-            s = bs;
-            kept.gpu_us = median(gpu, reps);
-            kept.finish_us = median(fin, reps);
-        }
-        if (s <= NOISY_SPREAD || reps < 4) break;
-    }
-    CUDA_CHECK(cudaEventDestroy(e.start));
-    CUDA_CHECK(cudaEventDestroy(e.launched));
-    CUDA_CHECK(cudaEventDestroy(e.stop));
-    free(us);
-    if (spread) *spread = s;
-    if (parts) *parts = kept;
-    last_end = seconds_now();
-    return m;
-}
-
-/* Each word mixed with its index (splitmix64), the mixes combined with XOR: the order of the atomics
- * does not matter, the position of every word does. */
-__global__ void common_bits_hash(const unsigned *x, uint64_t words, unsigned long long *out)
-{
-    unsigned long long h = 0;
-    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < words; i += (uint64_t)gridDim.x * blockDim.x) {
-        unsigned long long z = (i << 32 | x[i]) + 0x9e3779b97f4a7c15ull;
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        h ^= z ^ (z >> 31);
-    }
-    atomicXor(out, h);
-}
-
-uint64_t device_bits_hash(const void *p, uint64_t bytes)
-{
-    unsigned long long *out = (unsigned long long *)device_alloc(sizeof *out, "the output hash");
-    CUDA_CHECK(cudaMemset(out, 0, sizeof *out));
-    uint64_t words = bytes / 4;
-    unsigned blocks = (unsigned)(words / 256 < 1024 ? words / 256 + 1 : 1024);
-    common_bits_hash<<<blocks, 256>>>((const unsigned *)p, words, out);
-    LAUNCH_CHECK("common_bits_hash");
-    uint64_t h;
-    CUDA_CHECK(cudaMemcpy(&h, out, sizeof h, cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaFree(out));
-    return h;
-}
-
-/* ---- memory ----------------------------------------------------------------------------------- */
-
-const char *input_path, *input_dtype;
-void take_input_path(const char *, const char *v) { input_path = v; }
-void take_input_dtype(const char *, const char *v) { input_dtype = v; }
+void take_input_path(const char *, const char *v, Options *o) { o->input_path = v; }
+void take_input_dtype(const char *, const char *v, Options *o) { o->input_dtype = v; }
 
 /* The input types of the program at path, as its --describe says them ("input types: f32 f64"), each led
  * and followed by a space; "" where it cannot be run. It is started without a shell, its errors unread. */
@@ -486,14 +333,14 @@ static void stages_taking(const char *type, char *out, size_t cap)
 int read_input(const char *prog, const Options *o, const Program *p, const char *taken, ArrayFile *a)
 {
     char err[384], msg[1536];
-    if (input_dtype && !input_path) usage_error(prog, "%s names the type of a raw --input file", "--dtype");
-    if (!input_path) return 0;
+    if (o->input_dtype && !o->input_path) usage_error(prog, "%s names the type of a raw --input file", "--dtype");
+    if (!o->input_path) return 0;
     size_t fill_len = strcspn(p->fills, " ");
-    if (o->sizes != p->default_sizes) usage_error(prog, "%s: the file's length is N; give no --n", "--input");
+    if (o->sizes_given) usage_error(prog, "%s: the file's length is N; give no --n", "--input");
     if (strlen(o->fill) != fill_len || strncmp(o->fill, p->fills, fill_len))
         usage_error(prog, "%s: the file is the data; give no --fill", "--input");
-    if (read_array_file(input_path, input_dtype, a, err, sizeof err)) {
-        snprintf(msg, sizeof msg, "--input %s: %s", input_path, err);
+    if (read_array_file(o->input_path, o->input_dtype, a, err, sizeof err)) {
+        snprintf(msg, sizeof msg, "--input %s: %s", o->input_path, err);
         usage_error(prog, "%s", msg);
     }
     const char *type = dtypes[a->type].name;
@@ -506,23 +353,13 @@ int read_input(const char *prog, const Options *o, const Program *p, const char 
         stages_taking(type, takers, sizeof takers);
         const char *run = "make stage-NN run ARGS=\"--input FILE\"";
         int n = snprintf(msg, sizeof msg, "--input %s holds %s values; this program's kernels take:%s. "
-                         "Sum it with a stage whose kernels take %s (%s: %s)", input_path, type, taken, type,
+                         "Sum it with a stage whose kernels take %s (%s: %s)", o->input_path, type, taken, type,
                          *takers ? takers + 1 : "none built", run);
         if (strstr(padded, " f32 ") && n < (int)sizeof msg) /* a type this program takes */
             snprintf(msg + n, sizeof msg - n, ", or convert it, rounding each value to float32: python3 -c "
                      "\"import numpy as np; np.save('x32.npy', np.load('%s').astype(np.float32))\"",
-                     input_path);
+                     o->input_path);
         usage_error(prog, "%s", msg);
     }
     return 1;
-}
-
-void require_gpu_memory(size_t need, const char *what, const GpuInfo *d)
-{
-    size_t free_b = 0, total_b = 0;
-    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    if (need <= free_b) return;
-    fprintf(stderr, "error: %s needs about %zu bytes of GPU memory; %s has %zu bytes free (of %zu): "
-                    "choose smaller sizes\n", what, need, d->name, free_b, total_b);
-    exit(EXIT_USAGE);
 }

@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu.h"
 #include "record.h"
+#include "tree_record.h"
 
 #define TREE_CAPACITY (1u << 20) /* events: a 1024-thread block's tree takes a few ten thousand */
 
@@ -34,10 +36,8 @@ int record_tree(const Stage *stage, const Options *o, const char *path, const ch
     if (!k) usage_error(prog, "unknown kernel '%s' (--list shows them)", o->kernels);
     if (k->flags & ON_CPU) no_record(prog, k->name, "it is a loop on the CPU: no block runs on the GPU");
     if (k->no_tree) no_record(prog, k->name, k->no_tree);
-    uint64_t rows = 1, cols = 0, n;
-    if (stage->program.rows ? parse_matrix(o->sizes, &rows, &cols) : parse_size(o->sizes, &cols))
-        usage_error(prog, "--n '%s': give one size (a row stage: ROWSxCOLS)", o->sizes);
-    n = rows * cols;
+    if (o->size_count != 1) usage_error(prog, "--n '%s': give one size (a row stage: ROWSxCOLS)", o->sizes);
+    uint64_t n = o->n[0], rows = stage->program.rows ? o->rows[0] : 1, cols = stage->program.rows ? o->cols[0] : n;
     if (n > (1u << 26)) usage_error(prog, "--n '%s': one block is recorded; give at most 2^26 elements", o->sizes);
     FILE *out = path ? fopen(path, "w") : stdout;
     if (!out) usage_error(prog, "cannot write the record to '%s'", path);
@@ -66,7 +66,7 @@ int record_tree(const Stage *stage, const Options *o, const char *path, const ch
     r.sm_count = g.sm_count;
     r.blocks_per_sm = k->blocks_per_sm;
     r.host_in = host;
-    r.shape = shape_unknown(n);
+    r.chain = chain_unknown(n);
 
     TreeLog log;
     memset(&log, 0, sizeof log);

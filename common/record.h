@@ -3,7 +3,7 @@
 #ifndef REDUCE_RECORD_H
 #define REDUCE_RECORD_H
 
-#include "program.h"
+#include "options.h"
 #include "stage.h"
 
 /* Block 0 of the one kernel --kernel names, run with its shared memory, shuffles and traced loads recorded

@@ -1,8 +1,12 @@
 /* The row stages' part of the harness (rows.h): each row's reference, and every row's result checked. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "exit_codes.h"
+#include "gpu.h"
+#include "result.h"
 #include "rows.h"
 
 size_t rows_device_bytes(uint64_t max_rows)
@@ -18,7 +22,7 @@ void rows_alloc(Rows *rows, Run *r, uint64_t max_rows, int lse)
     rows->refs = (Reference *)malloc(max_rows * sizeof(Reference));
     rows->tols = (double *)malloc(max_rows * sizeof(double));
     if (lse) rows->lse = (Reference *)malloc(max_rows * sizeof(Reference));
-    /* A Welford kernel says so in the Shape of its first run; the pages stay untouched until then. */
+    /* A Welford kernel says so in the AddChain of its first run; the pages stay untouched until then. */
     rows->moments = (Moments *)malloc(max_rows * sizeof(Moments));
     rows->own = (Reference *)malloc(max_rows * sizeof(Reference));
     rows->moment_tols = (MomentsTolerance *)malloc(max_rows * sizeof(MomentsTolerance));
@@ -75,7 +79,7 @@ int rows_pass(Rows *rows, const Run *r, const float *values, Op op, int new_shap
 {
     const Reference *refs = op == OP_LOGSUMEXP ? rows->lse : op == OP_ABS_MAX || op == OP_SUM_SQUARES ? rows->own
                                                                                                       : rows->refs;
-    int welford = r->shape.welford;
+    int welford = r->chain.welford;
     uint64_t results = welford ? 2 * r->rows : r->rows;
     CUDA_CHECK(cudaMemcpy(rows->results, r->row_sums, results * sizeof(float), cudaMemcpyDeviceToHost));
     if (new_shape) {
@@ -84,16 +88,16 @@ int rows_pass(Rows *rows, const Run *r, const float *values, Op op, int new_shap
             const float *row = values + i * r->cols;
             if (welford) {
                 rows->moments[i] = reference_moments(row, r->cols);
-                rows->moment_tols[i] = moments_tolerance(r->shape, &rows->moments[i]);
+                rows->moment_tols[i] = moments_tolerance(r->chain, &rows->moments[i]);
             } else if (op == OP_ABS_MAX) {
                 rows->own[i] = reference_abs_max(row, r->cols);
                 rows->tols[i] = 0.0; /* a maximum rounds nothing */
             } else if (op == OP_SUM_SQUARES) {
                 rows->own[i] = reference_sum_squares(row, r->cols);
-                rows->tols[i] = sum_squares_tolerance(r->shape, &rows->own[i], r->cols);
+                rows->tols[i] = sum_squares_tolerance(r->chain, &rows->own[i], r->cols);
             } else {
-                rows->tols[i] = op == OP_LOGSUMEXP ? logsumexp_tolerance(r->shape, &refs[i], r->cols)
-                                                   : sum_tolerance(r->shape, &refs[i], row, r->cols);
+                rows->tols[i] = op == OP_LOGSUMEXP ? logsumexp_tolerance(r->chain, &refs[i], r->cols)
+                                                   : sum_tolerance(r->chain, &refs[i], row, r->cols);
             }
         }
     }

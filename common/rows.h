@@ -5,6 +5,7 @@
 #ifndef REDUCE_ROWS_H
 #define REDUCE_ROWS_H
 
+#include "bounds.h"
 #include "stage.h"
 
 /* What the rows of the size being run are checked against, and their results read back. */
@@ -26,10 +27,10 @@ size_t rows_device_bytes(uint64_t max_rows);
 /* Room for max_rows rows: r->row_sums (two results a row) and the above; exits EXIT_USAGE if the host
  * memory of the references is not there. lse: whether an OP_LOGSUMEXP kernel runs. */
 void rows_alloc(Rows *rows, Run *r, uint64_t max_rows, int lse);
-/* The references of r->rows rows of r->cols values (structured: a file's data, host.h) and CUB's
+/* The references of r->rows rows of r->cols values (structured: a file's data, bounds.h) and CUB's
  * offsets of those rows, before the kernels of a size run. */
 void rows_prepare(Rows *rows, const Run *r, const float *values, int structured);
-/* Every row's result against its reference (tolerances from r->shape, made when new_shape): 1 if all
+/* Every row's result against its reference (tolerances from r->chain, made when new_shape): 1 if all
  * pass; the worst row's errors and its result (a Welford kernel's: the value those errors are of), and a
  * hash of the bits of every result for the run-to-run comparison. */
 int rows_pass(Rows *rows, const Run *r, const float *values, Op op, int new_shape, double *rel_err,

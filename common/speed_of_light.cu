@@ -1,8 +1,9 @@
 /* The speed of light (measure_speed_of_light, speed_of_light.h): the launch floor, one DRAM round trip, and the
  * fastest of a few read-only streams, each timed as the kernels are (flushed, the median), for the
  * roofline stage and every program's table. */
-#include "program.h"
+#include "result.h"
 #include "speed_of_light.h"
+#include "timing.h"
 
 __global__ void common_empty(void) {}
 
@@ -101,9 +102,8 @@ typedef struct {
     int *sink;
 } StreamRun;
 
-static void run_stream(void *ctx)
+static void run_stream(StreamRun *s)
 {
-    const StreamRun *s = (const StreamRun *)ctx;
     s->v->fn<<<s->grid, s->v->block>>>(s->buf, s->words, s->sink);
     LAUNCH_CHECK("common_read_stream");
 }
@@ -121,15 +121,8 @@ static double time_stream(const StreamVariant *v, const uint4 *buf, uint64_t byt
         if (grid > full) grid = full;
     }
     StreamRun s = {v, buf, words, (unsigned)grid, sink};
-    TimedRun t = {NULL, run_stream, NULL, NULL, &s, flush};
+    TimedLaunch<StreamRun> t = {NULL, run_stream, NULL, NULL, &s, flush};
     return time_runs(&t, 2, reps, NULL, NULL);
-}
-
-static void run_empty(void *ctx)
-{
-    (void)ctx;
-    common_empty<<<1, 32>>>();
-    LAUNCH_CHECK("common_empty");
 }
 
 typedef struct {
@@ -137,9 +130,15 @@ typedef struct {
     int *sink;
 } FirstLoad;
 
-static void run_first_load(void *ctx)
+/* The launch floor: an empty kernel where the first load would be. */
+static void run_empty(FirstLoad *)
 {
-    const FirstLoad *f = (const FirstLoad *)ctx;
+    common_empty<<<1, 32>>>();
+    LAUNCH_CHECK("common_empty");
+}
+
+static void run_first_load(FirstLoad *f)
+{
     common_first_load<<<1, 32>>>(f->buf, f->sink);
     LAUNCH_CHECK("common_first_load");
 }
@@ -147,10 +146,10 @@ static void run_first_load(void *ctx)
 void measure_speed_of_light(SpeedOfLight *s, const GpuInfo *d, const L2Flush *flush, const void *buf, uint64_t bytes)
 {
     int *sink = (int *)device_alloc(sizeof(int), "the read-only stream");
-    TimedRun floor = {NULL, run_empty, NULL, NULL, NULL, flush}; /* an empty kernel between the events, after a flush */
-    s->floor_us = time_runs(&floor, 5, 41, NULL, NULL);
     FirstLoad first = {(const uint4 *)buf, sink};
-    TimedRun round_trip = {NULL, run_first_load, NULL, NULL, &first, flush};
+    TimedLaunch<FirstLoad> floor = {NULL, run_empty, NULL, NULL, &first, flush}; /* an empty kernel between the events, after a flush */
+    s->floor_us = time_runs(&floor, 5, 41, NULL, NULL);
+    TimedLaunch<FirstLoad> round_trip = {NULL, run_first_load, NULL, NULL, &first, flush};
     s->round_trip_us = time_runs(&round_trip, 5, 41, NULL, NULL);
 
     /* Each variant's bandwidth is the slope of its time between a quarter of the buffer and all of it,

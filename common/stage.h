@@ -1,19 +1,19 @@
-/* What a stage file includes (stages/NN_name/reduce.cu, exercise.cu, demo.cu, and the solutions compiled
- * into an exercise): the Run a launcher fills in, the Kernel entries of its table, and STAGE(...), which
- * makes the table the stage's. With them come the error checks and the grid size (CUDA_CHECK,
- * LAUNCH_CHECK, grid_for: gpu.h), the shape of a kernel's additions and the exit codes (Shape, EXIT_*:
- * host.h), the record build's TRACED (tree.h), and the Program a stage declares (program.h). The program
- * that runs the table is harness.cu. The kernels of common/ itself (the flush, the timing and checking
- * helpers) are named common_*, so that the tools can tell them from a stage's (make stage-NN profile
- * leaves them out). */
+/* The vocabulary of a stage file (stages/NN_name/reduce.cu, exercise.cu, and the solutions compiled into
+ * an exercise), all it includes: the Run a launcher fills in, the Kernel entries of its table, and
+ * STAGE(...), which makes the table the stage's. With them come the error checks and the grid size
+ * (CUDA_CHECK, LAUNCH_CHECK, grid_for: check.h), the chain of a kernel's additions (AddChain: chain.h),
+ * the input types (Dtype: dtype.h), the record build's TRACED (tree.h), and the Program a stage declares
+ * (program.h). The program that runs the table is harness.cu. The kernels of common/ itself (the flush,
+ * the timing and checking helpers) are named common_*, so that the tools can tell them from a stage's
+ * (make stage-NN profile leaves them out). */
 #ifndef REDUCE_STAGE_H
 #define REDUCE_STAGE_H
 
 #include <stdint.h>
-#include <stdio.h>
 
-#include "gpu.h"
-#include "host.h"
+#include "chain.h"
+#include "check.h"
+#include "dtype.h"
 #include "program.h"
 #include "tree.h"
 
@@ -26,18 +26,21 @@ typedef struct {
     float *out;             /* device scalar for kernels that finish on the GPU (an int for ACC_I32) */
     int sm_count;           /* multiprocessors, for grids sized to the machine */
     int blocks_per_sm;      /* the table entry's blocks per SM, for a grid sized to the machine */
+    void *scratch;          /* device temporary storage of scratch_bytes, for a library's call (CUB's rows) */
+    size_t scratch_bytes;
 
-    uint64_t host_partials; /* > 0: the CPU finishes the sum of partials[0..host_partials) (in fp64) */
+    uint64_t host_partial_count; /* > 0: the CPU finishes the sum of partials[0..host_partial_count) (in fp64) */
     const float *host_in;   /* the same fp32 input in host memory, for a CPU row (ON_CPU) */
     int has_host_result;    /* set by a CPU row: its sum is host_result, nothing to read back */
     double host_result;
     const char *refuse;     /* set instead of launching when the kernel cannot take this input (why) */
-    Shape shape;            /* how the additions are arranged, for the error bound (host.h) */
+    AddChain chain;            /* how the additions are arranged, for the error bound (chain.h) */
 
     /* Row stages (Program.rows): in[] is a rows x cols matrix, row-major; each row's sum (or log-sum-exp,
      * OP_LOGSUMEXP) goes to row_sums[row] (room for rows floats), and shape describes one row's additions. */
     uint64_t rows, cols;
     float *row_sums;
+    const int64_t *row_offsets; /* device: row i is in[row_offsets[i], row_offsets[i + 1]), for CUB's rows */
 } Run;
 
 /* Room in Run.partials: enough for one sum per 128 elements (the smallest block that writes partials),
@@ -45,7 +48,7 @@ typedef struct {
 #define PARTIALS_CAPACITY(n) ((n) / 128 + 65536)
 
 /* Enqueue the reduction on the default stream; a kernel that finishes on the GPU leaves the sum in
- * r->out, one that finishes on the CPU sets r->host_partials. */
+ * r->out, one that finishes on the CPU sets r->host_partial_count. */
 typedef void (*LaunchFn)(Run *r);
 
 enum {
@@ -71,7 +74,7 @@ typedef struct {
     LaunchFn launch;
     int blocks_per_sm;  /* copied to Run.blocks_per_sm */
     int flags;
-    Dtype dtype;        /* input element type (host.h) */
+    Dtype dtype;        /* input element type (dtype.h) */
     Acc acc;            /* accumulator of the thread's and the block's sums */
     int min_cc;         /* lowest compute capability (major * 10 + minor) it runs on, 0: any */
     const char *needs;  /* what that capability provides, for the "skipped" message */
@@ -89,7 +92,7 @@ typedef struct {
 
 /* Each stage file ends with STAGE("NN_name", table), and after the table any of Program's fields that
  * differ from the defaults, named and in Program's order: STAGE("09_rows", kernels, .default_sizes = "...",
- * .rows = 1). It defines reduce_stage, the table the harness runs. Every stage has every fill of host.h; a
+ * .rows = 1). It defines reduce_stage, the table the harness runs. Every stage has every fill of fill.h; a
  * stage without default sizes runs 2^26, and 2^16..2^28 in `make bench`, and its rows go on the
  * progression's charts ("bandwidth+ scaling"). */
 extern const Stage reduce_stage;

@@ -48,7 +48,7 @@ def type_refusal(t, types):
 
 
 def bad_files(case, program, label, dtype, shape, tmpdir):
-    """The refusals every program that reads --input shares (common/host.c's reader, common/program.cu's
+    """The refusals every program that reads --input shares (common/array_file.c's reader, common/program.cu's
     options), each a subTest of CASE named LABEL: a missing file, a malformed header, a truncated file, a
     big-endian type, raw bytes without --dtype, a file with --n, a file with a --fill (where the program has
     one besides its default). DTYPE (a .npy type string such as '<f4') and SHAPE ("1000003", "7,1001") are

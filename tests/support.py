@@ -15,6 +15,9 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # make test-full (TEST_FULL=1): every fill, the sizes past 2^31, the sanitizers, ncu, the notebook's cells.
 FULL = os.environ.get("TEST_FULL") == "1"
+# The plain C sources of common/ (parse, fills, references, bounds, ...): what a test built outside the
+# Makefile links beside its own file.
+HOST_SOURCES = sorted(os.path.join("common", f) for f in os.listdir(os.path.join(ROOT, "common")) if f.endswith(".c"))
 NO_GPU = "no GPU: nvidia-smi -L finds none, or CUDA_VISIBLE_DEVICES hides them"
 
 

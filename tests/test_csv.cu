@@ -1,9 +1,10 @@
-/* The CSV's result columns as csv_write (common/program.cu) writes them, on any machine: a row of each
+/* The CSV's result columns as csv_write (common/csv.cu) writes them, on any machine: a row of each
  * result type, a row with no result and a device row, appended to the file named by argv[1]. It calls no
  * CUDA function; tests/test_csv.py builds it and reads the file. */
 #include <float.h>
 
-#include "program.h"
+#include "csv.h"
+#include "exit_codes.h"
 
 int main(int argc, char **argv)
 {
@@ -26,12 +27,12 @@ int main(int argc, char **argv)
         {"no_result", RESULT_NONE, 1.0},
     };
     for (size_t i = 0; i < sizeof results / sizeof results[0]; i++) {
-        CsvRow row = {results[i].kernel, "f32", 1000, 1.5, 2.5, 0.1, "1", 0.0, 0, 0, 1, 4000.0, 1.0, 1.0, "shifted", 1e-7, 0.01, 10};
+        Measurement row = {results[i].kernel, "f32", 1000, 1.5, 2.5, 0.1, "1", 0.0, 0, 0, 1, 4000.0, 1.0, 1.0, "shifted", 1e-7, 0.01, 10};
         row.result_type = results[i].type;
         row.shown = results[i].value;
         csv_write(csv, "Test GPU", &p, &row);
     }
-    CsvRow device = {"dram_peak", "f32", 0, 0, 1000.0, 100.0};
+    Measurement device = {"dram_peak", "f32", 0, 0, 1000.0, 100.0};
     csv_write(csv, "Test GPU", &p, &device);
     fclose(csv);
     return EXIT_OK;

@@ -34,8 +34,8 @@ def compiled():
     if flags.rc != 0:
         return flags
     # PROGRAMS: the programs read_input asks which stages take a type; none here.
-    return support.run([support.nvcc(), *shlex.split(flags.out), "-DPROGRAMS=\"\"", "tests/test_csv.cu", "common/program.cu",
-                        "common/speed_of_light.cu", "common/gpu.cu", "common/host.c", "-o", WRITER])
+    return support.run([support.nvcc(), *shlex.split(flags.out), "-DPROGRAMS=\"\"", "tests/test_csv.cu", "common/csv.cu",
+                        "common/program.cu", *support.HOST_SOURCES, "-o", WRITER])
 
 
 def significant_digits(text):
@@ -96,7 +96,7 @@ class CsvColumns(support.Case):
 
     def test_header_is_csv_header_ending_in_the_result_columns(self):
         lines = self.written()
-        header = re.search(r'^#define CSV_HEADER "(.*)"$', support.read("common/program.h"), re.M)[1].split(",")
+        header = re.search(r'^#define CSV_HEADER "(.*)"$', support.read("common/csv.h"), re.M)[1].split(",")
         self.assertEqual(lines[0], header)
         self.assertEqual(header[-2:], ["result", "result_bits"])
         self.assertEqual([i + 1 for i, f in enumerate(lines) if len(f) != len(header)], [],

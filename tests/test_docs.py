@@ -258,9 +258,9 @@ class CsvColumns(support.Case):
     """Every column list a guide quotes, and every count of them, is the header the programs write."""
 
     def test_guides_quote_the_programs_csv_header(self):
-        """Each quoted column list is CSV_HEADER of common/program.h, each count its number of columns."""
-        header = re.search(r'^#define CSV_HEADER "(.*)"$', support.read("common/program.h"), re.M)
-        self.assertTrue(header, "no CSV_HEADER in common/program.h")
+        """Each quoted column list is CSV_HEADER of common/csv.h, each count its number of columns."""
+        header = re.search(r'^#define CSV_HEADER "(.*)"$', support.read("common/csv.h"), re.M)
+        self.assertTrue(header, "no CSV_HEADER in common/csv.h")
         header = header[1]
         pages = relative("README*.md") + relative("docs/*.md") + relative("stages/*/README*.md")
         quoting = {p: support.read(p) for p in pages}

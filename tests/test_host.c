@@ -1,4 +1,4 @@
-/* Unit tests of common/host.c: size parsing, median, fill determinism, the reference (against an exact
+/* Unit tests of the plain C of common/: size parsing, median, fill determinism, the reference (against an exact
  * oracle) and the tolerance formula, the files --input reads. Prints "ok <name>" or "FAIL <name>" per check
  * (a failed check may add detail lines, "     | ..."), then "done <count> checks" as its last line; exits
  * 1 if any failed. A crash leaves out the last line: tests/test_host_unit.py fails on that too. */
@@ -10,7 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "host.h"
+#include "array_file.h"
+#include "bounds.h"
+#include "fill.h"
+#include "parse.h"
+#include "result.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -179,10 +183,10 @@ static void test_binades_fill(void)
 }
 
 /* The binades data summed as kernels sum: THREADS loops over every THREADS-th value, in the type of x (fp32)
- * or x64 (fp64), then a pairwise tree over the loops' sums (THREADS a power of two); the Shape that says so.
+ * or x64 (fp64), then a pairwise tree over the loops' sums (THREADS a power of two); the AddChain that says so.
  * LEAVE_OUT: an index whose value is not added (n: none). */
 static double loops_then_tree(const float *x, const double *x64, uint64_t n, uint64_t threads, uint64_t leave_out,
-                              Shape *shape)
+                              AddChain *shape)
 {
     float *p = calloc(threads, sizeof *p);
     double *p64 = calloc(threads, sizeof *p64);
@@ -191,7 +195,7 @@ static double loops_then_tree(const float *x, const double *x64, uint64_t n, uin
             if (x) p[i % threads] += x[i];
             else p64[i % threads] += x64[i];
         }
-    Shape s = {.serial = (double)((n + threads - 1) / threads), .acc_bits = x ? 0 : 53};
+    AddChain s = {.serial = (double)((n + threads - 1) / threads), .acc_bits = x ? 0 : 53};
     for (uint64_t width = threads / 2; width > 0; width /= 2, s.tree++)
         for (uint64_t t = 0; t < width; t++) p[t] += p[t + width], p64[t] += p64[t + width];
     double sum = x ? p[0] : p64[0];
@@ -220,7 +224,7 @@ static void test_binades_bounds(void)
         }
         Reference ref = reference_sum(x, n), ref64 = reference_sum_f64(x64, n);
         ref64.structured = 1; /* as the harness reads fp64 data */
-        Shape s, s64;
+        AddChain s, s64;
         double sum = loops_then_tree(x, NULL, n, shapes[k].threads, n, &s);
         double sum64 = loops_then_tree(NULL, x64, n, shapes[k].threads, n, &s64);
         double tol = sum_tolerance(s, &ref, x, n), tol64 = sum_tolerance(s64, &ref64, NULL, n);
@@ -278,7 +282,7 @@ static void test_accuracy_fills(void)
             c = (t - s) - y;
             s = t;
         }
-        Shape kahan = {3, 0, 0, 0, 0, 0, 0, 0, 0};
+        AddChain kahan = {3, 0, 0, 0, 0, 0, 0, 0, 0};
         double tol = sum_tolerance(kahan, &ref, w, n);
         kahan_ok &= fabs((double)(s - c) - ref.sum) <= tol;
         plain_misses += fabs((double)plain - ref.sum) > 3 * tol;
@@ -317,7 +321,7 @@ static void test_tolerance(void)
 
     float serial = 0.0f; /* one thread, one long chain */
     for (int i = 0; i < N; i++) serial += x[i];
-    Shape chain = {(double)N, 0, 0, 0, 0, 0, 0, 0, 0};
+    AddChain chain = {(double)N, 0, 0, 0, 0, 0, 0, 0, 0};
     double tol_chain = sum_tolerance(chain, &ref, x, N);
 #ifdef _OPENMP
     int threads = omp_get_max_threads();
@@ -340,7 +344,7 @@ static void test_tolerance(void)
     Reference stag_ref = reference_sum(stag, N + 1);
     float stag_sum = 0.0f;
     for (int i = 0; i <= N; i++) stag_sum += stag[i];
-    Shape stag_chain = {(double)N + 1, 0, 0, 0, 0, 0, 0, 0, 0};
+    AddChain stag_chain = {(double)N + 1, 0, 0, 0, 0, 0, 0, 0, 0};
     check(stag_sum == 33554432.0f && fabs(stag_sum - stag_ref.sum) <= sum_tolerance(stag_chain, &stag_ref, stag, N + 1) &&
               fabs(stag_sum - stag_ref.sum) > sum_tolerance(stag_chain, &stag_ref, NULL, N + 1),
           "a serial loop that stagnates (2^25, then 2^20 values of 3/4, all lost) is within its bound, not within the probabilistic one");
@@ -350,12 +354,12 @@ static void test_tolerance(void)
     memcpy(t, x, N * sizeof *t);
     for (int len = N; len > 1; len /= 2)
         for (int i = 0; i < len / 2; i++) t[i] = t[i] + t[i + len / 2];
-    Shape tree = {0, 20, 0, 0, 0, 0, 0, 0, 0};
+    AddChain tree = {0, 20, 0, 0, 0, 0, 0, 0, 0};
     double tol_tree = sum_tolerance(tree, &ref, x, N);
     check(fabs(t[0] - ref.sum) <= tol_tree, "a pairwise fp32 tree over 2^20 random values is within its bound");
     check(tol_tree < tol_chain, "a tree of depth 20 gets a tighter bound than a chain of 2^20");
     double u = unit_roundoff(24);
-    Shape small = {0, 8, 0, 0, 0, 0, 0, 0, 0};
+    AddChain small = {0, 8, 0, 0, 0, 0, 0, 0, 0};
     check(fabs(sum_tolerance(small, &ref, x, N) - (8 * u / (1 - 8 * u) * ref.abs_sum +
                                                     2 * unit_roundoff(53) * fabs(ref.sum) +
                                                     2.0 * N * unit_roundoff(53) * unit_roundoff(53) * ref.abs_sum)) <
@@ -391,19 +395,19 @@ static void test_tolerance(void)
     check(sum_tolerance(tree, &big, NULL, 16777217) > 0.0, "integers past 2^24 are no longer exact in fp32");
 
     /* A half-precision tree (11 bits) then fp32 atomics. */
-    Shape half_tree = {0, 10, 4, 11, 1024, 0, 0, 0, 0};
-    check(sum_tolerance(half_tree, &ref, x, N) > sum_tolerance((Shape){0, 10, 4, 0, 0, 0, 0, 0, 0}, &ref, x, N),
+    AddChain half_tree = {0, 10, 4, 11, 1024, 0, 0, 0, 0};
+    check(sum_tolerance(half_tree, &ref, x, N) > sum_tolerance((AddChain){0, 10, 4, 0, 0, 0, 0, 0, 0}, &ref, x, N),
           "an fp16 accumulator gets a looser bound than fp32");
     /* An fp16 pack then an fp32 tree: the fp32 additions after the narrow part count, at fp32's
      * unit roundoff: more than without them, far less than if they were done in fp16. */
-    Shape pair = {1, 0, 4, 11, 2, 10, 0, 0, 0}, pair_no_wide = {1, 0, 4, 11, 2, 0, 0, 0, 0}, pair_all_fp16 = {1, 10, 4, 11, 2, 0, 0, 0, 0};
+    AddChain pair = {1, 0, 4, 11, 2, 10, 0, 0, 0}, pair_no_wide = {1, 0, 4, 11, 2, 0, 0, 0, 0}, pair_all_fp16 = {1, 10, 4, 11, 2, 0, 0, 0, 0};
     double tol_pair = sum_tolerance(pair, &ref, x, N);
     check(tol_pair > sum_tolerance(pair_no_wide, &ref, x, N) && tol_pair < sum_tolerance(pair_all_fp16, &ref, x, N),
-          "fp32 additions after a narrow accumulator (Shape.wide) count at fp32's unit roundoff");
-    check(fabs(sum_tolerance((Shape){0, 10, 4, 0, 0, 6, 0, 0, 0}, &ref, x, N) - sum_tolerance((Shape){0, 16, 4, 0, 0, 0, 0, 0, 0}, &ref, x, N)) <
+          "fp32 additions after a narrow accumulator (AddChain.wide) count at fp32's unit roundoff");
+    check(fabs(sum_tolerance((AddChain){0, 10, 4, 0, 0, 6, 0, 0, 0}, &ref, x, N) - sum_tolerance((AddChain){0, 16, 4, 0, 0, 0, 0, 0, 0}, &ref, x, N)) <
               1e-12 * ref.abs_sum,
           "with an fp32 accumulator, wide additions count as tree levels");
-    Shape exact = {0, 10, 4, ACC_EXACT, 0, 0, 0, 0, 0};
+    AddChain exact = {0, 10, 4, ACC_EXACT, 0, 0, 0, 0, 0};
     check(sum_tolerance(exact, &ref, x, N) == 0.0, "integer accumulators must be exact");
     /* The bench's data (shifted): a result of 0 and one that lost an element of average size both fail
      * where the shape lets them; the old mean-zero data let 0 pass a long chain's bound. */
@@ -413,7 +417,7 @@ static void test_tolerance(void)
     check(fill_value(FILL_SHIFTED, 1, 9) == fill_value(FILL_RANDOM, 1, 9) + 0.5f, "shifted is random plus 1/2");
     Reference sref = reference_sum(shifted, M);
     check(sref.abs_sum / sref.sum > 1.1 && sref.abs_sum / sref.sum < 1.4, "shifted data: condition number near 5/4");
-    Shape block_atomics = {0, 8, M / 256, 0, 0, 0, 0, 0, 0}, per_element = {0, 0, M, 0, 0, 0, 0, 0, 0};
+    AddChain block_atomics = {0, 8, M / 256, 0, 0, 0, 0, 0, 0}, per_element = {0, 0, M, 0, 0, 0, 0, 0, 0};
     double lost = sref.sum / M; /* one element of average size */
     check(!result_passes(0.0, &sref, sum_tolerance(block_atomics, &sref, shifted, M)) &&
               !result_passes(sref.sum - lost, &sref, sum_tolerance(block_atomics, &sref, shifted, M)),
@@ -424,16 +428,16 @@ static void test_tolerance(void)
      * size sqrt(N / 3), which the bound (it scales with sum|x|) exceeds; the shifted data's is N / 2. */
     double N28 = 268435456.0;
     Reference walk = {sqrt(N28 / 3.0), N28 / 2.0, 0, 0, 1.0, 0.0, 1.0, 0, 0.0f}, half = {N28 / 2.0, N28 * 0.625, 0, 0, 1.5, 0.0, 1.5, 0, 0.0f};
-    Shape blocks28 = {0, 8, N28 / 256, 0, 0, 0, 0, 0, 0};
+    AddChain blocks28 = {0, 8, N28 / 256, 0, 0, 0, 0, 0, 0};
     check(result_passes(0.0, &walk, sum_tolerance(blocks28, &walk, NULL, (uint64_t)N28)) &&
               !result_passes(0.0, &half, sum_tolerance(blocks28, &half, NULL, (uint64_t)N28)),
           "at 2^28, a result of 0 passes the bound on mean-zero data and fails it on shifted data");
     check(sum_tolerance(block_atomics, &sref, shifted, M) < 1e-4 * sref.sum, "a tree's inputs meet partial sums of two: no stagnation term");
     Reference big_shifted = {0.5 * 1073741824.0, 0.625 * 1073741824.0, 0, 0, 1.5, 0.0, 1.5, 0, 0.0f};
-    Shape cub = shape_cub_reduce(1u << 30, 132);
+    AddChain cub = chain_cub_reduce(1u << 30, 132);
     check(cub.serial < 1e4 && cub.tree == 24 && sum_tolerance(cub, &big_shifted, NULL, 1u << 30) < 1e-4 * big_shifted.sum,
           "CUB's documented shape at 2^30 on 132 SMs: a short path, a bound far below 1e-3");
-    check(shape_cub_reduce(1000, 132).tree == 12 && shape_cub_reduce(1000, 132).serial == 16, "CUB under one tile: one block, no second pass");
+    check(chain_cub_reduce(1000, 132).tree == 12 && chain_cub_reduce(1000, 132).serial == 16, "CUB under one tile: one block, no second pass");
     free(shifted);
     /* Values on a grid of 1/8 repeating every 97 (a file's data, not a fill's): one fp32 loop of 10^6 of them
      * errs past the probabilistic bound, which needs random rounding errors; the worst case holds. */
@@ -441,7 +445,7 @@ static void test_tolerance(void)
     float *grid = malloc(G * sizeof *grid), loop = 0.0f;
     for (int i = 0; i < G; i++) loop += grid[i] = (float)(i % 97) / 8.0f - 3.0f;
     Reference gref = reference_sum(grid, G);
-    Shape one_loop = {G, 0, 0, 0, 0, 0, 0, 0, 0};
+    AddChain one_loop = {G, 0, 0, 0, 0, 0, 0, 0, 0};
     double prob_tol = sum_tolerance(one_loop, &gref, grid, G);
     gref.structured = 1;
     check(!result_passes(loop, &gref, prob_tol) && result_passes(loop, &gref, sum_tolerance(one_loop, &gref, grid, G)),
@@ -498,7 +502,7 @@ static float lse_online(const float *x, int n)
  * the two kernels' kinds (random data, a wide spread, a rising row that rescales at every element). */
 static void test_logsumexp(void)
 {
-    Shape one_pass = {1, 7, 0, 0, 0, 0, 1, 0, 0};
+    AddChain one_pass = {1, 7, 0, 0, 0, 0, 1, 0, 0};
     Reference single = reference_logsumexp((float[]){2.5f}, 1);
     check(single.sum == 2.5 && single.abs_sum == 1.0 && single.arg_error == 0.0, "log-sum-exp of one element is that element");
     double tol_single = logsumexp_tolerance(one_pass, &single, 1);
@@ -524,14 +528,14 @@ static void test_logsumexp(void)
      * (exps = 1): u (9 + 3 ln 4); online (exps = 1 + 4): u (29 + 3 ln 4). */
     Reference four = reference_logsumexp((float[]){1, 1, 1, 1}, 4);
     double by_hand_two = 0x1p-24 * (9 + 3 * log(4.0)), by_hand_online = 0x1p-24 * (29 + 3 * log(4.0));
-    check(fabs(logsumexp_tolerance((Shape){4, 0, 0, 0, 0, 0, 1, 0, 0}, &four, 4) / by_hand_two - 1) < 1e-4 &&
-              fabs(logsumexp_tolerance((Shape){4, 0, 0, 0, 0, 0, 5, 0, 0}, &four, 4) / by_hand_online - 1) < 1e-4,
+    check(fabs(logsumexp_tolerance((AddChain){4, 0, 0, 0, 0, 0, 1, 0, 0}, &four, 4) / by_hand_two - 1) < 1e-4 &&
+              fabs(logsumexp_tolerance((AddChain){4, 0, 0, 0, 0, 0, 5, 0, 0}, &four, 4) / by_hand_online - 1) < 1e-4,
           "log-sum-exp of four ones: the two-pass and online bounds are u (9 + 3 ln 4) and u (29 + 3 ln 4), as derived by hand");
 
     enum { N = 1 << 18 };
     float *x = malloc(N * sizeof *x);
     fill_array(x, N, FILL_RANDOM, 11);
-    Shape two = {N, 0, 0, 0, 0, 0, 1, 0, 0}, online = {N, 0, 0, 0, 0, 0, 1 + N, 0, 0};
+    AddChain two = {N, 0, 0, 0, 0, 0, 1, 0, 0}, online = {N, 0, 0, 0, 0, 0, 1 + N, 0, 0};
     for (int spread = 1; spread <= 100; spread *= 100) {
         for (int i = 0; i < N; i++) x[i] = fill_value(FILL_RANDOM, 11, i) * spread;
         Reference ref = reference_logsumexp(x, N);
@@ -571,7 +575,7 @@ static void test_row_references(void)
     check(inf.sum == INFINITY && inf.non_finite, "abs-max of a group holding -Inf is +Inf");
 
     Reference small = reference_sum_squares((float[]){1.0f, -2.0f, 3.0f}, 3);
-    Shape row = {1, 7, 0, 0, 0, 0, 0, 0, 0};
+    AddChain row = {1, 7, 0, 0, 0, 0, 0, 0, 0};
     check(small.sum == 14.0 && sum_squares_tolerance(row, &small, 3) == 0.0,
           "sum of squares of 1, -2, 3 is 14, and integers below 2^24 are exact: bound 0");
     check(reference_sum_squares((float[]){0x1p100f, 0x1p100f}, 2).sum == INFINITY,
@@ -582,7 +586,7 @@ static void test_row_references(void)
     float x[N];
     for (int i = 0; i < N; i++) x[i] = fill_value(FILL_SHIFTED, 5, i);
     Reference ref = reference_sum_squares(x, N);
-    Shape block = {(N + 127) / 128, 7, 0, 0, 0, 0, 0, 0, 0};
+    AddChain block = {(N + 127) / 128, 7, 0, 0, 0, 0, 0, 0, 0};
     double tol = sum_squares_tolerance(block, &ref, N);
     check(fabs(sum_squares_block(x, N, 0) - ref.sum) <= tol, "fp32 sum of squares of a row of 1000 within its bound");
     check(fabs(sum_squares_block(x, N, 1) - ref.sum) > tol, "the same row without its last element is outside the bound");
@@ -611,9 +615,9 @@ static Welford welford_merge(Welford a, Welford b, int how)
 }
 
 enum { ROW_THREADS = 128 };
-static Shape welford_shape_of(uint64_t cols)
+static AddChain welford_shape_of(uint64_t cols)
 {
-    return (Shape){(double)((cols + ROW_THREADS - 1) / ROW_THREADS), 7, 0, 0, 0, 0, 0, 1, 0};
+    return (AddChain){(double)((cols + ROW_THREADS - 1) / ROW_THREADS), 7, 0, 0, 0, 0, 0, 1, 0};
 }
 
 static void welford_row(const float *x, uint64_t cols, int how, float *mean, float *var)
@@ -910,7 +914,7 @@ static void test_array_file(void)
  * |m| < 2^53 and e >= -1074, added as an integer count of 2^-1074 into 32-bit digits held in int64 (room for
  * 2^31 additions without carrying), then carried and read from the top digits in long double (64 significant
  * bits: the fp64 references' one rounding is 2^11 times coarser). 70 digits reach 2^1166: fp64's range and
- * room for the carries. Written apart from host.c's, with frexp. */
+ * room for the carries. Written apart from reference.c's, with frexp. */
 #define EXACT_DIGITS 70
 static long double exact_sum_of(const float *x32, const double *x64, uint64_t n)
 {

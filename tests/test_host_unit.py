@@ -1,4 +1,4 @@
-"""The C unit tests of common/host.c (tests/test_host.c): built with warnings as errors, run once, each of
+"""The C unit tests of the plain C of common/ (tests/test_host.c): built with warnings as errors, run once, each of
 their checks a subtest. The program must exit 1 where a check failed and 0 otherwise, and end with the line
 "done N checks", N its check lines: a crash, or checks lost on the way, is a failure."""
 import functools
@@ -13,7 +13,7 @@ HOST_ONLY = True
 
 BINARY = "build/test_host"
 COMPILE = ["gcc", "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-fopenmp", "-Icommon", "tests/test_host.c",
-           "common/host.c", "-lm", "-o", BINARY]
+           *support.HOST_SOURCES, "-lm", "-o", BINARY]
 
 
 @functools.lru_cache(None)

@@ -1,7 +1,7 @@
 /* Checks of the exact-sum library (lib/exact_sum.h), as tests/test_host.c prints its own: "ok <name>" or
  * "FAIL <name>" a check, "done <count> checks" last, exit 1 if any failed. Its arguments refused come first
  * and need no GPU; then, where a GPU can be used, every type's sums of the harness's fills at odd sizes and
- * starts, bit for bit against the host's exact reference (host.c). tests/test_lib.py builds it with build/lib/libexactsum.a and runs it. */
+ * starts, bit for bit against the host's exact reference (reference.c). tests/test_lib.py builds it with build/lib/libexactsum.a and runs it. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +12,8 @@
 #include <cuda_runtime.h>
 
 #include "exact_sum.h"
-#include "host.h"
+#include "fill.h"
+#include "reference.h"
 
 static int checks, failures;
 

@@ -18,7 +18,7 @@ def compiled():
     flags = support.make("print-NVCCFLAGS", "ARCH=compute_90")
     if flags.rc != 0:
         return flags
-    return support.run([support.nvcc(), *shlex.split(flags.out), "-Ilib", "tests/test_lib.cu", "common/host.c",
+    return support.run([support.nvcc(), *shlex.split(flags.out), "-Ilib", "tests/test_lib.cu", *support.HOST_SOURCES,
                         "build/lib/libexactsum.a", "-o", UNIT])
 
 

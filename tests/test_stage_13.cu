@@ -1,13 +1,16 @@
 /* The arithmetic of stage 13's fp64 sum (windows_f64), run on the host: its per-tile and per-value functions
  * (__host__ __device__ in stages/13_exact/reduce.cu) drive one or more threads' windows over data made to
  * break them, into digits held here, and the total is rounded by the kernel's own rounding; the results
- * must be the host's exact sum (reference_sum_f64, common/host.c, a method of its own) in fp64 and in fp32,
+ * must be the host's exact sum (reference_sum_f64, common/reference.c, a method of its own) in fp64 and in fp32,
  * bit for bit. Like tests/test_host.c it prints "ok NAME" or "FAIL NAME" a check (detail lines under a
  * failure start "     | "), then "done N checks", and exits 1 where a check failed.
  * With --sum FILE it prints instead the fp64 and fp32 bits of the sum of FILE's values (one a line, as
  * strtod reads them: hexadecimal floats, inf, nan), for tests/test_stage_13.py's oracle of fractions. */
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "fill.h"
+#include "reference.h"
 
 #include "../stages/13_exact/reduce.cu"
 #include "../stages/13_exact/adversarial.cu" /* make64: the demo's data */

@@ -27,7 +27,7 @@ def compiled():
     if flags.rc != 0:
         return flags
     return support.run([support.nvcc(), *shlex.split(flags.out), "tests/test_stage_13.cu", "common/gpu.cu",
-                        "common/host.c", "-o", UNIT])
+                        "common/check.cu", *support.HOST_SOURCES, "-o", UNIT])
 
 
 def rounded(total, p, emin, emax):

@@ -70,7 +70,7 @@ FALL = 0.75       # within one kernel's series, a time may not fall below this f
 RATIO_FACTOR = 2  # a kernel's time ratio between two GPUs at one N within this factor of its neighbours'
 TIGHT = 1e-3      # an fp32-or-wider row passed with a bound of this or more is unchecked (the harness's TIGHT_BOUND);
 # on the bench's data, only where its chain is longer than LONG_CHAIN. A path of d additions can absorb the inputs below 2u (d + 1) max|x|
-# (host.c's stagnation term): on the shifted data a fraction t of them, t = 2u (d + 1) 3/2, adding t^2 of the
+# (bounds.c's stagnation term): on the shifted data a fraction t of them, t = 2u (d + 1) 3/2, adding t^2 of the
 # sum to the bound: 5e-4 at d = 2^17, 2e-3 at 2^18, beside lambda sqrt(d) u 1.25 (3e-4 at 2^17).
 LONG_CHAIN = 2 ** 17
 WIDE_ACCS = {"f32", "f64", "kahan", "i32", "exact"}

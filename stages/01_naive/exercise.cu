@@ -37,8 +37,8 @@ static void run_interleaved_strided(Run *r)
     unsigned blocks = grid_for(r->n, BLOCK, "reduce_interleaved_strided");
     reduce_interleaved_strided<<<blocks, BLOCK>>>(r->in, r->partials, r->n);
     LAUNCH_CHECK("reduce_interleaved_strided");
-    r->host_partials = blocks;
-    r->shape.tree = LOG2_BLOCK;
+    r->host_partial_count = blocks;
+    r->chain.tree = LOG2_BLOCK;
 }
 
 static const Kernel kernels[] = {

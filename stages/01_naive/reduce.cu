@@ -20,7 +20,7 @@ static void run_cpu_sequential(Run *r)
     for (uint64_t i = 0; i < r->n; i++) sum += r->host_in[i];
     r->host_result = sum;
     r->has_host_result = 1;
-    r->shape.serial = (double)r->n;
+    r->chain.serial = (double)r->n;
 }
 
 /* LeetCUDA reduce article §3.1: each block halves its slice of x in place, in global memory.
@@ -44,8 +44,8 @@ static void run_global_inplace(Run *r)
     unsigned blocks = grid_for(r->n, LEETCUDA_BLOCK, "reduce_global_inplace");
     reduce_global_inplace<<<blocks, LEETCUDA_BLOCK>>>(r->in, r->partials, r->n);
     LAUNCH_CHECK("reduce_global_inplace");
-    r->host_partials = blocks;
-    r->shape.tree = LOG2_LEETCUDA_BLOCK;
+    r->host_partial_count = blocks;
+    r->chain.tree = LOG2_LEETCUDA_BLOCK;
 }
 
 /* Course chapter v1: the block's slice in shared memory, pairs combined at distance s = 1, 2, 4, ...
@@ -70,8 +70,8 @@ static void run_interleaved(Run *r)
     unsigned blocks = grid_for(r->n, BLOCK, "reduce_interleaved");
     reduce_interleaved<<<blocks, BLOCK>>>(r->in, r->partials, r->n);
     LAUNCH_CHECK("reduce_interleaved");
-    r->host_partials = blocks;
-    r->shape.tree = LOG2_BLOCK;
+    r->host_partial_count = blocks;
+    r->chain.tree = LOG2_BLOCK;
 }
 
 /* "Hand-written operators: reduce" blog §1: one atomicAdd per element, all onto the same address.
@@ -88,7 +88,7 @@ static void run_atomic_per_element(Run *r)
     CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(float))); /* the atomics add onto a zero */
     reduce_atomic_per_element<<<blocks, BLOCK>>>(r->in, r->out, r->n);
     LAUNCH_CHECK("reduce_atomic_per_element");
-    r->shape.atomic = (double)r->n;
+    r->chain.atomic = (double)r->n;
 }
 
 static const Kernel kernels[] = {

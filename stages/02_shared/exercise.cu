@@ -35,9 +35,9 @@ static void run_shared_four_loads(Run *r)
     unsigned blocks = grid_for(r->n, 4 * BLOCK, "reduce_shared_four_loads");
     reduce_shared_four_loads<<<blocks, BLOCK>>>(r->in, r->partials, r->n);
     LAUNCH_CHECK("reduce_shared_four_loads");
-    r->host_partials = blocks;
-    r->shape.serial = 3;
-    r->shape.tree = LOG2_BLOCK;
+    r->host_partial_count = blocks;
+    r->chain.serial = 3;
+    r->chain.tree = LOG2_BLOCK;
 }
 
 static const Kernel kernels[] = {

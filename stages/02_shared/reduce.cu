@@ -34,8 +34,8 @@ static void run_shared(Run *r)
     unsigned blocks = grid_for(r->n, B, "reduce_shared");
     reduce_shared<B><<<blocks, B>>>(r->in, r->partials, r->n);
     LAUNCH_CHECK("reduce_shared");
-    r->host_partials = blocks;
-    r->shape.tree = tree_levels(B);
+    r->host_partial_count = blocks;
+    r->chain.tree = tree_levels(B);
 }
 
 /* Course chapter v3: every thread adds two elements, BLOCK apart, while loading. Half as many
@@ -61,9 +61,9 @@ static void run_shared_two_loads(Run *r)
     unsigned blocks = grid_for(r->n, 2 * BLOCK, "reduce_shared_two_loads");
     reduce_shared_two_loads<<<blocks, BLOCK>>>(r->in, r->partials, r->n);
     LAUNCH_CHECK("reduce_shared_two_loads");
-    r->host_partials = blocks;
-    r->shape.serial = 1;
-    r->shape.tree = LOG2_BLOCK;
+    r->host_partial_count = blocks;
+    r->chain.serial = 1;
+    r->chain.tree = LOG2_BLOCK;
 }
 
 static const Kernel kernels[] = {

@@ -47,8 +47,8 @@ static void run_two_pass(Run *r)
     LAUNCH_CHECK("reduce_block_partials");
     reduce_partials<<<1, BLOCK>>>(r->partials, r->out, blocks);
     LAUNCH_CHECK("reduce_partials");
-    r->shape.serial = (double)((blocks + BLOCK - 1) / BLOCK);
-    r->shape.tree = 2 * LOG2_BLOCK;
+    r->chain.serial = (double)((blocks + BLOCK - 1) / BLOCK);
+    r->chain.tree = 2 * LOG2_BLOCK;
 }
 
 static const Kernel kernels[] = {

@@ -29,8 +29,8 @@ static void run_shared_atomic(Run *r)
     CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(float))); /* the atomics add onto a zero */
     reduce_shared_atomic<<<blocks, BLOCK>>>(r->in, r->out, r->n);
     LAUNCH_CHECK("reduce_shared_atomic");
-    r->shape.tree = LOG2_BLOCK;
-    r->shape.atomic = blocks;
+    r->chain.tree = LOG2_BLOCK;
+    r->chain.atomic = blocks;
 }
 
 static const Kernel kernels[] = {

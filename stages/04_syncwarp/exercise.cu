@@ -59,9 +59,9 @@ static void run_warps_first(Run *r)
     unsigned blocks = grid_for(r->n, 2 * BLOCK, "reduce_warps_first");
     reduce_warps_first<<<blocks, BLOCK>>>(r->in, r->partials, r->n);
     LAUNCH_CHECK("reduce_warps_first");
-    r->host_partials = blocks;
-    r->shape.serial = 1;
-    r->shape.tree = LOG2_WARP + LOG2_WARP;
+    r->host_partial_count = blocks;
+    r->chain.serial = 1;
+    r->chain.tree = LOG2_WARP + LOG2_WARP;
 }
 
 static const Kernel kernels[] = {

@@ -43,8 +43,8 @@ static void launch_block_atomic(Run *r, void (*kernel)(const float *, float *, u
     CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(float))); /* the atomics add onto a zero */
     kernel<<<blocks, block>>>(r->in, r->out, r->n);
     LAUNCH_CHECK(name);
-    r->shape.tree = log2_block;
-    r->shape.atomic = blocks;
+    r->chain.tree = log2_block;
+    r->chain.atomic = blocks;
 }
 
 static void run_syncwarp(Run *r)
@@ -101,8 +101,8 @@ static void run_unrolled_warp_partials(Run *r)
     unsigned blocks = grid_for(r->n, BLOCK, "reduce_unrolled_warp_partials");
     reduce_unrolled_warp_partials<<<blocks, BLOCK>>>(r->in, r->partials, r->n);
     LAUNCH_CHECK("reduce_unrolled_warp_partials");
-    r->host_partials = blocks;
-    r->shape.tree = LOG2_BLOCK;
+    r->host_partial_count = blocks;
+    r->chain.tree = LOG2_BLOCK;
 }
 
 /* The same with stage 03's finish: one atomicAdd per block onto the result. */
@@ -149,9 +149,9 @@ static void run_chapter_v4(Run *r)
     unsigned blocks = grid_for(r->n, 2 * BLOCK, "reduce_chapter_v4");
     reduce_chapter_v4<<<blocks, BLOCK>>>(r->in, r->partials, r->n);
     LAUNCH_CHECK("reduce_chapter_v4");
-    r->host_partials = blocks;
-    r->shape.serial = 1;
-    r->shape.tree = LOG2_BLOCK;
+    r->host_partial_count = blocks;
+    r->chain.serial = 1;
+    r->chain.tree = LOG2_BLOCK;
 }
 
 /* Blog §3's warpReduce as written, kept to be caught (not run by default): plain shared memory, no

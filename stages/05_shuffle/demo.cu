@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "exit_codes.h"
+#include "gpu.h"
 #include "stage.h"
 
 #define FULL_MASK 0xffffffffu

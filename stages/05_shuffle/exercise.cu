@@ -68,8 +68,8 @@ static void run_cg(Run *r)
     CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(float)));
     reduce_cg<<<blocks, BLOCK>>>(r->in, r->out, r->n);
     LAUNCH_CHECK("reduce_cg");
-    r->shape.tree = LOG2_WARP + LOG2_WARP;
-    r->shape.atomic = blocks;
+    r->chain.tree = LOG2_WARP + LOG2_WARP;
+    r->chain.atomic = blocks;
 }
 
 static const Kernel kernels[] = {

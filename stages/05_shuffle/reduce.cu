@@ -48,13 +48,13 @@ static void launch_block_atomic(Run *r, void (*kernel)(const T *, T *, uint64_t)
     CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(T))); /* the atomics add onto a zero */
     kernel<<<blocks, block>>>((const T *)r->data, (T *)r->out, r->n);
     LAUNCH_CHECK(name);
-    r->shape.atomic = blocks;
+    r->chain.atomic = blocks;
 }
 
 static void run_shuffle_tail(Run *r)
 {
     launch_block_atomic(r, reduce_shuffle_tail, "reduce_shuffle_tail", LEETCUDA_BLOCK);
-    r->shape.tree = LOG2_LEETCUDA_BLOCK;
+    r->chain.tree = LOG2_LEETCUDA_BLOCK;
 }
 
 /* The article's form, kept to be caught (not run by default): the shuffle inside `if (tid < offset)`
@@ -76,7 +76,7 @@ __global__ void reduce_shuffle_tail_divergent_mask(const float *x, float *out, u
 static void run_shuffle_tail_divergent_mask(Run *r)
 {
     launch_block_atomic(r, reduce_shuffle_tail_divergent_mask, "reduce_shuffle_tail_divergent_mask", LEETCUDA_BLOCK);
-    r->shape.tree = LOG2_LEETCUDA_BLOCK;
+    r->chain.tree = LOG2_LEETCUDA_BLOCK;
 }
 
 __device__ float warp_sum_down(float v)
@@ -111,8 +111,8 @@ static void run_warp_shuffle_partials(Run *r)
     unsigned blocks = grid_for(r->n, BLOG_BLOCK, "reduce_warp_shuffle_partials");
     reduce_warp_shuffle_partials<<<blocks, BLOG_BLOCK>>>(r->in, r->partials, r->n);
     LAUNCH_CHECK("reduce_warp_shuffle_partials");
-    r->host_partials = blocks;
-    r->shape.tree = LOG2_WARP + LOG2_BLOG_WARPS; /* lanes past the warp sums add zeros, which round nothing */
+    r->host_partial_count = blocks;
+    r->chain.tree = LOG2_WARP + LOG2_BLOG_WARPS; /* lanes past the warp sums add zeros, which round nothing */
 }
 
 /* Reduce blog §4's reduce_v3, its 优化写法 ("optimised form"), launched with 1024 threads by its launch_reduction:
@@ -135,7 +135,7 @@ __global__ void __launch_bounds__(BLOCK_1024) reduce_warp_shuffle(const float *x
 static void run_warp_shuffle(Run *r)
 {
     launch_block_atomic(r, reduce_warp_shuffle, "reduce_warp_shuffle", BLOCK_1024);
-    r->shape.tree = LOG2_WARP + LOG2_WARPS_1024; /* 32 lanes, then 32 warp sums */
+    r->chain.tree = LOG2_WARP + LOG2_WARPS_1024; /* 32 lanes, then 32 warp sums */
 }
 
 /* Course chapter v5: its v3 (two elements per thread added while loading, half the blocks), each warp's
@@ -162,9 +162,9 @@ static void run_chapter_v5(Run *r)
     unsigned blocks = grid_for(r->n, 2 * BLOCK_1024, "reduce_chapter_v5");
     reduce_chapter_v5<<<blocks, BLOCK_1024>>>(r->in, r->partials, r->n);
     LAUNCH_CHECK("reduce_chapter_v5");
-    r->host_partials = blocks;
-    r->shape.serial = 1;
-    r->shape.tree = LOG2_WARP + LOG2_WARPS_1024; /* 32 lanes, then 32 warp sums */
+    r->host_partial_count = blocks;
+    r->chain.serial = 1;
+    r->chain.tree = LOG2_WARP + LOG2_WARPS_1024; /* 32 lanes, then 32 warp sums */
 }
 
 /* Warp shuffle article §4: a butterfly with __shfl_xor_sync leaves the warp's sum in every lane
@@ -185,8 +185,8 @@ template <typename T>
 static void run_xor_allreduce(Run *r)
 {
     launch_block_atomic(r, reduce_xor_allreduce<T>, "reduce_xor_allreduce", BLOCK_1024);
-    r->shape.tree = LOG2_WARP;
-    r->shape.atomic = (double)((r->n + 31) / 32); /* one atomic per warp */
+    r->chain.tree = LOG2_WARP;
+    r->chain.atomic = (double)((r->n + 31) / 32); /* one atomic per warp */
 }
 
 static const Kernel kernels[] = {

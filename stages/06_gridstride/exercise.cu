@@ -56,9 +56,9 @@ static void run_gridstride_float4(Run *r)
     CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(float)));
     reduce_gridstride_float4<<<blocks, BLOCK>>>(r->in, r->out, r->n);
     LAUNCH_CHECK("reduce_gridstride_float4");
-    r->shape.serial = 4.0 * (double)((r->n / 4 + (uint64_t)blocks * BLOCK - 1) / ((uint64_t)blocks * BLOCK)) + 1;
-    r->shape.tree = LOG2_BLOCK;
-    r->shape.atomic = blocks;
+    r->chain.serial = 4.0 * (double)((r->n / 4 + (uint64_t)blocks * BLOCK - 1) / ((uint64_t)blocks * BLOCK)) + 1;
+    r->chain.tree = LOG2_BLOCK;
+    r->chain.atomic = blocks;
 }
 
 static const Kernel kernels[] = {

@@ -42,9 +42,9 @@ static void run_gridstride(Run *r)
     CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(float)));
     reduce_gridstride<<<blocks, LEETCUDA_BLOCK>>>(r->in, r->out, r->n);
     LAUNCH_CHECK("reduce_gridstride");
-    r->shape.serial = (double)((r->n + (uint64_t)blocks * LEETCUDA_BLOCK - 1) / ((uint64_t)blocks * LEETCUDA_BLOCK));
-    r->shape.tree = LOG2_LEETCUDA_BLOCK;
-    r->shape.atomic = blocks;
+    r->chain.serial = (double)((r->n + (uint64_t)blocks * LEETCUDA_BLOCK - 1) / ((uint64_t)blocks * LEETCUDA_BLOCK));
+    r->chain.tree = LOG2_LEETCUDA_BLOCK;
+    r->chain.atomic = blocks;
 }
 
 /* The block's sum as in chapter v5 (stage 05): shuffle within each warp, warp sums through shared
@@ -85,9 +85,9 @@ static void run_per_thread(Run *r)
     CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(float)));
     reduce_per_thread<PER_THREAD><<<blocks, BLOCK>>>(r->in, r->out, r->n);
     LAUNCH_CHECK("reduce_per_thread");
-    r->shape.serial = PER_THREAD;
-    r->shape.tree = LOG2_WARP + LOG2_WARP;
-    r->shape.atomic = blocks;
+    r->chain.serial = PER_THREAD;
+    r->chain.tree = LOG2_WARP + LOG2_WARP;
+    r->chain.atomic = blocks;
 }
 
 /* Both ideas together: a grid of exactly as many blocks as the GPU holds at once (from the occupancy
@@ -119,9 +119,9 @@ static void run_gridstride_per_thread(Run *r)
     CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(float)));
     reduce_gridstride_per_thread<PER_THREAD><<<(unsigned)blocks, BLOCK>>>(r->in, r->out, r->n);
     LAUNCH_CHECK("reduce_gridstride_per_thread");
-    r->shape.serial = (double)((r->n + blocks * BLOCK - 1) / (blocks * BLOCK));
-    r->shape.tree = LOG2_WARP + LOG2_WARP;
-    r->shape.atomic = (double)blocks;
+    r->chain.serial = (double)((r->n + blocks * BLOCK - 1) / (blocks * BLOCK));
+    r->chain.tree = LOG2_WARP + LOG2_WARP;
+    r->chain.atomic = (double)blocks;
 }
 
 static const Kernel kernels[] = {

@@ -54,9 +54,9 @@ static void run_f16x8_pack_f32_gridstride(Run *r)
     CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(float)));
     f16x8_pack_f32_gridstride<<<blocks, NUM_THREADS>>>((const __half *)r->data, r->out, r->n);
     LAUNCH_CHECK("f16x8_pack_f32_gridstride");
-    r->shape.serial = 8.0 * (double)((r->n / 8 + (uint64_t)blocks * NUM_THREADS - 1) / ((uint64_t)blocks * NUM_THREADS)) + 1;
-    r->shape.tree = LOG2_WARP + LOG2_WARP;
-    r->shape.atomic = blocks;
+    r->chain.serial = 8.0 * (double)((r->n / 8 + (uint64_t)blocks * NUM_THREADS - 1) / ((uint64_t)blocks * NUM_THREADS)) + 1;
+    r->chain.tree = LOG2_WARP + LOG2_WARP;
+    r->chain.atomic = blocks;
 }
 
 static const Kernel kernels[] = {

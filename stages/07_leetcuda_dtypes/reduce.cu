@@ -74,7 +74,7 @@ static unsigned leetcuda_threads(uint64_t k, int pack)
     return per_row ? (unsigned)nt : 1024u / pack;
 }
 
-/* Significand bits of an accumulator, for the error bound (host.h: ACC_EXACT for integers). */
+/* Significand bits of an accumulator, for the error bound (chain.h: ACC_EXACT for integers). */
 static int bits_of(float) { return 24; }
 static int bits_of(__half) { return 11; }
 static int bits_of(__nv_bfloat16) { return 8; }
@@ -83,9 +83,9 @@ static int bits_of(int) { return ACC_EXACT; }
 /* The error bound's shape: the additions of a point done in fp16 or bf16 are the narrow part (span:
  * the elements summed in it before the next point widens the sum to fp32), those done in fp32 after
  * it are `wide`; then the chain of atomics. */
-static Shape leetcuda_shape(const int bits[3], int pack, unsigned threads, unsigned blocks)
+static AddChain leetcuda_shape(const int bits[3], int pack, unsigned threads, unsigned blocks)
 {
-    Shape s = {0.0, 0.0, (double)blocks, 0, 0.0, 0.0};
+    AddChain s = {0.0, 0.0, (double)blocks, 0, 0.0, 0.0};
     if (bits[2] == ACC_EXACT) {
         s.acc_bits = ACC_EXACT;
         return s;
@@ -124,7 +124,7 @@ static void run_block_all_reduce(Run *r)
     block_all_reduce_sum<In, PACK, PackAcc, WarpAcc, CrossAcc><<<blocks, threads>>>((const In *)r->data, r->out, r->n);
     LAUNCH_CHECK("block_all_reduce_sum");
     const int bits[3] = {bits_of(PackAcc()), bits_of(WarpAcc()), bits_of(CrossAcc())};
-    r->shape = leetcuda_shape(bits, PACK, threads, blocks);
+    r->chain = leetcuda_shape(bits, PACK, threads, blocks);
 }
 
 #define SRC "LeetCUDA block_all_reduce_sum_"

@@ -160,16 +160,16 @@ static void run_roofline(Run *r)
     LAUNCH_CHECK("reduce_roofline");
     /* A thread's chain: its vectors, the additions inside one vector, the head and tail elements. */
     uint64_t threads = blocks * BLOCK, per_vec = 16 / sizeof(T);
-    r->shape.serial = (double)((vectors + threads - 1) / threads) + per_vec / 2 + 1 + 2;
-    r->shape.tree = BLOCK_SUM_LEVELS;
+    r->chain.serial = (double)((vectors + threads - 1) / threads) + per_vec / 2 + 1 + 2;
+    r->chain.tree = BLOCK_SUM_LEVELS;
     if (FINISH == DETERMINISTIC) {
-        r->shape.serial += (double)((blocks + BLOCK - 1) / BLOCK);
-        r->shape.tree += BLOCK_SUM_LEVELS;
+        r->chain.serial += (double)((blocks + BLOCK - 1) / BLOCK);
+        r->chain.tree += BLOCK_SUM_LEVELS;
     } else if (blocks > 1) {
-        r->shape.atomic = (double)blocks;
+        r->chain.atomic = (double)blocks;
     }
-    r->shape.acc_bits = acc_bits(Acc());
-    r->shape.wide_bits = acc_bits(Acc()) == 53 ? 53 : 0; /* the atomics add in the accumulator's type */
+    r->chain.acc_bits = acc_bits(Acc());
+    r->chain.wide_bits = acc_bits(Acc()) == 53 ? 53 : 0; /* the atomics add in the accumulator's type */
 }
 
 static const Kernel kernels[] = {

@@ -91,8 +91,8 @@ static void run_split(Run *r)
         LAUNCH_CHECK("rows_split_finish");
     }
     uint64_t chunk = (r->cols + splits - 1) / splits;
-    r->shape.serial = (double)((chunk + BLOCK - 1) / BLOCK);
-    r->shape.tree = LOG2_WARP + LOG2_WARP + (splits - 1);
+    r->chain.serial = (double)((chunk + BLOCK - 1) / BLOCK);
+    r->chain.tree = LOG2_WARP + LOG2_WARP + (splits - 1);
 }
 
 static const Kernel kernels[] = {

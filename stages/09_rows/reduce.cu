@@ -334,8 +334,8 @@ static void launch_warp_rows(Run *r, void (*kernel)(const float *, float *, uint
 {
     kernel<<<grid_for(r->rows, WARPS, name), BLOCK>>>(r->in, r->row_sums, r->rows, r->cols);
     LAUNCH_CHECK(name);
-    r->shape.serial = serial_adds(r->cols, 32, packed);
-    r->shape.tree = LOG2_WARP;
+    r->chain.serial = serial_adds(r->cols, 32, packed);
+    r->chain.tree = LOG2_WARP;
 }
 
 static void launch_block_rows(Run *r, void (*kernel)(const float *, float *, uint64_t), const char *name, int packed,
@@ -343,8 +343,8 @@ static void launch_block_rows(Run *r, void (*kernel)(const float *, float *, uin
 {
     kernel<<<grid_for(r->rows, 1, name), BLOCK>>>(r->in, r->row_sums, r->cols);
     LAUNCH_CHECK(name);
-    r->shape.serial = serial_adds(r->cols, BLOCK, packed);
-    r->shape.tree = tree;
+    r->chain.serial = serial_adds(r->cols, BLOCK, packed);
+    r->chain.tree = tree;
 }
 
 static void run_warp(Run *r)
@@ -378,24 +378,24 @@ static void run_block_cub(Run *r)
 static void run_softmax_two_pass(Run *r)
 {
     launch_block_rows(r, rows_softmax_two_pass, "rows_softmax_two_pass", 0, ALL_REDUCE_LEVELS);
-    r->shape.exps = 1;
+    r->chain.exps = 1;
 }
 
 static void run_online_softmax(Run *r)
 {
     launch_block_rows(r, rows_online_softmax, "rows_online_softmax", 0, ALL_REDUCE_LEVELS);
-    r->shape.exps = 1 + r->shape.serial + r->shape.tree;
+    r->chain.exps = 1 + r->chain.serial + r->chain.tree;
 }
 
 /* Welford's moments: a merge per element in a thread's loop, then block_all_reduce's levels; the shape
- * says the row's results are a mean and a variance (moments_tolerance in common/host.c bounds them). */
+ * says the row's results are a mean and a variance (moments_tolerance in common/bounds.c bounds them). */
 static void run_welford(Run *r)
 {
     rows_welford<<<grid_for(r->rows, 1, "rows_welford"), BLOCK>>>(r->in, r->row_sums, r->rows, r->cols);
     LAUNCH_CHECK("rows_welford");
-    r->shape.serial = serial_adds(r->cols, BLOCK, 0);
-    r->shape.tree = ALL_REDUCE_LEVELS;
-    r->shape.welford = 1;
+    r->chain.serial = serial_adds(r->cols, BLOCK, 0);
+    r->chain.tree = ALL_REDUCE_LEVELS;
+    r->chain.welford = 1;
 }
 
 /* The per-group abs-max: a maximum, nothing rounded; the sum of squares: a thread's loop of fmaf and
@@ -417,8 +417,8 @@ static void run_block_reduce_drops_warp(Run *r)
     rows_block_reduce_drops_warp<<<grid_for(r->rows, 1, "rows_block_reduce_drops_warp"), ODD_BLOCK>>>(r->in, r->row_sums,
                                                                                                     r->cols);
     LAUNCH_CHECK("rows_block_reduce_drops_warp");
-    r->shape.serial = serial_adds(r->cols, ODD_BLOCK, 0);
-    r->shape.tree = 2 * LOG2_WARP;
+    r->chain.serial = serial_adds(r->cols, ODD_BLOCK, 0);
+    r->chain.tree = 2 * LOG2_WARP;
 }
 
 /* Elements per thread that the warp and block splits aim for: four 16-byte packs per thread. */
@@ -443,8 +443,8 @@ static void run_subwarp(Run *r)
     rows_subwarp_per_row<<<grid_for(r->rows, BLOCK / width, "rows_subwarp_per_row"), BLOCK>>>(r->in, r->row_sums, r->rows,
                                                                                              r->cols, width);
     LAUNCH_CHECK("rows_subwarp_per_row");
-    r->shape.serial = serial_adds(r->cols, width, 1);
-    r->shape.tree = tree_levels(width);
+    r->chain.serial = serial_adds(r->cols, width, 1);
+    r->chain.tree = tree_levels(width);
 }
 
 /* The split chosen by the row length, by one rule: the largest group per row (a warp, a block) whose

@@ -10,6 +10,9 @@
  * against the exact sum: exit 1 if one differs. */
 #include <stdio.h>
 
+#include "exit_codes.h"
+#include "gpu.h"
+#include "result.h"
 #include "stage.h"
 
 #include <cooperative_groups.h>

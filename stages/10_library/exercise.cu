@@ -53,7 +53,7 @@ static void run_cpu_kahan(Run *r)
     for (uint64_t i = 0; i < r->n; i++) acc.add(r->host_in[i]);
     r->host_result = acc.value();
     r->has_host_result = 1;
-    r->shape.serial = 3;
+    r->chain.serial = 3;
 }
 
 /* The exercise, timed the same way. Its bound: LEAF - 1 additions in a leaf, one per level above it;
@@ -65,7 +65,7 @@ static void run_cpu_pairwise(Run *r)
     r->has_host_result = 1;
     int levels = 0;
     while (((r->n + (1ull << levels) - 1) >> levels) > LEAF) levels++;
-    r->shape.serial = (LEAF - 1) + levels;
+    r->chain.serial = (LEAF - 1) + levels;
 }
 
 static const Kernel kernels[] = {

@@ -115,7 +115,7 @@ static void run_cub_device_reduce_sum(Run *r)
     size_t bytes = temp_bytes;
     CUDA_CHECK(cub::DeviceReduce::Sum(temp, bytes, r->in, r->out, (int64_t)r->n));
     LAUNCH_CHECK("cub::DeviceReduce::Sum");
-    r->shape = shape_cub_reduce(r->n, r->sm_count); /* the shape of CUB's source (host.c) */
+    r->chain = chain_cub_reduce(r->n, r->sm_count); /* the shape of CUB's source (chain.c) */
 }
 
 /* The block's sum in one call; it is valid in thread 0 only. */
@@ -224,9 +224,9 @@ static void run_atomic(Run *r, void (*kernel)(const T *, uint64_t, T *), const c
     CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(T)));
     kernel<<<(unsigned)blocks, BLOCK>>>((const T *)r->data, r->n, (T *)r->out);
     LAUNCH_CHECK(name);
-    r->shape.serial = loop_adds(r->n, blocks);
-    r->shape.tree = tree;
-    r->shape.atomic = (double)(blocks * atomics_per_block);
+    r->chain.serial = loop_adds(r->n, blocks);
+    r->chain.tree = tree;
+    r->chain.atomic = (double)(blocks * atomics_per_block);
 }
 
 static void run_cub_block_reduce(Run *r) { run_atomic(r, cub_block_reduce, "cub_block_reduce", TREE_CUB_BLOCK, 1); }
@@ -289,9 +289,9 @@ static void run_cluster_dsmem_reduce(Run *r)
     CUDA_CHECK(cudaMemsetAsync(r->out, 0, sizeof(float)));
     CUDA_CHECK(cudaLaunchKernelEx(&config, cluster_dsmem_reduce, (const float *)r->in, r->n, r->out));
     LAUNCH_CHECK("cluster_dsmem_reduce");
-    r->shape.serial = loop_adds(r->n, count * CLUSTER) + (CLUSTER - 1);
-    r->shape.tree = TREE_CUB_BLOCK;
-    r->shape.atomic = (double)count;
+    r->chain.serial = loop_adds(r->n, count * CLUSTER) + (CLUSTER - 1);
+    r->chain.tree = TREE_CUB_BLOCK;
+    r->chain.atomic = (double)count;
 }
 
 /* ---- §7.8.1: the grid, three ways to finish ---------------------------------------------------- */
@@ -371,8 +371,8 @@ static unsigned grid_blocks(const Run *r)
 /* The loop, the block's tree, then the finish: ceil(blocks / BLOCK) partials per thread and a tree. */
 static void grid_shape(Run *r, unsigned blocks)
 {
-    r->shape.serial = loop_adds(r->n, blocks) + (double)((blocks + BLOCK - 1) / BLOCK);
-    r->shape.tree = 2 * TREE_CUB_BLOCK;
+    r->chain.serial = loop_adds(r->n, blocks) + (double)((blocks + BLOCK - 1) / BLOCK);
+    r->chain.tree = 2 * TREE_CUB_BLOCK;
 }
 
 static void run_grid_sync_cooperative(Run *r)
@@ -459,10 +459,10 @@ static void run_accumulate(Run *r)
     /* Kahan's loops count as 2 additions each (their error is about 2u sum|x| at any length), plus 1
      * for folding c into the sum; the block trees are not compensated. */
     double finish = Sum::COMPENSATED ? 3 : (double)((blocks + BLOCK - 1) / BLOCK);
-    r->shape.serial = (Sum::COMPENSATED ? 3 : loop_adds(r->n, blocks)) + finish;
-    r->shape.tree = 2 * TREE_CUB_BLOCK;
-    r->shape.acc_bits = Sum::BITS;
-    r->shape.atomic = Sum::BITS != 0 ? 1 : 0; /* fp64: the one rounding to the fp32 result */
+    r->chain.serial = (Sum::COMPENSATED ? 3 : loop_adds(r->n, blocks)) + finish;
+    r->chain.tree = 2 * TREE_CUB_BLOCK;
+    r->chain.acc_bits = Sum::BITS;
+    r->chain.atomic = Sum::BITS != 0 ? 1 : 0; /* fp64: the one rounding to the fp32 result */
 }
 
 /* Method 2 as the chapter's listing writes it: one loop, one Kahan accumulator, on the CPU, timed as
@@ -476,7 +476,7 @@ static void run_cpu_kahan(Run *r)
     for (uint64_t i = 0; i < r->n; i++) acc.add(r->host_in[i]);
     r->host_result = acc.value();
     r->has_host_result = 1;
-    r->shape.serial = 3; /* the compensated loop: 2, folding c in: 1 */
+    r->chain.serial = 3; /* the compensated loop: 2, folding c in: 1 */
 }
 
 /* Why make stage-10 tree cannot record a kernel built on CUB (cooperative groups' kernels it can). */

@@ -18,7 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv.h"
+#include "exit_codes.h"
+#include "fill.h"
+#include "gpu.h"
+#include "options.h"
+#include "result.h"
 #include "stage.h"
+#include "timing.h"
 
 #define STAGE_NAME "11_scan_histogram"
 #define MAX_SIZES 64
@@ -567,16 +574,14 @@ typedef struct {
     int runs, same_bits;
 } EntryRuns;
 
-static void run_entry(void *ctx)
+static void run_entry(EntryRuns *er)
 {
-    const EntryRuns *er = (const EntryRuns *)ctx;
     er->e->launch(er->n);
 }
 
 /* Untimed, after each run: did it write the bits of the first run? */
-static void compare_output(void *ctx)
+static void compare_output(EntryRuns *er)
 {
-    EntryRuns *er = (EntryRuns *)ctx;
     uint64_t h = device_bits_hash(er->output, er->output_bytes);
     if (er->runs++ == 0) er->first_hash = h;
     else if (h != er->first_hash) er->same_bits = 0;
@@ -595,7 +600,7 @@ static void time_entry(Result *r, const Entry *e, uint64_t n, const void *output
                        const Options *o, const L2Flush *flush)
 {
     EntryRuns er = {e, n, output, output_bytes, 0, 0, 1};
-    TimedRun t = {NULL, run_entry, NULL, compare_output, &er, o->warm ? NULL : flush};
+    TimedLaunch<EntryRuns> t = {NULL, run_entry, NULL, compare_output, &er, o->warm ? NULL : flush};
     r->e = e;
     r->us = time_runs(&t, o->warmup, o->reps, &r->spread, NULL);
     r->same_bits = er.same_bits;
@@ -626,7 +631,7 @@ static void csv_rows(FILE *csv, const GpuInfo *d, const Program *p, const Result
 {
     double cub_us = cub_us_of(res, count);
     for (int i = 0; i < count; i++) {
-        CsvRow row = {res[i].e->name, dtype, n, res[i].us, res[i].gbps, 100.0 * res[i].gbps / d->peak_gbps,
+        Measurement row = {res[i].e->name, dtype, n, res[i].us, res[i].gbps, 100.0 * res[i].gbps / d->peak_gbps,
                       res[i].wrong == 0 ? "1" : "0", (double)res[i].wrong / (double)res[i].of, 0, o->warm,
                       res[i].same_bits, res[i].bytes_read, 0.0, cub_us > 0 ? cub_us / res[i].us : 0.0, o->fill, 0.0, res[i].spread};
         csv_write(csv, d->name, p, &row);
@@ -831,14 +836,14 @@ static int run_histograms(uint64_t n, Data data, const Options *o, const GpuInfo
 int main(int argc, char **argv)
 {
     Program p = describe_program(argv[0]);
-    Options o = parse_command_line(argc, argv, &p);
+    Options o = parse_command_line(argc, argv, &p, NULL);
     ArrayFile file;
     int from_file = read_input(argv[0], &o, &p, INPUT_TYPES, &file);
     uint64_t sizes[MAX_SIZES];
-    int size_count = from_file ? 1 : option_sizes(&o, sizes, MAX_SIZES, argv[0]);
+    int size_count = from_file ? 1 : option_sizes(&o, sizes, MAX_SIZES);
     if (from_file) {
         sizes[0] = file.count;
-        o.fill = "input"; /* the CSV's fill column */
+        snprintf(o.fill, sizeof o.fill, "input"); /* the CSV's fill column */
     }
     Data data = strcmp(o.fill, "skewed") ? DATA_UNIFORM : DATA_SKEWED;
     FILE *csv = open_csv(o.csv_path, argv[0]);
@@ -852,7 +857,7 @@ int main(int argc, char **argv)
     for (int s = 0; s < size_count; s++)
         if (sizes[s] > max_n) max_n = sizes[s];
     char what[600];
-    snprintf(what, sizeof what, from_file ? "--input %s" : "N = %s", from_file ? input_path : o.sizes);
+    snprintf(what, sizeof what, from_file ? "--input %s" : "N = %s", from_file ? o.input_path : o.sizes);
     allocate(max_n, what, &d);
     L2Flush flush;
     l2_flush_init(&flush, &d);
@@ -864,7 +869,7 @@ int main(int argc, char **argv)
     for (int s = 0; s < size_count; s++) {
         uint64_t n = sizes[s];
         char data_text[600];
-        snprintf(data_text, sizeof data_text, from_file ? "input %s (i32)" : "fill %s", from_file ? input_path : o.fill);
+        snprintf(data_text, sizeof data_text, from_file ? "input %s (i32)" : "fill %s", from_file ? o.input_path : o.fill);
         printf("\nN = %llu, %s; median of %d runs after %d warm-ups, %s; seed %llu\n", (unsigned long long)n, data_text,
                o.reps, o.warmup, o.warm ? "L2 left warm" : "L2 flushed before each", (unsigned long long)o.seed);
         failures += run_scans(n, from_file ? (const int *)file.bytes : NULL, &o, &d, &flush, csv, &p);

@@ -19,7 +19,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bounds.h"
+#include "csv.h"
+#include "exit_codes.h"
+#include "fill.h"
+#include "gpu.h"
+#include "options.h"
+#include "parse.h"
+#include "result.h"
 #include "stage.h"
+#include "timing.h"
 
 #if NCCL_VERSION_CODE < NCCL_VERSION(2, 10, 0)
 #error "stage 12 needs NCCL 2.10 or newer (bf16 all-reduce)"
@@ -98,14 +107,14 @@ static struct {
     int ranks_only;            /* --ranks-only: the ranks meet, and the program stops before the GPUs */
 } stage_options;
 
-static void take_gpus(const char *prog, const char *v)
+static void take_gpus(const char *prog, const char *v, Options *)
 {
     long num;
     if (parse_int(v, 1, MAX_GPUS, &num)) usage_error(prog, "--gpus '%s': give a whole number from 1 to 64", v);
     stage_options.gpus = (int)num;
 }
 
-static void take_sizes(const char *prog, const char *v)
+static void take_sizes(const char *prog, const char *v, Options *)
 {
     stage_options.size_count = parse_size_list(v, stage_options.sizes, MAX_SIZES);
     stage_options.sizes_given = 1;
@@ -116,7 +125,7 @@ static void take_sizes(const char *prog, const char *v)
             usage_error(prog, "--sizes '%s': every size must be a multiple of 4 bytes (one fp32 element)", v);
 }
 
-static void take_dtype(const char *prog, const char *v)
+static void take_dtype(const char *prog, const char *v, Options *)
 {
     if (!strcmp(v, "f32")) stage_options.bf16 = 0, stage_options.f32 = 1;
     else if (!strcmp(v, "bf16")) stage_options.f32 = 0, stage_options.bf16 = 1;
@@ -129,7 +138,7 @@ static void take_dtype(const char *prog, const char *v)
     "this program was built without MPI (make stage-12 found none): install Open MPI (Debian, Ubuntu: "         \
     "apt-get install libopenmpi-dev openmpi-bin) or set MPI_HOME=/path, then make stage-12 again"
 
-static void take_mpi(const char *prog, const char *v)
+static void take_mpi(const char *prog, const char *v, Options *)
 {
     (void)v;
 #ifndef WITH_MPI
@@ -140,7 +149,7 @@ static void take_mpi(const char *prog, const char *v)
     stage_options.mpi = 1;
 }
 
-static void take_ranks_only(const char *prog, const char *v)
+static void take_ranks_only(const char *prog, const char *v, Options *)
 {
     (void)prog, (void)v;
     stage_options.ranks_only = 1;
@@ -463,7 +472,7 @@ static Run make_run(const Gpu *gp, const void *data, uint64_t n)
 static void launch(const Kernel *k, Run *r)
 {
     k->launch(r);
-    if (r->refuse || r->host_partials) {
+    if (r->refuse || r->host_partial_count) {
         fprintf(stderr, "error: stage 08's %s did not finish on the GPU (%s)\n", k->name, r->refuse ? r->refuse : "host finish");
         exit(EXIT_GPU);
     }
@@ -522,7 +531,7 @@ static void run_sum(const Options *o, const Kernel *k, uint64_t n, const float *
             keep_gpu_busy(AHEAD_US_PER_GPU * world.local, 0); /* as time_runs: busy while the rep is enqueued */
             if (!o->warm) l2_flush(&gp->flush, 0);
             if (k_ >= 0) CUDA_CHECK(cudaEventRecord(gp->ev[k_], 0));
-            memset(&runs[l].shape, 0, sizeof runs[l].shape); /* the launcher fills in its shape */
+            memset(&runs[l].chain, 0, sizeof runs[l].chain); /* the launcher fills in its shape */
             launch(k, &runs[l]); /* legacy default stream: NCCL's stream (a blocking one) waits for it */
             if (k_ >= 0) CUDA_CHECK(cudaEventRecord(gp->ev[o->reps + k_], 0));
         }
@@ -552,7 +561,7 @@ static void run_sum(const Options *o, const Kernel *k, uint64_t n, const float *
         m->result = out;
         m->ref_sum = refs[l].sum;
         m->ref_abs = refs[l].abs_sum;
-        m->tol = sum_tolerance(runs[l].shape, &refs[l], NULL, runs[l].n); /* the shape stage 08 reported (a tree) */
+        m->tol = sum_tolerance(runs[l].chain, &refs[l], NULL, runs[l].n); /* the shape stage 08 reported (a tree) */
         m->ok = result_passes(out, &refs[l], m->tol);
         m->total = totals[run_count - 1];
         m->same = 1.0;
@@ -596,7 +605,7 @@ static int report_sum(const Options *o, const Kernel *k, uint64_t n, const SumRe
     if (!leader) return failures;
 
     char data[600] = "";
-    if (input_path) snprintf(data, sizeof data, ", input %s (f32),", input_path);
+    if (o->input_path) snprintf(data, sizeof data, ", input %s (f32),", o->input_path);
     printf("\nsum of N = %llu fp32 elements%s over %d GPU%s: stage 08 %s on each shard, then ncclAllReduce of the %d "
            "partial sums\n", (unsigned long long)n, data, G, G > 1 ? "s" : "", k->name, G);
     printf("medians of %d runs; local: the shard's reduction; comm: from its end to the end of the all-reduce of one "
@@ -622,9 +631,9 @@ static int report_sum(const Options *o, const Kernel *k, uint64_t n, const SumRe
            every_run ? "" : "; the total's bits changed between runs");
     char name[64];
     snprintf(name, sizeof name, "sum_g%d%s", G, world.processes ? "_procs" : "");
-    CsvRow row = {name, "f32", n, total_us, gbps, 100.0 * gbps / (G * world.gpu[0].info.peak_gbps),
+    Measurement row = {name, "f32", n, total_us, gbps, 100.0 * gbps / (G * world.gpu[0].info.peak_gbps),
                   total_ok && !failures ? "1" : "0", rel, 0, o->warm, same && every_run, 4.0 * (double)n,
-                  0.0, 0.0, input_path ? "input" : NULL, 0.0, -1.0};
+                  0.0, 0.0, o->input_path ? "input" : NULL, 0.0, -1.0};
     row.result_type = RESULT_F32;
     row.shown = all[0].total;
     csv_write(csv, gpu_name, p, &row);
@@ -669,7 +678,7 @@ static double check_sample(int bf16, uint64_t seed, uint64_t count, const void *
 {
     uint64_t stride = sample_stride(count);
     /* G values, at most G - 1 roundings on a path, in the element type (bf16: 8 significant bits) */
-    Shape shape = {(double)(world.nranks - 1), 0.0, 0.0, bf16 ? 8 : 0, 0.0};
+    AddChain shape = {(double)(world.nranks - 1), 0.0, 0.0, bf16 ? 8 : 0, 0.0};
     double worst = 0.0;
     *ok = 1;
     for (uint64_t j = 0; j < taken; j++) {
@@ -813,7 +822,7 @@ static int run_arrays(const Options *o, int bf16, int leader, FILE *csv, const c
             if (!same) printf("%10s the checked elements' bits differ between the GPUs or between two runs\n", "");
             snprintf(name, sizeof name, "allreduce_g%d%s", world.nranks, world.processes ? "_procs" : "");
             /* gbps: busbw, or algbw for G = 1, where busbw is 0 by definition; no flush, as in nccl-tests: warm */
-            CsvRow row = {name, dtype, count, comm_us, world.nranks > 1 ? busbw : algbw, 0.0, ok ? "1" : "0", err,
+            Measurement row = {name, dtype, count, comm_us, world.nranks > 1 ? busbw : algbw, 0.0, ok ? "1" : "0", err,
                           0, 1, same, (double)bytes, 0.0, 0.0, NULL, 0.0, -1.0};
             csv_write(csv, gpu_name, p, &row);
         }
@@ -843,7 +852,7 @@ static void open_gpus(const Options *o, uint64_t max_n, uint64_t shard_cap, uint
                       NCCL_SLACK;
         char what[160];
         int len = snprintf(what, sizeof what, "GPU %d's", gp->device);
-        if (max_n && input_path) len += snprintf(what + len, sizeof what - len, " share of --input %.100s", input_path);
+        if (max_n && o->input_path) len += snprintf(what + len, sizeof what - len, " share of --input %.100s", o->input_path);
         else if (max_n) len += snprintf(what + len, sizeof what - len, " share of N = %llu", (unsigned long long)max_n);
         if (max_bytes)
             snprintf(what + len, sizeof what - len, "%s all-reduce arrays of up to %llu bytes (--sizes)",
@@ -911,15 +920,15 @@ int main(int argc, char **argv)
     Program p = describe_program();
     stage_options.size_count = parse_size_list(DEFAULT_SIZES, stage_options.sizes, MAX_SIZES);
     stage_options.f32 = stage_options.bf16 = 1;
-    Options o = parse_command_line(argc, argv, &p);
+    Options o = parse_command_line(argc, argv, &p, NULL);
     check_mpi_options(prog);
     /* --input: the sum runs on the file (every rank reads it whole and takes its shard); --dtype names a raw
      * file's type. Every problem with the file is found here, before MPI and the GPUs. */
-    if (input_path) input_dtype = stage_options.dtype;
+    if (o.input_path) o.input_dtype = stage_options.dtype;
     ArrayFile file;
     int from_file = read_input(prog, &o, &p, INPUT_TYPES, &file);
     uint64_t ns[MAX_SIZES];
-    int n_count = from_file ? 1 : option_sizes(&o, ns, MAX_SIZES, prog);
+    int n_count = from_file ? 1 : option_sizes(&o, ns, MAX_SIZES);
     int do_sum = kernel_selected(&o, "sum", 1), do_arrays = kernel_selected(&o, "allreduce", 1) && !from_file;
     if (from_file) {
         ns[0] = file.count;
@@ -975,7 +984,7 @@ int main(int argc, char **argv)
         if (ns[i] < (uint64_t)world.nranks) {
             if (from_file)
                 snprintf(msg, sizeof msg, "--input %s: %llu elements, fewer than the GPUs (%d): the vector needs at "
-                         "least one per GPU", input_path, (unsigned long long)ns[i], world.nranks);
+                         "least one per GPU", o.input_path, (unsigned long long)ns[i], world.nranks);
             else
                 snprintf(msg, sizeof msg, "--n %llu: the vector needs at least one element per GPU (%d)",
                          (unsigned long long)ns[i], world.nranks);

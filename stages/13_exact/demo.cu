@@ -1,6 +1,6 @@
 /* Stage 13's demonstration, on the stage's own kernels (reduce.cu, included): the bits of an fp32 sum
  * change with the grid and with the order of the data, the exact sum's do not; the exact sum against
- * the host's (common/host.c, integers of its own) on data made to break sums: cancellation, subnormals
+ * the host's (common/reference.c, integers of its own) on data made to break sums: cancellation, subnormals
  * only, every exponent at once, sums past FLT_MAX, NaN and Inf, ties, at sizes from 1 up, from an
  * unaligned start, in several grids, at two block sizes and shuffled; then the same of fp64 input
  * (windows_f64, against reference_sum_f64), with -0 and data wider than its windows. Its "bits:" lines are
@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "gpu.h"
+#include "reference.h"
 #include "reduce.cu"
 
 /* The window kernels' other block size (a template argument), checked for its bits: half the table's (a

@@ -83,8 +83,8 @@ static void run_float_sum(Run *r)
     /* A thread's vectors, the pairs inside one, the tail; the block's tree; then the blocks' sums: a thread's
      * share of them and the last block's tree. */
     uint64_t threads = (uint64_t)blocks * BLOCK;
-    r->shape.serial = (double)((r->n / 4 + threads - 1) / threads) + 2 + 1 + (blocks > 1 ? (blocks + BLOCK - 1) / BLOCK : 0);
-    r->shape.tree = blocks > 1 ? 2 * BLOCK_SUM_LEVELS : BLOCK_SUM_LEVELS;
+    r->chain.serial = (double)((r->n / 4 + threads - 1) / threads) + 2 + 1 + (blocks > 1 ? (blocks + BLOCK - 1) / BLOCK : 0);
+    r->chain.tree = blocks > 1 ? 2 * BLOCK_SUM_LEVELS : BLOCK_SUM_LEVELS;
 }
 
 /* ---- 2. integers are associative: fixed point ------------------------------------------------- */
@@ -212,7 +212,7 @@ static void run_windows_f64(Run *r)
 /* CUB's own answers to order, in a CCCL newer than CUDA 13.0's (make CCCL_HOME=/path, README): DeviceReduce
  * with an execution environment that requires a determinism, found at compile time. gpu_to_gpu: the same
  * bits on every GPU (a reproducible floating-point accumulator, not exactly rounded); not_guaranteed: the
- * blocks' sums joined by atomics, in any order. The check takes CUB's ordinary shape (shape_cub_reduce),
+ * blocks' sums joined by atomics, in any order. The check takes CUB's ordinary shape (chain_cub_reduce),
  * which the accumulator's error stays within, and for the atomics a chain through every block of the
  * largest grid that shape allows. */
 #ifdef CUB_DETERMINISM
@@ -220,15 +220,15 @@ static void run_cub_gpu_to_gpu(Run *r)
 {
     CUDA_CHECK(cub::DeviceReduce::Reduce(r->in, r->out, (int64_t)r->n, cuda::std::plus<>{}, 0.0f,
                                          cuda::execution::require(cuda::execution::determinism::gpu_to_gpu)));
-    r->shape = shape_cub_reduce(r->n, r->sm_count);
+    r->chain = chain_cub_reduce(r->n, r->sm_count);
 }
 
 static void run_cub_not_guaranteed(Run *r)
 {
     CUDA_CHECK(cub::DeviceReduce::Reduce(r->in, r->out, (int64_t)r->n, cuda::std::plus<>{}, 0.0f,
                                          cuda::execution::require(cuda::execution::determinism::not_guaranteed)));
-    r->shape = shape_cub_reduce(r->n, r->sm_count);
-    r->shape.atomic = fmin(ceil(r->n / 4096.0), 40.0 * r->sm_count);
+    r->chain = chain_cub_reduce(r->n, r->sm_count);
+    r->chain.atomic = fmin(ceil(r->n / 4096.0), 40.0 * r->sm_count);
 }
 
 /* gpu_to_gpu on fp64 input, in fp64: bounded as CUB's fp64 sum (common/cub.cu), every addition in fp64 and
@@ -237,9 +237,9 @@ static void run_cub_gpu_to_gpu_f64(Run *r)
 {
     CUDA_CHECK(cub::DeviceReduce::Reduce((const double *)r->data, (double *)r->out, (int64_t)r->n, cuda::std::plus<>{},
                                          0.0, cuda::execution::require(cuda::execution::determinism::gpu_to_gpu)));
-    r->shape = shape_cub_reduce(r->n, r->sm_count);
-    r->shape.acc_bits = 53;
-    r->shape.serial += 8.0;
+    r->chain = chain_cub_reduce(r->n, r->sm_count);
+    r->chain.acc_bits = 53;
+    r->chain.serial += 8.0;
 }
 #endif
 
