@@ -1,5 +1,5 @@
 /* The exact sum of a file: make sum FILE=x.npy, or build/lib/sum FILE [options] (docs/exact-sum.md). It reads
- * the file with the stage programs' reader (common/host.c), sums it on the GPU with the exact-sum library
+ * the file with the stage programs' reader (common/array_file.c), sums it on the GPU with the exact-sum library
  * (exact_sum.h) or, for integers, in 64-bit integers, and prints the sum rounded once to the file's type and
  * to fp64, its GPU time (median of timed runs, each after an L2 flush: the input read from DRAM) and CUB's
  * ordinary sum of the same data in the same run. A 2-D file gives one sum a row. */
@@ -11,8 +11,11 @@
 
 #include "cub.h"
 #include "exact_sum.h"
+#include "array_file.h"
+#include "check.h"
+#include "exit_codes.h"
 #include "gpu.h"
-#include "host.h"
+#include "result.h"
 
 #define TIMED_RUNS 9
 /* --csv's columns (docs/exact-sum.md lists them; --help prints them). */
