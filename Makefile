@@ -11,6 +11,9 @@ ifeq ($(MAKELEVEL),0)
 endif
 
 NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+# The CUDA toolkit $(NVCC) belongs to, as nvcc itself names it (-dryrun prints its TOP): the folder of its
+# include/ and lib64/, also where the nvcc on the PATH is a wrapper script that execs the toolkit's.
+CUDA_ROOT := $(if $(NVCC),$(abspath $(shell $(NVCC) -dryrun -c -x cu /dev/null -o /dev/null 2>&1 | sed -n 's/^\#\$$ TOP=//p')))
 CC := gcc
 BUILD := build
 stage_num = $(firstword $(subst _, ,$1))
@@ -247,7 +250,7 @@ need-nvcc:
 
 # What a build here uses: the nvcc, its release, and the GPU code it is built for.
 toolkit: need-nvcc
-	@echo "nvcc: $(NVCC), CUDA $$($(nvcc_release)) (needs $(NVCC_MIN) or newer)"
+	@echo "nvcc: $(NVCC) (toolkit $(or $(CUDA_ROOT),not named by nvcc -dryrun)), CUDA $$($(nvcc_release)) (needs $(NVCC_MIN) or newer)"
 	@echo "GPU code: $(strip $(ARCH_FLAGS))"
 	@if [ "$(ARCH_FLAGS)" = -arch=native ]; then \
 	  nvidia-smi --query-gpu=name,compute_cap --format=csv,noheader | sed 's/^/  this machine'"'"'s GPU: /; s/, \([0-9]*\)\.\([0-9]*\)$$/, sm_\1\2/'; fi
@@ -261,8 +264,11 @@ $(BUILD)/flags.txt: need-nvcc
 	@mkdir -p $(BUILD)
 	@echo '$(NVCC) $(NVCCFLAGS)' | cmp -s - $@ || echo '$(NVCC) $(NVCCFLAGS)' > $@
 
+# The programs that can be built here; one that no longer can (stage 12 after NCCL went missing) is removed,
+# so that a program left from another toolkit is neither run nor asked for its --describe.
 $(BUILD)/programs.txt: need-nvcc
 	@mkdir -p $(BUILD)
+	@rm -f $(filter-out $(BUILDABLE_PROGRAMS),$(PROGRAMS))
 	@echo '$(BUILDABLE_PROGRAMS)' | cmp -s - $@ || echo '$(BUILDABLE_PROGRAMS)' > $@
 
 $(BUILD)/host.o: common/host.c common/host.h
