@@ -2,6 +2,7 @@
 import difflib
 import glob
 import os
+import re
 import sys
 
 import claims
@@ -22,9 +23,15 @@ def write(path, new, check):
         return 0
     if old is not None:
         sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), new.splitlines(True), path, path))
-    print(f"{path} {'is missing' if old is None else 'differs from what the results give'}: run make reference",
+    print(f"{path} {'is missing' if old is None else 'differs from what the results give'}: run make docs",
           file=sys.stderr)
     return 1
+
+def stage_lists(page, lang):
+    """PAGE with each list of stages <!-- stages with|without FILE -->...<!-- end --> as the stage folders give it."""
+    folders = sorted(glob.glob("stages/[0-9][0-9]_*/"))
+    return re.sub(r"(<!-- stages (with|without) (\S+) -->).*?(<!-- end -->)", lambda m: m[1] + text(lang, "list sep").join(
+        number(os.path.basename(f[:-1])) for f in folders if os.path.exists(f + m[3]) == (m[2] == "with")) + m[4], page)
 
 def update(path, blocks, check):
     """write() PATH with each block {TAG: BLOCK} between its lines <!-- TAG:begin --> and <!-- TAG:end -->."""
@@ -200,6 +207,8 @@ def readmes(check, csv, img):
         page += text("en", "page ratios").format(num=number(stage)) + ratios(csv, stage) if stage else ""
         status |= write(f"{folder}/README.md", page + text("en", "page accuracy") + accuracy_block(folder, ".", "en"),
                         check)
+    for p, lang in (p for page in ("README.md", "docs/README.md", "docs/classroom.md") for p in siblings(page)):
+        status |= write(p, stage_lists(read_text(p), lang), check)  # the lists of stages the prose gives
     return status
 
 def run_block(folder, img):
