@@ -291,10 +291,13 @@ $(BUILD)/harness_tree.o: common/harness.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 	$(NVCC) $(NVCCFLAGS) -DRECORD_TREE -c $< -o $@
 
 # The speed-up column's baseline, the first stage's first GPU kernel (common/baseline.cu says how):
-# baseline.o includes the first stage's reduce.cu beside any other program's table; the first stage's own
-# program, and the record build, link baseline_own.o, which names the program's own table.
+# baseline.o includes the first stage's reduce.cu beside any other program's table, every name of it made
+# local but baseline_stage (and the compiler's own), so that another stage may reuse the first stage's
+# names; the first stage's own program, and the record build, link baseline_own.o, which names the
+# program's own table.
 $(BUILD)/baseline.o: common/baseline.cu stages/$(BASELINE_STAGE)/reduce.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 	$(NVCC) $(NVCCFLAGS) -DFIRST_STAGE_SOURCE='"../stages/$(BASELINE_STAGE)/reduce.cu"' -c $< -o $@
+	objcopy --wildcard --keep-global-symbol='*baseline_stage*' --keep-global-symbol='DW.ref.*' $@
 $(BUILD)/baseline_own.o: common/baseline.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 baseline_of = $(BUILD)/$(if $(filter $(BASELINE_STAGE),$1),baseline_own,baseline).o

@@ -8,7 +8,7 @@ import sys
 import claims
 from charts import chart_headers, owners
 from cited import cited
-from common import bilingual, describe, fail, kernel_rows, number, parse_description, phrase, read_csv, read_text
+from common import bilingual, description, fail, kernel_rows, number, parse_description, phrase, read_csv, read_text
 from common import head, rule, short, text, write_files
 from provenance import changed_line, changed_since, excused, measured_at, primary
 from tables import accuracy_tables, limits_table, ratios, stage_ratios, table, times
@@ -188,8 +188,9 @@ def readmes(check, csv, img):
                                                       "accuracy": accuracy_block(img, f"../{img}", lang, False)}, check)
     for readme in sorted(glob.glob("stages/*/README.md")):  # every stage's measured block and demo output
         stage, page = os.path.basename(os.path.dirname(readme)), read_text(readme)
-        # The stage's rows: the primary's results, else the CSV its program writes, the primary's or another GPU's.
-        mine = f"/{describe(csv, stage, 'csv') or 'results.csv'}"
+        # The stage's rows: the primary's results, else the CSV its program writes (a new stage, not yet described
+        # nor built: results.csv), the primary's or another GPU's.
+        mine = f"/{description(os.path.dirname(csv), stage, False).get('csv', ['results.csv'])[0]}"
         rows_csv = [c for c in [csv] + sorted(glob.glob(f"{img}/*.csv")) + others("*.csv", img)
                     if "<!-- stage-results:begin -->" in page and c.endswith(mine)
                     and any(r["stage"] == stage for r in read_csv(c, "stage"))][:1]
