@@ -8,7 +8,7 @@ import sys
 import claims
 from charts import chart_headers, owners
 from cited import cited
-from common import bilingual, description, fail, kernel_rows, number, parse_description, phrase, read_csv, read_text
+from common import bilingual, describe, fail, kernel_rows, number, parse_description, phrase, read_csv, read_text
 from common import head, rule, short, text, write_files
 from provenance import changed_line, changed_since, excused, measured_at, primary
 from tables import accuracy_tables, limits_table, ratios, stage_ratios, table, times
@@ -27,19 +27,15 @@ def write(path, new, check):
           file=sys.stderr)
     return 1
 
-def stage_lists(page, lang):
-    """PAGE with each list of stages <!-- stages with|without FILE -->...<!-- end --> as the stage folders give it."""
-    folders = sorted(glob.glob("stages/[0-9][0-9]_*/"))
-    return re.sub(r"(<!-- stages (with|without) (\S+) -->).*?(<!-- end -->)", lambda m: m[1] + text(lang, "list sep").join(
-        number(os.path.basename(f[:-1])) for f in folders if os.path.exists(f + m[3]) == (m[2] == "with")) + m[4], page)
-
 def update(path, blocks, check):
-    """write() PATH with each block {TAG: BLOCK} between its lines <!-- TAG:begin --> and <!-- TAG:end -->."""
-    lines = read_text(path).split("\n")
+    """write() PATH with each block {TAG: BLOCK} between its lines <!-- TAG:begin --> and <!-- TAG:end -->, and each
+    list of stages <!-- stages with|without FILE -->...<!-- end --> in its prose as the stage folders give it."""
+    sep = text("zh" if path.endswith(".zh-CN.md") else "en", "list sep")
+    lines = re.sub(r"(<!-- stages (with|without) (\S+) -->).*?(?=<!-- end -->)", lambda m: m[1] + sep.join(number(f[7:-1])
+        for f in sorted(glob.glob("stages/[0-9][0-9]_*/")) if os.path.exists(f + m[3]) == (m[2] == "with")), read_text(path)).split("\n")
     for tag, block in blocks.items():
         begin, end, body = f"<!-- {tag}:begin -->", f"<!-- {tag}:end -->", block.split("\n")
-        if begin not in lines or end not in lines:
-            fail(f"{path} lacks the lines {begin} and {end}")
+        begin in lines and end in lines or fail(f"{path} lacks the lines {begin} and {end}")
         lines = lines[:lines.index(begin) + 1] + body[:-1 if body[-1] == "" else None] + lines[lines.index(end):]
     return write(path, "\n".join(lines), check)
 
@@ -175,8 +171,7 @@ def outputs_block(stage, img, lang):
         lang, "list sep").join(f"[{os.path.basename(p)}](../../{p})" for p in files)) + "\n"
 
 def readmes(check, csv, img):
-    if not os.path.isfile(csv):
-        fail(f"{csv} not found")
+    os.path.isfile(csv) or fail(f"{csv} not found")
     img, status = img.rstrip("/"), 0
     for lang, suffix in (("en", ""), ("zh", ".zh-CN")):  # the front page and the results page
         status |= update(f"README{suffix}.md", {"front": images("front", img, img, csv, lang).rstrip("\n") + "\n",
@@ -188,9 +183,8 @@ def readmes(check, csv, img):
                                                       "accuracy": accuracy_block(img, f"../{img}", lang, False)}, check)
     for readme in sorted(glob.glob("stages/*/README.md")):  # every stage's measured block and demo output
         stage, page = os.path.basename(os.path.dirname(readme)), read_text(readme)
-        # The stage's rows: the primary's results, else the CSV its program writes (a new stage, not yet described
-        # nor built: results.csv), the primary's or another GPU's.
-        mine = f"/{description(os.path.dirname(csv), stage, False).get('csv', ['results.csv'])[0]}"
+        # The stage's rows: the primary's results, else the CSV its program writes, the primary's or another GPU's.
+        mine = f"/{describe(csv, stage, 'csv', False) or 'results.csv'}"  # a new stage may be neither described nor built
         rows_csv = [c for c in [csv] + sorted(glob.glob(f"{img}/*.csv")) + others("*.csv", img)
                     if "<!-- stage-results:begin -->" in page and c.endswith(mine)
                     and any(r["stage"] == stage for r in read_csv(c, "stage"))][:1]
@@ -208,8 +202,6 @@ def readmes(check, csv, img):
         page += text("en", "page ratios").format(num=number(stage)) + ratios(csv, stage) if stage else ""
         status |= write(f"{folder}/README.md", page + text("en", "page accuracy") + accuracy_block(folder, ".", "en"),
                         check)
-    for p, lang in (p for page in ("README.md", "docs/README.md", "docs/classroom.md") for p in siblings(page)):
-        status |= write(p, stage_lists(read_text(p), lang), check)  # the lists of stages the prose gives
     return status
 
 def run_block(folder, img):
