@@ -11,6 +11,9 @@ ifeq ($(MAKELEVEL),0)
 endif
 
 NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+# The CUDA toolkit $(NVCC) belongs to, as nvcc itself names it (-dryrun prints its TOP): the folder of its
+# include/ and lib64/, also where the nvcc on the PATH is a wrapper script that execs the toolkit's.
+CUDA_ROOT := $(if $(NVCC),$(abspath $(shell $(NVCC) -dryrun -c -x cu /dev/null -o /dev/null 2>&1 | sed -n 's/^\#\$$ TOP=//p')))
 CC := gcc
 BUILD := build
 stage_num = $(firstword $(subst _, ,$1))
@@ -254,7 +257,7 @@ need-nvcc:
 
 # What a build here uses: the nvcc, its release, and the GPU code it is built for.
 toolkit: need-nvcc
-	@echo "nvcc: $(NVCC), CUDA $$($(nvcc_release)) (needs $(NVCC_MIN) or newer)"
+	@echo "nvcc: $(NVCC) (toolkit $(or $(CUDA_ROOT),not named by nvcc -dryrun)), CUDA $$($(nvcc_release)) (needs $(NVCC_MIN) or newer)"
 	@echo "GPU code: $(strip $(ARCH_FLAGS))"
 	@if [ "$(ARCH_FLAGS)" = -arch=native ]; then \
 	  nvidia-smi --query-gpu=name,compute_cap --format=csv,noheader | sed 's/^/  this machine'"'"'s GPU: /; s/, \([0-9]*\)\.\([0-9]*\)$$/, sm_\1\2/'; fi
@@ -268,8 +271,11 @@ $(BUILD)/flags.txt: need-nvcc
 	@mkdir -p $(BUILD)
 	@echo '$(NVCC) $(NVCCFLAGS)' | cmp -s - $@ || echo '$(NVCC) $(NVCCFLAGS)' > $@
 
+# The programs that can be built here; one that no longer can (stage 12 after NCCL went missing) is removed,
+# so that a program left from another toolkit is neither run nor asked for its --describe.
 $(BUILD)/programs.txt: need-nvcc
 	@mkdir -p $(BUILD)
+	@rm -f $(filter-out $(BUILDABLE_PROGRAMS),$(PROGRAMS))
 	@echo '$(BUILDABLE_PROGRAMS)' | cmp -s - $@ || echo '$(BUILDABLE_PROGRAMS)' > $@
 
 $(BUILD)/%.o: common/%.c $(COMMON_HEADERS)
@@ -292,10 +298,13 @@ $(BUILD)/harness_tree.o: common/harness.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 	$(NVCC) $(NVCCFLAGS) -DRECORD_TREE -c $< -o $@
 
 # The speed-up column's baseline, the first stage's first GPU kernel (common/baseline.cu says how):
-# baseline.o includes the first stage's reduce.cu beside any other program's table; the first stage's own
-# program, and the record build, link baseline_own.o, which names the program's own table.
+# baseline.o includes the first stage's reduce.cu beside any other program's table, every name of it made
+# local but baseline_stage (and the compiler's own), so that another stage may reuse the first stage's
+# names; the first stage's own program, and the record build, link baseline_own.o, which names the
+# program's own table.
 $(BUILD)/baseline.o: common/baseline.cu stages/$(BASELINE_STAGE)/reduce.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 	$(NVCC) $(NVCCFLAGS) -DFIRST_STAGE_SOURCE='"../stages/$(BASELINE_STAGE)/reduce.cu"' -c $< -o $@
+	objcopy --wildcard --keep-global-symbol='*baseline_stage*' --keep-global-symbol='DW.ref.*' $@
 $(BUILD)/baseline_own.o: common/baseline.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 baseline_of = $(BUILD)/$(if $(filter $(BASELINE_STAGE),$1),baseline_own,baseline).o

@@ -2,8 +2,8 @@
  * first GPU kernel every stage program times beside its own. The Makefile compiles this file twice:
  *
  *   build/baseline.o: with FIRST_STAGE_SOURCE, the path of that stage's reduce.cu, which is included here
- *     whole, its table renamed first_stage so that it links beside the program's own reduce_stage. Its
- *     kernels keep their names; no other stage may use them (the link would say so).
+ *     whole, its table renamed first_stage so that it links beside the program's own reduce_stage; the
+ *     Makefile then makes every name of it local but baseline_stage, so another stage may reuse them.
  *   build/baseline_own.o: without it, for the first stage's own program, which holds those kernels
  *     already, and for the record build: the program's own table is the baseline.
  *

@@ -488,8 +488,10 @@ DOCS_LINES = 250  # a page of docs/ is looked up, not read through
 # A list of stages the prose gives is written one way, so that it can be checked against the folders:
 # "stages with a demo: 05, 10, 13", "stages without an exercise: 08, 12, 13", "有练习的阶段：01–07、09–11".
 NUMBERS = r"\d\d(?:–\d\d)?(?:(?:,\s*(?:and\s+)?|\s+and\s+|、\s*|\s*和\s*)\d\d(?:–\d\d)?)*"
-STAGE_LIST = re.compile(rf"stages\s+(with|without)\s+(a\s+demo|an\s+exercise):\s+({NUMBERS})"
-                        rf"|(有|没有)\s*(演示程序|练习)\s*的\s*阶段\s*：\s*({NUMBERS})")
+# A generated list (make docs) is led by its marker, <!-- stages with|without FILE -->.
+MARKER = r"(?:<!-- stages with(?:out)? \S+ -->)?"
+STAGE_LIST = re.compile(rf"stages\s+(with|without)\s+(a\s+demo|an\s+exercise):\s+{MARKER}({NUMBERS})"
+                        rf"|(有|没有)\s*(演示程序|练习)\s*的\s*阶段\s*：\s*{MARKER}({NUMBERS})")
 # A list of stages in any other form beside the words demo or exercise (the check of the lists cannot read it).
 LOOSE_LIST = re.compile(r"(?i)(?:\bstages?\s*|阶段\s*)\d\d(?:–\d\d)?(?:(?:,\s*|\s+and\s+|、\s*|\s*和\s*)\d\d(?:–\d\d)?)+")
 ABOUT = {"a demo": "demo.cu", "演示程序": "demo.cu", "an exercise": "exercise.cu", "练习": "exercise.cu"}

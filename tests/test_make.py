@@ -327,6 +327,37 @@ class Toolkit(support.Case):
                          env={"PATH": path, "FAKE_RELEASE": "12.5"})
 
 
+    def wrapper_nvcc(self):
+        """A folder for the PATH whose nvcc is a script that execs this machine's nvcc (a common image layout)."""
+        if not support.nvcc():
+            self.skipTest("nvcc not found")
+        folder = os.path.join(support.scratch(self), "bin")
+        os.mkdir(folder)
+        with open(os.path.join(folder, "nvcc"), "w") as f:
+            f.write(f'#!/bin/sh\nexec {os.path.realpath(support.nvcc())} "$@"\n')
+        os.chmod(os.path.join(folder, "nvcc"), 0o755)
+        return folder + ":" + os.environ["PATH"]
+
+    def test_a_wrapper_nvcc_names_the_toolkit_of_the_nvcc_it_execs(self):
+        """the toolkit is what nvcc -dryrun says, not the folder above the wrapper"""
+        path = self.wrapper_nvcc()
+        def toolkit(env):
+            r = self.expect_make(0, r"^nvcc: .* \(toolkit /", "toolkit", env=env)
+            return re.search(r"\(toolkit (\S+)\)", r.out)[1]
+        real = toolkit({"NVCC": os.path.realpath(support.nvcc())})
+        self.assertEqual(toolkit({"PATH": path, "NVCC": None}), real)
+        self.assertTrue(os.path.isfile(os.path.join(real, "include", "cuda_runtime.h")), f"{real} holds no CUDA headers")
+
+    def test_a_wrapper_nvcc_finds_the_nccl_of_its_toolkit(self):
+        """make -n stage-12 refuses through the wrapper exactly where it refuses with the toolkit's nvcc"""
+        path = self.wrapper_nvcc()
+        direct = support.make("-n", "stage-12", env={"NVCC": os.path.realpath(support.nvcc())})
+        if "needs NCCL" in direct.out:
+            self.skipTest("the toolkit of this nvcc has no NCCL")
+        wrapped = support.make("-n", "stage-12", env={"PATH": path, "NVCC": None})
+        self.assertNotIn("needs NCCL", wrapped.out, repr(wrapped))
+
+
 class Repository(support.Case):
     """Checks of every file of the repository: git's list in a checkout, every file walked in a copy
     without git (make handout's)."""

@@ -663,7 +663,7 @@ class MadeUpResults(support.Case):
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             status = readmes.update(page, {"stage-results": table}, True)
         self.assertEqual(status, 1)
-        self.assertEqual(err.getvalue(), f"{page} differs from what the results give: run make reference\n")
+        self.assertEqual(err.getvalue(), f"{page} differs from what the results give: run make docs\n")
         self.assertIn("-| slow / fast | 01_a `slow` | 01_a `fast` | 1024 | about 100x | 50.0 | 5.0 | 12.00x |",
                       out.getvalue())
 

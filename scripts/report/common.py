@@ -154,9 +154,9 @@ def built_description(folder, stage, needed):
                                           "and no built program to ask: make bench saves them, make all builds them")
     return parse_description(subprocess.run([programs[0], "--describe"], capture_output=True, text=True, check=True).stdout)
 
-def describe(csv_path, stage, key):
-    """One key of STAGE's description beside CSV_PATH; "" where it has none."""
-    return description(os.path.dirname(csv_path), stage).get(key, [""])[0]
+def describe(csv_path, stage, key, needed=True):
+    """One key of STAGE's description beside CSV_PATH; "" where it has none (or, not NEEDED, no description)."""
+    return description(os.path.dirname(csv_path), stage, needed).get(key, [""])[0]
 
 def chart_tokens(csv_path, stage):
     """STAGE's chart tokens (NAME, NAME+: it owns it; :TYPE: drawn on TYPE too): {name: (owns, [f32, TYPE...])}."""

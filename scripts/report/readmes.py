@@ -2,6 +2,7 @@
 import difflib
 import glob
 import os
+import re
 import sys
 
 import claims
@@ -22,17 +23,19 @@ def write(path, new, check):
         return 0
     if old is not None:
         sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), new.splitlines(True), path, path))
-    print(f"{path} {'is missing' if old is None else 'differs from what the results give'}: run make reference",
+    print(f"{path} {'is missing' if old is None else 'differs from what the results give'}: run make docs",
           file=sys.stderr)
     return 1
 
 def update(path, blocks, check):
-    """write() PATH with each block {TAG: BLOCK} between its lines <!-- TAG:begin --> and <!-- TAG:end -->."""
-    lines = read_text(path).split("\n")
+    """write() PATH with each block {TAG: BLOCK} between its lines <!-- TAG:begin --> and <!-- TAG:end -->, and each
+    list of stages <!-- stages with|without FILE -->...<!-- end --> in its prose as the stage folders give it."""
+    sep = text("zh" if path.endswith(".zh-CN.md") else "en", "list sep")
+    lines = re.sub(r"(<!-- stages (with|without) (\S+) -->).*?(?=<!-- end -->)", lambda m: m[1] + sep.join(number(f[7:-1])
+        for f in sorted(glob.glob("stages/[0-9][0-9]_*/")) if os.path.exists(f + m[3]) == (m[2] == "with")), read_text(path)).split("\n")
     for tag, block in blocks.items():
         begin, end, body = f"<!-- {tag}:begin -->", f"<!-- {tag}:end -->", block.split("\n")
-        if begin not in lines or end not in lines:
-            fail(f"{path} lacks the lines {begin} and {end}")
+        begin in lines and end in lines or fail(f"{path} lacks the lines {begin} and {end}")
         lines = lines[:lines.index(begin) + 1] + body[:-1 if body[-1] == "" else None] + lines[lines.index(end):]
     return write(path, "\n".join(lines), check)
 
@@ -168,8 +171,7 @@ def outputs_block(stage, img, lang):
         lang, "list sep").join(f"[{os.path.basename(p)}](../../{p})" for p in files)) + "\n"
 
 def readmes(check, csv, img):
-    if not os.path.isfile(csv):
-        fail(f"{csv} not found")
+    os.path.isfile(csv) or fail(f"{csv} not found")
     img, status = img.rstrip("/"), 0
     for lang, suffix in (("en", ""), ("zh", ".zh-CN")):  # the front page and the results page
         status |= update(f"README{suffix}.md", {"front": images("front", img, img, csv, lang).rstrip("\n") + "\n",
@@ -182,7 +184,7 @@ def readmes(check, csv, img):
     for readme in sorted(glob.glob("stages/*/README.md")):  # every stage's measured block and demo output
         stage, page = os.path.basename(os.path.dirname(readme)), read_text(readme)
         # The stage's rows: the primary's results, else the CSV its program writes, the primary's or another GPU's.
-        mine = f"/{describe(csv, stage, 'csv') or 'results.csv'}"
+        mine = f"/{describe(csv, stage, 'csv', False) or 'results.csv'}"  # a new stage may be neither described nor built
         rows_csv = [c for c in [csv] + sorted(glob.glob(f"{img}/*.csv")) + others("*.csv", img)
                     if "<!-- stage-results:begin -->" in page and c.endswith(mine)
                     and any(r["stage"] == stage for r in read_csv(c, "stage"))][:1]

@@ -12,12 +12,11 @@
 # Where NCCL is: $(NCCL_HOME) if set; else the CUDA toolkit of $(NVCC); else the system's.
 # Each candidate is INCLUDE_DIR|LIB_DIR; the first with nccl.h and libnccl.so (or only libnccl.so.2,
 # as in the nvidia-nccl Python wheels) wins.
-NCCL_CUDA_ROOT := $(patsubst %/bin/nvcc,%,$(realpath $(NVCC)))
 ifdef NCCL_HOME
   NCCL_CANDIDATES := $(NCCL_HOME)/include|$(NCCL_HOME)/lib $(NCCL_HOME)/include|$(NCCL_HOME)/lib64
 else
-  NCCL_CANDIDATES := $(if $(NCCL_CUDA_ROOT),$(foreach l,lib lib64 targets/x86_64-linux/lib targets/sbsa-linux/lib,\
-                       $(NCCL_CUDA_ROOT)/include|$(NCCL_CUDA_ROOT)/$l)) \
+  NCCL_CANDIDATES := $(if $(CUDA_ROOT),$(foreach l,lib lib64 targets/x86_64-linux/lib targets/sbsa-linux/lib,\
+                       $(CUDA_ROOT)/include|$(CUDA_ROOT)/$l)) \
                      /usr/include|/usr/lib/x86_64-linux-gnu /usr/include|/usr/lib/aarch64-linux-gnu
 endif
 nccl_dirs = $(subst |, ,$1)
