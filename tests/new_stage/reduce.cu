@@ -18,9 +18,9 @@ static void run_warps(Run *r)
     unsigned blocks = grid_for(warps * 32, 256, "reduce_interleaved");
     reduce_interleaved<<<blocks, 256>>>(r->in, r->partials, r->n);
     LAUNCH_CHECK("reduce_interleaved");
-    r->host_partials = warps;
-    r->shape.serial = 4;
-    r->shape.tree = 5;
+    r->host_partial_count = warps;
+    r->chain.serial = 4;
+    r->chain.tree = 5;
 }
 
 static const Kernel kernels[] = {
