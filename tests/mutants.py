@@ -234,7 +234,9 @@ def copy_tree(dest, files):
 
 
 def run_tests(tree, pattern):
-    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    # The copy's own Makefile lists its programs: the lists an outer make exported name this tree's.
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "REDUCE_PROGRAMS", "BENCH_PROGRAMS")}
     start = time.time()
     p = subprocess.run([sys.executable, "tests/run.py", "--only", pattern], cwd=tree, env=env,
                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
