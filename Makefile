@@ -392,7 +392,7 @@ $(LIB)/libexactsum.so: $(LIB)/exact_sum.o
 $(LIB)/example: lib/example.cu $(LIB)/libexactsum.a
 	$(NVCC) $(NVCCFLAGS) -Ilib $< $(LIB)/libexactsum.a -o $@
 # make sum FILE=x.npy: the library's program for a file (lib/sum.cu); without FILE, its usage, before any build.
-SUM_OBJS := $(LIB)/libexactsum.a $(BUILD)/cub.o $(BUILD)/gpu.o $(BUILD)/check.o $(HOST_OBJS)
+SUM_OBJS := $(LIB)/libexactsum.a $(BUILD)/cub.o $(BUILD)/gpu.o $(BUILD)/check.o $(BUILD)/timing.o $(HOST_OBJS)
 $(LIB)/sum: lib/sum.cu lib/exact_sum.h $(SUM_OBJS) $(COMMON_HEADERS)
 	$(NVCC) $(NVCCFLAGS) -Ilib $< $(SUM_OBJS) -o $@
 sum: $(if $(FILE),$(LIB)/sum)

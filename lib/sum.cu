@@ -16,6 +16,7 @@
 #include "exit_codes.h"
 #include "gpu.h"
 #include "result.h"
+#include "timing.h"
 
 #define TIMED_RUNS 9
 /* --csv's columns (docs/exact-sum.md lists them; --help prints them). */
@@ -72,7 +73,7 @@ typedef struct {
 } Pass;
 
 /* The exact sums of every row into p->sums (no timing: a library call reads its results back). */
-static void exact_pass(const Pass *p)
+static void exact_pass(Pass *p)
 {
     size_t row_bytes = p->cols * dtypes[p->type].bytes;
     for (uint64_t r = 0; r < p->rows; r++) {
@@ -92,7 +93,7 @@ static void exact_pass(const Pass *p)
 }
 
 /* CUB's ordinary sum of every row (its accumulator: cub.h's cub_acc), left on the GPU. */
-static void cub_pass(const Pass *p)
+static void cub_pass(Pass *p)
 {
     size_t row_bytes = p->cols * dtypes[p->type].bytes;
     for (uint64_t r = 0; r < p->rows; r++) {
@@ -101,28 +102,12 @@ static void cub_pass(const Pass *p)
     }
 }
 
-/* The median time in ms of TIMED_RUNS passes, after one untimed, each after an L2 flush. */
-static double median_ms(void (*pass)(const Pass *), const Pass *p, const L2Flush *flush)
+/* The median time in ms of TIMED_RUNS passes after one untimed, each after an L2 flush: the programs' one
+ * timing loop (timing.h), whose passes end on the GPU (no host finish of their own). */
+static double median_ms(void (*pass)(Pass *), Pass *p, const L2Flush *flush)
 {
-    cudaEvent_t start, stop;
-    CUDA_CHECK(cudaEventCreate(&start));
-    CUDA_CHECK(cudaEventCreate(&stop));
-    double ms[TIMED_RUNS];
-    pass(p);
-    for (int k = 0; k < TIMED_RUNS; k++) {
-        l2_flush(flush, 0);
-        LAUNCH_CHECK("the L2 flush");
-        CUDA_CHECK(cudaEventRecord(start, 0));
-        pass(p);
-        CUDA_CHECK(cudaEventRecord(stop, 0));
-        CUDA_CHECK(cudaEventSynchronize(stop));
-        float t;
-        CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
-        ms[k] = t;
-    }
-    CUDA_CHECK(cudaEventDestroy(start));
-    CUDA_CHECK(cudaEventDestroy(stop));
-    return median(ms, TIMED_RUNS);
+    TimedLaunch<Pass> t = {NULL, pass, NULL, NULL, p, flush};
+    return time_runs(&t, 1, TIMED_RUNS, NULL, NULL) / 1e3;
 }
 
 /* A sum in the file's type, as the shortest decimal that reads back to it (fp16 and bf16: in fp32, which holds

@@ -28,7 +28,6 @@
 #include "timing.h"
 
 #define STAGE_NAME "11_scan_histogram"
-#define MAX_SIZES 64
 #define DEFAULT_SIZES "2^20,2^24,2^26"
 /* One warp, one block, 1000003 (two levels of block totals), 2^24+1 (three levels). */
 #define CHECK_SIZES "1,31,33,255,256,257,1000003,2^24+1"

@@ -37,7 +37,6 @@
 extern const Stage reduce_stage; /* stage 08's table: stages/08_roofline/reduce.cu compiled as an object */
 
 #define MAX_GPUS 64
-#define MAX_SIZES 64
 #define SAMPLES 65536     /* elements of each all-reduce result compared with the fp64 sum */
 #define NCCL_SLACK (768ull << 20) /* GPU memory left for NCCL's own buffers and the CUDA context */
 #define DEFAULT_N "2^28"
