@@ -37,6 +37,16 @@ grading() { # [--check]: docs/classroom's table of what make stage-NN grade chec
     done
     return $status
 }
+stage_table() { # [--check]: the front pages' table of the stages, from the stages' READMEs (scripts/stage_table.py)
+    local lang page status=0
+    for lang in en zh; do
+        page=README.md
+        [ "$lang" = en ] || page=README.zh-CN.md
+        python3 scripts/stage_table.py "$lang" >"$tmp/stage-table" || return 2
+        report fill "$@" "$page" stage-table "$tmp/stage-table" "make docs" || status=1
+    done
+    return $status
+}
 charts() { # DIR: the charts of a reference folder, drawn in it (gnuplot)
     for csv in results multigpu; do [ ! -f "$1/$csv.csv" ] || report plot "$1/$csv.csv" "$1" || return $?; done
     [ ! -f "$1/accuracy.csv" ] || report plot-accuracy "$1/accuracy.csv" "$1/accuracy.png"
@@ -51,6 +61,7 @@ blocks() { # [--check]: every generated block from the committed results of the 
     if ls build/*/* >/dev/null 2>&1; then synopsis "$@" || status=1
     else echo "the program synopsis is not checked: no program is built (make all)"; fi
     grading "$@" || status=1
+    stage_table "$@" || status=1
     return $status
 }
 cmd=${1:-}

@@ -10,6 +10,7 @@ import importlib.util
 import io
 import os
 import re
+import shutil
 import sys
 
 from tests import charts_lib, support
@@ -696,6 +697,75 @@ class MadeUpResults(support.Case):
 
 def verify_reference():
     return importlib.import_module("tests.verify_reference")
+
+
+@functools.lru_cache(None)
+def stage_table():
+    """scripts/stage_table.py, the front page's table of the stages, as a module."""
+    report("common")  # its imports: the reporting program's folder on the path
+    spec = importlib.util.spec_from_file_location("stage_table", os.path.join(ROOT, "scripts", "stage_table.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def article_stage_problems(page, follows):
+    """Where PAGE's table of the articles lists other stages than those whose "Follows." (FOLLOWS: {stage
+    number: its paragraph}) cites the article: one line each."""
+    problems = []
+    for title, row in stage_table().articles("zh" if page.endswith(".zh-CN.md") else "en", page).items():
+        listed = [f"{n:02d}" for a, b in re.findall(r"(\d\d)(?:–(\d\d))?", row[-1]) for n in range(int(a), int(b or a) + 1)]
+        citing = [n for n, paragraph in follows.items() if title in paragraph]
+        if listed != citing:
+            problems.append(f"{page}: {title}: lists {', '.join(listed)}; the stages' READMEs cite it in {', '.join(citing)}")
+    return problems
+
+
+class StageTable(support.Case):
+    """The front page's table of the stages, made from the stages' READMEs (scripts/stage_table.py), and the
+    stages its table of the articles lists, checked against them."""
+
+    def setUp(self):
+        self.tmp = support.scratch(self)
+
+    def test_the_articles_tables_list_the_stages_that_cite_each_article(self):
+        for page, lang in (("README.md", "en"), ("README.zh-CN.md", "zh")):
+            follows = {support.stage_num(s): stage_table().follows(f"stages/{s}/", lang) for s in support.stages()}
+            with self.subTest(page=page):
+                self.assertEqual(article_stage_problems(page, follows), [])
+        follows = {support.stage_num(s): stage_table().follows(f"stages/{s}/") for s in support.stages()}
+        wrong = dict(follows, **{"07": ""})
+        self.assertEqual(len(article_stage_problems("README.md", wrong)), 2, "07 cites the chapter and LeetCUDA")
+
+    def cell(self, lang, follows):
+        folder = os.path.join(self.tmp, "stages", "02_b") + "/"
+        os.makedirs(folder, exist_ok=True)
+        write(folder + ("README.zh-CN.md" if lang == "zh" else "README.md"), f"# 02\n\n{follows}\n\n**Idea.** 《x》\n")
+        return stage_table().articles_cell(folder, lang)
+
+    def test_articles_cell_gives_short_names_and_sections_in_their_order(self):
+        self.assertEqual(self.cell("en", "**Follows.** 《Reduce kernel 总览》 (LeetCUDA) §3.5 「提高线程利用率」 (its\n"
+                                         "table); 《常见手撕算子-reduce》 §5 「每个线程多处理几个数据」."), "LeetCUDA §3.5, blog §5")
+        self.assertEqual(self.cell("en", "**Follows.** the warp shuffle article (untitled) §1 「__shfl_sync()」 to §4 "
+                                         "「allreduce 算法」."), "shuffle article §1–§4")
+        self.assertEqual(self.cell("zh", "**对应文章。** 《第 7 章 · Reduction / Scan /\nAtomics》§7.8.4「数值精度新挑战"
+                                         "」、§7.1「v1」到\n§7.3。"), "第 7 章 §7.8.4、§7.1–§7.3")
+        self.assertEqual(self.cell("en", "**Follows.** No article section: it answers 《第 7 章 · Reduction / Scan / "
+                                         "Atomics》 §7.7.4's question."), "beyond the articles")
+        self.assertEqual(self.cell("zh", "**对应文章。** 文章里没有对应的小节：《第 7 章 · Reduction / Scan / Atomics》"
+                                         "§7.7.4。"), "超出文章范围")
+
+    def test_a_stage_without_its_line_in_short_is_refused_exit_2(self):
+        for page in ("README.md", "README.zh-CN.md"):
+            shutil.copy(os.path.join(ROOT, page), os.path.join(self.tmp, page))
+        os.makedirs(os.path.join(self.tmp, "stages", "01_a"))
+        write(os.path.join(self.tmp, "stages", "01_a", "README.md"), "# 01\n\n**Follows.** 《常见手撕算子-reduce》 §1.\n\n"
+                                                                     "**In short.** A loop.\n")
+        with contextlib.chdir(self.tmp):
+            self.assertEqual(stage_table().stage_table("en").split("\n")[2], "| [01_a](stages/01_a) | A loop | blog §1 |")
+            write("stages/01_a/README.md", "# 01\n\n**Follows.** 《常见手撕算子-reduce》 §1.\n\n**Idea.** A loop.\n")
+            err = fails(self, lambda: stage_table().stage_table("en"))
+        self.assertIn("stages/01_a/README.md has no paragraph **In short.**", err)
 
 
 class FallCheck(support.Case):
