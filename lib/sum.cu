@@ -110,29 +110,18 @@ static double median_ms(void (*pass)(Pass *), Pass *p, const L2Flush *flush)
     return time_runs(&t, 1, TIMED_RUNS, NULL, NULL) / 1e3;
 }
 
-/* A sum in the file's type, as the shortest decimal that reads back to it (fp16 and bf16: in fp32, which holds
- * them exactly; integers: every digit) and its bits in that type's width. */
+/* A sum in the file's type, as the shortest decimal that reads back to it in that type (integers: every digit)
+ * and its bits in that type's width. */
 static void in_type_text(const RowSum *s, Dtype t, char *decimal, char *bits, size_t cap)
 {
     if (is_integer(t)) {
         snprintf(decimal, cap, "%lld", s->integer);
         snprintf(bits, cap, "0x%016llx", (unsigned long long)s->integer);
-    } else if (t == DT_F16 || t == DT_BF16) {
-        unsigned short h;
-        if (t == DT_F16) {
-            __half v = __double2half(s->in_type);
-            memcpy(&h, &v, sizeof h);
-        } else {
-            __nv_bfloat16 v = __double2bfloat16(s->in_type);
-            memcpy(&h, &v, sizeof h);
-        }
-        result_decimal(decimal, cap, s->in_type, RESULT_F32);
-        snprintf(bits, cap, "0x%04x", h);
-    } else {
-        ResultType r = t == DT_F64 ? RESULT_F64 : RESULT_F32;
-        result_decimal(decimal, cap, s->in_type, r);
-        result_bits(bits, cap, s->in_type, r);
+        return;
     }
+    const ResultType r = t == DT_F64 ? RESULT_F64 : t == DT_F32 ? RESULT_F32 : t == DT_F16 ? RESULT_F16 : RESULT_BF16;
+    result_decimal(decimal, cap, s->in_type, r);
+    result_bits(bits, cap, s->in_type, r);
 }
 
 int main(int argc, char **argv)
