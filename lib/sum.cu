@@ -1,7 +1,7 @@
 /* The exact sum of a file: make sum FILE=x.npy, or build/lib/sum FILE [options] (docs/exact-sum.md). It reads
  * the file with the stage programs' reader (common/array_file.c), sums it on the GPU with the exact-sum library
- * (exact_sum.h) or, for integers, in 64-bit integers, and prints the sum rounded once to the file's type and
- * to fp64, its GPU time (median of timed runs, each after an L2 flush: the input read from DRAM) and CUB's
+ * (exact_sum.h) or, for integers of up to 32 bits, in 64-bit integers, and prints the sum rounded once to the
+ * file's type and to fp64, its GPU time (median of timed runs, each after an L2 flush: the input read from DRAM) and CUB's
  * ordinary sum of the same data in the same run. A 2-D file gives one sum a row. */
 #include <cub/device/device_reduce.cuh>
 #include <math.h>
@@ -24,8 +24,9 @@
 
 static const char *USAGE =
     "usage: sum FILE [--dtype T] [--csv] [--out ROWS.npy]\n"
-    "  FILE            a .npy file (f64, f32, f16, i8 or i32; one or two dimensions) or, with --dtype, raw bytes\n"
-    "  --dtype T       the element type of a raw FILE: f64, f32, f16, bf16, i8 or i32\n"
+    "  FILE            a .npy file (f64, f32, f16, i8, u8, i16, u16, i32 or u32; one or two dimensions) or, with\n"
+    "                  --dtype, raw bytes\n"
+    "  --dtype T       the element type of a raw FILE: f64, f32, f16, bf16, i8, u8, i16, u16, i32 or u32\n"
     "  --csv           named columns in place of the table, a line a row: " SUM_CSV_HEADER "\n"
     "  --out ROWS.npy  every row's sum rounded once to fp64, as a 1-D .npy file\n"
     "exit: 0 summed; 2 bad usage or input (one line on stderr); 3 no usable GPU or a CUDA error\n";
@@ -36,20 +37,42 @@ static void usage_error(const char *what, const char *detail)
     exit(EXIT_USAGE);
 }
 
-/* i8 and i32, summed exactly in int64: 2^40 values of i8 (MAX_ELEMENTS) stay below 2^47, and 2^32 of i32 (each at
- * most 2^31 in magnitude) within 2^63; a file of more i32 values is refused, never wrapped. */
-static int is_integer(Dtype t) { return t == DT_I8 || t == DT_I32; }
+/* The integer types, summed exactly in int64 (each value widened first), and the largest magnitude of a value
+ * of each: a row of at most 2^63 / that many values cannot pass int64 (u8, i8, i16 and u16 cannot at any size
+ * the reader takes, 2^40; i32 past 2^32 values and u32 past 2^31 could, and such a row is refused, never
+ * wrapped). i64 and u64 are refused whole: their exact sum can need more than 64 bits. */
+static const struct {
+    Dtype type;
+    uint64_t magnitude;
+} integer_types[] = {{DT_I8, 1u << 7}, {DT_U8, 0xffu}, {DT_I16, 1u << 15}, {DT_U16, 0xffffu}, {DT_I32, 1ull << 31},
+                     {DT_U32, 0xffffffffull}};
+static uint64_t integer_magnitude(Dtype t)
+{
+    for (size_t i = 0; i < sizeof integer_types / sizeof integer_types[0]; i++)
+        if (integer_types[i].type == t) return integer_types[i].magnitude;
+    return 0;
+}
+static int is_integer(Dtype t) { return integer_magnitude(t) != 0; }
 struct ToInt64 {
-    __device__ long long operator()(int8_t x) const { return x; }
-    __device__ long long operator()(int x) const { return x; }
+    template <typename T>
+    __device__ long long operator()(T x) const { return (long long)x; }
 };
+template <typename T>
+static cudaError_t sum_to_int64(void *temp, size_t &bytes, const void *in, long long *out, uint64_t n)
+{
+    return cub::DeviceReduce::TransformReduce(temp, bytes, (const T *)in, out, (int64_t)n,
+                                              cuda::std::plus<long long>(), ToInt64(), 0ll);
+}
 static cudaError_t integer_sum(Dtype t, void *temp, size_t &bytes, const void *in, long long *out, uint64_t n)
 {
-    if (t == DT_I8)
-        return cub::DeviceReduce::TransformReduce(temp, bytes, (const int8_t *)in, out, (int64_t)n,
-                                                  cuda::std::plus<long long>(), ToInt64(), 0ll);
-    return cub::DeviceReduce::TransformReduce(temp, bytes, (const int *)in, out, (int64_t)n,
-                                              cuda::std::plus<long long>(), ToInt64(), 0ll);
+    switch (t) {
+    case DT_I8: return sum_to_int64<int8_t>(temp, bytes, in, out, n);
+    case DT_U8: return sum_to_int64<uint8_t>(temp, bytes, in, out, n);
+    case DT_I16: return sum_to_int64<int16_t>(temp, bytes, in, out, n);
+    case DT_U16: return sum_to_int64<uint16_t>(temp, bytes, in, out, n);
+    case DT_I32: return sum_to_int64<int32_t>(temp, bytes, in, out, n);
+    default: return sum_to_int64<uint32_t>(temp, bytes, in, out, n);
+    }
 }
 
 static ExactSumType library_type(Dtype t) { return t == DT_F64 ? EXACT_SUM_F64 : t == DT_F32 ? EXACT_SUM_F32 : t == DT_F16 ? EXACT_SUM_F16 : EXACT_SUM_BF16; }
@@ -154,15 +177,22 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     const Dtype t = (Dtype)a.type;
-    if (t != DT_F64 && t != DT_F32 && t != DT_F16 && t != DT_BF16 && !is_integer(t)) {
-        fprintf(stderr, "error: %s: %s values, which sum does not take (f64, f32, f16, bf16, i8, i32)\n", path, dtypes[t].name);
+    if (t == DT_I64 || t == DT_U64) {
+        fprintf(stderr, "error: %s: %s values, whose exact sum can need more than the 64 bits sum holds: it does not "
+                "take them\n", path, dtypes[t].name);
         return EXIT_USAGE;
     }
-    if (t == DT_I32 && a.count > (1ull << 32)) {
-        fprintf(stderr, "error: %s: more than 2^32 i32 values, whose sum could pass 64 bits\n", path);
+    if (t != DT_F64 && t != DT_F32 && t != DT_F16 && t != DT_BF16 && !is_integer(t)) {
+        fprintf(stderr, "error: %s: %s values, which sum does not take (f64, f32, f16, bf16, i8, u8, i16, u16, i32, "
+                "u32)\n", path, dtypes[t].name);
         return EXIT_USAGE;
     }
     const uint64_t rows = a.rows ? a.rows : 1, cols = a.rows ? a.cols : a.count;
+    if (is_integer(t) && cols > (1ull << 63) / integer_magnitude(t)) {
+        fprintf(stderr, "error: %s: more than %llu %s values a row, whose sum could pass 64 bits\n", path,
+                (unsigned long long)((1ull << 63) / integer_magnitude(t)), dtypes[t].name);
+        return EXIT_USAGE;
+    }
 
     GpuInfo gpu;
     open_gpu(&gpu);

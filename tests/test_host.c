@@ -879,11 +879,33 @@ static void test_array_file(void)
               !memcmp(a.bytes, i8, sizeof i8),
           "array file: an int8 .npy is read as i8, its values whole");
     free(a.bytes);
+    /* The other integers, each as many elements as 32 bytes hold, in two rows: what make sum takes or refuses. */
+    const unsigned char ints[32] = {255, 0, 1, 128, 127, 254, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+                                    13, 14, 15, 16, 17, 18, 19, 200, 201, 202, 203, 204, 205, 206, 207, 208};
+    static const struct { const char *descr, *name; int bytes; } integers[] = {
+        {"|u1", "u8", 1}, {"<u1", "u8", 1}, {"<i2", "i16", 2}, {"<u2", "u16", 2}, {"<u4", "u32", 4}, {"<i8", "i64", 8}, {"<u8", "u64", 8},
+    };
+    for (size_t i = 0; i < sizeof integers / sizeof integers[0]; i++) {
+        char header[128], name[128];
+        uint64_t count = sizeof ints / (uint64_t)integers[i].bytes;
+        snprintf(header, sizeof header, "{'descr': '%s', 'fortran_order': False, 'shape': (2, %llu), }", integers[i].descr,
+                 (unsigned long long)count / 2);
+        write_npy(path, header, ints, sizeof ints);
+        snprintf(name, sizeof name, "array file: a 2-D .npy of '%s' is read as %s, %llu elements, its bytes as they are",
+                 integers[i].descr, integers[i].name, (unsigned long long)count);
+        int ok = !read_array_file(path, NULL, &a, err, sizeof err) && a.count == count && a.rows == 2 &&
+                 a.cols == count / 2 && !strcmp(dtypes[a.type].name, integers[i].name) && dtypes[a.type].integer &&
+                 !memcmp(a.bytes, ints, sizeof ints);
+        check(ok, name);
+        if (!ok) printf("     | %s\n", err);
+        free(a.bytes);
+    }
     struct { const char *header; size_t len; const char *raw, *reason, *name; } bad[] = {
         {"{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", 12, NULL, "truncated", "fewer bytes than its shape"},
         {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", 12, NULL, "bytes after the array", "more bytes than its shape"},
         {"{'descr': '>f4', 'fortran_order': False, 'shape': (3,), }", 12, NULL, "dtype '>f4'", "big-endian"},
         {"{'descr': '<c8', 'fortran_order': False, 'shape': (3,), }", 24, NULL, "dtype '<c8'", "complex64"},
+        {"{'descr': '>i2', 'fortran_order': False, 'shape': (6,), }", 12, NULL, "dtype '>i2'", "big-endian int16"},
         {"{'descr': '<f4', 'fortran_order': True, 'shape': (3,), }", 12, NULL, "Fortran order", "Fortran order"},
         {"{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 3), }", 12, NULL, "3 dimensions", "three dimensions"},
         {"{'descr': '<f4', 'shape': (3,), }", 12, NULL, "malformed", "no fortran_order"},
