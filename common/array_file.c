@@ -111,7 +111,8 @@ int read_array_file(const char *path, const char *raw_type, ArrayFile *out, char
             snprintf(err, err_size, "%s: the header says %llu elements (%llu bytes), the file holds %llu bytes",
                      bytes < a.count * size ? "truncated" : "bytes after the array", (unsigned long long)a.count,
                      (unsigned long long)(a.count * size), (unsigned long long)bytes);
-        else if (!(a.bytes = malloc(bytes))) snprintf(err, err_size, "out of host memory for %llu bytes", (unsigned long long)bytes);
+        else if (!(a.bytes = malloc(bytes)))
+            status = ARRAY_FILE_NO_MEMORY, snprintf(err, err_size, "out of host memory for %llu bytes", (unsigned long long)bytes);
         else if (fseek(f, (long)data_at, SEEK_SET) || fread(a.bytes, 1, bytes, f) != bytes)
             snprintf(err, err_size, "a read error: %s", strerror(errno));
         else status = 0;

@@ -26,7 +26,9 @@ typedef struct {
  * little-endian, one or two dimensions, of float32, float64, float16, or a signed or unsigned integer of 8,
  * 16, 32 or 64 bits) or, with raw_type (a dtype's name), raw bytes of that type. Returns 0, or -1 with a
  * one-line reason in err (malformed header, a type the programs do not read, a --dtype the file contradicts,
- * truncated or trailing bytes, unreadable, empty). */
+ * truncated or trailing bytes, unreadable, empty), or ARRAY_FILE_NO_MEMORY with one where host memory for the
+ * data cannot be allocated (no fault of the file's). */
+enum { ARRAY_FILE_NO_MEMORY = -2 };
 int read_array_file(const char *path, const char *raw_type, ArrayFile *out, char *err, size_t err_size);
 /* Writes rows x cols values of type t (cols 0: a vector of rows) from data to PATH as a NumPy .npy file
  * (format 1.0, little-endian, C order), which read_array_file reads back. Returns 0, or -1 with a one-line

@@ -29,7 +29,8 @@ static const char *USAGE =
     "  --dtype T       the element type of a raw FILE: f64, f32, f16, bf16, i8, u8, i16, u16, i32 or u32\n"
     "  --csv           named columns in place of the table, a line a row: " SUM_CSV_HEADER "\n"
     "  --out ROWS.npy  every row's sum rounded once to fp64, as a 1-D .npy file\n"
-    "exit: 0 summed; 2 bad usage or input (one line on stderr); 3 no usable GPU or a CUDA error\n";
+    "exit: 0 summed; 2 bad usage or input (one line on stderr); 3 no usable GPU, a CUDA error, or out of GPU or\n"
+    "      host memory\n";
 
 static void usage_error(const char *what, const char *detail)
 {
@@ -172,9 +173,10 @@ int main(int argc, char **argv)
     if (!path) usage_error("name the file to sum", NULL);
     ArrayFile a;
     char err[512];
-    if (read_array_file(path, raw_type, &a, err, sizeof err) != 0) {
+    int read = read_array_file(path, raw_type, &a, err, sizeof err);
+    if (read != 0) {
         fprintf(stderr, "error: %s: %s\n", path, err);
-        return EXIT_USAGE;
+        return read == ARRAY_FILE_NO_MEMORY ? EXIT_GPU : EXIT_USAGE; /* as device_alloc and host_alloc */
     }
     const Dtype t = (Dtype)a.type;
     if (t == DT_I64 || t == DT_U64) {
@@ -208,12 +210,8 @@ int main(int argc, char **argv)
     p.temp = device_alloc(p.temp_bytes, "CUB's scratch");
     p.int_out = (long long *)device_alloc(sizeof(long long), "the integer sum");
     p.cub_out = (double *)device_alloc(sizeof(double), "CUB's sum");
-    p.sums = (RowSum *)calloc(rows, sizeof(RowSum));
-    double *sums64 = (double *)malloc(rows * sizeof(double));
-    if (!p.sums || !sums64) {
-        fprintf(stderr, "error: out of host memory for %llu rows' sums\n", (unsigned long long)rows);
-        return EXIT_USAGE;
-    }
+    p.sums = (RowSum *)host_alloc(rows * sizeof(RowSum), "the rows' sums");
+    double *sums64 = (double *)host_alloc(rows * sizeof(double), "the rows' sums in fp64");
     const double exact_ms = median_ms(exact_pass, &p, &flush), cub_ms = median_ms(cub_pass, &p, &flush);
     double cub_last = 0.0; /* CUB's sum of the last row, as its accumulator holds it */
     if (cub_acc(t) == ACC_F64) {

@@ -12,6 +12,7 @@ import math
 import os
 import random
 import re
+import shlex
 import struct
 import sys
 import unittest
@@ -133,6 +134,16 @@ class SumProgramHost(support.Case):
                 r = support.run([prog, *args], cwd=d)
                 self.assertEqual(r.rc, 2, r)
                 self.assertRegex(r.out, rf"^error: [^\n]*{re.escape(words)}[^\n]*\n?$")
+
+    def test_out_of_host_memory_is_exit_3_not_a_usage_error(self):
+        """A file it cannot hold in host memory (a sparse 1 GiB raw file, its address space limited to less):
+        one line saying so, and exit 3, as memory any program cannot allocate, never 2 (the file is fine)."""
+        prog, d = self.program(), support.scratch(self)
+        with open(os.path.join(d, "big.raw"), "wb") as f:
+            f.truncate(1 << 30)
+        r = support.run(f"ulimit -v 400000 && {shlex.quote(prog)} big.raw --dtype f32", cwd=d)
+        self.assertEqual(r.rc, 3, r)
+        self.assertRegex(r.out, r"^error: big.raw: out of host memory for 1073741824 bytes\n?$")
 
     def test_every_integer_type_it_takes_passes_the_reader_and_its_checks(self):
         """Each integer type it takes, as a 1-D and a 2-D .npy and as raw bytes with --dtype, reaches the GPU:
