@@ -1,5 +1,6 @@
 /* The exact-sum library (exact_sum.h): stage 13's kernels, launched as its program launches them. */
 #include <cuda_runtime.h>
+#include <string.h>
 
 #include "exact_sum.cuh"
 #include "exact_sum.h"
@@ -118,4 +119,19 @@ extern "C" const char *exact_sum_status(int code)
     case EXACT_SUM_NO_MEMORY: return "out of GPU memory for the copy of the values";
     default: return "not a status of exact_sum";
     }
+}
+
+extern "C" int exact_sum_code(const char *name)
+{
+#define NAMED(code) {#code, code}
+    static const struct {
+        const char *name;
+        int code;
+    } codes[] = {NAMED(EXACT_SUM_F64), NAMED(EXACT_SUM_F32), NAMED(EXACT_SUM_F16), NAMED(EXACT_SUM_BF16),
+                 NAMED(EXACT_SUM_OK), NAMED(EXACT_SUM_BAD_ARGUMENT), NAMED(EXACT_SUM_TOO_LARGE),
+                 NAMED(EXACT_SUM_CUDA_ERROR), NAMED(EXACT_SUM_NO_MEMORY)};
+#undef NAMED
+    for (size_t i = 0; name && i < sizeof codes / sizeof codes[0]; i++)
+        if (!strcmp(name, codes[i].name)) return codes[i].code;
+    return -1;
 }

@@ -43,6 +43,11 @@ int exact_sum_host(const void *x, uint64_t n, ExactSumType t, double *sum64, dou
 /* A return code in words ("ok", "bad argument", ...). */
 const char *exact_sum_status(int code);
 
+/* The number of a name this header defines, as it spells it: a type ("EXACT_SUM_F16") or a return code
+ * ("EXACT_SUM_NO_MEMORY"); -1 for any other name or NULL. A caller through a foreign-function interface
+ * (lib/exact_sum.py) takes the numbers from here rather than restating them. */
+int exact_sum_code(const char *name);
+
 #ifdef __cplusplus
 }
 #endif

@@ -196,8 +196,8 @@ class PythonCallHost(unittest.TestCase):
 
     def test_the_interface_is_read_contiguous_only_with_its_stream(self):
         face = {"typestr": "<f4", "shape": (2, 3), "data": (256, False), "version": 3}
-        self.assertEqual(py.parse_interface(face, True), (256, 6, 1, 0))
-        self.assertEqual(py.parse_interface({**face, "strides": (12, 4)}, True), (256, 6, 1, 0))
+        self.assertEqual(py.parse_interface(face, True), (256, 6, "EXACT_SUM_F32", 0))
+        self.assertEqual(py.parse_interface({**face, "strides": (12, 4)}, True), (256, 6, "EXACT_SUM_F32", 0))
         self.assertEqual(py.parse_interface({**face, "shape": (1, 3), "strides": (99, 4)}, True)[1], 3)
         self.assertEqual(py.parse_interface({**face, "stream": 1}, True)[3], 0)
         self.assertEqual(py.parse_interface({**face, "stream": 2}, True)[3], 2)
@@ -218,6 +218,33 @@ class PythonCallHost(unittest.TestCase):
     def test_a_missing_library_names_make_lib(self):
         with self.assertRaisesRegex(OSError, r"missing: .*`make lib`"):
             py.library(os.path.join(support.ROOT, "build", "no-such-dir", "libexactsum.so"))
+
+
+class PythonCallLibrary(support.Case):
+    """lib/exact_sum.py with the library built (make lib) and no GPU: its numbers are the library's."""
+
+    def setUp(self):
+        if not support.nvcc():
+            self.skipTest("nvcc is not installed: the CUDA toolkit")
+        self.need_build()
+
+    def test_the_names_it_uses_are_the_headers_numbers_from_the_library(self):
+        header = dict((name, int(number)) for name, number in
+                      re.findall(r"\b(EXACT_SUM_[A-Z0-9_]+) = (\d+)", support.read("lib/exact_sum.h")))
+        used = [name for name, _ in py.TYPES.values()] + list(py.ERRORS) + ["EXACT_SUM_OK", "EXACT_SUM_BF16"]
+        self.assertEqual(set(used) - set(header), set(), "names exact_sum.h does not define")
+        self.assertEqual({name: py.code(name) for name in header}, header)
+
+    def test_a_wrong_type_is_refused(self):
+        for name in ("EXACT_SUM_F128", "f32", "", "EXACT_SUM_"):
+            with self.subTest(name), self.assertRaisesRegex(ValueError, "not a name the exact-sum library defines"):
+                py.code(name)
+        lib, x, total = py.library(), ctypes.c_double(1.0), ctypes.c_double(7.0)
+        for number in (py.code("EXACT_SUM_BF16") + 1, -1, 99):
+            with self.subTest(number):
+                self.assertEqual(lib.exact_sum_host(ctypes.addressof(x), 1, number, ctypes.byref(total), None),
+                                 py.code("EXACT_SUM_BAD_ARGUMENT"))
+                self.assertEqual(total.value, 7.0, "a refused call leaves the result alone")
 
 
 class DeviceArray:

@@ -55,6 +55,15 @@ static void refused_arguments(void)
     for (int a = 0; a <= EXACT_SUM_NO_MEMORY + 1; a++)
         for (int b = 0; b < a; b++) distinct &= strcmp(exact_sum_status(a), exact_sum_status(b)) != 0;
     check(distinct, "each status has words of its own");
+    static const struct { const char *name; int code; } codes[] = {
+        {"EXACT_SUM_F64", EXACT_SUM_F64}, {"EXACT_SUM_F32", EXACT_SUM_F32}, {"EXACT_SUM_F16", EXACT_SUM_F16},
+        {"EXACT_SUM_BF16", EXACT_SUM_BF16}, {"EXACT_SUM_OK", EXACT_SUM_OK}, {"EXACT_SUM_BAD_ARGUMENT", EXACT_SUM_BAD_ARGUMENT},
+        {"EXACT_SUM_TOO_LARGE", EXACT_SUM_TOO_LARGE}, {"EXACT_SUM_CUDA_ERROR", EXACT_SUM_CUDA_ERROR},
+        {"EXACT_SUM_NO_MEMORY", EXACT_SUM_NO_MEMORY}, {"EXACT_SUM_F128", -1}, {"exact_sum_f32", -1}, {"", -1}, {NULL, -1},
+    };
+    int named = 1;
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) named &= exact_sum_code(codes[i].name) == codes[i].code;
+    check(named, "exact_sum_code gives each name of the header its number, and -1 to any other name or NULL");
 }
 
 /* The exact sum of v[0..n) (doubles, n + 1 of room) rounded once to fp16 or bf16, from its fp64 rounding sum64
