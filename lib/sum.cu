@@ -1,8 +1,8 @@
 /* The exact sum of a file: make sum FILE=x.npy, or build/lib/sum FILE [options] (docs/exact-sum.md). It reads
  * the file with the stage programs' reader (common/array_file.c), sums it on the GPU with the exact-sum library
  * (exact_sum.h) or, for integers of up to 32 bits, in 64-bit integers, and prints the sum rounded once to the
- * file's type and to fp64, its GPU time (median of timed runs, each after an L2 flush: the input read from DRAM) and CUB's
- * ordinary sum of the same data in the same run. A 2-D file gives one sum a row. */
+ * file's type and to fp64, its GPU time (median of timed runs, each after an L2 flush: the input read from
+ * DRAM) and CUB's ordinary sum of the same data in the same run. A 2-D file gives one sum a row. */
 #include <cub/device/device_reduce.cuh>
 #include <math.h>
 #include <stdio.h>
