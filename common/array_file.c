@@ -21,8 +21,10 @@ static const char *npy_value(const char *header, const char *key)
 }
 
 /* The .npy type strings the programs read, and their types' names (the first of a type is the one written). */
-static const char *const descr[][2] = {{"'<f4'", "f32"}, {"'<f2'", "f16"}, {"'|i1'", "i8"}, {"'<i1'", "i8"},
-                                       {"'<i4'", "i32"}, {"'<f8'", "f64"}};
+static const char *const descr[][2] = {
+    {"'<f4'", "f32"}, {"'<f2'", "f16"}, {"'|i1'", "i8"}, {"'<i1'", "i8"}, {"'<i4'", "i32"}, {"'<f8'", "f64"},
+    {"'|u1'", "u8"},  {"'<u1'", "u8"},  {"'<i2'", "i16"}, {"'<u2'", "u16"}, {"'<u4'", "u32"}, {"'<i8'", "i64"},
+    {"'<u8'", "u64"}};
 
 /* The .npy header's descr, fortran_order and shape: 0, or -1 with err. */
 static int npy_header(const char *header, ArrayFile *a, char *err, size_t err_size)
@@ -34,8 +36,9 @@ static int npy_header(const char *header, ArrayFile *a, char *err, size_t err_si
         if (!strncmp(d, descr[i][0], strlen(descr[i][0]))) a->type = dtype_by_name(descr[i][1]);
     if (a->type < 0) {
         int len = (int)strcspn(d, ",}");
-        return snprintf(err, err_size, "a .npy of dtype %.*s: the programs read float32, float64, float16, int8 and int32 "
-                                       "(little-endian; bf16 and fp8 as raw bytes with --dtype)", len, d), -1;
+        return snprintf(err, err_size, "a .npy of dtype %.*s: the programs read float32, float64, float16 and the "
+                                       "integers of 8 to 64 bits, signed and unsigned (little-endian; bf16 and fp8 as "
+                                       "raw bytes with --dtype)", len, d), -1;
     }
     if (strncmp(f, "False", 5)) return snprintf(err, err_size, "a .npy in Fortran order: save it in C order (numpy.ascontiguousarray)"), -1;
     uint64_t dims[3];
@@ -108,7 +111,8 @@ int read_array_file(const char *path, const char *raw_type, ArrayFile *out, char
             snprintf(err, err_size, "%s: the header says %llu elements (%llu bytes), the file holds %llu bytes",
                      bytes < a.count * size ? "truncated" : "bytes after the array", (unsigned long long)a.count,
                      (unsigned long long)(a.count * size), (unsigned long long)bytes);
-        else if (!(a.bytes = malloc(bytes))) snprintf(err, err_size, "out of host memory for %llu bytes", (unsigned long long)bytes);
+        else if (!(a.bytes = malloc(bytes)))
+            status = ARRAY_FILE_NO_MEMORY, snprintf(err, err_size, "out of host memory for %llu bytes", (unsigned long long)bytes);
         else if (fseek(f, (long)data_at, SEEK_SET) || fread(a.bytes, 1, bytes, f) != bytes)
             snprintf(err, err_size, "a read error: %s", strerror(errno));
         else status = 0;

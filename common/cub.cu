@@ -7,7 +7,7 @@
 
 #include "cub.h"
 
-Acc cub_acc(Dtype t) { return t == DT_I8 || t == DT_I32 ? ACC_I32 : t == DT_F64 ? ACC_F64 : ACC_F32; }
+Acc cub_acc(Dtype t) { return dtypes[t].integer ? ACC_I32 : t == DT_F64 ? ACC_F64 : ACC_F32; }
 
 struct ToFloat {
     __device__ float operator()(__half x) const { return __half2float(x); }
@@ -15,8 +15,9 @@ struct ToFloat {
     __device__ float operator()(__nv_fp8_e4m3 x) const { return (float)x; }
     __device__ float operator()(__nv_fp8_e5m2 x) const { return (float)x; }
 };
-struct ToInt {
-    __device__ int operator()(int8_t x) const { return x; }
+struct ToInt { /* u32 values past int32's largest wrap, as an int32 sum past it does */
+    template <typename T>
+    __device__ int operator()(T x) const { return (int)x; }
 };
 
 template <typename T>
@@ -26,6 +27,13 @@ static cudaError_t cub_to_float(void *temp, size_t &bytes, const void *in, void 
                                               cuda::std::plus<float>(), ToFloat(), 0.0f);
 }
 
+template <typename T>
+static cudaError_t cub_to_int(void *temp, size_t &bytes, const void *in, void *out, uint64_t n)
+{
+    return cub::DeviceReduce::TransformReduce(temp, bytes, (const T *)in, (int *)out, (int64_t)n,
+                                              cuda::std::plus<int>(), ToInt(), 0);
+}
+
 cudaError_t cub_reduce(Dtype t, void *temp, size_t &bytes, const void *in, void *out, uint64_t n)
 {
     switch (t) {
@@ -33,9 +41,11 @@ cudaError_t cub_reduce(Dtype t, void *temp, size_t &bytes, const void *in, void 
     case DT_BF16: return cub_to_float<__nv_bfloat16>(temp, bytes, in, out, n);
     case DT_FP8_E4M3: return cub_to_float<__nv_fp8_e4m3>(temp, bytes, in, out, n);
     case DT_FP8_E5M2: return cub_to_float<__nv_fp8_e5m2>(temp, bytes, in, out, n);
-    case DT_I8:
-        return cub::DeviceReduce::TransformReduce(temp, bytes, (const int8_t *)in, (int *)out, (int64_t)n,
-                                                  cuda::std::plus<int>(), ToInt(), 0);
+    case DT_I8: return cub_to_int<int8_t>(temp, bytes, in, out, n);
+    case DT_U8: return cub_to_int<uint8_t>(temp, bytes, in, out, n);
+    case DT_I16: return cub_to_int<int16_t>(temp, bytes, in, out, n);
+    case DT_U16: return cub_to_int<uint16_t>(temp, bytes, in, out, n);
+    case DT_U32: return cub_to_int<unsigned>(temp, bytes, in, out, n);
     case DT_I32: return cub::DeviceReduce::Sum(temp, bytes, (const int *)in, (int *)out, (int64_t)n);
     case DT_F64: return cub::DeviceReduce::Sum(temp, bytes, (const double *)in, (double *)out, (int64_t)n);
     default: return cub::DeviceReduce::Sum(temp, bytes, (const float *)in, (float *)out, (int64_t)n);
@@ -70,7 +80,7 @@ static void launch_cub(Run *r)
     }
 }
 
-/* A launcher for each input type, in Dtype's order. */
+/* A launcher for each kernel's input type, in Dtype's order (the file types after f64 have no kernel). */
 static const LaunchFn cub_launchers[DT_COUNT] = {launch_cub<DT_F32>, launch_cub<DT_F16>, launch_cub<DT_BF16>,
                                                  launch_cub<DT_FP8_E4M3>, launch_cub<DT_FP8_E5M2>, launch_cub<DT_I8>,
                                                  launch_cub<DT_I32>, launch_cub<DT_F64>};

@@ -78,6 +78,16 @@ void *device_alloc(size_t bytes, const char *what)
     return p;
 }
 
+void *host_alloc(size_t bytes, const char *what)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "error: could not allocate %zu bytes of host memory for %s\n", bytes, what);
+        exit(EXIT_GPU);
+    }
+    return p;
+}
+
 /* The L2 flush. Ordinary loads (the default eviction policy) over twice the L2: every line they bring
  * in pushes out an older one, so after the flush no line of the input is left in L2. Loads with an
  * evict-first hint (__ldcs, the cache-streaming loads) would not do: the lines they bring in are the

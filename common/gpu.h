@@ -27,6 +27,8 @@ void describe_gpu(int device, GpuInfo *d);
 
 /* cudaMalloc, or exit with EXIT_GPU naming what it was for and how much memory is free. */
 void *device_alloc(size_t bytes, const char *what);
+/* malloc, or exit as device_alloc does (EXIT_GPU): memory a run needs and cannot get is not a usage error. */
+void *host_alloc(size_t bytes, const char *what);
 
 /* The L2 flush, run before every timed run of every program: ordinary loads over twice the L2 size,
  * so that the timed run reads its input from DRAM (gpu.cu says why the loads must not be __ldcs).

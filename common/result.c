@@ -26,6 +26,31 @@ double relative_error(double result, double ref)
     return ref != 0.0 ? fabs(result - ref) / fabs(ref) : fabs(result);
 }
 
+/* The float types' significant bits, least normal exponent and largest exponent, by ResultType. */
+static const struct {
+    int bits, emin, emax;
+} formats[] = {[RESULT_F32] = {24, -126, 127}, [RESULT_F64] = {53, -1022, 1023}, [RESULT_F16] = {11, -14, 15},
+               [RESULT_BF16] = {8, -126, 127}};
+
+double result_round(double v, ResultType t)
+{
+    if (!isfinite(v) || v == 0.0 || t == RESULT_F64) return v;
+    /* In units of the last place of v's binade (the least normal one's below it): rint rounds to nearest,
+     * ties to even; both scalings by a power of two are exact. */
+    int e = ilogb(v), unit = (e > formats[t].emin ? e : formats[t].emin) - (formats[t].bits - 1);
+    double r = ldexp(rint(ldexp(v, -unit)), unit);
+    return fabs(r) >= ldexp(1.0, formats[t].emax + 1) ? copysign(INFINITY, v) : r;
+}
+
+/* Whether text reads back to v in type t: as strtof reads an fp32 value, strtod an fp64 one, and strtod then
+ * one rounding an fp16 or bf16 one (the decimal a nearest double, then that double's nearest value of t: a
+ * double rounding, which gives the decimal's own nearest value of t at their few digits). */
+static int reads_back(const char *text, double v, ResultType t)
+{
+    if (t == RESULT_F32) return strtof(text, NULL) == (float)v;
+    return result_round(strtod(text, NULL), t) == v;
+}
+
 const char *result_decimal(char *buf, size_t cap, double v, ResultType t)
 {
     if (t == RESULT_NONE || !isfinite(v) || t == RESULT_I32) {
@@ -33,13 +58,25 @@ const char *result_decimal(char *buf, size_t cap, double v, ResultType t)
         return buf;
     }
     /* The correctly rounded decimal of 1, 2, ... digits, until one reads back to v itself: 9 digits always
-     * do for an fp32 value, 17 for an fp64 one. */
-    int most = t == RESULT_F32 ? 9 : 17;
+     * do for an fp32 value, 17 for an fp64 one, 5 for fp16 and 4 for bf16. */
+    int most = t == RESULT_F32 ? 9 : t == RESULT_F64 ? 17 : t == RESULT_F16 ? 5 : 4;
     for (int digits = 1; digits <= most; digits++) {
         snprintf(buf, cap, "%.*g", digits, v);
-        if (t == RESULT_F32 ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v) break;
+        if (reads_back(buf, v, t)) break;
     }
     return buf;
+}
+
+/* An fp16 value's bits: sign, 5 exponent bits (biased by 15; 0 for the subnormals), 10 fraction bits. */
+static unsigned f16_bits(double v)
+{
+    unsigned sign = signbit(v) ? 0x8000u : 0u;
+    double m = fabs(v);
+    if (isnan(v)) return sign | 0x7e00u;
+    if (isinf(v)) return sign | 0x7c00u;
+    if (m < 0x1p-14) return sign | (unsigned)ldexp(m, 24);
+    int e = ilogb(m);
+    return sign | (unsigned)(e + 15) << 10 | (unsigned)ldexp(ldexp(m, -e) - 1.0, 10);
 }
 
 const char *result_bits(char *buf, size_t cap, double v, ResultType t)
@@ -48,13 +85,19 @@ const char *result_bits(char *buf, size_t cap, double v, ResultType t)
         uint64_t bits;
         memcpy(&bits, &v, sizeof bits);
         snprintf(buf, cap, "0x%016llx", (unsigned long long)bits);
-    } else if (t == RESULT_F32 || t == RESULT_I32) {
-        float f = (float)v;
-        int32_t i = (int32_t)v;
+    } else if (t == RESULT_F32 || t == RESULT_I32 || t == RESULT_BF16) {
         uint32_t bits;
-        if (t == RESULT_F32) memcpy(&bits, &f, sizeof bits);
-        else memcpy(&bits, &i, sizeof bits);
-        snprintf(buf, cap, "0x%08x", (unsigned)bits);
+        if (t == RESULT_I32) {
+            int32_t i = (int32_t)v;
+            memcpy(&bits, &i, sizeof bits);
+        } else {
+            float f = (float)v;
+            memcpy(&bits, &f, sizeof bits);
+        }
+        /* bf16: the top half of the same value's fp32 bits */
+        snprintf(buf, cap, t == RESULT_BF16 ? "0x%04x" : "0x%08x", (unsigned)(t == RESULT_BF16 ? bits >> 16 : bits));
+    } else if (t == RESULT_F16) {
+        snprintf(buf, cap, "0x%04x", f16_bits(v));
     } else {
         snprintf(buf, cap, "%s", "");
     }

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "exit_codes.h"
+#include "gpu.h"
 #include "result.h"
 #include "timing.h"
 
@@ -30,11 +30,7 @@ void timings_open(Timings *t, int reps)
     memset(t, 0, sizeof *t);
     t->reps = reps;
     int count = reps > 0 ? reps : 1;
-    t->us = (double *)malloc(sizeof(double) * 3 * count);
-    if (!t->us) {
-        fprintf(stderr, "error: out of host memory for %d timings\n", reps);
-        exit(EXIT_GPU);
-    }
+    t->us = (double *)host_alloc(sizeof(double) * 3 * count, "the timings");
     t->gpu = t->us + count;
     t->fin = t->us + 2 * count;
     /* A GPU left idle (the CPU computing a reference, allocating) lowers its clocks: bring them back up. */

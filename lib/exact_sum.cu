@@ -1,5 +1,6 @@
 /* The exact-sum library (exact_sum.h): stage 13's kernels, launched as its program launches them. */
 #include <cuda_runtime.h>
+#include <string.h>
 
 #include "exact_sum.cuh"
 #include "exact_sum.h"
@@ -97,7 +98,12 @@ extern "C" int exact_sum_host(const void *x, uint64_t n, ExactSumType t, double 
     if (n == 0) return exact_sum(NULL, 0, t, sum64, in_type, 0);
     const size_t bytes = n * type_bytes[t];
     void *dev;
-    if (cudaMalloc(&dev, bytes) != cudaSuccess) return EXACT_SUM_CUDA_ERROR;
+    cudaError_t e = cudaMalloc(&dev, bytes);
+    if (e == cudaErrorMemoryAllocation) {
+        cudaGetLastError(); /* cleared: the next call should not see it */
+        return EXACT_SUM_NO_MEMORY;
+    }
+    if (e != cudaSuccess) return EXACT_SUM_CUDA_ERROR;
     int status = cudaMemcpy(dev, x, bytes, cudaMemcpyHostToDevice) == cudaSuccess ? exact_sum(dev, n, t, sum64, in_type, 0)
                                                                                  : EXACT_SUM_CUDA_ERROR;
     return cudaFree(dev) == cudaSuccess ? status : EXACT_SUM_CUDA_ERROR;
@@ -110,6 +116,22 @@ extern "C" const char *exact_sum_status(int code)
     case EXACT_SUM_BAD_ARGUMENT: return "bad argument: a NULL result pointer, an unknown type, or a NULL or misaligned array";
     case EXACT_SUM_TOO_LARGE: return "too large: more than 2^29 fp64 values for each block the GPU holds at once";
     case EXACT_SUM_CUDA_ERROR: return "a CUDA error (cudaGetLastError says which)";
+    case EXACT_SUM_NO_MEMORY: return "out of GPU memory for the copy of the values";
     default: return "not a status of exact_sum";
     }
+}
+
+extern "C" int exact_sum_code(const char *name)
+{
+#define NAMED(code) {#code, code}
+    static const struct {
+        const char *name;
+        int code;
+    } codes[] = {NAMED(EXACT_SUM_F64), NAMED(EXACT_SUM_F32), NAMED(EXACT_SUM_F16), NAMED(EXACT_SUM_BF16),
+                 NAMED(EXACT_SUM_OK), NAMED(EXACT_SUM_BAD_ARGUMENT), NAMED(EXACT_SUM_TOO_LARGE),
+                 NAMED(EXACT_SUM_CUDA_ERROR), NAMED(EXACT_SUM_NO_MEMORY)};
+#undef NAMED
+    for (size_t i = 0; name && i < sizeof codes / sizeof codes[0]; i++)
+        if (!strcmp(name, codes[i].name)) return codes[i].code;
+    return -1;
 }

@@ -24,7 +24,8 @@ enum {
     EXACT_SUM_BAD_ARGUMENT = 1, /* a NULL result pointer, an unknown type, a NULL or misaligned array (or, from
                                    host memory, more bytes than size_t counts) */
     EXACT_SUM_TOO_LARGE = 2,    /* fp64: more than 2^29 values for each block the GPU holds at once */
-    EXACT_SUM_CUDA_ERROR = 3    /* a CUDA call failed (e.g. x is not device memory): cudaGetLastError says which */
+    EXACT_SUM_CUDA_ERROR = 3,   /* a CUDA call failed (e.g. x is not device memory): cudaGetLastError says which */
+    EXACT_SUM_NO_MEMORY = 4     /* exact_sum_host: no room on the GPU for the copy of the values (the error cleared) */
 };
 
 /* The exact sum of the n values of type t at x (device memory, aligned to the type's size), rounded once to
@@ -35,12 +36,17 @@ enum {
 int exact_sum(const void *x, uint64_t n, ExactSumType t, double *sum64, double *in_type, cudaStream_t stream);
 
 /* The same of n values of type t in host memory (no alignment asked): copied to memory this call allocates on
- * the current device and frees, summed on the default stream. The Python call (lib/exact_sum.py) takes a
+ * the current device and frees (EXACT_SUM_NO_MEMORY where there is no room), summed on the default stream. The Python call (lib/exact_sum.py) takes a
  * NumPy array through it. */
 int exact_sum_host(const void *x, uint64_t n, ExactSumType t, double *sum64, double *in_type);
 
 /* A return code in words ("ok", "bad argument", ...). */
 const char *exact_sum_status(int code);
+
+/* The number of a name this header defines, as it spells it: a type ("EXACT_SUM_F16") or a return code
+ * ("EXACT_SUM_NO_MEMORY"); -1 for any other name or NULL. A caller through a foreign-function interface
+ * (lib/exact_sum.py) takes the numbers from here rather than restating them. */
+int exact_sum_code(const char *name);
 
 #ifdef __cplusplus
 }

@@ -9,17 +9,19 @@ build/lib/libexactsum.so (make lib), whose C API is lib/exact_sum.h.
 a is a host array with __array_interface__ (NumPy: copied to the GPU by the library's exact_sum_host) or a GPU
 array with __cuda_array_interface__ (CuPy, PyTorch, Numba: summed where it is, on the stream it names), of
 float64, float32 or float16, C-contiguous, of any shape. Other types raise TypeError; other layouts, a mask
-or a misaligned pointer raise ValueError; a CUDA error raises RuntimeError. docs/exact-sum.md is its reference."""
+or a misaligned pointer raise ValueError; no room on the GPU for a host array's copy raises MemoryError; a CUDA
+error raises RuntimeError. docs/exact-sum.md is its reference."""
 import ctypes
 import math
 import os
 
 LIBRARY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "build", "lib", "libexactsum.so")
 
-# The interfaces' type strings the library takes, as exact_sum.h's ExactSumType, and their element bytes.
-TYPES = {"<f8": (0, 8), "<f4": (1, 4), "<f2": (2, 2)}
-# exact_sum.h's return codes.
-OK, BAD_ARGUMENT, TOO_LARGE, CUDA_ERROR = 0, 1, 2, 3
+# The interfaces' type strings the library takes, as the names of exact_sum.h's ExactSumType, and their element
+# bytes. The numbers behind the names are the library's own (exact_sum_code), never restated here.
+TYPES = {"<f8": ("EXACT_SUM_F64", 8), "<f4": ("EXACT_SUM_F32", 4), "<f2": ("EXACT_SUM_F16", 2)}
+# The exception of each return code but EXACT_SUM_OK (any other: ValueError).
+ERRORS = {"EXACT_SUM_CUDA_ERROR": RuntimeError, "EXACT_SUM_NO_MEMORY": MemoryError}
 
 _loaded = {}
 
@@ -35,13 +37,23 @@ def library(path=LIBRARY):
         lib.exact_sum_host.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int, result, result]
         lib.exact_sum_status.restype = ctypes.c_char_p
         lib.exact_sum_status.argtypes = [ctypes.c_int]
+        lib.exact_sum_code.argtypes = [ctypes.c_char_p]
         _loaded[path] = lib
     return _loaded[path]
 
 
+def code(name, path=LIBRARY):
+    """The number the library at path gives a name of exact_sum.h ("EXACT_SUM_F32", "EXACT_SUM_OK"); ValueError
+    for a name it does not define."""
+    number = library(path).exact_sum_code(name.encode())
+    if number < 0:
+        raise ValueError(f"{name} is not a name the exact-sum library defines (exact_sum.h)")
+    return number
+
+
 def parse_interface(face, on_gpu):
-    """An array interface (a dict: __array_interface__ or __cuda_array_interface__) as (pointer, count,
-    ExactSumType, stream): C-contiguous only; the stream (GPU only) as the handle exact_sum takes (None and 1:
+    """An array interface (a dict: __array_interface__ or __cuda_array_interface__) as (pointer, count, the name
+    of its ExactSumType, stream): C-contiguous only; the stream (GPU only) as the handle exact_sum takes (None and 1:
     the legacy default stream, 0; 2: the per-thread default stream; any other: that stream)."""
     typestr = face.get("typestr")
     if typestr not in TYPES:
@@ -84,13 +96,13 @@ def exact_sum(a, in_type=False):
     else:
         raise TypeError(f"exact_sum takes an array with __array_interface__ (NumPy) or __cuda_array_interface__ "
                         f"(CuPy, PyTorch, Numba), not {type(a).__name__}")
-    lib = library()
+    lib, number = library(), code(exact_type)
     sum64, rounded = ctypes.c_double(), ctypes.c_double()
     if hasattr(a, "__cuda_array_interface__"):
-        status = lib.exact_sum(pointer, count, exact_type, ctypes.byref(sum64), ctypes.byref(rounded), stream)
+        status = lib.exact_sum(pointer, count, number, ctypes.byref(sum64), ctypes.byref(rounded), stream)
     else:
-        status = lib.exact_sum_host(pointer, count, exact_type, ctypes.byref(sum64), ctypes.byref(rounded))
-    if status != OK:
-        words = lib.exact_sum_status(status).decode()
-        raise (RuntimeError if status == CUDA_ERROR else ValueError)(f"exact_sum: {words}")
+        status = lib.exact_sum_host(pointer, count, number, ctypes.byref(sum64), ctypes.byref(rounded))
+    if status != code("EXACT_SUM_OK"):
+        error = next((e for name, e in ERRORS.items() if code(name) == status), ValueError)
+        raise error(f"exact_sum: {lib.exact_sum_status(status).decode()}")
     return (sum64.value, rounded.value) if in_type else sum64.value

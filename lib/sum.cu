@@ -1,8 +1,8 @@
 /* The exact sum of a file: make sum FILE=x.npy, or build/lib/sum FILE [options] (docs/exact-sum.md). It reads
  * the file with the stage programs' reader (common/array_file.c), sums it on the GPU with the exact-sum library
- * (exact_sum.h) or, for integers, in 64-bit integers, and prints the sum rounded once to the file's type and
- * to fp64, its GPU time (median of timed runs, each after an L2 flush: the input read from DRAM) and CUB's
- * ordinary sum of the same data in the same run. A 2-D file gives one sum a row. */
+ * (exact_sum.h) or, for integers of up to 32 bits, in 64-bit integers, and prints the sum rounded once to the
+ * file's type and to fp64, its GPU time (median of timed runs, each after an L2 flush: the input read from
+ * DRAM) and CUB's ordinary sum of the same data in the same run. A 2-D file gives one sum a row. */
 #include <cub/device/device_reduce.cuh>
 #include <math.h>
 #include <stdio.h>
@@ -24,11 +24,13 @@
 
 static const char *USAGE =
     "usage: sum FILE [--dtype T] [--csv] [--out ROWS.npy]\n"
-    "  FILE            a .npy file (f64, f32, f16, i8 or i32; one or two dimensions) or, with --dtype, raw bytes\n"
-    "  --dtype T       the element type of a raw FILE: f64, f32, f16, bf16, i8 or i32\n"
+    "  FILE            a .npy file (f64, f32, f16, i8, u8, i16, u16, i32 or u32; one or two dimensions) or, with\n"
+    "                  --dtype, raw bytes\n"
+    "  --dtype T       the element type of a raw FILE: f64, f32, f16, bf16, i8, u8, i16, u16, i32 or u32\n"
     "  --csv           named columns in place of the table, a line a row: " SUM_CSV_HEADER "\n"
     "  --out ROWS.npy  every row's sum rounded once to fp64, as a 1-D .npy file\n"
-    "exit: 0 summed; 2 bad usage or input (one line on stderr); 3 no usable GPU or a CUDA error\n";
+    "exit: 0 summed; 2 bad usage or input (one line on stderr); 3 no usable GPU, a CUDA error, or out of GPU or\n"
+    "      host memory\n";
 
 static void usage_error(const char *what, const char *detail)
 {
@@ -36,20 +38,42 @@ static void usage_error(const char *what, const char *detail)
     exit(EXIT_USAGE);
 }
 
-/* i8 and i32, summed exactly in int64: 2^40 values of i8 (MAX_ELEMENTS) stay below 2^47, and 2^32 of i32 (each at
- * most 2^31 in magnitude) within 2^63; a file of more i32 values is refused, never wrapped. */
-static int is_integer(Dtype t) { return t == DT_I8 || t == DT_I32; }
+/* The integer types, summed exactly in int64 (each value widened first), and the largest magnitude of a value
+ * of each: a row of at most 2^63 / that many values cannot pass int64 (u8, i8, i16 and u16 cannot at any size
+ * the reader takes, 2^40; i32 past 2^32 values and u32 past 2^31 could, and such a row is refused, never
+ * wrapped). i64 and u64 are refused whole: their exact sum can need more than 64 bits. */
+static const struct {
+    Dtype type;
+    uint64_t magnitude;
+} integer_types[] = {{DT_I8, 1u << 7}, {DT_U8, 0xffu}, {DT_I16, 1u << 15}, {DT_U16, 0xffffu}, {DT_I32, 1ull << 31},
+                     {DT_U32, 0xffffffffull}};
+static uint64_t integer_magnitude(Dtype t)
+{
+    for (size_t i = 0; i < sizeof integer_types / sizeof integer_types[0]; i++)
+        if (integer_types[i].type == t) return integer_types[i].magnitude;
+    return 0;
+}
+static int is_integer(Dtype t) { return integer_magnitude(t) != 0; }
 struct ToInt64 {
-    __device__ long long operator()(int8_t x) const { return x; }
-    __device__ long long operator()(int x) const { return x; }
+    template <typename T>
+    __device__ long long operator()(T x) const { return (long long)x; }
 };
+template <typename T>
+static cudaError_t sum_to_int64(void *temp, size_t &bytes, const void *in, long long *out, uint64_t n)
+{
+    return cub::DeviceReduce::TransformReduce(temp, bytes, (const T *)in, out, (int64_t)n,
+                                              cuda::std::plus<long long>(), ToInt64(), 0ll);
+}
 static cudaError_t integer_sum(Dtype t, void *temp, size_t &bytes, const void *in, long long *out, uint64_t n)
 {
-    if (t == DT_I8)
-        return cub::DeviceReduce::TransformReduce(temp, bytes, (const int8_t *)in, out, (int64_t)n,
-                                                  cuda::std::plus<long long>(), ToInt64(), 0ll);
-    return cub::DeviceReduce::TransformReduce(temp, bytes, (const int *)in, out, (int64_t)n,
-                                              cuda::std::plus<long long>(), ToInt64(), 0ll);
+    switch (t) {
+    case DT_I8: return sum_to_int64<int8_t>(temp, bytes, in, out, n);
+    case DT_U8: return sum_to_int64<uint8_t>(temp, bytes, in, out, n);
+    case DT_I16: return sum_to_int64<int16_t>(temp, bytes, in, out, n);
+    case DT_U16: return sum_to_int64<uint16_t>(temp, bytes, in, out, n);
+    case DT_I32: return sum_to_int64<int32_t>(temp, bytes, in, out, n);
+    default: return sum_to_int64<uint32_t>(temp, bytes, in, out, n);
+    }
 }
 
 static ExactSumType library_type(Dtype t) { return t == DT_F64 ? EXACT_SUM_F64 : t == DT_F32 ? EXACT_SUM_F32 : t == DT_F16 ? EXACT_SUM_F16 : EXACT_SUM_BF16; }
@@ -110,29 +134,18 @@ static double median_ms(void (*pass)(Pass *), Pass *p, const L2Flush *flush)
     return time_runs(&t, 1, TIMED_RUNS, NULL, NULL) / 1e3;
 }
 
-/* A sum in the file's type, as the shortest decimal that reads back to it (fp16 and bf16: in fp32, which holds
- * them exactly; integers: every digit) and its bits in that type's width. */
+/* A sum in the file's type, as the shortest decimal that reads back to it in that type (integers: every digit)
+ * and its bits in that type's width. */
 static void in_type_text(const RowSum *s, Dtype t, char *decimal, char *bits, size_t cap)
 {
     if (is_integer(t)) {
         snprintf(decimal, cap, "%lld", s->integer);
         snprintf(bits, cap, "0x%016llx", (unsigned long long)s->integer);
-    } else if (t == DT_F16 || t == DT_BF16) {
-        unsigned short h;
-        if (t == DT_F16) {
-            __half v = __double2half(s->in_type);
-            memcpy(&h, &v, sizeof h);
-        } else {
-            __nv_bfloat16 v = __double2bfloat16(s->in_type);
-            memcpy(&h, &v, sizeof h);
-        }
-        result_decimal(decimal, cap, s->in_type, RESULT_F32);
-        snprintf(bits, cap, "0x%04x", h);
-    } else {
-        ResultType r = t == DT_F64 ? RESULT_F64 : RESULT_F32;
-        result_decimal(decimal, cap, s->in_type, r);
-        result_bits(bits, cap, s->in_type, r);
+        return;
     }
+    const ResultType r = t == DT_F64 ? RESULT_F64 : t == DT_F32 ? RESULT_F32 : t == DT_F16 ? RESULT_F16 : RESULT_BF16;
+    result_decimal(decimal, cap, s->in_type, r);
+    result_bits(bits, cap, s->in_type, r);
 }
 
 int main(int argc, char **argv)
@@ -160,20 +173,28 @@ int main(int argc, char **argv)
     if (!path) usage_error("name the file to sum", NULL);
     ArrayFile a;
     char err[512];
-    if (read_array_file(path, raw_type, &a, err, sizeof err) != 0) {
+    int read = read_array_file(path, raw_type, &a, err, sizeof err);
+    if (read != 0) {
         fprintf(stderr, "error: %s: %s\n", path, err);
-        return EXIT_USAGE;
+        return read == ARRAY_FILE_NO_MEMORY ? EXIT_GPU : EXIT_USAGE; /* as device_alloc and host_alloc */
     }
     const Dtype t = (Dtype)a.type;
-    if (t != DT_F64 && t != DT_F32 && t != DT_F16 && t != DT_BF16 && !is_integer(t)) {
-        fprintf(stderr, "error: %s: %s values, which sum does not take (f64, f32, f16, bf16, i8, i32)\n", path, dtypes[t].name);
+    if (t == DT_I64 || t == DT_U64) {
+        fprintf(stderr, "error: %s: %s values, whose exact sum can need more than the 64 bits sum holds: it does not "
+                "take them\n", path, dtypes[t].name);
         return EXIT_USAGE;
     }
-    if (t == DT_I32 && a.count > (1ull << 32)) {
-        fprintf(stderr, "error: %s: more than 2^32 i32 values, whose sum could pass 64 bits\n", path);
+    if (t != DT_F64 && t != DT_F32 && t != DT_F16 && t != DT_BF16 && !is_integer(t)) {
+        fprintf(stderr, "error: %s: %s values, which sum does not take (f64, f32, f16, bf16, i8, u8, i16, u16, i32, "
+                "u32)\n", path, dtypes[t].name);
         return EXIT_USAGE;
     }
     const uint64_t rows = a.rows ? a.rows : 1, cols = a.rows ? a.cols : a.count;
+    if (is_integer(t) && cols > (1ull << 63) / integer_magnitude(t)) {
+        fprintf(stderr, "error: %s: more than %llu %s values a row, whose sum could pass 64 bits\n", path,
+                (unsigned long long)((1ull << 63) / integer_magnitude(t)), dtypes[t].name);
+        return EXIT_USAGE;
+    }
 
     GpuInfo gpu;
     open_gpu(&gpu);
@@ -189,12 +210,8 @@ int main(int argc, char **argv)
     p.temp = device_alloc(p.temp_bytes, "CUB's scratch");
     p.int_out = (long long *)device_alloc(sizeof(long long), "the integer sum");
     p.cub_out = (double *)device_alloc(sizeof(double), "CUB's sum");
-    p.sums = (RowSum *)calloc(rows, sizeof(RowSum));
-    double *sums64 = (double *)malloc(rows * sizeof(double));
-    if (!p.sums || !sums64) {
-        fprintf(stderr, "error: out of host memory for %llu rows' sums\n", (unsigned long long)rows);
-        return EXIT_USAGE;
-    }
+    p.sums = (RowSum *)host_alloc(rows * sizeof(RowSum), "the rows' sums");
+    double *sums64 = (double *)host_alloc(rows * sizeof(double), "the rows' sums in fp64");
     const double exact_ms = median_ms(exact_pass, &p, &flush), cub_ms = median_ms(cub_pass, &p, &flush);
     double cub_last = 0.0; /* CUB's sum of the last row, as its accumulator holds it */
     if (cub_acc(t) == ACC_F64) {

@@ -12,6 +12,7 @@ import math
 import os
 import random
 import re
+import shlex
 import struct
 import sys
 import unittest
@@ -26,6 +27,31 @@ SUM = "build/lib/sum"
 # Each float type: struct's format, its significant bits, its least normal exponent, its largest exponent.
 FORMATS = {"<f8": ("d", 53, -1022, 1023), "<f4": ("f", 24, -126, 127), "<f2": ("e", 11, -14, 15)}
 NAMES = {"<f8": "f64", "<f4": "f32", "<f2": "f16"}
+# The integer types make sum takes: struct's format and the type's name; and those it refuses (their sum can pass
+# 64 bits).
+INTEGERS = {"|i1": ("b", "i8"), "|u1": ("B", "u8"), "<i2": ("h", "i16"), "<u2": ("H", "u16"), "<i4": ("i", "i32"),
+            "<u4": ("I", "u32")}
+REFUSED_INTEGERS = {"<i8": "i64", "<u8": "u64"}
+
+
+def integer_values(typestr, n):
+    """n integers of the type: its least and largest values and random ones between, in a random order."""
+    fmt = INTEGERS[typestr][0]
+    bits = 8 * struct.calcsize(fmt)
+    low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if fmt.islower() else (0, (1 << bits) - 1)
+    rng = random.Random(f"{typestr} {n}")
+    return [rng.choice((low, high, rng.randint(low, high))) for _ in range(n)]
+
+
+def integer_file(path, typestr, values, dims):
+    """A .npy of the type and shape holding the values; returns the exact sum of its data, read back from its
+    bytes (Python's integers: no width to pass)."""
+    fmt = INTEGERS[typestr][0]
+    data = struct.pack(f"<{len(values)}{fmt}", *values)
+    npy.write(path, npy.header(typestr, dims) + data)
+    with open(path, "rb") as f:
+        body = f.read()[-len(data):]
+    return sum(struct.unpack(f"<{len(values)}{fmt}", body))
 
 
 def rounded_once(total, typestr):
@@ -87,13 +113,18 @@ class SumProgramHost(support.Case):
 
     def test_bad_input_is_one_line_and_exit_2(self):
         prog, d = self.program(), support.scratch(self)
-        npy.write(os.path.join(d, "u1.npy"), npy.header("|u1", [3]) + bytes(3))
+        npy.write(os.path.join(d, "c8.npy"), npy.header("<c8", [3]) + bytes(24))
+        for typestr, name in REFUSED_INTEGERS.items():
+            npy.write(os.path.join(d, f"{name}.npy"), npy.header(typestr, [3]) + bytes(24))
         npy.write(os.path.join(d, "empty.npy"), npy.header("<f8", [0]))
         npy.write(os.path.join(d, "bad.npy"), b"hello")
         npy.write(os.path.join(d, "ok.npy"), npy.encode("<f8", "5"))
         npy.write(os.path.join(d, "fp8.raw"), b"\0" * 8)
         cases = {
-            (): "name the file", ("missing.npy",): "cannot read", ("u1.npy",): "u1", ("empty.npy",): "no elements",
+            (): "name the file", ("missing.npy",): "cannot read", ("c8.npy",): "'<c8'", ("empty.npy",): "no elements",
+            ("i64.npy",): "i64 values, whose exact sum can need more than the 64 bits",
+            ("u64.npy",): "u64 values, whose exact sum can need more than the 64 bits",
+            ("i64.npy", "--dtype", "u64"): "--dtype says u64",
             ("bad.npy",): "not a .npy", ("ok.npy", "--bogus"): "unknown option", ("ok.npy", "ok.npy"): "one file",
             ("ok.npy", "--out"): "give it a value", ("ok.npy", "--dtype", "f32"): "--dtype says f32",
             ("fp8.raw", "--dtype", "fp8_e4m3"): "sum does not take",
@@ -103,6 +134,46 @@ class SumProgramHost(support.Case):
                 r = support.run([prog, *args], cwd=d)
                 self.assertEqual(r.rc, 2, r)
                 self.assertRegex(r.out, rf"^error: [^\n]*{re.escape(words)}[^\n]*\n?$")
+
+    def test_out_of_host_memory_is_exit_3_not_a_usage_error(self):
+        """A file it cannot hold in host memory (a sparse 1 GiB raw file, its address space limited to less):
+        one line saying so, and exit 3, as memory any program cannot allocate, never 2 (the file is fine)."""
+        prog, d = self.program(), support.scratch(self)
+        with open(os.path.join(d, "big.raw"), "wb") as f:
+            f.truncate(1 << 30)
+        r = support.run(f"ulimit -v 400000 && {shlex.quote(prog)} big.raw --dtype f32", cwd=d)
+        self.assertEqual(r.rc, 3, r)
+        self.assertRegex(r.out, r"^error: big.raw: out of host memory for 1073741824 bytes\n?$")
+
+    def test_every_integer_type_it_takes_passes_the_reader_and_its_checks(self):
+        """Each integer type it takes, as a 1-D and a 2-D .npy and as raw bytes with --dtype, reaches the GPU:
+        with none to see, the no-GPU line and exit 3, not a refusal (exit 2)."""
+        prog, d = self.program(), support.scratch(self)
+        for typestr, (fmt, name) in INTEGERS.items():
+            values = integer_values(typestr, 6)
+            integer_file(os.path.join(d, f"{name}.npy"), typestr, values, [6])
+            integer_file(os.path.join(d, f"{name}-rows.npy"), typestr, values, [2, 3])
+            npy.write(os.path.join(d, f"{name}.raw"), struct.pack(f"<6{fmt}", *values))
+            for args in ([f"{name}.npy"], [f"{name}-rows.npy"], [f"{name}.raw", "--dtype", name]):
+                with self.subTest(args=args):
+                    r = support.run([prog, *args], cwd=d, env={"CUDA_VISIBLE_DEVICES": ""})
+                    self.assertEqual(r.rc, 3, r)
+
+    def test_the_integer_reference_is_the_exact_sum_of_the_files_values(self):
+        """The exact sum the GPU tests compare with, of each type's file read back from its bytes: the extremes
+        of the type with their signs (past 32 bits for i32 and u32), and random values."""
+        d = support.scratch(self)
+        wanted = {"|i1": -128 * 3 + 127, "|u1": 255 * 4, "<i2": -32768 * 3 + 32767, "<u2": 65535 * 4,
+                  "<i4": -(1 << 31) * 3 + (1 << 31) - 1, "<u4": ((1 << 32) - 1) * 4}
+        for typestr, (fmt, name) in INTEGERS.items():
+            bits = 8 * struct.calcsize(fmt)
+            extremes = [-(1 << (bits - 1))] * 3 + [(1 << (bits - 1)) - 1] if fmt.islower() else [(1 << bits) - 1] * 4
+            with self.subTest(name):
+                path = os.path.join(d, f"{name}.npy")
+                self.assertEqual(integer_file(path, typestr, extremes, [2, 2]), wanted[typestr])
+                values = integer_values(typestr, 1000)
+                self.assertEqual(integer_file(path, typestr, values, [1000]), sum(values))
+                self.assertEqual(min(values) < 0, fmt.islower(), "the values' signs are the type's")
 
     def test_help_documents_the_exit_codes_and_the_csv_columns_the_page_lists(self):
         r = self.expect(0, r"^exit: 0 summed; 2 [^\n]*; 3 ", [self.program(), "--help"])
@@ -125,8 +196,8 @@ class PythonCallHost(unittest.TestCase):
 
     def test_the_interface_is_read_contiguous_only_with_its_stream(self):
         face = {"typestr": "<f4", "shape": (2, 3), "data": (256, False), "version": 3}
-        self.assertEqual(py.parse_interface(face, True), (256, 6, 1, 0))
-        self.assertEqual(py.parse_interface({**face, "strides": (12, 4)}, True), (256, 6, 1, 0))
+        self.assertEqual(py.parse_interface(face, True), (256, 6, "EXACT_SUM_F32", 0))
+        self.assertEqual(py.parse_interface({**face, "strides": (12, 4)}, True), (256, 6, "EXACT_SUM_F32", 0))
         self.assertEqual(py.parse_interface({**face, "shape": (1, 3), "strides": (99, 4)}, True)[1], 3)
         self.assertEqual(py.parse_interface({**face, "stream": 1}, True)[3], 0)
         self.assertEqual(py.parse_interface({**face, "stream": 2}, True)[3], 2)
@@ -147,6 +218,33 @@ class PythonCallHost(unittest.TestCase):
     def test_a_missing_library_names_make_lib(self):
         with self.assertRaisesRegex(OSError, r"missing: .*`make lib`"):
             py.library(os.path.join(support.ROOT, "build", "no-such-dir", "libexactsum.so"))
+
+
+class PythonCallLibrary(support.Case):
+    """lib/exact_sum.py with the library built (make lib) and no GPU: its numbers are the library's."""
+
+    def setUp(self):
+        if not support.nvcc():
+            self.skipTest("nvcc is not installed: the CUDA toolkit")
+        self.need_build()
+
+    def test_the_names_it_uses_are_the_headers_numbers_from_the_library(self):
+        header = dict((name, int(number)) for name, number in
+                      re.findall(r"\b(EXACT_SUM_[A-Z0-9_]+) = (\d+)", support.read("lib/exact_sum.h")))
+        used = [name for name, _ in py.TYPES.values()] + list(py.ERRORS) + ["EXACT_SUM_OK", "EXACT_SUM_BF16"]
+        self.assertEqual(set(used) - set(header), set(), "names exact_sum.h does not define")
+        self.assertEqual({name: py.code(name) for name in header}, header)
+
+    def test_a_wrong_type_is_refused(self):
+        for name in ("EXACT_SUM_F128", "f32", "", "EXACT_SUM_"):
+            with self.subTest(name), self.assertRaisesRegex(ValueError, "not a name the exact-sum library defines"):
+                py.code(name)
+        lib, x, total = py.library(), ctypes.c_double(1.0), ctypes.c_double(7.0)
+        for number in (py.code("EXACT_SUM_BF16") + 1, -1, 99):
+            with self.subTest(number):
+                self.assertEqual(lib.exact_sum_host(ctypes.addressof(x), 1, number, ctypes.byref(total), None),
+                                 py.code("EXACT_SUM_BAD_ARGUMENT"))
+                self.assertEqual(total.value, 7.0, "a refused call leaves the result alone")
 
 
 class DeviceArray:
@@ -323,8 +421,15 @@ class OnTheGpu(support.Case):
                 rows = list(csv.DictReader(r.out.splitlines()))
                 self.assertEqual(len(rows), 1)
                 self.assertEqual(float(rows[0]["result64"]), fp64)
-                self.assertEqual(float(rows[0]["result"]), in_type)
                 self.assertEqual(rows[0]["result64_bits"], "0x%016x" % struct.unpack("<Q", struct.pack("<d", fp64))[0])
+                # The sum in the file's type as a decimal that reads back to it in that type, and its bits.
+                shown = struct.unpack(fmt, struct.pack(fmt, float(rows[0]["result"])))[0]
+                self.assertEqual(shown, in_type, rows[0]["result"])
+                width = struct.calcsize(fmt)
+                bits = int.from_bytes(struct.pack(f"<{fmt}", in_type), "little")
+                self.assertEqual(rows[0]["result_bits"], "0x%0*x" % (2 * width, bits))
+                digits = len(re.sub(r"^[-0.]*|e.*$|\.", "", rows[0]["result"]))
+                self.assertLessEqual(digits, {"<f8": 17, "<f4": 9, "<f2": 5}[typestr], rows[0]["result"])
                 table = self.expect(0, r"GPU time .* GB/s[\s\S]*CUB's sum", [os.path.join(support.ROOT, SUM), flat])
                 self.assertIn(f" {rows[0]['result64']} ({rows[0]['result64_bits']})", table.out)
             with self.subTest(type=typestr, rows=7):
@@ -336,11 +441,26 @@ class OnTheGpu(support.Case):
                 with open(out, "rb") as f:
                     written = f.read()
                 self.assertEqual(list(struct.unpack("<7d", written[-56:])), want, "--out's rows")
-        ints = os.path.join(d, "i4.npy")
-        npy.write(ints, npy.encode("<i4", "1000003"))
-        r = self.expect(0, "", [os.path.join(support.ROOT, SUM), ints, "--csv"])
-        want = sum((i % 97) - 48 for i in range(1000003))
-        self.assertEqual(int(list(csv.DictReader(r.out.splitlines()))[0]["result"]), want)
+
+    @support.needs("gpu")
+    def test_integer_files_sum_to_pythons_exact_sum(self):
+        """Each integer type it takes, 1-D and in rows: the exact sum in int64 (its digits and bits) and that sum
+        rounded once to fp64, as Python's integers and float() give them (i32 and u32 past 32 bits)."""
+        d = support.scratch(self)
+        for typestr, (fmt, name) in INTEGERS.items():
+            values = integer_values(typestr, 100003)
+            flat, rows_path = os.path.join(d, f"{name}.npy"), os.path.join(d, f"{name}-rows.npy")
+            totals = [integer_file(flat, typestr, values, [len(values)])]
+            integer_file(rows_path, typestr, values[:7 * 14286], [7, 14286])
+            row_totals = [sum(values[k * 14286:(k + 1) * 14286]) for k in range(7)]
+            for path, want in ((flat, totals), (rows_path, row_totals)):
+                with self.subTest(type=name, file=os.path.basename(path)):
+                    r = self.expect(0, "", [os.path.join(support.ROOT, SUM), path, "--csv"])
+                    rows = list(csv.DictReader(r.out.splitlines()))
+                    self.assertEqual([int(row["result"]) for row in rows], want)
+                    self.assertEqual([row["result_bits"] for row in rows], ["0x%016x" % (w % (1 << 64)) for w in want])
+                    self.assertEqual([float(row["result64"]) for row in rows], [float(w) for w in want])
+                    self.assertEqual({row["dtype"] for row in rows}, {name})
 
     @support.full_only
     @support.needs("gpu")

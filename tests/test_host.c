@@ -879,11 +879,33 @@ static void test_array_file(void)
               !memcmp(a.bytes, i8, sizeof i8),
           "array file: an int8 .npy is read as i8, its values whole");
     free(a.bytes);
+    /* The other integers, each as many elements as 32 bytes hold, in two rows: what make sum takes or refuses. */
+    const unsigned char ints[32] = {255, 0, 1, 128, 127, 254, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+                                    13, 14, 15, 16, 17, 18, 19, 200, 201, 202, 203, 204, 205, 206, 207, 208};
+    static const struct { const char *descr, *name; int bytes; } integers[] = {
+        {"|u1", "u8", 1}, {"<u1", "u8", 1}, {"<i2", "i16", 2}, {"<u2", "u16", 2}, {"<u4", "u32", 4}, {"<i8", "i64", 8}, {"<u8", "u64", 8},
+    };
+    for (size_t i = 0; i < sizeof integers / sizeof integers[0]; i++) {
+        char header[128], name[128];
+        uint64_t count = sizeof ints / (uint64_t)integers[i].bytes;
+        snprintf(header, sizeof header, "{'descr': '%s', 'fortran_order': False, 'shape': (2, %llu), }", integers[i].descr,
+                 (unsigned long long)count / 2);
+        write_npy(path, header, ints, sizeof ints);
+        snprintf(name, sizeof name, "array file: a 2-D .npy of '%s' is read as %s, %llu elements, its bytes as they are",
+                 integers[i].descr, integers[i].name, (unsigned long long)count);
+        int ok = !read_array_file(path, NULL, &a, err, sizeof err) && a.count == count && a.rows == 2 &&
+                 a.cols == count / 2 && !strcmp(dtypes[a.type].name, integers[i].name) && dtypes[a.type].integer &&
+                 !memcmp(a.bytes, ints, sizeof ints);
+        check(ok, name);
+        if (!ok) printf("     | %s\n", err);
+        free(a.bytes);
+    }
     struct { const char *header; size_t len; const char *raw, *reason, *name; } bad[] = {
         {"{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", 12, NULL, "truncated", "fewer bytes than its shape"},
         {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", 12, NULL, "bytes after the array", "more bytes than its shape"},
         {"{'descr': '>f4', 'fortran_order': False, 'shape': (3,), }", 12, NULL, "dtype '>f4'", "big-endian"},
         {"{'descr': '<c8', 'fortran_order': False, 'shape': (3,), }", 24, NULL, "dtype '<c8'", "complex64"},
+        {"{'descr': '>i2', 'fortran_order': False, 'shape': (6,), }", 12, NULL, "dtype '>i2'", "big-endian int16"},
         {"{'descr': '<f4', 'fortran_order': True, 'shape': (3,), }", 12, NULL, "Fortran order", "Fortran order"},
         {"{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 3), }", 12, NULL, "3 dimensions", "three dimensions"},
         {"{'descr': '<f4', 'shape': (3,), }", 12, NULL, "malformed", "no fortran_order"},
@@ -1182,6 +1204,111 @@ static void test_result_text(void)
           "the round trip rejects a decimal too short for the result's type");
 }
 
+/* fp16 and bf16 from their bits, as the compiler's _Float16 and fp32's top half read them (not as result.c does). */
+static double half_value(unsigned bits, ResultType t)
+{
+    if (t == RESULT_F16) {
+        uint16_t b = (uint16_t)bits;
+        _Float16 h;
+        memcpy(&h, &b, sizeof h);
+        return (double)h;
+    }
+    uint32_t b = (uint32_t)bits << 16;
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
+/* Whether text reads back to the fp16 or bf16 value v: the compiler's rounding of its nearest double to
+ * _Float16; for bf16, its nearest fp32 rounded to nearest even at the top half, done on the bits. */
+static int half_reads_back(const char *text, double v, ResultType t)
+{
+    char *end;
+    double d = strtod(text, &end);
+    if (!*text || *end) return 0;
+    if (t == RESULT_F16) return (double)(_Float16)d == v && signbit(d) == signbit(v);
+    float f = (float)d;
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return half_value((b + 0x7fffu + (b >> 16 & 1u)) >> 16, t) == v && signbit(d) == signbit(v);
+}
+
+static void test_half_text(void)
+{
+    static const struct { double v; ResultType t; const char *decimal, *bits; } known[] = {
+        {65504.0, RESULT_F16, "6.55e+04", "0x7bff"},
+        {0.0999755859375, RESULT_F16, "0.1", "0x2e66"},
+        {0.333251953125, RESULT_F16, "0.3333", "0x3555"},
+        {0x1p-24, RESULT_F16, "6e-08", "0x0001"},
+        {-0.0, RESULT_F16, "-0", "0x8000"},
+        {-INFINITY, RESULT_F16, "-inf", "0xfc00"},
+        {0.10009765625, RESULT_BF16, "0.1", "0x3dcd"},
+        {3.140625, RESULT_BF16, "3.14", "0x4049"},
+        {3.3895313892515355e38, RESULT_BF16, "3.39e+38", "0x7f7f"},
+        {0x1p-133, RESULT_BF16, "9e-41", "0x0001"},
+        {INFINITY, RESULT_BF16, "inf", "0x7f80"},
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        char decimal[40], bits[24], name[128];
+        result_decimal(decimal, sizeof decimal, known[i].v, known[i].t);
+        result_bits(bits, sizeof bits, known[i].v, known[i].t);
+        snprintf(name, sizeof name, "%s result %s shows as %s, bits %s", known[i].t == RESULT_F16 ? "fp16" : "bf16",
+                 known[i].decimal, known[i].decimal, known[i].bits);
+        check(!strcmp(decimal, known[i].decimal) && !strcmp(bits, known[i].bits), name);
+        if (strcmp(decimal, known[i].decimal) || strcmp(bits, known[i].bits)) printf("     | got %s %s\n", decimal, bits);
+    }
+    /* Every finite value of each: its decimal reads back to it, one digit fewer would not, the longest has the
+     * type's 5 or 4 digits (so that one fewer at most would lose values), and its bits are its own. */
+    for (int k = 0; k < 2; k++) {
+        ResultType t = k ? RESULT_BF16 : RESULT_F16;
+        int wrong = 0, longest = 0, values = 0;
+        for (unsigned bits = 0; bits < 65536; bits++) {
+            double v = half_value(bits, t);
+            if (!isfinite(v)) continue;
+            char text[40], shorter[320], hex[24], want[24];
+            result_decimal(text, sizeof text, v, t);
+            int digits = significant_digits(text);
+            snprintf(shorter, sizeof shorter, "%.*g", digits - 1, v);
+            snprintf(want, sizeof want, "0x%04x", bits);
+            int ok = half_reads_back(text, v, t) && (digits <= 1 || !half_reads_back(shorter, v, t)) &&
+                     !strcmp(result_bits(hex, sizeof hex, v, t), want);
+            if (!ok && wrong++ < 3) printf("     | %s %a shows as %s (%s)\n", want, v, text, hex);
+            if (digits > longest) longest = digits;
+            values++;
+        }
+        char name[160];
+        snprintf(name, sizeof name, "every finite %s result (%d) reads back from the fewest digits, %d at most, and shows its bits",
+                 k ? "bf16" : "fp16", values, k ? 4 : 5);
+        check(!wrong && longest == (k ? 4 : 5), name);
+        if (longest != (k ? 4 : 5)) printf("     | the longest has %d digits\n", longest);
+    }
+    /* result_round against the compiler's fp16 and the bits' bf16 (to nearest even at the top half): on random
+     * fp32 values, half of them within fp16's range, and on every tie of the two (a value's midpoint with the
+     * next), both signs. */
+    uint64_t state = 16;
+    int wrong16 = 0, wrong_bf16 = 0;
+    for (int i = 0; i < 200000; i++) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t b = (uint32_t)(state >> 32);
+        if (i % 2) b = (b & 0x80000000u) | ((b >> 23 & 0x1fu) + 100u) << 23 | (b & 0x7fffffu);
+        float f;
+        memcpy(&f, &b, sizeof f);
+        if (isnan(f)) continue;
+        wrong16 += result_round(f, RESULT_F16) != (double)(_Float16)f;
+        wrong_bf16 += result_round(f, RESULT_BF16) != half_value((b + 0x7fffu + (b >> 16 & 1u)) >> 16, RESULT_BF16);
+    }
+    for (unsigned h = 0; h < 0x7f7f; h++)
+        for (int sign = -1; sign <= 1; sign += 2) {
+            double mid16 = sign * (half_value(h, RESULT_F16) + half_value(h + 1, RESULT_F16)) / 2;
+            double mid_bf16 = sign * (half_value(h, RESULT_BF16) + half_value(h + 1, RESULT_BF16)) / 2;
+            wrong16 += h < 0x7bff && result_round(mid16, RESULT_F16) != (double)(_Float16)mid16;
+            wrong_bf16 += result_round(mid_bf16, RESULT_BF16) != sign * half_value((h + 1) & ~1u, RESULT_BF16);
+        }
+    wrong16 += result_round(65519.99, RESULT_F16) != 65504.0 || !isinf(result_round(-65520.0, RESULT_F16));
+    check(!wrong16 && !wrong_bf16, "result_round gives the compiler's fp16 and the bits' bf16, ties to even, and overflow");
+    if (wrong16 || wrong_bf16) printf("     | %d fp16 and %d bf16 differ\n", wrong16, wrong_bf16);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0); /* every line out before a crash could lose it */
@@ -1199,6 +1326,7 @@ int main(void)
     test_reference_exact();
     test_reference_f64();
     test_result_text();
+    test_half_text();
     printf("done %d checks\n", checks);
     return failures ? 1 : 0;
 }

@@ -52,9 +52,18 @@ static void refused_arguments(void)
               same_bits(in_type, 0.0),
           "from host memory: no values sum to +0");
     int distinct = 1;
-    for (int a = 0; a <= EXACT_SUM_CUDA_ERROR + 1; a++)
+    for (int a = 0; a <= EXACT_SUM_NO_MEMORY + 1; a++)
         for (int b = 0; b < a; b++) distinct &= strcmp(exact_sum_status(a), exact_sum_status(b)) != 0;
     check(distinct, "each status has words of its own");
+    static const struct { const char *name; int code; } codes[] = {
+        {"EXACT_SUM_F64", EXACT_SUM_F64}, {"EXACT_SUM_F32", EXACT_SUM_F32}, {"EXACT_SUM_F16", EXACT_SUM_F16},
+        {"EXACT_SUM_BF16", EXACT_SUM_BF16}, {"EXACT_SUM_OK", EXACT_SUM_OK}, {"EXACT_SUM_BAD_ARGUMENT", EXACT_SUM_BAD_ARGUMENT},
+        {"EXACT_SUM_TOO_LARGE", EXACT_SUM_TOO_LARGE}, {"EXACT_SUM_CUDA_ERROR", EXACT_SUM_CUDA_ERROR},
+        {"EXACT_SUM_NO_MEMORY", EXACT_SUM_NO_MEMORY}, {"EXACT_SUM_F128", -1}, {"exact_sum_f32", -1}, {"", -1}, {NULL, -1},
+    };
+    int named = 1;
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) named &= exact_sum_code(codes[i].name) == codes[i].code;
+    check(named, "exact_sum_code gives each name of the header its number, and -1 to any other name or NULL");
 }
 
 /* The exact sum of v[0..n) (doubles, n + 1 of room) rounded once to fp16 or bf16, from its fp64 rounding sum64
@@ -158,6 +167,17 @@ static void ties_rounded_once(void *dev)
     }
 }
 
+/* From host memory, more values than the GPU has room for: EXACT_SUM_NO_MEMORY (no bytes are read), with no CUDA
+ * error left behind for the next call. */
+static void out_of_memory(void)
+{
+    static const float x_host[1] = {1.0f};
+    double sum = 1.0;
+    check(exact_sum_host(x_host, 1ull << 50, EXACT_SUM_F32, &sum, NULL) == EXACT_SUM_NO_MEMORY && sum == 1.0 &&
+              cudaGetLastError() == cudaSuccess,
+          "from host memory: 2^50 values, more than the GPU holds, are out of memory, the error cleared");
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -171,6 +191,7 @@ int main(void)
             check(0, "room on the GPU for the data");
         } else {
             ties_rounded_once(dev);
+            out_of_memory();
             static const Fill fills[] = {FILL_SHIFTED, FILL_RANDOM, FILL_WIDE, FILL_BINADES, FILL_NAN, FILL_INF};
             static const uint64_t sizes[] = {1, 31, 1000003, largest};
             for (int t = EXACT_SUM_F64; t <= EXACT_SUM_BF16; t++)
