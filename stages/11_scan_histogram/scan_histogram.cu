@@ -637,7 +637,8 @@ static void csv_rows(FILE *csv, const GpuInfo *d, const Program *p, const Result
     }
 }
 
-static void *host_alloc(size_t bytes)
+/* Host memory for the arrays of --n: a size past what the host holds is a usage error (a smaller --n). */
+static void *host_alloc_for_n(size_t bytes)
 {
     void *p = malloc(bytes ? bytes : 1);
     if (!p) {
@@ -860,9 +861,9 @@ int main(int argc, char **argv)
     allocate(max_n, what, &d);
     L2Flush flush;
     l2_flush_init(&flush, &d);
-    host.in = (int *)host_alloc(max_n * sizeof(int));
-    host.out = (int *)host_alloc(max_n * sizeof(int));
-    host.samples = (uint16_t *)host_alloc(max_n * sizeof(uint16_t));
+    host.in = (int *)host_alloc_for_n(max_n * sizeof(int));
+    host.out = (int *)host_alloc_for_n(max_n * sizeof(int));
+    host.samples = (uint16_t *)host_alloc_for_n(max_n * sizeof(uint16_t));
 
     int failures = 0;
     for (int s = 0; s < size_count; s++) {

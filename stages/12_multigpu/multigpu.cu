@@ -278,16 +278,6 @@ static const char *bytes_text(uint64_t b, char *buf, size_t cap)
     return buf;
 }
 
-static void *host_alloc(size_t bytes, const char *what)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p) {
-        fprintf(stderr, "error: out of host memory for %s (%zu bytes)\n", what, bytes);
-        exit(EXIT_GPU);
-    }
-    return p;
-}
-
 /* Median over the timed reps of the time from from[k] to to[k], in microseconds. */
 static double median_us(const cudaEvent_t *from, const cudaEvent_t *to, int reps)
 {
