@@ -16,7 +16,7 @@ earlier() { programs | awk -v p="$1" '$0 == p { exit } { print }'; } # PROGRAM: 
 previous() { earlier "$1" | grep "/$(basename "$1")\$" | tail -n 1; } # PROGRAM: the last of those of its name
 describe() { python3 scripts/describe.py "$1" "$2"; } # PROGRAM KEY: one key of its --describe, as text (no GPU needed)
 # EXERCISE PROGRAM: the tasks of an exercise's program, its kernels that neither PROGRAM (its stage's) nor the library has
-tasks() { describe "$1" kernels | awk '$3 != "library" { print $1 }' | grep -vxF -f <(describe "$2" kernels | awk '{ print $1 }'); }
+tasks() { awk 'NR == FNR { theirs[$1]; next } $3 != "library" && !($1 in theirs) { print $1 }' <(describe "$2" kernels) <(describe "$1" kernels); }
 need() { command -v "$1" >/dev/null 2>&1 || { echo "$2" >&2; exit 4; }; } # TOOL MESSAGE: exit 4 without TOOL
 usage() { sed -n 3p "$0" | sed 's/^# //' >&2; exit 2; } # the usage line, the script's third, and exit 2
 die() { echo "error: $1" >&2; exit "${2:-2}"; } # MESSAGE [CODE]: "error: MESSAGE", and exit CODE (2)

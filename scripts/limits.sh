@@ -19,7 +19,8 @@ for p in $(programs); do
     dtype=$(describe "$p" kernels | awk -v k="${kernels%% *}" '$1 == k { print $2; exit }')
     library=$(describe "$p" kernels | awk -v t="$dtype" '$2 == t && $3 == "library" { print $1; exit }')
     [ -n "$library" ] || die "$p --describe names no library kernel of type $dtype to set beside its limit kernels"
-    for n in $(describe "$p" bench_sizes | tr ',' ' '); do
+    sizes=$(describe "$p" bench_sizes)
+    for n in ${sizes//,/ }; do
         echo "== $stage, N = $n: $library $kernels"
         rm -f "$tmp/run.csv"
         # A checked and a timed run of each: the library's first (run before its input type's kernels), then table order.
