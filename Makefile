@@ -82,7 +82,8 @@ HARNESS_OBJS := $(BUILD)/harness.o $(HARNESS_PARTS) $(PROGRAM_OBJS)
 COMMON_HEADERS := $(sort $(wildcard common/*.h))
 
 # What a stage.mk adds (it is included below, after these):
-#   PROGRAMS += $(BUILD)/<stage>/<program>, and the rule that builds it
+#   PROGRAMS += $(BUILD)/<stage>/<program>, and the rule that builds it, its last line
+#               $(call save_description,$@)
 #   ALL_BINS += what `make all` builds of it, where it can be built (its exercise and solution are here)
 #   START_<stage> = a command that starts the program with the options $1, for a program that needs a
 #                   launcher (e.g. one copy per GPU); otherwise the loops run the program itself
@@ -105,8 +106,16 @@ BUILDABLE_PROGRAMS := $(foreach s,$(STAGES),$(if $(UNBUILDABLE_$s),,$(call progr
 # The scripts the verbs run read the programs from here rather than calling make again from inside a
 # recipe (a make within make without the jobserver warns and builds serially).
 export REDUCE_PROGRAMS := $(PROGRAMS)
-# One key of a program's --describe, as shell: $(call describe,PROGRAM,KEY).
-describe = $$($1 --describe | sed -n 's/^$2: *//p')
+# One key of a program's --describe, as shell text (scripts/describe.py says how): $(call describe,PROGRAM,KEY).
+describe = $$(python3 scripts/describe.py $1 $2)
+# The last line of the rule that links a stage's program: $(call save_description,$@) writes its description
+# beside it (build/<stage>/<program>.json), then the index of the input types of every stage program built
+# here, build/input-types.txt ("TYPE STAGE..." lines), which a program refusing a file of a type its kernels
+# do not take reads to name the stages that take it. Without python3 no index is written (the refusal then
+# names none).
+save_description = @$1 --describe >$1.json && if command -v python3 >/dev/null; then \
+                   python3 scripts/describe.py --index $(BUILDABLE_PROGRAMS:=.json) >$(BUILD)/input-types.txt.$$$$ && \
+                   mv $(BUILD)/input-types.txt.$$$$ $(BUILD)/input-types.txt; fi
 # The shell command that runs a stage's program with the options $2.
 start = $(if $(value START_$1),$(call START_$1,$2),$(call program_of,$1) $2)
 
@@ -271,11 +280,12 @@ $(BUILD)/flags.txt: need-nvcc
 	@mkdir -p $(BUILD)
 	@echo '$(NVCC) $(NVCCFLAGS)' | cmp -s - $@ || echo '$(NVCC) $(NVCCFLAGS)' > $@
 
-# The programs that can be built here; one that no longer can (stage 12 after NCCL went missing) is removed,
-# so that a program left from another toolkit is neither run nor asked for its --describe.
+# The programs that can be built here; one that no longer can (stage 12 after NCCL went missing) is removed
+# with its description, so that a program left from another toolkit is neither run nor in the index of
+# input types (save_description).
 $(BUILD)/programs.txt: need-nvcc
 	@mkdir -p $(BUILD)
-	@rm -f $(filter-out $(BUILDABLE_PROGRAMS),$(PROGRAMS))
+	@rm -f $(foreach p,$(filter-out $(BUILDABLE_PROGRAMS),$(PROGRAMS)),$p $p.json)
 	@echo '$(BUILDABLE_PROGRAMS)' | cmp -s - $@ || echo '$(BUILDABLE_PROGRAMS)' > $@
 
 $(BUILD)/%.o: common/%.c $(COMMON_HEADERS)
@@ -285,10 +295,7 @@ $(BUILD)/%.o: common/%.c $(COMMON_HEADERS)
 $(BUILD)/%.o: common/%.cu $(COMMON_HEADERS) $(BUILD)/flags.txt
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
-# Every program knows the programs that can be built here, as paths in the build folder: one refusing a
-# file of a type its kernels do not take names the stages whose programs take it, as their --describe says.
-$(BUILD)/program.o: common/program.cu $(COMMON_HEADERS) $(BUILD)/flags.txt $(BUILD)/programs.txt
-	$(NVCC) $(NVCCFLAGS) -DPROGRAMS='"$(patsubst $(BUILD)/%,%,$(BUILDABLE_PROGRAMS))"' -c $< -o $@
+$(BUILDABLE_PROGRAMS): | $(BUILD)/programs.txt
 
 # The record build (make stage-NN tree): the harness again, as the tree program's main (common/record.cu),
 # and a stage's kernels compiled with -DRECORD_TREE (common/tree.h) into build/<stage>/tree, its
@@ -318,6 +325,7 @@ $(BUILD)/$1/reduce.o: stages/$1/reduce.cu $(wildcard stages/$1/*.cuh) $(COMMON_H
 
 $(BUILD)/$1/reduce: $(BUILD)/$1/reduce.o $(HARNESS_OBJS) $(call baseline_of,$1)
 	$(NVCC) $(NVCCFLAGS) $$^ -o $$@
+	$$(call save_description,$$@)
 endef
 $(foreach s,$(HARNESS_STAGES),$(eval $(call harness_rules,$s)))
 
@@ -413,7 +421,7 @@ run: $(SELECTED_PROGRAMS)
 
 # Every kernel at the check sizes, once for each check fill.
 define check_stage
-@p=$(call program_of,$1); sizes=$(call describe,$$p,check sizes); fills=$(call describe,$$p,check fills); \
+@p=$(call program_of,$1); sizes=$(call describe,$$p,check_sizes); fills=$(call describe,$$p,check_fills); \
 if [ -z "$$sizes" ] || [ -z "$$fills" ]; then echo "error: $$p --describe names no check sizes or no check fills" >&2; exit 2; fi; \
 for f in $$fills; do $(call start,$1,--check --n "$$sizes" --fill $$f --reps 3 --warmup 1 $(CHECK_ARGS_$1) $(ARGS)) || exit $$?; done
 endef

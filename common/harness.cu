@@ -81,20 +81,8 @@ static void take_bounds_for(const char *prog, const char *v, Options *o)
     own(o)->bounds_for = (int)num;
 }
 
-/* A stage's tree kernels are NAME, or NAME@N where its README's picture is recorded at --n N:
- * --describe names the kernels, and the record build records NAME at N unless --n says otherwise. */
-static const char *tree_kernel_names(const char *trees)
-{
-    static char names[1024];
-    char *out = names;
-    for (const char *c = trees; *c && out < names + sizeof names - 1; c++) {
-        if (*c == '@') c += strcspn(c, " ") - 1;
-        else *out++ = *c;
-    }
-    *out = '\0';
-    return names;
-}
-
+/* A stage's tree kernels are NAME, or NAME@N where its README's picture is recorded at --n N: --describe
+ * gives each as {kernel, n}, and the record build records NAME at N unless --n says otherwise. */
 #ifdef RECORD_TREE
 /* The N of KERNEL@N among the stage's tree kernels (NULL: none). */
 static const char *declared_tree_size(const char *kernel)
@@ -154,21 +142,23 @@ static void list_kernels(void)
     if (reduce_stage.program.warm_l2) printf("warm-L2 kernels: %s\n", reduce_stage.program.warm_l2);
 }
 
-static void describe_kernels(void)
+static void describe_kernels(JsonWriter *w)
 {
     int used[DT_COUNT] = {0};
+    json_array_begin(w, "kernels");
     for (int i = 0; i < reduce_stage.count; i++) {
         const Kernel *k = &reduce_stage.kernels[i];
-        printf("kernel: %s %s %s %s\n", k->name, dtypes[k->dtype].name,
-               k->flags & NOT_DEFAULT ? "wrong" : k->flags & ON_CPU ? "cpu" : "default", accumulators[k->acc].key);
+        describe_kernel(w, k->name, dtypes[k->dtype].name,
+                        k->flags & NOT_DEFAULT ? "wrong" : k->flags & ON_CPU ? "cpu" : "default", accumulators[k->acc].key);
         used[k->dtype] = 1;
     }
     for (int t = 0; t < DT_COUNT; t++)
-        if (used[t]) printf("kernel: cub %s library %s\n", dtypes[t].name, accumulators[cub_acc((Dtype)t)].key);
-    printf("input types:");
+        if (used[t]) describe_kernel(w, "cub", dtypes[t].name, "library", accumulators[cub_acc((Dtype)t)].key);
+    json_array_end(w);
+    json_array_begin(w, "input_types");
     for (int t = 0; t < DT_COUNT; t++)
-        if (used[t]) printf(" %s", dtypes[t].name);
-    printf("\n");
+        if (used[t]) json_string(w, NULL, dtypes[t].name);
+    json_array_end(w);
 }
 
 /* The speed-up column's kernel: the first GPU kernel of baseline_stage() (a row stage has none). */
@@ -203,7 +193,6 @@ static Program stage_program(const char *argv0)
     p.edge_sizes = p.rows ? "2^31+17,2^16x32769" : "2^31+17";
     if (baseline_kernel()) p.baseline = baseline_kernel()->name;
     if (!p.charts) p.charts = "bandwidth+ scaling";
-    if (p.trees) p.trees = tree_kernel_names(p.trees);
     p.usage_note = "fills: shifted in [-1/2, 3/2) (mean 1/2: a sum the checks can hold to account); random in [-1, 1) (mean 0);\n"
                    "ones; seq (i mod 16); mod100 (i mod 100); large (near the input type's largest value, to show accumulators\n"
                    "overflowing); nan, inf (shifted with one NaN/+Inf at element 777); wide (half near 1e6, three in four\n"

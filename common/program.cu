@@ -1,12 +1,8 @@
 /* The command line, --help and --describe of every program (program.h, options.h). The CSV is csv.cu, the
  * timing loop timing.cu, the speed of light speed_of_light.cu; the GPU, allocation and the flush gpu.cu. */
-#include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "options.h"
@@ -36,7 +32,7 @@ static const CommonOption common_options[] = {
     {OPT_N, "--n", "N[,N...]", "sizes (default %D); suffixes K M G (x1024), 2^k[+c]"},
     {OPT_KERNEL, "--kernel", "NAME[,NAME...]|all", "run the kernels of --list named, or every default one (default all)"},
     {OPT_LIST, "--list", NULL, "list the kernels and exit"},
-    {OPT_DESCRIBE, "--describe", NULL, "print what this program is (kernels, sizes, fills, charts) as key: value lines, for scripts"},
+    {OPT_DESCRIBE, "--describe", NULL, "print what this program is (kernels, sizes, fills, charts) as one JSON document, for scripts"},
     {OPT_FILL, "--fill", "F", "input data: %F (default the first)"},
     {OPT_SEED, "--seed", "S", "seed of the random data (default 1)"},
     {OPT_REPS, "--reps", "R", "timed runs, the median reported (default 20, at most 100000)"},
@@ -81,41 +77,94 @@ static void print_help(const char *prog, const Program *p)
     printf("exit codes: 0 ok, 1 a check failed (with --check), 2 usage error, 3 no usable GPU or a CUDA error\n");
 }
 
-/* "key: value", or "key:" alone for an empty value. */
-static void describe_line(const char *key, const char *value)
+/* A list of TEXT's words as objects: each word's fields split at '@', named by FIELDS (count of them; a
+ * field the word leaves out is null). */
+static void describe_marked(JsonWriter *w, const char *key, const char *text, const char *const *fields, int count)
 {
-    printf("%s:%s%s\n", key, *value ? " " : "", value);
+    json_array_begin(w, key);
+    for (const char *word = text + strspn(text, " "); *word; word += strspn(word, " ")) {
+        size_t len = strcspn(word, " ");
+        json_object_begin(w, NULL);
+        const char *field = word;
+        for (int f = 0; f < count; f++) {
+            size_t flen = strcspn(field, "@ ");
+            if (field < word + len) json_string_n(w, fields[f], field, flen);
+            else json_string(w, fields[f], NULL);
+            field += flen + (field + flen < word + len);
+        }
+        json_object_end(w);
+        word += len;
+    }
+    json_array_end(w);
 }
 
+/* The charts, NAME[+][:TYPE...] each: +, the stage owns the chart (its rows are the chart's own); :TYPE,
+ * its rows of TYPE are drawn beside the fp32 ones. */
+static void describe_charts(JsonWriter *w, const char *charts)
+{
+    json_array_begin(w, "charts");
+    for (const char *word = charts + strspn(charts, " "); *word; word += strspn(word, " ")) {
+        size_t len = strcspn(word, " "), name = strcspn(word, "+: ");
+        json_object_begin(w, NULL);
+        json_string_n(w, "name", word, name);
+        json_bool(w, "owned", word[name] == '+');
+        char types[128];
+        snprintf(types, sizeof types, "%.*s", (int)(len - name), word + name);
+        json_words(w, "also_dtypes", types + (types[0] == '+'), ":");
+        json_object_end(w);
+        word += len;
+    }
+    json_array_end(w);
+}
+
+void describe_kernel(JsonWriter *w, const char *name, const char *dtype, const char *role, const char *accumulator)
+{
+    json_object_begin(w, NULL);
+    json_string(w, "name", name);
+    json_string(w, "dtype", dtype);
+    json_string(w, "role", role);
+    json_string(w, "accumulator", accumulator);
+    json_object_end(w);
+}
+
+/* --describe: one JSON document, its fields in the order of docs/developers.md's table (scripts/describe.py's
+ * SCHEMA). */
 static void describe(const Program *p)
 {
-    describe_line("stage", p->stage);
-    describe_line("program", p->program);
-    describe_line("gpus", p->several_gpus ? "several" : "one");
-    p->describe_kernels();
-    describe_line("fills", p->fills);
-    describe_line("check fills", p->check_fills);
-    describe_line("bench fills", p->bench_fills);
-    describe_line("default sizes", p->default_sizes);
-    describe_line("bench sizes", p->bench_sizes);
-    describe_line("check sizes", p->check_sizes);
-    describe_line("edge sizes", p->edge_sizes);
-    describe_line("row stage", p->rows ? "yes" : "no");
-    describe_line("baseline", p->baseline);
-    describe_line("warm-L2 kernels", p->warm_l2);
-    describe_line("flush probes", p->flush_probes);
-    describe_line("accuracy kernels", p->accuracy);
-    describe_line("limit kernels", p->limits);
-    describe_line("tree kernels", p->trees);
-    describe_line("charts", p->charts);
-    describe_line("csv", p->csv);
-    describe_line("library launches", p->library_launches);
-    describe_line("grade sizes", p->grade_sizes);
-    describe_line("grade time", p->grade_time);
-    describe_line("grade promises", p->grade_promises);
-    char noisy[16];
-    snprintf(noisy, sizeof noisy, "%.2f", NOISY_SPREAD);
-    describe_line("noisy spread", noisy);
+    static const char *const probe_fields[] = {"kernel", "function", "loads"};
+    static const char *const tree_fields[] = {"kernel", "n"};
+    JsonWriter w = json_writer(stdout);
+    json_object_begin(&w, NULL);
+    json_string(&w, "stage", p->stage);
+    json_string(&w, "program", p->program);
+    json_bool(&w, "several_gpus", p->several_gpus);
+    p->describe_kernels(&w);
+    json_words(&w, "fills", p->fills, " ");
+    json_words(&w, "check_fills", p->check_fills, " ");
+    json_words(&w, "bench_fills", p->bench_fills, " ");
+    json_words(&w, "default_sizes", p->default_sizes, ",");
+    json_words(&w, "bench_sizes", p->bench_sizes, ",");
+    json_words(&w, "check_sizes", p->check_sizes, ",");
+    json_words(&w, "edge_sizes", p->edge_sizes, ",");
+    json_bool(&w, "row_stage", p->rows);
+    json_string(&w, "baseline", *p->baseline ? p->baseline : NULL);
+    json_words(&w, "warm_l2_kernels", p->warm_l2, " ");
+    describe_marked(&w, "flush_probes", p->flush_probes, probe_fields, 3);
+    json_words(&w, "accuracy_kernels", p->accuracy, " ");
+    json_words(&w, "limit_kernels", p->limits, " ");
+    describe_marked(&w, "tree_kernels", p->trees, tree_fields, 2);
+    describe_charts(&w, p->charts);
+    json_string(&w, "csv", p->csv);
+    json_object_begin(&w, "library_launches");
+    size_t first = strcspn(p->library_launches, " ");
+    json_string_n(&w, "first", p->library_launches, first);
+    json_string(&w, "last", p->library_launches + first + (p->library_launches[first] == ' '));
+    json_object_end(&w);
+    json_words(&w, "grade_sizes", p->grade_sizes, ",");
+    json_string(&w, "grade_time", p->grade_time);
+    json_words(&w, "grade_promises", p->grade_promises, " ");
+    json_number(&w, "noisy_spread", NOISY_SPREAD);
+    json_object_end(&w);
 }
 
 /* Is word (length len) one of the space-separated words of list? */
@@ -128,7 +177,7 @@ static int in_words(const char *list, const char *word, size_t len)
     return 0;
 }
 
-void program_defaults(Program *p, const char *argv0, void (*list)(void), void (*describe_kernels)(void),
+void program_defaults(Program *p, const char *argv0, void (*list)(void), void (*describe_kernels)(JsonWriter *w),
                       int (*kernel_exists)(const char *name))
 {
     const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
@@ -151,7 +200,7 @@ void program_defaults(Program *p, const char *argv0, void (*list)(void), void (*
 }
 
 void program_init(Program *p, const char *stage, const char *argv0, void (*list)(void),
-                  void (*describe_kernels)(void), int (*kernel_exists)(const char *name))
+                  void (*describe_kernels)(JsonWriter *w), int (*kernel_exists)(const char *name))
 {
     memset(p, 0, sizeof *p);
     p->stage = stage;
@@ -276,58 +325,27 @@ int option_sizes(const Options *o, uint64_t *sizes, int max)
 void take_input_path(const char *, const char *v, Options *o) { o->input_path = v; }
 void take_input_dtype(const char *, const char *v, Options *o) { o->input_dtype = v; }
 
-/* The input types of the program at path, as its --describe says them ("input types: f32 f64"), each led
- * and followed by a space; "" where it cannot be run. It is started without a shell, its errors unread. */
-static void input_types_of(const char *path, char *out, size_t cap)
-{
-    out[0] = '\0';
-    int fd[2];
-    if (pipe(fd)) return;
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fd[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addclose(&actions, fd[0]);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    char *argv[] = {(char *)path, (char *)"--describe", NULL};
-    pid_t pid;
-    int started = posix_spawn(&pid, path, &actions, NULL, argv, environ) == 0;
-    posix_spawn_file_actions_destroy(&actions);
-    close(fd[1]);
-    FILE *f = fdopen(fd[0], "r");
-    char line[1024];
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "input types:", 12))
-            snprintf(out, cap, "%.*s ", (int)strcspn(line + 12, "\n"), line + 12);
-    if (f) fclose(f);
-    else close(fd[0]);
-    if (started) waitpid(pid, NULL, 0);
-}
-
-/* The stages whose programs take files of `type`, as their --describe says: every program the Makefile
- * builds (PROGRAMS, their paths in the build folder, which holds this program's folder) that is built here
- * is asked. Their folders, each led by a space, into out; "" where none is. */
+/* The stages whose programs take files of `type`, as the build's index says (build/input-types.txt, beside
+ * this program's folder: "TYPE STAGE..." lines, written as each stage's program is built). Their folders, each
+ * led by a space, into out; "" where none is. */
 static void stages_taking(const char *type, char *out, size_t cap)
 {
-    char build[4096], path[4200], types[256], padded[24];
+    char path[4096], line[1024];
     out[0] = '\0';
-    ssize_t len = readlink("/proc/self/exe", build, sizeof build - 1);
+    ssize_t len = readlink("/proc/self/exe", path, sizeof path - 32);
     if (len <= 0) return;
-    build[len] = '\0';
+    path[len] = '\0';
     for (int up = 0; up < 2; up++) { /* build/<stage>/<program> -> build */
-        char *slash = strrchr(build, '/');
+        char *slash = strrchr(path, '/');
         if (slash) *slash = '\0';
     }
-    snprintf(padded, sizeof padded, " %s ", type);
-    for (const char *p = PROGRAMS; *p;) {
-        int word = (int)strcspn(p, " ");
-        snprintf(path, sizeof path, "%s/%.*s", build, word, p);
-        input_types_of(path, types, sizeof types);
-        if (strstr(types, padded)) {
-            int stage = (int)strcspn(p, "/");
-            snprintf(out + strlen(out), cap - strlen(out), " %.*s", stage, p);
-        }
-        p += word + (p[word] == ' ');
-    }
+    strcat(path, "/input-types.txt");
+    FILE *index = fopen(path, "r");
+    size_t type_len = strlen(type);
+    while (index && fgets(line, sizeof line, index))
+        if (!strncmp(line, type, type_len) && line[type_len] == ' ')
+            snprintf(out, cap, "%.*s", (int)strcspn(line + type_len, "\n"), line + type_len);
+    if (index) fclose(index);
 }
 
 int read_input(const char *prog, const Options *o, const Program *p, const char *taken, ArrayFile *a)

@@ -4,6 +4,8 @@
 #ifndef REDUCE_PROGRAM_H
 #define REDUCE_PROGRAM_H
 
+#include "json.h"
+
 struct Options;
 
 /* A program's own option: its flag, what follows it in --help (NULL: a flag without a value), the help
@@ -49,7 +51,7 @@ typedef struct {
                                    no-float-atomics:KERNEL[,KERNEL...] (no float atomic in the kernels named); "": none */
     const char *usage_note;     /* printed under the usage line of --help (NULL: none) */
     void (*list)(void);         /* --list: the kernels, for people */
-    void (*describe_kernels)(void); /* the "kernel: NAME DTYPE default|wrong|cpu|library ACC" lines */
+    void (*describe_kernels)(JsonWriter *w); /* --describe's "kernels" (describe_kernel each) and "input_types" */
     int (*kernel_exists)(const char *name);
     const ProgramOption *own;   /* the program's own options */
     int own_count;
@@ -62,11 +64,15 @@ typedef struct {
 /* The defaults of the fields P leaves NULL: the fill "shifted" for everything, empty baseline, warm-L2
  * kernels, flush probes, edge sizes, charts and limits, rows in results.csv; its name from argv0 (NULL:
  * the stage's) and the callbacks. */
-void program_defaults(Program *p, const char *argv0, void (*list)(void), void (*describe_kernels)(void),
+void program_defaults(Program *p, const char *argv0, void (*list)(void), void (*describe_kernels)(JsonWriter *w),
                       int (*kernel_exists)(const char *name));
 /* A Program with only its stage and the defaults, one GPU; the caller sets the sizes, the charts and what
  * differs. */
 void program_init(Program *p, const char *stage, const char *argv0, void (*list)(void),
-                  void (*describe_kernels)(void), int (*kernel_exists)(const char *name));
+                  void (*describe_kernels)(JsonWriter *w), int (*kernel_exists)(const char *name));
+
+/* One of --describe's kernels: its name, input type, role (default, wrong, cpu, library or other: a kernel
+ * not run by default) and accumulator (NULL: the program names none). */
+void describe_kernel(JsonWriter *w, const char *name, const char *dtype, const char *role, const char *accumulator);
 
 #endif

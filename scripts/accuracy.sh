@@ -20,7 +20,7 @@ run() { # COND ARGS...: a checked run of $p, its rows added to the lab's CSV wit
 }
 for p in $(programs); do
     single "$p" "== $p is not built (make all says why): not in the lab" || continue
-    kernels=$(describe "$p" "accuracy kernels") stage=$(describe "$p" stage)
+    kernels=$(describe "$p" accuracy_kernels) stage=$(describe "$p" stage)
     [ -n "$kernels" ] || continue
     for fill in random wide; do
         echo "== $stage, fill $fill, N = $sizes: $kernels"

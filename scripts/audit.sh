@@ -71,11 +71,11 @@ for part in $parts; do
                 note repro "$s" ok "same bits: $(bits same "$tmp/repro-$s.csv")| varying (float atomics): $(bits vary "$tmp/repro-$s.csv")"
             else note repro "$s" FAIL "$(lines -B1 'a race|FAIL' "$tmp/repro-$s.log")"; fi ;;
         edge) # the edge sizes (64-bit indices), and the 8-bit inputs' default reductions at N = 2^32 + 17
-            edge=$(describe "$p" "edge sizes")
+            edge=$(describe "$p" edge_sizes)
             [ -n "$edge" ] || { note edge "$s" FAIL "its --describe names no edge sizes"; continue; }
             check edge "N = $edge" --n "$edge" --reps 1 --warmup 0 && note edge "$s" ok "N = $edge: every kernel passes"
             # (The histograms' u8 samples are left out: their 32-bit counters stop at 2^32 samples, and say so.)
-            eight=$(describe "$p" kernel | awk '$3 == "default" && $2 ~ /^(fp8_|i8$)/ { printf "%s%s", sep, $1; sep = "," }')
+            eight=$(describe "$p" kernels | awk '$3 == "default" && $2 ~ /^(fp8_|i8$)/ { printf "%s%s", sep, $1; sep = "," }')
             [ -n "$eight" ] && check edge8 "N = 2^32+17" --n 2^32+17 --kernel "$eight" --reps 1 --warmup 0 &&
                 note edge "$s" ok "N = 2^32+17, 8-bit inputs ($eight): every kernel passes" ;;
         esac

@@ -36,7 +36,7 @@ run() { # K WHAT ARGS...: a run of the stage's program, its tables into the log,
 k=0
 for p in "${programs[@]}"; do
     k=$((k + 1)) stage=$(describe "$p" stage)
-    sizes=$(describe "$p" "bench sizes") fills=$(describe "$p" "bench fills") warm=$(describe "$p" "warm-L2 kernels")
+    sizes=$(describe "$p" bench_sizes) fills=$(describe "$p" bench_fills) warm=$(describe "$p" warm_l2_kernels)
     [[ -n $sizes && -n $fills ]] || die "$p --describe names no bench sizes or no bench fills"
     count=$(tr ',' '\n' <<<"$sizes" | grep -c .)
     for fill in $fills; do
@@ -56,7 +56,7 @@ dir=$(keep "$csv" results.csv)
 mv "$log" "$dir/bench.log"
 for f in plots/results/demo-*.txt; do [ -f "$f" ] && mv "$f" "$dir/"; done
 # What each program is, beside its rows: the reports read a stage's charts and kernels from it.
-for p in $(programs); do [ -x "$p" ] && "$p" --describe >"$dir/describe-$(describe "$p" stage).txt"; done
+for p in $(programs); do [ -x "$p" ] && "$p" --describe >"$dir/describe-$(describe "$p" stage).json"; done
 if command -v ncu >/dev/null; then
     echo "== the L2 flush, checked with ncu (dram__bytes_read.sum)"
     scripts/flush_check.sh "$dir/flush_check.csv" || echo "the flush check FAILED: see above"

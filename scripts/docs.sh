@@ -28,9 +28,9 @@ grading() { # [--check]: docs/classroom's table of what make stage-NN grade chec
         echo "|---|---|---|---|---|" >>"$tmp/grading"
         for src in stages/*/exercise.cu; do
             stage=$(basename "$(dirname "$src")") && bin=build/$stage/exercise
-            promises=$(describe "$bin" "grade promises")
+            promises=$(describe "$bin" grade_promises)
             printf '| `%s` | %s | `%s` | `%s` | %s |\n' "$stage" "$(tasks "$bin" "$(program_of "$stage")" | words)" \
-                "$(describe "$bin" "grade sizes" | sed 's/,/, /g')" "$(describe "$bin" "grade time")" \
+                "$(sizes=$(describe "$bin" grade_sizes) && echo "${sizes//,/, }")" "$(describe "$bin" grade_time)" \
                 "$( [ -n "$promises" ] && tr ' ' '\n' <<<"$promises" | sed 's/,/, /g' | words || echo -)"
         done >>"$tmp/grading"
         report fill "$@" "$page" grading "$tmp/grading" "make docs" || status=1
@@ -74,7 +74,7 @@ reference)
     src=plots/results/$gpu dst=plots/reference/$gpu
     [ -f "$src/results.csv" ] || die "$src/results.csv not found: run make bench first"
     mkdir -p "$dst"
-    for f in "$src"/{results,multigpu,flush_check,kernel_times,accuracy,limits}.csv "$src"/{demo,describe,sass,profile}-*.txt; do
+    for f in "$src"/{results,multigpu,flush_check,kernel_times,accuracy,limits}.csv "$src"/{demo,sass,profile}-*.txt "$src"/describe-*.json; do
         [ -f "$f" ] && cp "$f" "$dst/"
     done
     # The commit the copied run measured (HEAD: bench on a committed tree), for the reference's page and claims.

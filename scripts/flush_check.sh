@@ -18,12 +18,11 @@ element_bytes() {
 # One line per probe: PROGRAM STAGE:KERNEL REGEX LOADS KERNEL_TO_RUN ELEMENT_BYTES WARM_CONTROL(0|1).
 for p in $(programs); do
     single "$p" "note: $p is not built: its flush probes, if any, are not run" || continue
-    warm=$([ -n "$(describe "$p" "warm-L2 kernels")" ] && echo 1 || echo 0)
-    describe "$p" kernel >"$tmp/kernels"
-    for probe in $(describe "$p" "flush probes"); do
-        IFS=@ read -r kernel regex loads <<<"$probe"
-        [[ -n $kernel && -n $regex && -n $loads ]] ||
-            die "$p: flush probe '$probe' is not TABLE_KERNEL@GPU_FUNCTION_REGEX@LOADS"
+    warm=$([ -n "$(describe "$p" warm_l2_kernels)" ] && echo 1 || echo 0)
+    describe "$p" kernels >"$tmp/kernels"
+    describe "$p" flush_probes >"$tmp/flush_probes" # KERNEL FUNCTION LOADS, one probe a line
+    while read -r kernel regex loads <&3; do
+        probe="$kernel $regex $loads"
         read -r dtype kind < <(awk -v k="$kernel" '$1 == k { print $2, $3; exit }' "$tmp/kernels")
         [ -n "${dtype:-}" ] || die "$p: flush probe '$probe' names no kernel of its --describe"
         run=$kernel
@@ -32,7 +31,7 @@ for p in $(programs); do
         size=$(element_bytes "$p" "$run") || exit 3
         [ -n "$size" ] || die "$p: a run of $run at N = 1024 wrote no row of it (--csv)" 3
         echo "$p $(describe "$p" stage):$kernel $regex $loads $run $size $warm" >>"$tmp/probes"
-    done
+    done 3<"$tmp/flush_probes"
 done
 [ -s "$tmp/probes" ] || die "no built program declares flush probes (make all builds them)"
 # The GPU and its L2 size, from the device rows (pass empty) of the last probe's run.
@@ -54,7 +53,7 @@ probe() {
         echo $? >"$tmp/rc.$key"
     fi
     rc=$(cat "$tmp/rc.$key") line=$(profilers ncu --mode flush --re "$regex" --last "$last" \
-        --metrics dram__bytes_read.sum --library "$(describe "$p" "library launches")" "$tmp/ncu.$key")
+        --metrics dram__bytes_read.sum --library "$(describe "$p" library_launches)" "$tmp/ncu.$key")
     runs=${line%% *} min=${line##* }
     if [ "$rc" -ne 0 ] || [ "${runs:-0}" -eq 0 ] || [ "$min" -lt 0 ] 2>/dev/null; then
         echo "FAIL $name ($loads loads), l2 $l2, N = $n: no reading (ncu exit $rc): $(tail -n 2 "$tmp/err.$key" "$tmp/ncu.$key" | tr '\n' ' ')"

@@ -24,7 +24,7 @@ for p in $(programs); do
     floor=$(awk -F, "$named"' $c["pass"] == "" && $c["kernel"] == "launch_floor" { print $c["median_us"]; exit }' "$tmp/run.csv")
     awk -F, "$named"' $c["pass"] != "" && $c["gpu_us"] != "" {
         print $c["kernel"], $c["gpu_us"], $c["finish_us"], $c["median_us"], $c["gpu"] }' "$tmp/run.csv" >"$tmp/parts"
-    stage=$(describe "$p" stage) library=$(describe "$p" "library launches") baseline=$(describe "$p" baseline)
+    stage=$(describe "$p" stage) library=$(describe "$p" library_launches) baseline=$(describe "$p" baseline)
     while read -r kernel gpu_us finish_us median_us gpu; do
         [[ $most -gt 0 && $checked -ge $most ]] && break
         # Its launches alone: not the common kernels (flush, clocks), the library's, or the speed-up's baseline.

@@ -14,9 +14,9 @@ stage_of() { basename "$(dirname "$1")"; } # PROGRAM: its stage
 source_of() { echo "stages/$(stage_of "$1")/$(basename "$1").cu"; } # PROGRAM: the file it is built from
 earlier() { programs | awk -v p="$1" '$0 == p { exit } { print }'; } # PROGRAM: the programs before it
 previous() { earlier "$1" | grep "/$(basename "$1")\$" | tail -n 1; } # PROGRAM: the last of those of its name
-describe() { "$1" --describe | sed -n "s/^$2: *//p"; } # PROGRAM KEY: one key of its --describe (no GPU needed)
+describe() { python3 scripts/describe.py "$1" "$2"; } # PROGRAM KEY: one key of its --describe, as text (no GPU needed)
 # EXERCISE PROGRAM: the tasks of an exercise's program, its kernels that neither PROGRAM (its stage's) nor the library has
-tasks() { describe "$1" kernel | awk '$3 != "library" { print $1 }' | grep -vxF -f <(describe "$2" kernel | awk '{ print $1 }'); }
+tasks() { awk 'NR == FNR { theirs[$1]; next } $3 != "library" && !($1 in theirs) { print $1 }' <(describe "$2" kernels) <(describe "$1" kernels); }
 need() { command -v "$1" >/dev/null 2>&1 || { echo "$2" >&2; exit 4; }; } # TOOL MESSAGE: exit 4 without TOOL
 usage() { sed -n 3p "$0" | sed 's/^# //' >&2; exit 2; } # the usage line, the script's third, and exit 2
 die() { echo "error: $1" >&2; exit "${2:-2}"; } # MESSAGE [CODE]: "error: MESSAGE", and exit CODE (2)
@@ -28,13 +28,14 @@ slug() { tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9]+/-/g; s/^-//; s/-$//';
 named='NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }'
 gpu_folder() { awk -F, 'NR == 2 { print $1 }' "$1" | slug; } # CSV: its GPU's folder in plots/results/
 # PROGRAM NOTE: whether it is built and runs on one GPU; NOTE is said where it is not built.
-single() { [ -x "$1" ] || { echo "$2"; return 1; }; [ "$(describe "$1" gpus)" = one ]; }
+single() { [ -x "$1" ] || { echo "$2"; return 1; }; [ "$(describe "$1" several_gpus)" = false ]; }
 
 # ncu_skip PROGRAM: the launches a profile leaves out (a regex): the common kernels (flush, speed of light), and
 # the baseline the program times for its speed-up unless it is one of its own kernels.
 ncu_skip() {
     local baseline; baseline=$(describe "$1" baseline)
-    [ -n "$baseline" ] && describe "$1" kernel | grep -q "^$baseline " && baseline=
+    [ -n "$baseline" ] && describe "$1" kernels | awk -v b="$baseline" '$1 == b { found = 1 } END { exit !found }' &&
+        baseline=
     echo "common_.*${baseline:+|$baseline}"
 }
 keep() { # CSV NAME: the CSV moved to plots/results/<its GPU>/NAME; prints that folder

@@ -13,13 +13,14 @@ mkdir -p plots/results
 echo "gpu,stage,kernel,dtype,n,launches,grid,time_us,dram_bytes,dram_pct,occupancy,long_sb,membar" >"$csv"
 for p in $(programs); do
     single "$p" "== $p is not built (make all says why): not profiled" || continue
-    kernels=$(describe "$p" "limit kernels")
+    kernels=$(describe "$p" limit_kernels)
     [ -n "$kernels" ] || continue
     found=1 stage=$(describe "$p" stage) skip=$(ncu_skip "$p") gpu=
-    dtype=$(describe "$p" kernel | awk -v k="${kernels%% *}" '$1 == k { print $2; exit }')
-    library=$(describe "$p" kernel | awk -v t="$dtype" '$2 == t && $3 == "library" { print $1; exit }')
+    dtype=$(describe "$p" kernels | awk -v k="${kernels%% *}" '$1 == k { print $2; exit }')
+    library=$(describe "$p" kernels | awk -v t="$dtype" '$2 == t && $3 == "library" { print $1; exit }')
     [ -n "$library" ] || die "$p --describe names no library kernel of type $dtype to set beside its limit kernels"
-    for n in $(describe "$p" "bench sizes" | tr ',' ' '); do
+    sizes=$(describe "$p" bench_sizes)
+    for n in ${sizes//,/ }; do
         echo "== $stage, N = $n: $library $kernels"
         rm -f "$tmp/run.csv"
         # A checked and a timed run of each: the library's first (run before its input type's kernels), then table order.
@@ -30,7 +31,7 @@ for p in $(programs); do
         [ -n "$gpu" ] || gpu=$(awk -F, 'NR == 2 { print $1 }' "$tmp/run.csv")
         nn=$(awk -F, "$named"' $c["pass"] != "" { print $c["n"]; exit }' "$tmp/run.csv")
         profilers ncu --mode limits --gpu "$gpu" --stage "$stage" --n "$nn" --dtype "$dtype" \
-            --metrics "$metrics" --names "$library $kernels" --library "$(describe "$p" "library launches")" \
+            --metrics "$metrics" --names "$library $kernels" --library "$(describe "$p" library_launches)" \
             "$tmp/ncu" >>"$csv" || exit 2
     done
 done

@@ -24,8 +24,8 @@ src=$(source_of "$bin")
 nosass="$src compiles no kernel of its own (its GPU work is other stages' kernels and library calls): no SASS to show"
 single_gpu_program() { # exit 2 unless $bin is a built single-GPU program (profile and sanitize drive those)
     [ -x "$bin" ] || die "$bin is not built (make stage-${stage%%_*} builds it or says why)"
-    [ "$(describe "$bin" gpus)" = one ] || { echo "$bin is not a single-GPU stage program (its --describe says gpus:" \
-        "$(describe "$bin" gpus)): make stage-NN $tool drives those; run its tool by hand on this one" >&2; exit 2; }
+    [ "$(describe "$bin" several_gpus)" = false ] || { echo "$bin is not a single-GPU stage program (its --describe" \
+        "says several_gpus: true): make stage-NN $tool drives those; run its tool by hand on this one" >&2; exit 2; }
 }
 stubs_place() { # bodies NAME | rest, on stdin an exercise.cu: bodies: its code in the stubs' place, between the #else
     # of its "#ifdef SOLUTION_FILE" and the matching #endif, after a #line naming NAME; rest: every other line.
@@ -116,7 +116,7 @@ sanitize)
         findings=$((findings + 1))
     done
     # The deliberately wrong kernels (run only when named): caught by racecheck, synccheck or the check.
-    for k in $(describe "$bin" kernel | awk '$3 == "wrong" { print $1 }'); do
+    for k in $(describe "$bin" kernels | awk '$3 == "wrong" { print $1 }'); do
         printf '\n%s\n' "Deliberately wrong kernel $k (run on its own):"
         compute-sanitizer --tool racecheck --racecheck-report hazard "$bin" --kernel "$k" --n 1000 --reps 1 --warmup 0 >"$tmp/race" 2>&1
         compute-sanitizer --tool synccheck "$bin" --kernel "$k" --n 1000 --reps 1 --warmup 0 >"$tmp/sync" 2>&1
@@ -139,7 +139,7 @@ exercise | solution)
     [ -f "$src" ] || die "stage $stage has no exercise (no $src)"
     [ "$tool" = exercise ] || [ -f "solutions/$stage.cu" ] ||
         die "this copy has no solutions/$stage.cu (a handout): make stage-${stage%%_*} exercise checks your own work"
-    sizes=$(describe "$bin" "check sizes") fills=$(describe "$bin" "check fills") status=0
+    sizes=$(describe "$bin" check_sizes) fills=$(describe "$bin" check_fills) status=0
     [[ -n $sizes && -n $fills ]] || die "$bin --describe names no check sizes or no check fills"
     for fill in $fills; do # exit 1: a failed check; anything else is no verdict on the exercise (no GPU, usage)
         "$bin" --check --n "$sizes" --fill "$fill" --reps 1 --warmup 0 >"$tmp/log" 2>&1 || status=$?
@@ -199,7 +199,7 @@ grade)
     fi
     # What the exercise asks (its program's --describe, docs/classroom.md): the sizes, the size it is timed at,
     # and what its text promises.
-    declared=$(describe "$bin" "grade sizes") time_size=$(describe "$bin" "grade time") promises=$(describe "$bin" "grade promises")
+    declared=$(describe "$bin" grade_sizes) time_size=$(describe "$bin" grade_time) promises=$(describe "$bin" grade_promises)
     [[ $declared =~ ^[0-9^+x.,]+$ && $time_size =~ ^[0-9^+x]+$ ]] ||
         die "$bin --describe declares no grade sizes or no grade time that the grader can read"
     # The sizes: the declared ones, each LO..HI a whole number drawn from the seed (an LCG, the same on every
@@ -249,9 +249,9 @@ grade)
     fi
     [ "${GPU_USABLE:-}" = yes ] || { echo "compile: ok. The rest of the grade runs kernels, and CUDA can use no GPU here" \
         "(nvidia-smi -L lists none, or CUDA_VISIBLE_DEVICES hides them)" >&2; exit 3; }
-    fills=$(describe "$bin" "check fills") verdict=PASS offset=offset
+    fills=$(describe "$bin" check_fills) verdict=PASS offset=offset
     # The same-bits runs: random data where the program has it (values that round differently in every order).
-    bits_fill=$(describe "$bin" fills | tr ' ' '\n' | grep -m 1 -x random || echo "${fills%% *}")
+    bits_fill=${fills%% *} && [[ " $(describe "$bin" fills) " == *" random "* ]] && bits_fill=random
     "$bin" --help | grep -q -- --offset || { offset="" && echo "an unaligned start: $bin has no --offset: not run"; }
     [ -x "$ref" ] || echo "time: no reference (no solutions/$stage.cu here): not timed"
     echo "sizes: $(tr ',' '\n' <<<"$declared" | wc -l) declared, $(tr ',' '\n' <<<"$declared" | grep -c '\.\.') of them drawn from the seed;" \

@@ -18,9 +18,9 @@ for p in $(programs); do
     elif [ -n "$(earlier "$p")" ]; then echo "A program of its own: $src"; fi
     echo
     if [ ! -x "$p" ]; then echo "($p is not built: make stage-${s%%_*} says why)"
-    elif [ "$(describe "$p" gpus)" != one ]; then echo "(it runs on several GPUs: make stage-${s%%_*} run runs it)"
+    elif [ "$(describe "$p" several_gpus)" != false ]; then echo "(it runs on several GPUs: make stage-${s%%_*} run runs it)"
     else
-        size=$(describe "$p" "default sizes" | tr ',' '\n' | tail -n 1) # the last, largest
+        size=$(describe "$p" default_sizes) && size=${size##*,} # the last, largest
         "$p" --n "$size" --reps 5 --warmup 1 --csv "$tmp/tour.csv" || exit $?
         if command -v gnuplot >/dev/null; then
             printf '\n%s\n' "The chart so far (fp32 kernels, GB/s):"

@@ -41,7 +41,7 @@ record)
         draw "$out.csv" "$out.png"
         exit
     fi
-    kernels=$(describe "$main" "tree kernels")
+    kernels=$(describe "$main" tree_kernels | awk '{ print $1 }') # KERNEL N, one a line
     [ -n "$kernels" ] || die "$main --describe names no tree kernels: give one, ARGS=\"--kernel NAME\""
     drawn=0 # without gnuplot every kernel is still recorded and drawn on the terminal, and the exit is 4
     for k in $kernels; do

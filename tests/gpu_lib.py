@@ -62,13 +62,13 @@ def run_csv(args, timeout=600):
 @functools.lru_cache(None)
 def check_run(program, fill):
     """PROGRAM --check at its check sizes with --fill FILL, 3 timed runs after 1 warm-up."""
-    sizes = support.describe(program, "check sizes")
+    sizes = ",".join(support.describe(program)["check_sizes"])
     return run_csv([os.path.join(support.ROOT, program), "--check", "--n", sizes, "--fill", fill,
                     "--reps", "3", "--warmup", "1"])
 
 
 def check_fills(program):
-    return support.describe(program, "check fills").split()
+    return support.describe(program)["check_fills"]
 
 
 def fuzz_sizes():

@@ -40,7 +40,7 @@ def type_refusal(t, types):
     the types taken, the stages whose programs' --describe lists T among their input types (every built
     program asked) and, where it takes f32, the conversion to float32 (a pattern)."""
     takers = [support.stage_of(p) for p in support.programs()
-              if support.built(p) and t in support.describe(p, "input types").split()]
+              if support.built(p) and t in support.describe(p)["input_types"]]
     convert = r", or convert it, .*astype\(np\.float32\)\)\"$" if "f32" in types else r"$"
     return (rf"holds {t} values; this program's kernels take: {re.escape(' '.join(types))}\. Sum it with "
             rf"a stage whose kernels take {t} \({re.escape(' '.join(takers) or 'none built')}: "
@@ -62,7 +62,7 @@ def bad_files(case, program, label, dtype, shape, tmpdir):
         f.write(b"\x93NUMPY\x01\x00\x10\x00{garbage}      \n")
     short = write(os.path.join(tmpdir, "short.npy"), dtype, shape, drop=3)
     big = write(os.path.join(tmpdir, "big.npy"), ">f4", "1000")
-    other_fills = support.describe(program, "fills").split()[1:2]  # the first is the default, which --fill may repeat
+    other_fills = support.describe(program)["fills"][1:2]  # the first is the default, which --fill may repeat
     cases = [("a missing file", [none], f"^error: --input {re.escape(none)}: cannot read it"),
              ("a malformed .npy header", [bad], r"malformed \.npy header"),
              ("a truncated .npy", [short], r": truncated: the header says"),

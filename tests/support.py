@@ -13,6 +13,8 @@ import time
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import describe as description  # noqa: E402 (scripts/describe.py, the one reader of --describe)
 # make test-full (TEST_FULL=1): every fill, the sizes past 2^31, the sanitizers, ncu, the notebook's cells.
 FULL = os.environ.get("TEST_FULL") == "1"
 # The plain C sources of common/ (parse, fills, references, bounds, ...): what a test built outside the
@@ -204,8 +206,8 @@ class Case(unittest.TestCase):
 
 # ---- the stages and their programs --------------------------------------------------------------------
 
-# What make and the scripts need on a PATH without the CUDA tools (make programs too).
-BASIC_TOOLS = "bash dirname basename cat sed awk grep ls xargs mktemp rm make head tail tr uniq sort".split()
+# What make and the scripts need on a PATH without the CUDA tools (make programs too; python3 reads --describe).
+BASIC_TOOLS = "bash dirname basename cat sed awk grep ls xargs mktemp rm make head tail tr uniq sort python3".split()
 
 
 def tools_path(test, tools=BASIC_TOOLS):
@@ -261,30 +263,22 @@ def built(program):
     return os.access(os.path.join(ROOT, program), os.X_OK)
 
 
-@functools.lru_cache(None)
-def describe_lines(program):
-    r = run([os.path.join(ROOT, program), "--describe"])
-    if r.rc != 0:
-        raise AssertionError(f"{program} --describe exited {r.rc}:\n{r.tail()}")
-    return tuple(r.out.split("\n"))
-
-
-def describe(program, key):
-    """The value of KEY in PROGRAM's --describe ("" where it is empty; the first where it repeats)."""
-    for line in describe_lines(program):
-        if line.startswith(key + ":"):
-            return line[len(key) + 1:].strip()
-    return ""
+def describe(program):
+    """PROGRAM's description, its --describe read by scripts/describe.py (docs/developers.md gives its fields)."""
+    try:
+        return description.load(os.path.join(ROOT, program))
+    except description.DescribeError as e:
+        raise AssertionError(str(e)) from None
 
 
 def kernels(program):
-    """PROGRAM's kernel lines of --describe, each split: [name, dtype, kind, ...]."""
-    return [line.split()[1:] for line in describe_lines(program) if line.startswith("kernel:")]
+    """PROGRAM's kernels of --describe: {name, dtype, role, accumulator} each."""
+    return describe(program)["kernels"]
 
 
 def single_gpu_programs():
     """The built programs that run on one GPU."""
-    return [p for p in programs() if built(p) and describe(p, "gpus") == "one"]
+    return [p for p in programs() if built(p) and not describe(p)["several_gpus"]]
 
 
 def exercises():

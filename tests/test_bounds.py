@@ -83,14 +83,14 @@ class DeclaredBounds(support.Case):
 
     def test_each_declared_bound_is_the_committed_one(self, program):
         self.need_build()
-        if support.describe(program, "row stage") == "yes":
+        if support.describe(program)["row_stage"]:
             self.skipTest("a row stage's bound is its worst row's, which --bounds-for does not declare")
         sms = reference_sm_count()
         self.assertIsNotNone(sms, f"no one 'N SMs' in the headers of {reference_folder()}/*.txt")
         groups = committed_groups(support.stage_of(program))
         if not groups:
             self.skipTest(f"no row of this stage at N <= {HOST_LARGEST} in the primary reference")
-        bench_sizes = support.describe(program, "bench sizes").split(",")
+        bench_sizes = support.describe(program)["bench_sizes"]
         for fill, committed in sorted(groups.items()):
             sizes = ",".join(s for s in bench_sizes if str(elements(s)) in {n for _, _, n in committed})
             kernels = ",".join(sorted({k for k, _, _ in committed} - {"cub"}))

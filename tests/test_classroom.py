@@ -127,14 +127,14 @@ class Declarations(support.Case):
     def test_each_exercise_declares_its_grade(self, stage):
         self.need_build()
         program = f"build/{stage}/exercise"
-        sizes, time_size = support.describe(program, "grade sizes"), support.describe(program, "grade time")
-        promises = support.describe(program, "grade promises")
-        side = GRADE_SIDE if support.describe(program, "row stage") == "no" else rf"{GRADE_SIDE}x{GRADE_SIDE}"
+        sizes, time_size = ",".join(support.describe(program)["grade_sizes"]), support.describe(program)["grade_time"]
+        promises = " ".join(support.describe(program)["grade_promises"])
+        side = GRADE_SIDE if not support.describe(program)["row_stage"] else rf"{GRADE_SIDE}x{GRADE_SIDE}"
         for size in sizes.split(","):
             self.assertRegex(size, rf"^{side}$", f"{program}: grade sizes: {sizes}")
         self.assertIn("..", sizes, f"{program} declares no size drawn from the seed: the printed sizes would be all")
         self.assertRegex(time_size, rf"^{GRADE_SIZE}(x{GRADE_SIZE})?$")
-        if support.describe(program, "row stage") == "yes":
+        if support.describe(program)["row_stage"]:
             self.assertTrue([s for s in sizes.split(",") if not re.match(r"^1x", s)],
                             f"{program} declares no shape with a second row: {sizes}")
         for promise in promises.split():

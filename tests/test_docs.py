@@ -170,7 +170,7 @@ def named_kernel_problems(text, outputs, kernels, tables, excused=()):
     named = set(re.findall(r"`(\w+)(?:<[^`]*>)?`", text))
     has = lambda output, k: re.search(rf"\b{k}\b", output) is not None
     late = set().union(*(own for stage, own in kernels.items()
-                         if any(os.path.basename(p) == f"describe-{stage}.txt" for p in excused)))
+                         if any(os.path.basename(p) == f"describe-{stage}.json" for p in excused)))
     problems = [f"`{k}` is in no program's --describe and no output the page links"
                 for k in sorted(named & (tables | set().union(*kernels.values())))
                 if k not in tables | late and not any(has(o, k) for o in outputs.values())]
@@ -191,7 +191,7 @@ def linked_outputs(page):
 
 
 def stale_outputs(folder):
-    """FOLDER's outputs (describe-, sass-, profile-<stage>.txt) of the stages whose kernel or harness files
+    """FOLDER's outputs (describe-<stage>.json, sass-, profile-<stage>.txt) of the stages whose kernel or harness files
     changed since the commit its run measured (scripts/report/provenance.py; none where git cannot tell)."""
     report = os.path.join(ROOT, "scripts", "report")
     if report not in sys.path:
@@ -204,7 +204,8 @@ def stale_outputs(folder):
         stages = (provenance.changed_since(commit)[0] if commit else None) or []
     finally:
         os.chdir(here)
-    return {f"{folder}/{kind}-{stage}.txt" for stage in stages for kind in ("describe", "sass", "profile")}
+    return {f"{folder}/{kind}-{stage}.{ext}" for stage in stages
+            for kind, ext in (("describe", "json"), ("sass", "txt"), ("profile", "txt"))}
 
 
 # ---- the guides -------------------------------------------------------------------------------------------
@@ -271,6 +272,14 @@ class CsvColumns(support.Case):
                 self.assertEqual(column_problems(text, header), [], f"the programs' header: {header}")
 
 
+@support.per(["docs/developers.md", "docs/developers.zh-CN.md"], name_of=name_of)
+class DescribeSchema(support.Case):
+    def test_each_table_of_describe_is_the_schema(self, page):
+        """The page's table of --describe's fields names SCHEMA's (scripts/describe.py), in its order."""
+        fields = re.findall(r"^\| `(\w+)` \|", support.read(page).split("--describe`\n", 1)[-1], re.M)
+        self.assertEqual(fields, list(support.description.SCHEMA))
+
+
 @support.per(lambda: relative("README*.md") + relative("docs/*.md") + relative("stages/*/README*.md")
              + relative("plots/reference/*/README.md"), name_of=name_of)
 class Links(support.Case):
@@ -303,9 +312,9 @@ class NamedKernels(support.Case):
         kernel of a stage whose sass or profile output it links in one of those (a link to an older record
         without the kernel is found)."""
         folder = os.path.join("plots", "reference", support.read("plots/reference/primary").strip())
-        tables = {line.split()[1] for p in relative(f"{folder}/describe-*.txt")
-                  for line in support.read(p).split("\n") if line.startswith("kernel: ")}
-        self.assertTrue(tables, f"no kernel in {folder}/describe-*.txt")
+        tables = {k["name"] for p in relative(f"{folder}/describe-*.json")
+                  for k in support.description.read(os.path.join(ROOT, p))["kernels"]}
+        self.assertTrue(tables, f"no kernel in {folder}/describe-*.json")
         kernels = {os.path.basename(d): program_kernels(os.path.basename(d)) for d in relative("stages/*/")}
         self.assertEqual(named_kernel_problems(support.read(page), linked_outputs(page), kernels, tables,
                                                stale_outputs(folder)), [])
@@ -373,12 +382,12 @@ class ChecksReject(support.Case):
                           "`reduce_b` is not in the linked sass or profile output of 04_a"])
         self.assertEqual(named_kernel_problems(text, old, kernels, tables | {"reduce_b"}),
                          ["`reduce_b` is not in the linked sass or profile output of 04_a"])
-        self.assertEqual(named_kernel_problems(text, old, kernels, tables, {sass, "g/describe-04_a.txt"}), [],
+        self.assertEqual(named_kernel_problems(text, old, kernels, tables, {sass, "g/describe-04_a.json"}), [],
                          "a stage changed since the reference's run: its new kernel is not there yet")
-        self.assertEqual(named_kernel_problems(text, old, kernels, tables | {"reduce_b"}, {sass, "g/describe-04_a.txt"}),
+        self.assertEqual(named_kernel_problems(text, old, kernels, tables | {"reduce_b"}, {sass, "g/describe-04_a.json"}),
                          ["`reduce_b` is not in the linked sass or profile output of 04_a"],
                          "a stage changed since: a kernel its description names is still held to its output")
-        self.assertEqual(named_kernel_problems(text, old, kernels, tables, {"h/sass-04_a.txt", "h/describe-04_a.txt"}),
+        self.assertEqual(named_kernel_problems(text, old, kernels, tables, {"h/sass-04_a.txt", "h/describe-04_a.json"}),
                          ["`reduce_b` is not in the linked sass or profile output of 04_a"],
                          "another folder's files excused: the linked one still lacks the kernel")
         self.assertEqual(named_kernel_problems("`a_gone`", {}, kernels, tables | {"a_gone"}), [])

@@ -319,7 +319,8 @@ class OnTheGpu(support.Case):
         library's kernels; the kernels whose --describe says exact), on a .npy of the values: each rounded once,
         to fp32 for the narrow types, to fp64 for fp64; a kernel that refuses the data gives none."""
         program = next(p for p in support.programs() if glob.glob(f"{support.ROOT}/stages/{support.stage_of(p)}/exact_sum.cuh"))
-        exact = [k[0] for k in support.kernels(program) if k[1] == NAMES[typestr] and k[2] == "default" and k[3] == "exact"]
+        exact = [k["name"] for k in support.kernels(program)
+                 if (k["dtype"], k["role"], k["accumulator"]) == (NAMES[typestr], "default", "exact")]
         self.assertTrue(exact, f"{program} has no exact kernel of {NAMES[typestr]}")
         d = support.scratch(self)
         path = os.path.join(d, "x.npy")

@@ -15,7 +15,7 @@ def need_single_gpu(case, program):
     case.need_build()
     if not support.built(program):
         case.skipTest(f"{program} is not built here (its stage's own tests say why)")
-    if support.describe(program, "gpus") != "one":
+    if support.describe(program)["several_gpus"]:
         case.skipTest(f"{program} runs on several GPUs (--describe gpus: several): its stage's own tests run it")
 
 
@@ -62,8 +62,8 @@ class CheckSizes(support.Case):
         committed = gpu_lib.committed_rows(support.stage_of(program))
         if committed is None:
             self.skipTest("no committed reference of this GPU (plots/reference/*/results.csv)")
-        size = support.describe(program, "bench sizes").split(",")[0]
-        fill = support.describe(program, "bench fills").split()[0]
+        size = support.describe(program)["bench_sizes"][0]
+        fill = support.describe(program)["bench_fills"][0]
         run = gpu_lib.run_csv([os.path.join(support.ROOT, program), "--check", "--n", size, "--fill", fill,
                                "--reps", "1", "--warmup", "0"])
         self.assertEqual(run.result.rc, 0, repr(run.result))
@@ -108,8 +108,8 @@ class Gpu(support.Case):
         # Three sizes a probe, and a warm control a probe of a program with warm-L2 kernels.
         want = 0
         for p in support.single_gpu_programs():
-            probes = len(support.describe(p, "flush probes").split())
-            want += 3 * probes + (probes if support.describe(p, "warm-L2 kernels") else 0)
+            probes = len(support.describe(p)["flush_probes"])
+            want += 3 * probes + (probes if support.describe(p)["warm_l2_kernels"] else 0)
         r = support.run(["bash", "scripts/flush_check.sh", os.path.join(support.scratch(self), "flush.csv")])
         readings = re.findall(r"^(ok|FAIL) (.*)$", r.out, re.M)
         for verdict, line in readings:
@@ -175,7 +175,7 @@ class Exercises(support.Case):
             self.expect(0, "^PASS", ["bash", "scripts/stage_tool.sh", "solution", stage])
             return
         program = f"build/{stage}/solution"
-        self.expect(0, "", [program, "--check", "--n", support.describe(program, "check sizes"), "--fill",
+        self.expect(0, "", [program, "--check", "--n", ",".join(support.describe(program)["check_sizes"]), "--fill",
                             gpu_lib.check_fills(program)[0], "--reps", "1", "--warmup", "0"])
 
 

@@ -29,19 +29,19 @@ class EveryProgram(support.Case):
         self.need_build()
         if not support.built(program):
             self.skipTest(f"{program} is not built here: make all leaves it out (its stage's tests say why)")
-        if support.describe(program, "gpus") != "one":
-            self.skipTest(f"{program} runs on several GPUs (--describe: gpus: {support.describe(program, 'gpus')}): "
+        if support.describe(program)["several_gpus"]:
+            self.skipTest(f"{program} runs on several GPUs (--describe: several_gpus: true): "
                           "its stage's own tests check its --input")
         return program
 
     def types(self, program):
-        return support.describe(program, "input types").split()
+        return support.describe(program)["input_types"]
 
     def file_type(self, program):
         """The type this test writes PROGRAM's file in, and the file's shape (rows for a row stage)."""
         t = next((t for t in PREFERRED if t in self.types(program)), None)
         self.assertIsNotNone(t, f"{program} takes none of {PREFERRED} (--describe: input types)")
-        return t, "7,1001" if support.describe(program, "row stage") == "yes" else "1000003"
+        return t, "7,1001" if support.describe(program)["row_stage"] else "1000003"
 
     def good_npy(self, program):
         t, shape = self.file_type(program)

@@ -23,8 +23,7 @@ def script_files():
 
 def kernel_names():
     """Every kernel named by a built program's --describe."""
-    return sorted({line.split()[1] for p in support.programs() if support.built(p)
-                   for line in support.describe_lines(p) if line.startswith("kernel:")})
+    return sorted({k["name"] for p in support.programs() if support.built(p) for k in support.kernels(p)})
 
 
 def pattern(name):

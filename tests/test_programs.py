@@ -4,6 +4,7 @@ row), the stage harness's own flags, the GPU engineer's tools without their tool
 accuracy lab without a GPU."""
 import functools
 import glob
+import json
 import os
 import re
 import unittest
@@ -14,10 +15,6 @@ from tests import support
 HOST_ONLY = True
 
 COMMON_FLAGS = "--n --kernel --list --describe --fill --seed --reps --warmup --csv --check --l2 --help".split()
-DESCRIBE_KEYS = ["stage", "program", "gpus", "kernel", "input types", "fills", "check fills", "bench fills",
-                 "default sizes", "bench sizes", "check sizes", "edge sizes", "row stage", "baseline",
-                 "warm-L2 kernels", "flush probes", "accuracy kernels", "limit kernels", "tree kernels", "charts",
-                 "csv", "library launches", "grade sizes", "grade time", "grade promises", "noisy spread"]
 NO_GPU = "no CUDA-capable GPU found"
 
 
@@ -57,46 +54,49 @@ class CommonFlags(ProgramCase):
         missing = [f for f in COMMON_FLAGS if not re.search(rf"(^|\s){f}(\s|$)", text)]
         self.assertEqual(missing, [], f"{program} --help does not list them")
 
-    def test_each_describe_prints_every_key_in_order(self, program):
+    def test_each_describe_prints_one_json_document_of_the_schema(self, program):
+        """--describe prints one JSON object: every field of scripts/describe.py's SCHEMA, in its order, each of
+        its type; every kernel's role one of ROLES."""
         self.program(program)
         r = output(program, "--describe")
         self.assertEqual(r.rc, 0, r)
-        keys = [line.split(":")[0] for line in r.out.rstrip("\n").split("\n")]
-        self.assertEqual([k for i, k in enumerate(keys) if i == 0 or k != keys[i - 1]], DESCRIBE_KEYS)
+        found = json.loads(r.out)
+        self.assertEqual(support.description.problems(found), [])
+        self.assertEqual([k["role"] for k in found["kernels"] if k["role"] not in support.description.ROLES], [])
 
     def test_each_describe_names_its_stage_and_program(self, program):
         self.program(program)
-        self.assertEqual(support.describe(program, "stage"), support.stage_of(program))
-        self.assertEqual(support.describe(program, "program"), os.path.basename(program))
+        self.assertEqual(support.describe(program)["stage"], support.stage_of(program))
+        self.assertEqual(support.describe(program)["program"], os.path.basename(program))
 
     def test_each_describe_has_check_sizes_and_its_check_and_bench_fills_among_its_fills(self, program):
         self.program(program)
-        fills = support.describe(program, "fills").split()
-        check_fills = support.describe(program, "check fills").split()
+        fills = support.describe(program)["fills"]
+        check_fills = support.describe(program)["check_fills"]
         self.assertTrue(check_fills, "no check fills")
-        self.assertTrue(support.describe(program, "check sizes"), "no check sizes")
-        unknown = [f for f in check_fills + support.describe(program, "bench fills").split() if f not in fills]
+        self.assertTrue(support.describe(program)["check_sizes"], "no check sizes")
+        unknown = [f for f in check_fills + support.describe(program)["bench_fills"] if f not in fills]
         self.assertEqual(unknown, [], f"check or bench fills not among its fills ({' '.join(fills)})")
 
     def test_each_describe_charts_are_charts_on_its_input_types(self, program):
-        """Each chart token (NAME, NAME+, then :TYPE for each input type beside f32) names a chart of
-        plots/*.gp, and each TYPE is one of the program's input types."""
+        """Each chart names a chart of plots/*.gp, and each of its also_dtypes is one of the program's input
+        types."""
         self.program(program)
         charts = {re.search(r"^# chart: *(\S+)", support.read(gp), re.M)[1]
                   for gp in glob.glob(os.path.join(support.ROOT, "plots", "*.gp"))}
-        inputs = support.describe(program, "input types").split()
-        for token in support.describe(program, "charts").split():
-            name, *types = token.split(":")
-            with self.subTest(token=token):
-                self.assertIn(name.rstrip("+"), charts, f"no plots/*.gp has '# chart: {name.rstrip('+')}'")
-                self.assertEqual([t for t in types if t not in inputs], [], f"not among its input types {inputs}")
+        inputs = support.describe(program)["input_types"]
+        for chart in support.describe(program)["charts"]:
+            with self.subTest(chart=chart["name"]):
+                self.assertIn(chart["name"], charts, f"no plots/*.gp has '# chart: {chart['name']}'")
+                self.assertEqual([t for t in chart["also_dtypes"] if t not in inputs], [],
+                                 f"not among its input types {inputs}")
 
     def test_each_help_says_what_each_of_its_fills_is(self, program):
         """--help's note on the fills (from "fills:" to the first option) names every fill --describe lists"""
         note = self.help_text(program).split("\n  --")[0].partition("fills:")[2]
         if not note:
             self.skipTest("its --help has no note on the fills")
-        fills = support.describe(program, "fills").split()
+        fills = support.describe(program)["fills"]
         self.assertTrue(fills, "--describe lists no fills")
         self.assertEqual([f for f in fills if not re.search(rf"(?<![\w-]){re.escape(f)}(?![\w-])", note)], [],
                          f"fills its --help does not describe:\n{note}")
@@ -104,20 +104,20 @@ class CommonFlags(ProgramCase):
     def declared_kernels_in_table(self, program, key):
         table = self.table(program)
         self.assertTrue(table, f"{program} --list lists no kernel")
-        declared = support.describe(program, key).split()
+        declared = support.describe(program)[key]
         if not declared:
             self.skipTest(f"its --describe declares no {key}")
         self.assertEqual([k for k in declared if k not in table], [])
 
     def test_each_accuracy_kernels_are_kernels_of_its_table(self, program):
-        self.declared_kernels_in_table(program, "accuracy kernels")
+        self.declared_kernels_in_table(program, "accuracy_kernels")
 
     def test_each_limit_kernels_are_kernels_of_its_table(self, program):
-        self.declared_kernels_in_table(program, "limit kernels")
+        self.declared_kernels_in_table(program, "limit_kernels")
 
     def test_each_bad_option_exits_2_saying_what_is_wrong(self, program):
         path = self.program(program)
-        first = next((k[0] for k in support.kernels(program) if k[2] == "default"), None)
+        first = next((k["name"] for k in support.kernels(program) if k["role"] == "default"), None)
         self.assertIsNotNone(first, "--describe lists no default kernel")
         for what, args, message in [
                 ("an unknown flag", ["--bogus"], "unknown option '--bogus'"),
@@ -157,9 +157,9 @@ class CommonFlags(ProgramCase):
                       ("--cond x", ["--fill", "cond", "--cond", "x"], "--cond 'x'"),
                       ("--cond without --fill cond", ["--cond", "1e8"], "of --fill cond only"),
                       ("--fill cond with two sizes", ["--fill", "cond", "--n", "1K,2K"], "one size a run")]
-        if "--cols" in text and support.describe(program, "row stage") == "no":
+        if "--cols" in text and not support.describe(program)["row_stage"]:
             cases += [("--cols on a one-vector stage", ["--cols", "32"], "for a row stage")]
-        if "--out" in text and support.describe(program, "row stage") == "no":
+        if "--out" in text and not support.describe(program)["row_stage"]:
             cases += [("--out on a one-vector stage", ["--out", "x.npy"], "a row stage's")]
         if not cases:
             self.skipTest("its --help lists no --offset, --cond or --cols (the last on a one-vector stage)")
@@ -171,7 +171,7 @@ class CommonFlags(ProgramCase):
         """make stage-NN profile: without ncu, exit 4 saying so; a program on several GPUs, exit 2 saying why."""
         self.program(program)
         stage = support.stage_of(program)
-        if support.describe(program, "gpus") == "one":
+        if not support.describe(program)["several_gpus"]:
             self.expect(4, "ncu not found", ["bash", "scripts/stage_tool.sh", "profile", stage],
                         env={"PATH": support.tools_path(self)})
         else:
@@ -180,7 +180,7 @@ class CommonFlags(ProgramCase):
     def test_each_sanitize_without_compute_sanitizer_exits_4_or_2_for_a_multi_gpu_program(self, program):
         self.program(program)
         stage = support.stage_of(program)
-        if support.describe(program, "gpus") == "one":
+        if not support.describe(program)["several_gpus"]:
             self.expect(4, "compute-sanitizer not found", ["bash", "scripts/stage_tool.sh", "sanitize", stage],
                         env={"PATH": support.tools_path(self)})
         else:

@@ -4,6 +4,7 @@ so that a check that crashes fails with its traceback; and each check shown a co
 one place, which it must reject, naming what is broken."""
 import functools
 import glob
+import json
 import os
 import re
 import shutil
@@ -86,6 +87,15 @@ def edit_text(path, old, new, count=1):
     open(path, "w", encoding="utf-8").write(changed)
 
 
+def edit_json(path, change):
+    """CHANGE(the JSON document at PATH) in place, written back."""
+    with open(path, encoding="utf-8") as f:
+        document = json.load(f)
+    change(document)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(document, f, indent=2)
+
+
 def device(folder, kernel):
     """The numbers of a results CSV's device rows of KERNEL (dram_peak: gbps, launch_floor: median_us)."""
     column = "median_us" if kernel == "launch_floor" else "gbps"
@@ -94,12 +104,12 @@ def device(folder, kernel):
 
 def bench_row(folder, wide=True):
     """A test of a results row: a bench fill's row of a kernel with (WIDE) or without an fp32, fp64, Kahan, int32
-    or exact accumulator, by the stage's describe-<stage>.txt."""
+    or exact accumulator, by the stage's describe-<stage>.json."""
     def pick(r):
-        path = f"{folder}/describe-{r['stage']}.txt"
+        path = f"{folder}/describe-{r['stage']}.json"
         if r["pass"] == "" or not os.path.isfile(path):
             return False
-        bench = vr.describe(path).get("bench fills", "").split()[:1]
+        bench = vr.describe(path)["bench_fills"][:1]
         return [r["fill"]] == bench and (vr.accumulators(folder, r["stage"]).get(r["kernel"]) in vr.WIDE_ACCS) == wide
     return pick
 
@@ -208,9 +218,9 @@ class EachReference(support.Case):
 
     def test_each_limits_cover(self, folder):
         """limits.csv has every limit kernel and CUB at each bench size of every program that declares them"""
-        programs = [vr.describe(p) for p in sorted(glob.glob(f"{folder}/describe-*.txt"))]
-        declaring = [p for p in programs if p.get("limit kernels")]
-        self.assertTrue(declaring, f"no describe-<stage>.txt of {folder} declares limit kernels")
+        programs = [vr.describe(p) for p in sorted(glob.glob(f"{folder}/describe-*.json"))]
+        declaring = [p for p in programs if p.get("limit_kernels")]
+        self.assertTrue(declaring, f"no describe-<stage>.json of {folder} declares limit kernels")
         for program in declaring:
             with self.subTest(stage=program.get("stage")):
                 self.passes(vr.limits_cover(folder, f"{folder}/limits.csv", program))
@@ -409,7 +419,7 @@ class RejectsUncheckedBounds(Broken):
                      f"{row['stage']} {row['kernel']} n={row['n']} ≤ {row['rel_bound']} (chain {row['chain']})")
 
     def test_rejects_results_without_descriptions_of_wide_accumulators(self):
-        for path in glob.glob(f"{self.a}/describe-*.txt"):
+        for path in glob.glob(f"{self.a}/describe-*.json"):
             os.remove(path)
         self.rejects(vr.checks_can_fail(self.a), "has bench rows of fp32, fp64, Kahan or int32 accumulators")
 
@@ -621,7 +631,8 @@ class RejectsSanitizerFiles(Broken):
 
     def test_rejects_a_stage_whose_description_lists_no_kernel_of_its_own(self):
         name, _ = self.sanitize()
-        edit_text(f"{self.b}/describe-{vr.file_stage(name)}.txt", r"^kernel: .*\n", "", count=0)
+        path = f"{self.b}/describe-{vr.file_stage(name)}.json"
+        edit_json(path, lambda d: d.update(kernels=[]))
         self.rejects(vr.sanitizers_clean(self.refs), f"{gpu(self.b)}: no kernels of {vr.file_stage(name)}'s own")
 
 
@@ -629,20 +640,20 @@ class RejectsLimits(Broken):
     """limits.csv: every limit kernel and CUB at each bench size, each run read from DRAM."""
 
     def program(self):
-        declaring = [p for p in (vr.describe(f) for f in sorted(glob.glob(f"{self.a}/describe-*.txt")))
-                     if p.get("limit kernels")]
+        declaring = [p for p in (vr.describe(f) for f in sorted(glob.glob(f"{self.a}/describe-*.json")))
+                     if p.get("limit_kernels")]
         self.assertTrue(declaring, "no program declares limit kernels")
         return declaring[0]
 
     def test_limits_cover_rejects_a_limit_kernel_missing_at_one_size(self):
         program = self.program()
-        kernel, sizes = program["limit kernels"].split()[0], len(program["bench sizes"].split(","))
+        kernel, sizes = program["limit_kernels"][0], len(program["bench_sizes"])
         drop_rows(f"{self.a}/limits.csv", lambda r: r["stage"] == program["stage"] and r["kernel"] == kernel, keep=sizes - 1)
         self.rejects(vr.limits(self.a), f"{kernel} ({sizes - 1} of {sizes} sizes)")
 
     def test_limits_cover_rejects_cub_missing_at_one_size(self):
         program = self.program()
-        sizes = len(program["bench sizes"].split(","))
+        sizes = len(program["bench_sizes"])
         drop_rows(f"{self.a}/limits.csv", lambda r: r["stage"] == program["stage"] and r["kernel"] == "cub", keep=sizes - 1)
         self.rejects(vr.limits(self.a), f"cub ({sizes - 1} of {sizes} sizes)")
 

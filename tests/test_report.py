@@ -8,6 +8,7 @@ import glob
 import importlib
 import importlib.util
 import io
+import json
 import os
 import re
 import shutil
@@ -49,9 +50,30 @@ def write(path, text):
         f.write(text)
 
 
+def chart_objects(tokens):
+    """The charts of a description, from tokens NAME[+][:TYPE...] (+: owned; :TYPE: drawn on TYPE too)."""
+    return [{"name": name.rstrip("+"), "owned": name.endswith("+"), "also_dtypes": types}
+            for name, *types in (token.split(":") for token in tokens.split())]
+
+
+def describe_stage(folder, stage, tokens):
+    """FOLDER's describe-<stage>.json: the stage, its baseline "base" and its charts (TOKENS, as chart_objects() takes)."""
+    write(os.path.join(folder, f"describe-{stage}.json"),
+          json.dumps({"stage": stage, "baseline": "base", "charts": chart_objects(tokens)}))
+
+
+def add_to_description(folder, stage, kernels=(), **fields):
+    """FIELDS, and KERNELS ("NAME DTYPE ROLE ACC" each) after its kernels, into FOLDER's describe-<stage>.json."""
+    path = os.path.join(folder, f"describe-{stage}.json")
+    d = json.loads(support.read(path))
+    d.update(fields)
+    d["kernels"] = d.get("kernels", []) + [dict(zip(("name", "dtype", "role", "accumulator"), k.split())) for k in kernels]
+    write(path, json.dumps(d))
+
+
 def made_up(folder, rows, charts_of):
     """A results CSV of ROWS (stage, kernel, dtype, n, median_us, fill[, {column: value}]) in FOLDER, with
-    each stage's description (describe-<stage>.txt: its charts, and the baseline "base") beside it."""
+    each stage's description (describe-<stage>.json: its charts, and the baseline "base") beside it."""
     lines = [HEADER] + DEVICE
     columns = HEADER.split(",")
     for stage, kernel, dtype, n, us, fill, *more in rows:
@@ -63,7 +85,7 @@ def made_up(folder, rows, charts_of):
     path = os.path.join(folder, "results.csv")
     write(path, "\n".join(lines) + "\n")
     for stage, tokens in charts_of.items():
-        write(os.path.join(folder, f"describe-{stage}.txt"), f"stage: {stage}\nbaseline: base\ncharts: {tokens}\n")
+        describe_stage(folder, stage, tokens)
     return path
 
 
@@ -144,8 +166,7 @@ class MadeUpResults(support.Case):
         lines = [line + ("" if not line else ",spread" if i == 0 else ",0.500" if ",fast," in line
                          else ",0.020" if ",base," in line else ",") for i, line in enumerate(lines)]
         write(path, "\n".join(lines))
-        with open(os.path.join(folder, "describe-01_a.txt"), "a", encoding="utf-8") as f:
-            f.write("noisy spread: 0.10\n")
+        add_to_description(folder, "01_a", noisy_spread=0.1)
         text = report("tables").table(path, "all")
         self.assertIn("| 01_a `fast` | 5.0~ |", text)
         self.assertIn("| 01_a `base` | 10.0 |", text)
@@ -197,7 +218,7 @@ class MadeUpResults(support.Case):
         folder = self.folder("a")
         path = made_up(folder, [("01_a", "base", "f32", 1024, 10.0, "random")], {"01_a": "bandwidth+"})
         self.assertEqual(report("charts").chart_names(path), ["bandwidth"])
-        write(os.path.join(folder, "describe-01_a.txt"), "stage: 01_a\nbaseline: base\ncharts: scaling\n")
+        describe_stage(folder, "01_a", "scaling")
         self.assertEqual(report("charts").chart_names(path), ["scaling"])
 
     def test_chart_draws_the_input_types_its_stages_declare(self):
@@ -213,8 +234,7 @@ class MadeUpResults(support.Case):
         path = made_up(folder, [(s, k, t, n, 1.0, "random", {"gbps": gbps, "bytes_read": str(b)})
                                 for s, k, t, n, gbps, b in rows],
                        {"01_a": "roofline+:f64 bandwidth+:f64", "02_b": "roofline bandwidth+"})
-        with open(os.path.join(folder, "describe-01_a.txt"), "a", encoding="utf-8") as f:
-            f.write("kernel: cub f32 library f32\nkernel: cub f64 library f64\n")
+        add_to_description(folder, "01_a", ["cub f32 library f32", "cub f64 library f64"])
         _, files = report("charts").chart_data(path)
         blocks = [b.split("\n") for b in files["roofline.data"].strip("\n").split("\n\n\n")]
         self.assertEqual(blocks, [['"01 base"', "1024\t2.0\t4096", "4096\t4.0\t16384"],
@@ -506,8 +526,7 @@ class MadeUpResults(support.Case):
         none), its finish, and its whole run's; without the article's times, no article columns."""
         folder = self.folder("a")
         path = self.split_run(folder)
-        with open(os.path.join(folder, "describe-01_a.txt"), "a", encoding="utf-8") as f:
-            f.write("kernel: base f32 cpu f32\n")
+        add_to_description(folder, "01_a", ["base f32 cpu f32"])
         cited = os.path.join(self.tmp, "cited.csv")
         write(cited, "# source: an article\n# n: 1024\nstep,stage,kernel,ms,gbps\n§1,01_a,base,,\n§2,01_a,slow,,\n"
                      "§3,01_a,fast,,\n")
@@ -830,9 +849,7 @@ def inversions(header, rows, prefix):
 def baseline(rows, folder):
     """The speed-up's baseline of a results CSV: its first stage's baseline kernel (its description's), fp32."""
     stage = next(r["stage"] for r in rows if r["pass"] != "")
-    with open(os.path.join(folder, f"describe-{stage}.txt"), encoding="utf-8") as f:
-        kernel = re.search(r"^baseline: *(\S+)", f.read(), re.M)[1]
-    return stage, kernel
+    return stage, json.loads(support.read(os.path.join(folder, f"describe-{stage}.json")))["baseline"]
 
 
 @support.per(lambda: references("results.csv"), name_of=reference_name)
@@ -902,10 +919,9 @@ class CommittedCharts(support.Case):
         _, files = report("charts").chart_data(path)
         checked = 0
         for (stage, kernel), at in f64.items():
-            text = support.read(os.path.join(folder, f"describe-{stage}.txt"))
-            owned = [t.split(":")[0][:-1] for t in re.search(r"^charts:(.*)", text, re.M)[1].split()
-                     if t.split(":")[0].endswith("+")]
-            library = re.search(rf"^kernel: {re.escape(kernel)} \S+ library", text, re.M)
+            d = json.loads(support.read(os.path.join(folder, f"describe-{stage}.json")))
+            owned = [c["name"] for c in d["charts"] if c["owned"]]
+            library = any(k["name"] == kernel and k["role"] == "library" for k in d["kernels"])
             title = f'"{kernel} f64"' if library else f'"{stage.split("_")[0]} {kernel}"'
             for chart in (c for c in owned if shapes.get(c) in ("lines", "bars")):
                 checked += 1

@@ -21,8 +21,8 @@ def ones_past_2_24():
 class Stage01(support.Case):
     def test_describe_cpu_sequential_is_a_cpu_row_and_the_baseline_the_first_gpu_kernel(self):
         self.need_build()
-        self.assertIn("kernel: cpu_sequential f32 cpu f32", support.describe_lines(NAIVE))
-        self.assertEqual(support.describe(NAIVE, "baseline"), "reduce_global_inplace")
+        self.assertIn({"name": "cpu_sequential", "dtype": "f32", "role": "cpu", "accumulator": "f32"}, support.kernels(NAIVE))
+        self.assertEqual(support.describe(NAIVE)["baseline"], "reduce_global_inplace")
 
     @support.needs("gpu")
     def test_cpu_sequential_on_2_24_plus_1_ones_stops_at_16777216_not_checked(self):

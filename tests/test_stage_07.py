@@ -38,8 +38,8 @@ def readme_large_table(text):
 
 def stage_kernels():
     """The stage's own kernels (not the library's), as the committed reference's description names them."""
-    lines = support.read(f"plots/reference/nvidia-h200/describe-{STAGE}.txt").split("\n")
-    return [f[1] for f in (line.split() for line in lines if line.startswith("kernel:")) if f[3] != "library"]
+    saved = support.description.read(os.path.join(support.ROOT, f"plots/reference/nvidia-h200/describe-{STAGE}.json"))
+    return [k["name"] for k in saved["kernels"] if k["role"] != "library"]
 
 
 def mismatches(table, rows):

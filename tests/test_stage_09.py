@@ -17,7 +17,7 @@ SOLUTION = os.path.join(support.ROOT, "build/09_rows/solution")
 
 def kernels():
     """Every kernel a run times without --kernel (and CUB's row): --describe's, less the deliberately wrong."""
-    return [k[0] for k in support.kernels("build/09_rows/reduce") if k[2] != "wrong"]
+    return [k["name"] for k in support.kernels("build/09_rows/reduce") if k["role"] != "wrong"]
 
 
 def log_sum_exp_kernels():

@@ -3,6 +3,7 @@ through the reporting program, then on the GPU: every kernel and CUB exact at th
 a scan past 2^31 elements, top-p's cut exact at every size, the exercise's stub failing and its solution
 passing."""
 import functools
+import json
 import os
 import re
 import unittest
@@ -16,7 +17,7 @@ SOLUTION = os.path.join(support.ROOT, f"build/{STAGE}/solution")
 
 
 def default_kernels(program):
-    return [k[0] for k in support.kernels(program) if k[2] == "default"]
+    return [k["name"] for k in support.kernels(program) if k["role"] == "default"]
 
 
 @functools.lru_cache(None)
@@ -39,8 +40,8 @@ def plot_csv(path):
                 lines.append(f"X,{STAGE},{k},u16_{dt},{n},10,{n // 30000},1,0,1,,flushed,same,{n * 2},,")
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
-    with open(os.path.join(os.path.dirname(path), f"describe-{STAGE}.txt"), "w", encoding="utf-8") as f:
-        f.write(f"stage: {STAGE}\ncharts: scan_histogram+\n")
+    with open(os.path.join(os.path.dirname(path), f"describe-{STAGE}.json"), "w", encoding="utf-8") as f:
+        json.dump({"stage": STAGE, "charts": [{"name": "scan_histogram", "owned": True, "also_dtypes": []}]}, f)
 
 
 class Stage11(support.Case):
@@ -66,7 +67,7 @@ class Stage11(support.Case):
 
     def test_the_stages_program_does_not_have_the_exercises_scan_exclusive(self):
         self.need_build()
-        names = [k[0] for k in support.kernels(PROGRAM)]
+        names = [k["name"] for k in support.kernels(PROGRAM)]
         self.assertTrue(names, f"{PROGRAM} --describe names no kernel")
         self.assertNotIn("scan_exclusive", names)
 
@@ -88,8 +89,8 @@ class Stage11(support.Case):
 
     def exact_at_check_sizes(self, fills):
         """Each fill's run: exit 0, every row exact, one row per kernel (but a deliberately wrong one) and size."""
-        sizes = support.describe(PROGRAM, "check sizes").split(",")
-        kernels = [k for k in support.kernels(PROGRAM) if k[2] != "wrong"]
+        sizes = support.describe(PROGRAM)["check_sizes"]
+        kernels = [k for k in support.kernels(PROGRAM) if k["role"] != "wrong"]
         for fill in fills:
             run = gpu_lib.check_run(PROGRAM, fill)
             with self.subTest(fill=fill, check="every kernel and CUB pass their exact checks"):

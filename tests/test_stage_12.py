@@ -2,6 +2,7 @@
 options and --input refusals, the runs under mpirun (where the build has MPI and mpirun is here), the
 stage's chart, then on the GPU: G = 1 in both modes, --input, and G = 2 where two GPUs are present."""
 import functools
+import json
 import os
 import re
 import shutil
@@ -91,8 +92,8 @@ def plot_csv(path):
                 f"X,{STAGE},allreduce_g2,f32,262144,10,100,,0,1,,warm,same,1048576,,\n"
                 f"X,{STAGE},allreduce_g2,f32,1048576,20,200,,0,1,,warm,same,4194304,,\n"
                 f"X,{STAGE},allreduce_g2,bf16,524288,10,100,,0,1,,warm,same,1048576,,\n")
-    with open(os.path.join(os.path.dirname(path), f"describe-{STAGE}.txt"), "w", encoding="utf-8") as f:
-        f.write(f"stage: {STAGE}\ncharts: multigpu+\n")
+    with open(os.path.join(os.path.dirname(path), f"describe-{STAGE}.json"), "w", encoding="utf-8") as f:
+        json.dump({"stage": STAGE, "charts": [{"name": "multigpu", "owned": True, "also_dtypes": []}]}, f)
 
 
 def copies_left(marker):

@@ -151,9 +151,9 @@ class Stage13(support.Case):
         accumulator exact) gives the exact sum, error 0 (NaN where fp16's range makes the data NaN), at every size;
         fixed point refuses the data (off its grid) where it does not pass"""
         self.need_build()
-        exact = [k[0] for k in support.kernels(EXACT) if k[-1] == "exact"]
+        exact = [k["name"] for k in support.kernels(EXACT) if k["accumulator"] == "exact"]
         self.assertIn("windows_f64", exact)
-        sizes = support.describe(EXACT, "check sizes")
+        sizes = ",".join(support.describe(EXACT)["check_sizes"])
         run = gpu_lib.run_csv([EXACT, "--kernel", ",".join(exact), "--n", sizes, "--fill", "binades", "--reps", "3",
                                "--check"])
         self.assertEqual(run.result.rc, 0, repr(run.result))

@@ -83,7 +83,7 @@ def records_of(stage, kernel):
 
 def table_kernels(program):
     """The kernels of PROGRAM's table, less the library's rows (CUB's), in order."""
-    return list(dict.fromkeys(k[0] for k in support.kernels(program) if k[2] != "library"))
+    return list(dict.fromkeys(k["name"] for k in support.kernels(program) if k["role"] != "library"))
 
 
 @functools.lru_cache(None)
@@ -222,7 +222,7 @@ class RecordsInto(support.Case):
         self.need_build()
         stage = RECORDS[0][0]
         program = support.program_of(stage)
-        kernels = support.describe(program, "tree kernels").split()
+        kernels = [t["kernel"] for t in support.describe(program)["tree_kernels"]]
         primary = support.read("plots/reference/primary").strip()
         gpu = support.read_csv(os.path.join(support.ROOT, "plots", "reference", primary, "results.csv"))[0]["gpu"]
         copy = copy_of(self, ("stages", "scripts", "plots/reference", "plots/lab"))
@@ -266,7 +266,7 @@ class CommittedRecords(support.Case):
         --describe."""
         self.need_build()
         kernels = sorted((s, k) for s in HARNESS
-                         for k in support.describe(support.program_of(s), "tree kernels").split())
+                         for k in (t["kernel"] for t in support.describe(support.program_of(s))["tree_kernels"]))
         self.assertTrue(kernels)
         self.assertEqual(RECORDS, kernels)
 
@@ -350,7 +350,7 @@ class RecordBuild(support.Case):
     def test_each_tree_kernels_in_its_table(self, stage):
         self.need_build()
         program = support.program_of(stage)
-        unknown = [k for k in support.describe(program, "tree kernels").split() if k not in table_kernels(program)]
+        unknown = [t["kernel"] for t in support.describe(program)["tree_kernels"] if t["kernel"] not in table_kernels(program)]
         self.assertEqual(unknown, [])
 
     @support.full_only
@@ -377,7 +377,7 @@ class Refusals(support.Case):
     def test_cpu_loops_cannot_be_recorded_exit_5(self):
         """Every kernel that is a loop on the CPU: its stage's record build says it cannot be recorded, exit 5."""
         self.need_build()
-        loops = [(s, k[0]) for s in HARNESS for k in support.kernels(support.program_of(s)) if k[2] == "cpu"]
+        loops = [(s, k["name"]) for s in HARNESS for k in support.kernels(support.program_of(s)) if k["role"] == "cpu"]
         self.assertTrue(loops, "no stage has a loop on the CPU")
         for stage, kernel in loops:
             with self.subTest(f"{stage} {kernel}"):

@@ -11,7 +11,7 @@ Of plots/reference/: the results of at least two GPUs (<gpu>/results.csv). Of ea
                              a row is unchecked); on the bench's data such a row is unchecked only where its
                              chain of additions is longer than 2^17 or runs through every input (an empty
                              bound: exact) (stage, kernel, pass, fill, rel_bound, chain; the accumulators
-                             from describe-<stage>.txt); up to N = 2^14 a result one average element short
+                             from describe-<stage>.json); up to N = 2^14 a result one average element short
                              fails each checked row
   accuracy.csv               every result within its bound (stage, kernel, n, pass, fill, cond)
   demo-<stage>.txt           a demo's "bits:" lines (results that are the same on every GPU) are the same
@@ -19,7 +19,7 @@ Of plots/reference/: the results of at least two GPUs (<gpu>/results.csv). Of ea
   cccl-<stage>.txt etc.      a program's tables as it printed them, committed beside the reference
                              (cccl-*.txt): every row of a kernel whose bits are the same in every run has
                              the same result and verdict in every reference that has the file, and every
-                             row of a kernel with an exact accumulator (describe-<stage>.txt) passed with
+                             row of a kernel with an exact accumulator (describe-<stage>.json) passed with
                              error 0; the first size from which a kernel fails there (on every larger size
                              of the fills it fails on, passing on the others) and the largest size below it
                              where it passes (at every checked size below, on those fills) are the same on
@@ -27,9 +27,9 @@ Of plots/reference/: the results of at least two GPUs (<gpu>/results.csv). Of ea
   sanitize-<stage>.txt       compute-sanitizer's output committed beside the reference: in every reference
                              if in one; each run on that folder's GPU, clean (a zero summary) with every kernel
                              verified, and each of the four tools run on every kernel of the stage's own
-                             (describe-<stage>.txt: not a library's)
+                             (describe-<stage>.json: not a library's)
   limits.csv                 a row for each limit kernel of a program and for CUB at each of its bench
-                             sizes (its describe-<stage>.txt: stage, limit kernels, bench sizes), and
+                             sizes (its describe-<stage>.json: stage, limit kernels, bench sizes), and
                              every profiled run read its input from DRAM (stage, kernel, dtype, n, dram_bytes)
   results.csv                no time falls as N grows by more than 25%: a batch's median (a stage's kernels at
                              one N, fill and L2 state), or a kernel's by more than a launch floor as well
@@ -37,7 +37,7 @@ Of plots/reference/: the results of at least two GPUs (<gpu>/results.csv). Of ea
   README.md                  with a measured_at (the commit of its run), its line of the stages changed since
                              is what git says: stages/<stage>/*.cu, *.cuh, *.mk and common/* (every stage), blob by blob
 Of each two of them: a GPU kernel's time ratio between the two at one N within a factor of 2 of its ratios at
-the neighbouring N (results.csv; describe-<stage>.txt for the kernels that run on the CPU).
+the neighbouring N (results.csv; describe-<stage>.json for the kernels that run on the CPU).
 usage: python3 tests/verify_reference.py [REFERENCE_DIR...]: "ok   " or "FAIL " and what was checked, a line
 each; exit 1 if one fails, 2 (with the traceback) if a check could not run."""
 import argparse
@@ -55,7 +55,7 @@ import traceback
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, os.path.join(ROOT, "scripts", "report"))
-from common import is_device_row, passed, read_csv  # noqa: E402
+from common import describe_module as description, is_device_row, passed, read_csv  # noqa: E402
 
 
 def num(v):
@@ -172,16 +172,15 @@ def multigpu_below_peak(csv):
                    f"rows of {csv} above the DRAM peak: ")
 
 
-def kernel_lines(folder, stage):
-    """The "kernel: NAME DTYPE ROLE [ACC]" lines of describe-<stage>.txt, split into words ([] without it)."""
-    path = f"{folder}/describe-{stage}.txt"
-    lines = open(path, encoding="utf-8").read().split("\n") if os.path.isfile(path) else []
-    return [w for w in (line.split() for line in lines) if len(w) >= 4 and w[0] == "kernel:"]
+def described_kernels(folder, stage):
+    """The kernels of describe-<stage>.json, {name, dtype, role, accumulator} each ([] without it)."""
+    path = f"{folder}/describe-{stage}.json"
+    return describe(path)["kernels"] if os.path.isfile(path) else []
 
 
 def accumulators(folder, stage):
     """{kernel: accumulator} of a stage's description."""
-    return {w[1]: w[4] for w in kernel_lines(folder, stage) if len(w) == 5}
+    return {k["name"]: k["accumulator"] for k in described_kernels(folder, stage) if k["accumulator"]}
 
 
 def checks_can_fail(folder):
@@ -189,8 +188,8 @@ def checks_can_fail(folder):
     unchecked only where its chain is long."""
     csv = f"{folder}/results.csv"
     rows = [r for r in read_csv(csv, "stage kernel n pass fill rel_bound chain") if not is_device_row(r)]
-    bench = {s: describe(f"{folder}/describe-{s}.txt").get("bench fills", "").split()[:1]
-             for s in {r["stage"] for r in rows} if os.path.isfile(f"{folder}/describe-{s}.txt")}
+    bench = {s: describe(f"{folder}/describe-{s}.json")["bench_fills"][:1]
+             for s in {r["stage"] for r in rows} if os.path.isfile(f"{folder}/describe-{s}.json")}
     accs = {s: accumulators(folder, s) for s in bench}
 
     def is_wide(r):
@@ -211,7 +210,7 @@ def checks_can_fail(folder):
                                      f"are checked below {TIGHT:g}; the {len(wide) - len(tight)} others' chains are "
                                      f"longer than 2^{LONG_CHAIN.bit_length() - 1} or run through every input",
                     f"bench rows of wide accumulators in {csv} unchecked with a short chain: ") if wide else
-            [(False, f"{csv} has bench rows of fp32, fp64, Kahan or int32 accumulators (describe-<stage>.txt names them)")]) + \
+            [(False, f"{csv} has bench rows of fp32, fp64, Kahan or int32 accumulators (describe-<stage>.json names them)")]) + \
         lost_element(csv, tight)
 
 
@@ -438,8 +437,8 @@ def sanitizers_clean(refs):
                     ("not clean", CLEAN.search(run)), ("a kernel not verified", "all kernels passed verification" in run),
                     (f"not on the {on}", f"stage {stage} on {on} (" in run)) if not ok]
                 covered.setdefault(m[1], set()).update(m[2].split(","))
-            own = {w[1] for w in kernel_lines(d, stage) if w[3] != "library"}
-            problems += [] if own else [f"{gpu}: no kernels of {stage}'s own in describe-{stage}.txt"]
+            own = {k["name"] for k in described_kernels(d, stage) if k["role"] != "library"}
+            problems += [] if own else [f"{gpu}: no kernels of {stage}'s own in describe-{stage}.json"]
             problems += [f"{gpu}: {tool} not run on {' '.join(sorted(own - covered[tool]))}"
                          for tool in SANITIZER_TOOLS if own - covered[tool]]
         lines += verdict(problems + ([f"no runs in {name}"] if not runs else []),
@@ -449,26 +448,20 @@ def sanitizers_clean(refs):
 
 
 def describe(path):
-    """A program's --describe saved beside the results (describe-<stage>.txt): {key: value}."""
-    keys = {}
-    for line in open(path, encoding="utf-8").read().split("\n"):
-        key, sep, value = line.partition(":")
-        if sep:
-            keys.setdefault(key, value.strip())
-    return keys
+    """A program's --describe saved beside the results (describe-<stage>.json), read by scripts/describe.py."""
+    return description.read(path)
 
 
 def limits_cover(folder, lim, program):
     """LIM has a row for each limit kernel PROGRAM declares and for CUB, at each of its bench sizes."""
-    stage, kernels = program.get("stage", ""), program["limit kernels"]
-    sizes = len([s for s in program.get("bench sizes", "").split(",") if s])
+    stage, limit_kernels, sizes = program.get("stage", ""), program["limit_kernels"], len(program.get("bench_sizes", []))
     if not os.path.isfile(lim):
         return [(False, f"make limits' results are committed for {os.path.basename(folder)} ({lim})")]
     count = {}
     for r in read_csv(lim, "stage kernel n"):
         if r["stage"] == stage:
             count[r["kernel"]] = count.get(r["kernel"], 0) + 1
-    short = [f"{k} ({count.get(k, 0)} of {sizes} sizes)" for k in ["cub"] + kernels.split() if count.get(k, 0) != sizes]
+    short = [f"{k} ({count.get(k, 0)} of {sizes} sizes)" for k in ["cub"] + limit_kernels if count.get(k, 0) != sizes]
     if not short:
         return [(True, f"{lim} has {stage}'s limit kernels and CUB at each of its {sizes} bench sizes")]
     return [(False, f"{lim} has {stage}'s limit kernels and CUB at each bench size: {' '.join(short)}")]
@@ -490,12 +483,12 @@ def read_from_dram(lim):
 def limits(folder):
     """What limits each N (make limits): the rows of every program with limit kernels, read from DRAM."""
     lim = f"{folder}/limits.csv"
-    programs = [describe(p) for p in sorted(glob.glob(f"{folder}/describe-*.txt"))]
+    programs = [describe(p) for p in sorted(glob.glob(f"{folder}/describe-*.json"))]
     if not programs:
-        return [(False, f"{folder}: the programs' descriptions are committed with the results (describe-<stage>.txt)")]
+        return [(False, f"{folder}: the programs' descriptions are committed with the results (describe-<stage>.json)")]
     lines = []
     for program in programs:
-        if program.get("limit kernels"):
+        if program.get("limit_kernels"):
             lines += checked(limits_cover, folder, lim, program)
     return lines + (checked(read_from_dram, lim) if os.path.isfile(lim) else [])
 
@@ -544,7 +537,7 @@ def no_fall(csv):
 
 def on_gpu(d, stage, kernel):
     """Whether KERNEL of STAGE runs on the GPU, by the description saved beside the results."""
-    return not any(w[1] == kernel and w[3] == "cpu" for w in kernel_lines(d, stage))
+    return not any(k["name"] == kernel and k["role"] == "cpu" for k in described_kernels(d, stage))
 
 
 def ratios_in_step(a, b):

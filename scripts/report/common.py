@@ -8,6 +8,8 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repository's
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import describe as describe_module  # noqa: E402 (scripts/describe.py, the one reader of --describe)
 
 def fail(why, code=2):
     """An error on stderr, then exit CODE (2: bad input)."""
@@ -134,36 +136,33 @@ def parse_size(size):
     power, _, plus = rest.partition("+")
     return int(base) ** int(power) + int(plus or 0) if "^" in size else int(size)
 
-def parse_description(lines):
-    keys = {}
-    for key, value in (line.split(":", 1) for line in lines.splitlines() if ":" in line):
-        keys.setdefault(key, []).append(value.strip())
-    return keys
-
 def description(folder, stage, needed=True):
-    """STAGE's --describe {key: [values]}: FOLDER's describe-<stage>.txt, else its program's; else {} (NEEDED: exit)."""
-    saved = os.path.join(folder or ".", f"describe-{stage}.txt")
-    return parse_description(read_text(saved)) if os.path.exists(saved) else built_description(folder, stage, needed)
+    """STAGE's description (scripts/describe.py): FOLDER's describe-<stage>.json, else its program's --describe; else
+    {} (NEEDED: exit). A description saved by an older run may lack the fields added since."""
+    saved = os.path.join(folder or ".", f"describe-{stage}.json")
+    try:
+        return describe_module.read(saved) if os.path.exists(saved) else built_description(folder, stage, needed)
+    except describe_module.DescribeError as e:
+        fail(str(e))
 
 @functools.lru_cache(None)
 def built_description(folder, stage, needed):
     programs = [p for p in sorted(glob.glob(f"build/{stage}/*")) if os.path.exists(f"stages/{stage}/{os.path.basename(p)}.cu")
                 and os.path.basename(p) not in ("exercise", "demo") and os.access(p, os.X_OK)]
     if not programs:
-        return {} if not needed else fail(f"no description of stage {stage} in {folder or '.'} (describe-{stage}.txt) "
+        return {} if not needed else fail(f"no description of stage {stage} in {folder or '.'} (describe-{stage}.json) "
                                           "and no built program to ask: make bench saves them, make all builds them")
-    return parse_description(subprocess.run([programs[0], "--describe"], capture_output=True, text=True, check=True).stdout)
+    return describe_module.load(programs[0])
 
 def describe(csv_path, stage, key, needed=True):
-    """One key of STAGE's description beside CSV_PATH; "" where it has none (or, not NEEDED, no description)."""
-    return description(os.path.dirname(csv_path), stage, needed).get(key, [""])[0]
+    """One field of STAGE's description beside CSV_PATH; None where it has none (or, not NEEDED, no description)."""
+    return description(os.path.dirname(csv_path), stage, needed).get(key)
 
 def chart_tokens(csv_path, stage):
-    """STAGE's chart tokens (NAME, NAME+: it owns it; :TYPE: drawn on TYPE too): {name: (owns, [f32, TYPE...])}."""
-    return {name.rstrip("+"): (name.endswith("+"), ["f32"] + types)
-            for name, *types in (token.split(":") for token in describe(csv_path, stage, "charts").split())}
+    """STAGE's charts: {name: (owned: its rows are the chart's own, [f32, and the types drawn beside])}."""
+    return {c["name"]: (c["owned"], ["f32"] + c["also_dtypes"]) for c in describe(csv_path, stage, "charts") or []}
 
 def library(csv_path, stages, kind="library"):
     """The kernels of STAGES whose descriptions' kernel lines are of KIND (the library's, unless told)."""
-    return {line.split()[0] for s in stages for line in description(os.path.dirname(csv_path), s, False).get("kernel", [])
-            if line.split()[2:3] == [kind]}
+    return {k["name"] for s in stages for k in description(os.path.dirname(csv_path), s, False).get("kernels", [])
+            if k["role"] == kind}

@@ -8,7 +8,7 @@ import sys
 import claims
 from charts import chart_headers, owners
 from cited import cited
-from common import bilingual, describe, fail, kernel_rows, number, parse_description, phrase, read_csv, read_text
+from common import bilingual, describe, describe_module, fail, kernel_rows, number, phrase, read_csv, read_text
 from common import head, rule, short, text, write_files
 from provenance import changed_line, changed_since, excused, measured_at, primary
 from tables import accuracy_tables, limits_table, ratios, stage_ratios, table, times
@@ -97,17 +97,17 @@ def accuracy_block(folder, prefix, lang, tables=True):
     return (f"![{text(lang, 'accuracy alt')}]({prefix}/accuracy.png)\n\n" if png else "") + out
 
 def descriptions(folder):
-    return [parse_description(read_text(p)) for p in sorted(glob.glob(f"{folder}/describe-*.txt"))]
+    return [describe_module.read(p) for p in sorted(glob.glob(f"{folder}/describe-*.json"))]
 
 def bench_table(folder, lang):
     out = text(lang, "bench head") + "\n" + rule("llrlll")
-    for d in (d for d in descriptions(folder) if d.get("gpus") == ["one"]):
-        stage, n = d["stage"][0], d["bench sizes"][0].split(",")
+    for d in (d for d in descriptions(folder) if not d["several_gpus"]):
+        stage, n = d["stage"], d["bench_sizes"]
         sizes = f"{n[0]} … {n[-1]} ({len(n)} {text(lang, 'sizes')})" if len(n) > 2 else ", ".join(n)
-        kernels = sum(1 for k in d.get("kernel", []) if k.split()[2:3] != ["wrong"])
-        warm = " ".join(f"`{k}`" for k in d["warm-L2 kernels"][0].split())
-        out += f"| [{stage}](stages/{stage}) | `build/{stage}/{d['program'][0]}` | {kernels} | {sizes} | "
-        out += f"{d['bench fills'][0]} | {warm} |\n"
+        kernels = sum(1 for k in d["kernels"] if k["role"] != "wrong")
+        warm = " ".join(f"`{k}`" for k in d["warm_l2_kernels"])
+        out += f"| [{stage}](stages/{stage}) | `build/{stage}/{d['program']}` | {kernels} | {sizes} | "
+        out += f"{' '.join(d['bench_fills'])} | {warm} |\n"
     return out
 
 def own_csv_block(stage_csv, csv, lang):
@@ -234,7 +234,7 @@ def tree_block(stage, kernels, lang):
 def tree_blocks(check):
     status = 0
     for d in descriptions("plots/reference/" + primary()):
-        stage, kernels = d["stage"][0], d.get("tree kernels", [""])[0].split()
+        stage, kernels = d["stage"], [t["kernel"] for t in d["tree_kernels"]]
         if kernels and os.path.exists(f"stages/{stage}/README.md"):
             for page, lang in siblings(f"stages/{stage}/README.md"):
                 status |= update(page, {"tree": tree_block(stage, kernels, lang)}, check)

@@ -54,8 +54,8 @@ def table(csv, mode, stage="", lang="en"):
         """R's time (~: its spread is above its program's noisy spread), GB/s, speed-up (a sum's, not a scan's),
         x CUB and check (none without a pass: the speed of light's); a stage's: its own x CUB, xfail and error."""
         n, us, gbps = int(r["n"]), float(r["median_us"]), float(r["gbps"])
-        limit = describe(csv, r["stage"], "noisy spread") if r.get("spread") else ""
-        noisy.append(limit != "" and float(r["spread"]) > float(limit))
+        limit = describe(csv, r["stage"], "noisy_spread") if r.get("spread") else None
+        noisy.append(limit is not None and float(r["spread"]) > limit)
         libs_us = median(x["median_us"] for x in libs if (x["dtype"], int(x["n"])) == (r["dtype"], n))
         speedup = base[n] / us if n in base and r.get("speedup", "x") != "" else ""
         x_cub = r["x_cub"] if own else float(libs_us) / us if libs_us != "" else ""

@@ -473,12 +473,14 @@ static void list_kernels(void)
 /* The types its kernels read, each led by a space, as --describe says and --input takes them. */
 #define INPUT_TYPES " i32 u8 u16"
 
-static void describe_kernels(void)
+static void describe_kernels(JsonWriter *w)
 {
+    json_array_begin(w, "kernels");
     for (int k = 0; k < ENTRY_COUNT; k++)
-        printf("kernel: %s %s %s\n", entries[k].name, task_dtypes[entries[k].task],
-               entries[k].cub ? "library" : runs_by_default(k) ? "default" : "other");
-    printf("input types:%s\n", INPUT_TYPES);
+        describe_kernel(w, entries[k].name, task_dtypes[entries[k].task],
+                        entries[k].cub ? "library" : runs_by_default(k) ? "default" : "other", NULL);
+    json_array_end(w);
+    json_words(w, "input_types", INPUT_TYPES, " ");
 }
 
 /* The scans take int32 files; the histograms' samples are uint8 and uint16, which a file here cannot be. */

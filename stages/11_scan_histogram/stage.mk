@@ -12,6 +12,7 @@ ALL_BINS += $(SCAN_HIST)
 $(SCAN_HIST): $(SCAN_HIST_DEPS)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $< $(PROGRAM_OBJS) -o $@
+	$(call save_description,$@)
 
 # The exercise is the stage's program with one more kernel, the exercise's (it includes scan_histogram.cu
 # with SCAN_HISTOGRAM_EXERCISE defined); the solution compiles solutions/11_scan_histogram.cu in place of

@@ -221,15 +221,19 @@ static void list_kernels(void)
 /* The types --input takes, each led by a space: the sum's (the all-reduce runs on arrays of its own). */
 #define INPUT_TYPES " f32"
 
-static void describe_kernels(void)
+static void describe_kernels(JsonWriter *w)
 {
+    json_array_begin(w, "kernels");
     for (int i = 0; i < PART_COUNT; i++)
         for (const char *t = parts[i].dtypes; *t;) {
             int len = (int)strcspn(t, " ");
-            printf("kernel: %s %.*s default\n", parts[i].name, len, t);
+            char dtype[16];
+            snprintf(dtype, sizeof dtype, "%.*s", len, t);
+            describe_kernel(w, parts[i].name, dtype, "default", NULL);
             t += len + (t[len] == ' ');
         }
-    printf("input types:%s\n", INPUT_TYPES);
+    json_array_end(w);
+    json_words(w, "input_types", INPUT_TYPES, " ");
 }
 
 static int kernel_exists(const char *name)

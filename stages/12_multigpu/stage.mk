@@ -96,6 +96,7 @@ $(MULTIGPU): stages/12_multigpu/multigpu.cu $(BUILD)/12_multigpu/roofline.o $(PR
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(NVCCFLAGS_12_multigpu) $(filter %.cu %.o,$^) -L$(NCCL_LIB) -Xlinker -rpath,$(NCCL_LIB) $(NCCL_LINK) \
 	    $(MPI_LINK) -o $@
+	$(call save_description,$@)
 	$(if $(MPI_FOUND),,@echo "note: stage 12 built without MPI ($(MPI_LOOKED)), so MODE=threads alone runs; for MODE=mpi$(comma) $(MPI_HOWTO)" >&2)
 else
 # Always says so, even over a program left from a build with NCCL.
