@@ -109,13 +109,12 @@ export REDUCE_PROGRAMS := $(PROGRAMS)
 # One key of a program's --describe, as shell text (scripts/describe.py says how): $(call describe,PROGRAM,KEY).
 describe = $$(python3 scripts/describe.py $1 $2)
 # The last line of the rule that links a stage's program: $(call save_description,$@) writes its description
-# beside it (build/<stage>/<program>.json), then the index of the input types of every stage program built
-# here, build/input-types.txt ("TYPE STAGE..." lines), which a program refusing a file of a type its kernels
-# do not take reads to name the stages that take it. Without python3 no index is written (the refusal then
-# names none).
+# beside it (build/<stage>/<program>.json) and, from it, its input types (<program>.types, one line), which
+# a program refusing a file of a type its kernels do not take reads to name the stages that take it: a file
+# of each program's own, so that programs linked at once cannot overwrite each other's. Without python3 none
+# is written (the refusal then names no stage).
 save_description = @$1 --describe >$1.json && if command -v python3 >/dev/null; then \
-                   python3 scripts/describe.py --index $(BUILDABLE_PROGRAMS:=.json) >$(BUILD)/input-types.txt.$$$$ && \
-                   mv $(BUILD)/input-types.txt.$$$$ $(BUILD)/input-types.txt; fi
+                   python3 scripts/describe.py $1.json input_types >$1.types; fi
 # The shell command that runs a stage's program with the options $2.
 start = $(if $(value START_$1),$(call START_$1,$2),$(call program_of,$1) $2)
 
@@ -281,11 +280,11 @@ $(BUILD)/flags.txt: need-nvcc
 	@echo '$(NVCC) $(NVCCFLAGS)' | cmp -s - $@ || echo '$(NVCC) $(NVCCFLAGS)' > $@
 
 # The programs that can be built here; one that no longer can (stage 12 after NCCL went missing) is removed
-# with its description, so that a program left from another toolkit is neither run nor in the index of
-# input types (save_description).
+# with its description, so that a program left from another toolkit is neither run nor named as taking a
+# type (save_description).
 $(BUILD)/programs.txt: need-nvcc
 	@mkdir -p $(BUILD)
-	@rm -f $(foreach p,$(filter-out $(BUILDABLE_PROGRAMS),$(PROGRAMS)),$p $p.json)
+	@rm -f $(foreach p,$(filter-out $(BUILDABLE_PROGRAMS),$(PROGRAMS)),$p $p.json $p.types)
 	@echo '$(BUILDABLE_PROGRAMS)' | cmp -s - $@ || echo '$(BUILDABLE_PROGRAMS)' > $@
 
 $(BUILD)/%.o: common/%.c $(COMMON_HEADERS)

@@ -1,5 +1,6 @@
 /* The command line, --help and --describe of every program (program.h, options.h). The CSV is csv.cu, the
  * timing loop timing.cu, the speed of light speed_of_light.cu; the GPU, allocation and the flush gpu.cu. */
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,27 +326,37 @@ int option_sizes(const Options *o, uint64_t *sizes, int max)
 void take_input_path(const char *, const char *v, Options *o) { o->input_path = v; }
 void take_input_dtype(const char *, const char *v, Options *o) { o->input_dtype = v; }
 
-/* The stages whose programs take files of `type`, as the build's index says (build/input-types.txt, beside
- * this program's folder: "TYPE STAGE..." lines, written as each stage's program is built). Their folders, each
- * led by a space, into out; "" where none is. */
+/* The stages whose programs take files of `type`, as the build says: each stage program's input types, written
+ * beside it as it is built (build/<stage>/<program>.types, one line; build/ is this program's folder's
+ * parent). Their folders, each led by a space, into out; "" where none is. */
 static void stages_taking(const char *type, char *out, size_t cap)
 {
-    char path[4096], line[1024];
+    char pattern[4096], line[1024];
     out[0] = '\0';
-    ssize_t len = readlink("/proc/self/exe", path, sizeof path - 32);
+    ssize_t len = readlink("/proc/self/exe", pattern, sizeof pattern - 32);
     if (len <= 0) return;
-    path[len] = '\0';
+    pattern[len] = '\0';
     for (int up = 0; up < 2; up++) { /* build/<stage>/<program> -> build */
-        char *slash = strrchr(path, '/');
+        char *slash = strrchr(pattern, '/');
         if (slash) *slash = '\0';
     }
-    strcat(path, "/input-types.txt");
-    FILE *index = fopen(path, "r");
-    size_t type_len = strlen(type);
-    while (index && fgets(line, sizeof line, index))
-        if (!strncmp(line, type, type_len) && line[type_len] == ' ')
-            snprintf(out, cap, "%.*s", (int)strcspn(line + type_len, "\n"), line + type_len);
-    if (index) fclose(index);
+    strcat(pattern, "/*/*.types");
+    glob_t found;
+    if (glob(pattern, 0, NULL, &found)) return;
+    for (size_t i = 0; i < found.gl_pathc; i++) {
+        const char *path = found.gl_pathv[i];
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        int got = fgets(line, sizeof line, f) != NULL;
+        fclose(f);
+        line[strcspn(line, "\n")] = '\0';
+        if (!got || !in_words(line, type, strlen(type))) continue;
+        const char *end = strrchr(path, '/'), *stage = end;
+        while (stage > path && stage[-1] != '/') stage--;
+        size_t used = strlen(out);
+        snprintf(out + used, cap - used, " %.*s", (int)(end - stage), stage);
+    }
+    globfree(&found);
 }
 
 int read_input(const char *prog, const Options *o, const Program *p, const char *taken, ArrayFile *a)

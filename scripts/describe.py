@@ -4,12 +4,9 @@ As a module (the tests and scripts/report import it): load(PROGRAM) runs the pro
 description (describe-<stage>.json), text(DESCRIPTION, KEY) is a value as one line of words.
 As a command, for the shell and the Makefile:
     python3 scripts/describe.py PROGRAM|FILE.json [KEY]
-    python3 scripts/describe.py --index FILE.json...
 prints the whole document, or KEY's value as text(): a string as it is (null: nothing), a boolean true or false,
 a list of sizes comma-separated as --n takes them, any other list space-separated, and a list of objects one a
 line, its fields space-separated in the schema's order (a null or an empty list "-", a list comma-separated).
-With --index: the input types of the descriptions FILE.json... (those that exist), a line each, "TYPE STAGE...":
-the build's index, build/input-types.txt, which a program refusing a file of a type it does not take reads.
 Exit 2 where the program cannot be run, the file read, or the key is not the description's.
 """
 import functools
@@ -133,25 +130,7 @@ def text(description, key):
     return text_of(description[key], key)
 
 
-def input_index(paths):
-    """The stages whose programs take each input type, from the descriptions at PATHS that exist, in their
-    order: {type: [stage, ...]}."""
-    index = {}
-    for path in paths:
-        try:
-            description = read(path)
-        except DescribeError:
-            continue
-        for t in description["input_types"]:
-            index.setdefault(t, []).append(description["stage"])
-    return index
-
-
 def main(argv):
-    if argv[1:2] == ["--index"]:
-        for t, stages in input_index(argv[2:]).items():
-            print(t, *stages)
-        return
     if len(argv) not in (2, 3):
         print("usage: python3 scripts/describe.py PROGRAM|FILE.json [KEY]", file=sys.stderr)
         sys.exit(2)
