@@ -54,6 +54,13 @@ def integer_file(path, typestr, values, dims):
     return sum(struct.unpack(f"<{len(values)}{fmt}", body))
 
 
+def value_of_bits(bits):
+    """The float a CSV's result_bits hold (its decimal is the shortest that reads back in its own type, which a
+    Python float reads as the nearest fp64): 8 hex digits an fp32, 16 an fp64."""
+    unsigned, real = {8: ("<I", "<f"), 16: ("<Q", "<d")}[len(bits) - 2]
+    return struct.unpack(real, struct.pack(unsigned, int(bits, 16)))[0]
+
+
 def rounded_once(total, typestr):
     """The exact Fraction total rounded once to the type, to nearest, ties to even; infinite past its largest."""
     if total == 0:
@@ -329,7 +336,7 @@ class OnTheGpu(support.Case):
         r = support.run([os.path.join(support.ROOT, program), "--input", path, "--kernel", ",".join(exact), "--reps", "1",
                          "--warmup", "0", "--csv", os.path.join(d, "x.csv")])
         self.assertEqual(r.rc, 0, r)
-        return {row["kernel"]: float(row["result"]) for row in support.read_csv(os.path.join(d, "x.csv"))
+        return {row["kernel"]: value_of_bits(row["result_bits"]) for row in support.read_csv(os.path.join(d, "x.csv"))
                 if row["kernel"] in exact and row["result"]}
 
     @support.needs("gpu")
@@ -484,7 +491,10 @@ class OnTheGpu(support.Case):
             with self.subTest(type=typestr):
                 r = self.expect_make(0, "", "sum", f"FILE={path}", "ARGS=--csv")
                 row = list(csv.DictReader(r.out.splitlines()))[0]
-                self.assertEqual(float(row["result"]), want)
+                self.assertEqual(value_of_bits(row["result_bits"]), want)
+                self.assertEqual(value_of_bits(row["result64_bits"]), fp64)
+                self.assertEqual(struct.unpack(f"<{fmt}", struct.pack(f"<{fmt}", float(row["result"])))[0], want,
+                                 "the decimal reads back to the bits in the file's type")
                 self.assertEqual(float(row["result64"]), fp64)
 
 
