@@ -81,19 +81,12 @@ static void take_bounds_for(const char *prog, const char *v, Options *o)
     own(o)->bounds_for = (int)num;
 }
 
-/* A stage's tree kernels are NAME, or NAME@N where its README's picture is recorded at --n N: --describe
- * gives each as {kernel, n}, and the record build records NAME at N unless --n says otherwise. */
 #ifdef RECORD_TREE
-/* The N of KERNEL@N among the stage's tree kernels (NULL: none). */
+/* The --n a stage's tree kernel is recorded at when none is given (NULL: none declared). */
 static const char *declared_tree_size(const char *kernel)
 {
-    static char size[64];
-    size_t len = strlen(kernel);
-    for (const char *c = reduce_stage.program.trees; c && (c = strstr(c, kernel)); c += len)
-        if ((c == reduce_stage.program.trees || c[-1] == ' ') && c[len] == '@') {
-            snprintf(size, sizeof size, "%.*s", (int)strcspn(c + len + 1, " "), c + len + 1);
-            return size;
-        }
+    for (const TreeKernel *t = reduce_stage.program.trees; t < reduce_stage.program.trees + MAX_LISTED && t->kernel; t++)
+        if (!strcmp(t->kernel, kernel)) return t->n;
     return NULL;
 }
 
@@ -192,7 +185,10 @@ static Program stage_program(const char *argv0)
     if (!p.check_sizes) p.check_sizes = DEFAULT_CHECK_SIZES;
     p.edge_sizes = p.rows ? "2^31+17,2^16x32769" : "2^31+17";
     if (baseline_kernel()) p.baseline = baseline_kernel()->name;
-    if (!p.charts) p.charts = "bandwidth+ scaling";
+    if (!p.charts[0].name) {
+        p.charts[0] = Chart{"bandwidth", OWNS};
+        p.charts[1] = Chart{"scaling", JOINS};
+    }
     p.usage_note = "fills: shifted in [-1/2, 3/2) (mean 1/2: a sum the checks can hold to account); random in [-1, 1) (mean 0);\n"
                    "ones; seq (i mod 16); mod100 (i mod 100); large (near the input type's largest value, to show accumulators\n"
                    "overflowing); nan, inf (shifted with one NaN/+Inf at element 777); wide (half near 1e6, three in four\n"

@@ -60,7 +60,8 @@ void json_object_end(JsonWriter *w) { unnest(w, '}'); }
 void json_array_begin(JsonWriter *w, const char *key) { nest(w, key, '['); }
 void json_array_end(JsonWriter *w) { unnest(w, ']'); }
 
-void json_string_n(JsonWriter *w, const char *key, const char *value, size_t len)
+/* The LEN bytes at VALUE as a string. */
+static void json_string_n(JsonWriter *w, const char *key, const char *value, size_t len)
 {
     item(w, key);
     quoted(w->out, value, len);

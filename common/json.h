@@ -26,8 +26,6 @@ void json_array_begin(JsonWriter *w, const char *key);
 void json_array_end(JsonWriter *w);
 /* A string; NULL writes null. */
 void json_string(JsonWriter *w, const char *key, const char *value);
-/* The LEN bytes at VALUE as a string. */
-void json_string_n(JsonWriter *w, const char *key, const char *value, size_t len);
 void json_number(JsonWriter *w, const char *key, double value);
 void json_bool(JsonWriter *w, const char *key, int value);
 /* An array of the words of TEXT, split at each of SEPARATORS (empty words left out): "a b" -> ["a", "b"]. */

@@ -78,42 +78,16 @@ static void print_help(const char *prog, const Program *p)
     printf("exit codes: 0 ok, 1 a check failed (with --check), 2 usage error, 3 no usable GPU or a CUDA error\n");
 }
 
-/* A list of TEXT's words as objects: each word's fields split at '@', named by FIELDS (count of them; a
- * field the word leaves out is null). */
-static void describe_marked(JsonWriter *w, const char *key, const char *text, const char *const *fields, int count)
-{
-    json_array_begin(w, key);
-    for (const char *word = text + strspn(text, " "); *word; word += strspn(word, " ")) {
-        size_t len = strcspn(word, " ");
-        json_object_begin(w, NULL);
-        const char *field = word;
-        for (int f = 0; f < count; f++) {
-            size_t flen = strcspn(field, "@ ");
-            if (field < word + len) json_string_n(w, fields[f], field, flen);
-            else json_string(w, fields[f], NULL);
-            field += flen + (field + flen < word + len);
-        }
-        json_object_end(w);
-        word += len;
-    }
-    json_array_end(w);
-}
-
-/* The charts, NAME[+][:TYPE...] each: +, the stage owns the chart (its rows are the chart's own); :TYPE,
- * its rows of TYPE are drawn beside the fp32 ones. */
-static void describe_charts(JsonWriter *w, const char *charts)
+/* The charts as objects: name, owned, also_dtypes. */
+static void describe_charts(JsonWriter *w, const Chart *charts)
 {
     json_array_begin(w, "charts");
-    for (const char *word = charts + strspn(charts, " "); *word; word += strspn(word, " ")) {
-        size_t len = strcspn(word, " "), name = strcspn(word, "+: ");
+    for (const Chart *c = charts; c < charts + MAX_CHARTS && c->name; c++) {
         json_object_begin(w, NULL);
-        json_string_n(w, "name", word, name);
-        json_bool(w, "owned", word[name] == '+');
-        char types[128];
-        snprintf(types, sizeof types, "%.*s", (int)(len - name), word + name);
-        json_words(w, "also_dtypes", types + (types[0] == '+'), ":");
+        json_string(w, "name", c->name);
+        json_bool(w, "owned", c->role == OWNS);
+        json_words(w, "also_dtypes", c->also_dtypes ? c->also_dtypes : "", " ");
         json_object_end(w);
-        word += len;
     }
     json_array_end(w);
 }
@@ -132,8 +106,6 @@ void describe_kernel(JsonWriter *w, const char *name, const char *dtype, const c
  * SCHEMA). */
 static void describe(const Program *p)
 {
-    static const char *const probe_fields[] = {"kernel", "function", "loads"};
-    static const char *const tree_fields[] = {"kernel", "n"};
     JsonWriter w = json_writer(stdout);
     json_object_begin(&w, NULL);
     json_string(&w, "stage", p->stage);
@@ -150,16 +122,30 @@ static void describe(const Program *p)
     json_bool(&w, "row_stage", p->rows);
     json_string(&w, "baseline", *p->baseline ? p->baseline : NULL);
     json_words(&w, "warm_l2_kernels", p->warm_l2, " ");
-    describe_marked(&w, "flush_probes", p->flush_probes, probe_fields, 3);
+    json_array_begin(&w, "flush_probes");
+    for (const FlushProbe *f = p->flush_probes; f < p->flush_probes + MAX_LISTED && f->kernel; f++) {
+        json_object_begin(&w, NULL);
+        json_string(&w, "kernel", f->kernel);
+        json_string(&w, "function", f->function);
+        json_string(&w, "loads", f->loads);
+        json_object_end(&w);
+    }
+    json_array_end(&w);
     json_words(&w, "accuracy_kernels", p->accuracy, " ");
     json_words(&w, "limit_kernels", p->limits, " ");
-    describe_marked(&w, "tree_kernels", p->trees, tree_fields, 2);
+    json_array_begin(&w, "tree_kernels");
+    for (const TreeKernel *t = p->trees; t < p->trees + MAX_LISTED && t->kernel; t++) {
+        json_object_begin(&w, NULL);
+        json_string(&w, "kernel", t->kernel);
+        json_string(&w, "n", t->n);
+        json_object_end(&w);
+    }
+    json_array_end(&w);
     describe_charts(&w, p->charts);
     json_string(&w, "csv", p->csv);
     json_object_begin(&w, "library_launches");
-    size_t first = strcspn(p->library_launches, " ");
-    json_string_n(&w, "first", p->library_launches, first);
-    json_string(&w, "last", p->library_launches + first + (p->library_launches[first] == ' '));
+    json_string(&w, "first", p->library_launches.first);
+    json_string(&w, "last", p->library_launches.last);
     json_object_end(&w);
     json_words(&w, "grade_sizes", p->grade_sizes, ",");
     json_string(&w, "grade_time", p->grade_time);
@@ -186,12 +172,12 @@ void program_defaults(Program *p, const char *argv0, void (*list)(void), void (*
     const char **unset_shifted[] = {&p->fills, &p->check_fills, &p->bench_fills};
     for (int i = 0; i < 3; i++)
         if (!*unset_shifted[i]) *unset_shifted[i] = "shifted";
-    const char **unset_empty[] = {&p->edge_sizes, &p->baseline, &p->warm_l2, &p->flush_probes, &p->charts,
-                                  &p->accuracy, &p->limits, &p->trees};
-    for (int i = 0; i < 8; i++)
+    const char **unset_empty[] = {&p->edge_sizes, &p->baseline, &p->warm_l2, &p->accuracy, &p->limits};
+    for (int i = 0; i < 5; i++)
         if (!*unset_empty[i]) *unset_empty[i] = "";
     if (!p->csv) p->csv = "results.csv";
-    if (!p->library_launches) p->library_launches = "DeviceReduce SingleTile";
+    if (!p->library_launches.first) p->library_launches.first = "DeviceReduce";
+    if (!p->library_launches.last) p->library_launches.last = "SingleTile";
     if (!p->grade_sizes) p->grade_sizes = GRADE_SIZES;
     if (!p->grade_time) p->grade_time = "2^24";
     if (!p->grade_promises) p->grade_promises = "";

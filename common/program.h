@@ -18,6 +18,28 @@ typedef struct {
     void (*take)(const char *prog, const char *value, struct Options *o);
 } ProgramOption;
 
+/* A kernel the flush check profiles (scripts/flush_check.sh): its name in the table, the GPU function ncu
+ * sees it launch (a regular expression) and how it loads its input. */
+typedef struct {
+    const char *kernel, *function, *loads;
+} FlushProbe;
+/* A chart a stage's rows go on: its name, whether the stage owns it (OWNS: its rows are the chart's own;
+ * JOINS: it adds its best kernel) and the input types whose rows are drawn beside the fp32 ones
+ * (space-separated; NULL: none). */
+typedef enum { JOINS, OWNS } ChartRole;
+typedef struct {
+    const char *name;
+    ChartRole role;
+    const char *also_dtypes;
+} Chart;
+/* A kernel whose recorded tree its READMEs show (make stage-NN tree), and the --n it is recorded at when
+ * none is given (NULL: 1024). */
+typedef struct {
+    const char *kernel, *n;
+} TreeKernel;
+#define MAX_CHARTS 8
+#define MAX_LISTED 4
+
 /* What a program is, for the command line and for scripts (--describe prints it; scripts/ read it). A
  * stage declares its own in STAGE(...) (stage.h); NULL fields take their defaults (program_defaults). */
 typedef struct {
@@ -34,15 +56,16 @@ typedef struct {
     int rows;                   /* 1: a row stage (sizes ROWSxCOLS) */
     const char *baseline;       /* the kernel timed for the speed-up column ("": none) */
     const char *warm_l2;        /* kernels `make bench` also runs with --l2 warm ("": none) */
-    const char *flush_probes;   /* TABLE_KERNEL@GPU_FUNCTION@LOADS for the flush check ("": none) */
-    const char *charts;         /* the charts its rows go on (--describe; the reports read it from there) */
+    FlushProbe flush_probes[MAX_LISTED]; /* the flush check's probes (none: the check skips the stage) */
+    Chart charts[MAX_CHARTS];   /* the charts its rows go on (--describe; the reports read it from there) */
     const char *accuracy;       /* kernels on the accuracy chart (make accuracy; "": none) */
     const char *limits;         /* kernels make limits profiles (scripts/limits.sh; "": none) */
-    const char *trees;          /* kernels whose recorded tree its READMEs show (make stage-NN tree; "": none);
-                                   a stage may write NAME@N: recorded at --n N when no --n is given (default 1024) */
+    TreeKernel trees[MAX_LISTED]; /* kernels whose recorded tree its READMEs show (none: no tree) */
     const char *csv;            /* the file `make bench` collects its rows in */
-    const char *library_launches; /* "FIRST LAST": a run of the library's baseline under a profiler is its launches
-                                     whose names hold FIRST, up to the one whose name holds LAST (default: CUB's) */
+    struct {
+        const char *first, *last;
+    } library_launches;         /* a run of the library's baseline under a profiler: its launches whose names hold
+                                   first, up to the one whose name holds last (default: CUB's) */
     /* make stage-NN grade (an exercise's program; docs/classroom.md), what the exercise asks of a task: */
     const char *grade_sizes;    /* the sizes it is checked at: fixed ones, and LO..HI ranges the grader draws from its
                                    seed (a row stage: ROWSxCOLS, either side a range); default: GRADE_SIZES */
@@ -62,7 +85,7 @@ typedef struct {
 #define GRADE_SIZES "1,31,33,1048583,2..2^22,2..2^22,2..2^22,2..2^22"
 
 /* The defaults of the fields P leaves NULL: the fill "shifted" for everything, empty baseline, warm-L2
- * kernels, flush probes, edge sizes, charts and limits, rows in results.csv; its name from argv0 (NULL:
+ * kernels, edge sizes, accuracy and limit kernels, rows in results.csv, CUB's library launches; its name from argv0 (NULL:
  * the stage's) and the callbacks. */
 void program_defaults(Program *p, const char *argv0, void (*list)(void), void (*describe_kernels)(JsonWriter *w),
                       int (*kernel_exists)(const char *name));

@@ -94,7 +94,7 @@ typedef struct {
  * differ from the defaults, named and in Program's order: STAGE("09_rows", kernels, .default_sizes = "...",
  * .rows = 1). It defines reduce_stage, the table the harness runs. Every stage has every fill of fill.h; a
  * stage without default sizes runs 2^26, and 2^16..2^28 in `make bench`, and its rows go on the
- * progression's charts ("bandwidth+ scaling"). */
+ * progression's charts (it owns bandwidth and joins scaling). */
 extern const Stage reduce_stage;
 #define STAGE(stage_name, table, ...) \
     TREE_BIND \

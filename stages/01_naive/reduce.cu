@@ -101,4 +101,4 @@ static const Kernel kernels[] = {
      .no_tree = "it has no tree: every element is one atomicAdd onto the result, in the order the atomics arrive"},
 };
 
-STAGE("01_naive", kernels, .accuracy = "cpu_sequential", .trees = "reduce_interleaved");
+STAGE("01_naive", kernels, .accuracy = "cpu_sequential", .trees = {{"reduce_interleaved"}});

@@ -73,4 +73,4 @@ static const Kernel kernels[] = {
      run_shared_two_loads},
 };
 
-STAGE("02_shared", kernels, .trees = "reduce_shared");
+STAGE("02_shared", kernels, .trees = {{"reduce_shared"}});

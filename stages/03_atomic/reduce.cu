@@ -37,4 +37,4 @@ static const Kernel kernels[] = {
     {"reduce_shared_atomic", "LeetCUDA reduce §3.3: one atomicAdd per block, 128 threads", run_shared_atomic},
 };
 
-STAGE("03_atomic", kernels, .trees = "reduce_shared_atomic");
+STAGE("03_atomic", kernels, .trees = {{"reduce_shared_atomic"}});

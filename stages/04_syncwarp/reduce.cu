@@ -196,4 +196,4 @@ static const Kernel kernels[] = {
      run_unrolled_warp_racy, .flags = NOT_DEFAULT},
 };
 
-STAGE("04_syncwarp", kernels, .trees = "reduce_syncwarp reduce_unrolled_warp");
+STAGE("04_syncwarp", kernels, .trees = {{"reduce_syncwarp"}, {"reduce_unrolled_warp"}});

@@ -208,4 +208,4 @@ static const Kernel kernels[] = {
                 "waiting for lanes that never come can hang the block"},
 };
 
-STAGE("05_shuffle", kernels, .trees = "reduce_shuffle_tail reduce_warp_shuffle");
+STAGE("05_shuffle", kernels, .trees = {{"reduce_shuffle_tail"}, {"reduce_warp_shuffle"}});

@@ -141,5 +141,6 @@ static const Kernel kernels[] = {
 };
 
 /* Its best kernel is drawn again beside stages 08 and 10; its 16-loads kernel is one of the flush check's probes. */
-STAGE("06_gridstride", kernels, .flush_probes = "reduce_gridstride_per_thread_16@reduce_gridstride_per_thread@ordinary",
-      .charts = "bandwidth+ scaling roofline library", .trees = "reduce_gridstride_per_thread_16@2^24");
+STAGE("06_gridstride", kernels, .flush_probes = {{"reduce_gridstride_per_thread_16", "reduce_gridstride_per_thread", "ordinary"}},
+      .charts = {{"bandwidth", OWNS}, {"scaling"}, {"roofline"}, {"library"}},
+      .trees = {{"reduce_gridstride_per_thread_16", "2^24"}});

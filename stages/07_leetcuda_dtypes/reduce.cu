@@ -188,5 +188,5 @@ static const Kernel kernels[] = {
  * mean-zero data, and the README sets this run's beside them on the same kind. */
 STAGE("07_leetcuda_dtypes", kernels, .bench_fills = "shifted random",
       .default_sizes = "1024x1024,1024x2048,1024x4096,2048x1024,2048x2048,2048x4096,4096x1024,4096x2048,4096x4096",
-      .check_sizes = "1,7,8,9,15,16,17,1000003,2^24+3", .charts = "bandwidth+ scaling roofline dtypes+",
-      .accuracy = "f16_f16 bf16_bf16", .trees = "f32x4_f32");
+      .check_sizes = "1,7,8,9,15,16,17,1000003,2^24+3", .charts = {{"bandwidth", OWNS}, {"scaling"}, {"roofline"}, {"dtypes", OWNS}},
+      .accuracy = "f16_f16 bf16_bf16", .trees = {{"f32x4_f32"}});

@@ -198,6 +198,7 @@ static const Kernel kernels[] = {
  * roofline_f64. The bandwidth and roofline charts draw the fp64 sums beside the fp32 ones (:f64). */
 STAGE("08_roofline", kernels, .default_sizes = "2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28,2^30",
       .warm_l2 = "roofline_f32",
-      .flush_probes = "roofline_f32@reduce_roofline@__ldcs roofline_f64@reduce_roofline@__ldcs cub@DeviceReduce@cub",
-      .charts = "bandwidth+:f64 scaling roofline+:f64 l2+ library", .accuracy = "roofline_f32",
+      .flush_probes = {{"roofline_f32", "reduce_roofline", "__ldcs"}, {"roofline_f64", "reduce_roofline", "__ldcs"},
+                       {"cub", "DeviceReduce", "cub"}},
+      .charts = {{"bandwidth", OWNS, "f64"}, {"scaling"}, {"roofline", OWNS, "f64"}, {"l2", OWNS}, {"library"}}, .accuracy = "roofline_f32",
       .limits = "roofline_f32 roofline_f32_one_launch roofline_f32_deterministic");

@@ -493,4 +493,5 @@ STAGE("09_rows", kernels,
                "2^11x32768,2^10x65536",
       .check_sizes = "1x1,1x31,3x33,5x4,7x1000,1000x7,33x4097,2^16x33,1000003x1,2x1000003,129x16,65x17,37x100,19x200,"
                      "11x300", .rows = 1,
-      .charts = "rows+", .trees = "rows_warp_per_row@4x64 rows_subwarp_per_row@32x32 rows_block_per_row@1x1024");
+      .charts = {{"rows", OWNS}},
+      .trees = {{"rows_warp_per_row", "4x64"}, {"rows_subwarp_per_row", "32x32"}, {"rows_block_per_row", "1x1024"}});

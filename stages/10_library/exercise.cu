@@ -75,4 +75,4 @@ static const Kernel kernels[] = {
      run_cpu_pairwise, .flags = ON_CPU},
 };
 
-STAGE("10_library", kernels, .charts = "library+");
+STAGE("10_library", kernels, .charts = {{"library", OWNS}});

@@ -518,5 +518,5 @@ static const Kernel kernels[] = {
      run_cub_warp_scan_aggregate, .dtype = DT_I32, .acc = ACC_I32, .no_tree = "its warps' sums are cub::WarpScan's: " CUB_UNRECORDED},
 };
 
-STAGE("10_library", kernels, .charts = "library+", .accuracy = "accumulate_f32 accumulate_kahan_f32 accumulate_f64 cpu_kahan_f32",
-      .trees = "cg_reduce_block");
+STAGE("10_library", kernels, .charts = {{"library", OWNS}}, .accuracy = "accumulate_f32 accumulate_kahan_f32 accumulate_f64 cpu_kahan_f32",
+      .trees = {{"cg_reduce_block"}});

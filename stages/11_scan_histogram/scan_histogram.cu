@@ -498,7 +498,7 @@ static Program describe_program(const char *argv0)
     p.default_sizes = p.bench_sizes = DEFAULT_SIZES;
     p.check_sizes = CHECK_SIZES;
     p.edge_sizes = "2^31+17";
-    p.charts = "scan_histogram+";
+    p.charts[0] = Chart{"scan_histogram", OWNS};
     p.usage_note = "fills: random (histogram samples uniform over the bins) or skewed (90% of them in one bin); the\n"
                    "scan's data is int32 in [-128, 127] either way";
     p.own = own_options;

@@ -250,7 +250,7 @@ static Program describe_program(void)
     p.several_gpus = 1;
     p.default_sizes = p.bench_sizes = DEFAULT_N;
     p.check_sizes = CHECK_N;
-    p.charts = "multigpu+";
+    p.charts[0] = Chart{"multigpu", OWNS};
     p.csv = "multigpu.csv";
     p.usage_note =
         "the sum of one fp32 vector over G GPUs at each size of --n (kernel sum), and ncclAllReduce of whole arrays\n"

@@ -274,5 +274,5 @@ static const Kernel kernels[] = {
 };
 
 STAGE("13_exact", kernels, .bench_fills = "shifted wide binades",
-      .default_sizes = "2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28,2^30", .charts = "bandwidth+:f64 scaling",
-      .accuracy = "float_8_blocks_per_sm windows_f32", .trees = "");
+      .default_sizes = "2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28,2^30", .charts = {{"bandwidth", OWNS, "f64"}, {"scaling"}},
+      .accuracy = "float_8_blocks_per_sm windows_f32");
