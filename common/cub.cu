@@ -15,9 +15,10 @@ struct ToFloat {
     __device__ float operator()(__nv_fp8_e4m3 x) const { return (float)x; }
     __device__ float operator()(__nv_fp8_e5m2 x) const { return (float)x; }
 };
-struct ToInt { /* u32 values past int32's largest wrap, as an int32 sum past it does */
+template <typename A>
+struct WidenTo { /* into int32, u32 values past int32's largest wrap, as an int32 sum past it does */
     template <typename T>
-    __device__ int operator()(T x) const { return (int)x; }
+    __device__ A operator()(T x) const { return (A)x; }
 };
 
 template <typename T>
@@ -27,11 +28,25 @@ static cudaError_t cub_to_float(void *temp, size_t &bytes, const void *in, void 
                                               cuda::std::plus<float>(), ToFloat(), 0.0f);
 }
 
-template <typename T>
-static cudaError_t cub_to_int(void *temp, size_t &bytes, const void *in, void *out, uint64_t n)
+template <typename T, typename A>
+static cudaError_t widened_sum(void *temp, size_t &bytes, const void *in, void *out, uint64_t n)
 {
-    return cub::DeviceReduce::TransformReduce(temp, bytes, (const T *)in, (int *)out, (int64_t)n,
-                                              cuda::std::plus<int>(), ToInt(), 0);
+    return cub::DeviceReduce::TransformReduce(temp, bytes, (const T *)in, (A *)out, (int64_t)n,
+                                              cuda::std::plus<A>(), WidenTo<A>(), (A)0);
+}
+
+/* The sum in A of n integers of type t (i8 to u32), each widened to A first: the one map of their C types. */
+template <typename A>
+static cudaError_t integer_sum(Dtype t, void *temp, size_t &bytes, const void *in, void *out, uint64_t n)
+{
+    switch (t) {
+    case DT_I8: return widened_sum<int8_t, A>(temp, bytes, in, out, n);
+    case DT_U8: return widened_sum<uint8_t, A>(temp, bytes, in, out, n);
+    case DT_I16: return widened_sum<int16_t, A>(temp, bytes, in, out, n);
+    case DT_U16: return widened_sum<uint16_t, A>(temp, bytes, in, out, n);
+    case DT_I32: return widened_sum<int32_t, A>(temp, bytes, in, out, n);
+    default: return widened_sum<uint32_t, A>(temp, bytes, in, out, n);
+    }
 }
 
 cudaError_t cub_reduce(Dtype t, void *temp, size_t &bytes, const void *in, void *out, uint64_t n)
@@ -41,15 +56,16 @@ cudaError_t cub_reduce(Dtype t, void *temp, size_t &bytes, const void *in, void 
     case DT_BF16: return cub_to_float<__nv_bfloat16>(temp, bytes, in, out, n);
     case DT_FP8_E4M3: return cub_to_float<__nv_fp8_e4m3>(temp, bytes, in, out, n);
     case DT_FP8_E5M2: return cub_to_float<__nv_fp8_e5m2>(temp, bytes, in, out, n);
-    case DT_I8: return cub_to_int<int8_t>(temp, bytes, in, out, n);
-    case DT_U8: return cub_to_int<uint8_t>(temp, bytes, in, out, n);
-    case DT_I16: return cub_to_int<int16_t>(temp, bytes, in, out, n);
-    case DT_U16: return cub_to_int<uint16_t>(temp, bytes, in, out, n);
-    case DT_U32: return cub_to_int<unsigned>(temp, bytes, in, out, n);
+    case DT_I8: case DT_U8: case DT_I16: case DT_U16: case DT_U32: return integer_sum<int>(t, temp, bytes, in, out, n);
     case DT_I32: return cub::DeviceReduce::Sum(temp, bytes, (const int *)in, (int *)out, (int64_t)n);
     case DT_F64: return cub::DeviceReduce::Sum(temp, bytes, (const double *)in, (double *)out, (int64_t)n);
     default: return cub::DeviceReduce::Sum(temp, bytes, (const float *)in, (float *)out, (int64_t)n);
     }
+}
+
+cudaError_t cub_int64_sum(Dtype t, void *temp, size_t &bytes, const void *in, long long *out, uint64_t n)
+{
+    return integer_sum<long long>(t, temp, bytes, in, out, n);
 }
 
 size_t cub_temp_bytes(Dtype t, uint64_t n)

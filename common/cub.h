@@ -12,6 +12,8 @@ Acc cub_acc(Dtype t);
 /* CUB's sum of n elements of type t at in into out (one value of cub_acc(t)), on the default stream, with
  * temp_bytes of temporary storage at temp; temp NULL: sets temp_bytes to what it needs, and sums nothing. */
 cudaError_t cub_reduce(Dtype t, void *temp, size_t &temp_bytes, const void *in, void *out, uint64_t n);
+/* make sum's exact sum of n integers of type t (i8 to u32) in int64, each widened first; as cub_reduce. */
+cudaError_t cub_int64_sum(Dtype t, void *temp, size_t &temp_bytes, const void *in, long long *out, uint64_t n);
 /* The temporary storage CUB needs to sum n elements of type t, and to sum `rows` rows. */
 size_t cub_temp_bytes(Dtype t, uint64_t n);
 size_t cub_rows_temp_bytes(uint64_t rows);

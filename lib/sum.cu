@@ -3,7 +3,6 @@
  * (exact_sum.h) or, for integers of up to 32 bits, in 64-bit integers, and prints the sum rounded once to the
  * file's type and to fp64, its GPU time (median of timed runs, each after an L2 flush: the input read from
  * DRAM) and CUB's ordinary sum of the same data in the same run. A 2-D file gives one sum a row. */
-#include <cub/device/device_reduce.cuh>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,11 +21,11 @@
 /* --csv's columns (docs/exact-sum.md lists them; --help prints them). */
 #define SUM_CSV_HEADER "file,dtype,rows,cols,row,result,result_bits,result64,result64_bits,median_us,gbps,cub_us,cub_gbps,cub_result"
 
+/* --help, around the list of the types it takes (types_text). */
 static const char *USAGE =
     "usage: sum FILE [--dtype T] [--csv] [--out ROWS.npy]\n"
-    "  FILE            a .npy file (f64, f32, f16, i8, u8, i16, u16, i32 or u32; one or two dimensions) or, with\n"
-    "                  --dtype, raw bytes\n"
-    "  --dtype T       the element type of a raw FILE: f64, f32, f16, bf16, i8, u8, i16, u16, i32 or u32\n"
+    "  FILE            a .npy file of one or two dimensions or, with --dtype, raw bytes (bf16 only as raw bytes)\n"
+    "  --dtype T       the element type of a raw FILE: %s\n"
     "  --csv           named columns in place of the table, a line a row: " SUM_CSV_HEADER "\n"
     "  --out ROWS.npy  every row's sum rounded once to fp64, as a 1-D .npy file\n"
     "exit: 0 summed; 2 bad usage or input (one line on stderr); 3 no usable GPU, a CUDA error, or out of GPU or\n"
@@ -38,42 +37,33 @@ static void usage_error(const char *what, const char *detail)
     exit(EXIT_USAGE);
 }
 
-/* The integer types, summed exactly in int64 (each value widened first), and the largest magnitude of a value
- * of each: a row of at most 2^63 / that many values cannot pass int64 (u8, i8, i16 and u16 cannot at any size
- * the reader takes, 2^40; i32 past 2^32 values and u32 past 2^31 could, and such a row is refused, never
- * wrapped). i64 and u64 are refused whole: their exact sum can need more than 64 bits. */
-static const struct {
-    Dtype type;
-    uint64_t magnitude;
-} integer_types[] = {{DT_I8, 1u << 7}, {DT_U8, 0xffu}, {DT_I16, 1u << 15}, {DT_U16, 0xffffu}, {DT_I32, 1ull << 31},
-                     {DT_U32, 0xffffffffull}};
-static uint64_t integer_magnitude(Dtype t)
+/* The types it takes, in the order its messages list them: the library's float types, and the integer types
+ * it sums exactly in int64 (cub_int64_sum). i64 and u64 are refused: their exact sum can need more than 64 bits. */
+static const Dtype taken_types[] = {DT_F64, DT_F32, DT_F16, DT_BF16, DT_I8, DT_U8, DT_I16, DT_U16, DT_I32, DT_U32};
+static int takes(Dtype t)
 {
-    for (size_t i = 0; i < sizeof integer_types / sizeof integer_types[0]; i++)
-        if (integer_types[i].type == t) return integer_types[i].magnitude;
+    for (size_t i = 0; i < sizeof taken_types / sizeof taken_types[0]; i++)
+        if (taken_types[i] == t) return 1;
     return 0;
 }
-static int is_integer(Dtype t) { return integer_magnitude(t) != 0; }
-struct ToInt64 {
-    template <typename T>
-    __device__ long long operator()(T x) const { return (long long)x; }
-};
-template <typename T>
-static cudaError_t sum_to_int64(void *temp, size_t &bytes, const void *in, long long *out, uint64_t n)
+/* The names of the types it takes, "f64, f32, ...". */
+static const char *types_text(void)
 {
-    return cub::DeviceReduce::TransformReduce(temp, bytes, (const T *)in, out, (int64_t)n,
-                                              cuda::std::plus<long long>(), ToInt64(), 0ll);
+    static char text[128];
+    text[0] = '\0';
+    for (size_t i = 0; i < sizeof taken_types / sizeof taken_types[0]; i++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), "%s%s", i ? ", " : "", dtypes[taken_types[i]].name);
+    return text;
 }
-static cudaError_t integer_sum(Dtype t, void *temp, size_t &bytes, const void *in, long long *out, uint64_t n)
+static int is_integer(Dtype t) { return dtypes[t].integer; }
+/* The largest magnitude of a value of integer type t: 2^(bits-1) if signed, else 2^bits - 1. A signed type's
+ * largest value (dtypes' max) is at most 2^(bits-1) (i64's rounds to it as a double), an unsigned type's past it.
+ * A row of at most 2^63 / that many values cannot pass int64 (u8, i8, i16 and u16 cannot at any size the reader
+ * takes, 2^40; i32 past 2^32 values and u32 past 2^31 could, and such a row is refused, never wrapped). */
+static uint64_t integer_magnitude(Dtype t)
 {
-    switch (t) {
-    case DT_I8: return sum_to_int64<int8_t>(temp, bytes, in, out, n);
-    case DT_U8: return sum_to_int64<uint8_t>(temp, bytes, in, out, n);
-    case DT_I16: return sum_to_int64<int16_t>(temp, bytes, in, out, n);
-    case DT_U16: return sum_to_int64<uint16_t>(temp, bytes, in, out, n);
-    case DT_I32: return sum_to_int64<int32_t>(temp, bytes, in, out, n);
-    default: return sum_to_int64<uint32_t>(temp, bytes, in, out, n);
-    }
+    const uint64_t half = 1ull << (8 * dtypes[t].bytes - 1);
+    return dtypes[t].max <= (double)half ? half : half - 1 + half;
 }
 
 static ExactSumType library_type(Dtype t) { return t == DT_F64 ? EXACT_SUM_F64 : t == DT_F32 ? EXACT_SUM_F32 : t == DT_F16 ? EXACT_SUM_F16 : EXACT_SUM_BF16; }
@@ -105,7 +95,7 @@ static void exact_pass(Pass *p)
         RowSum *s = &p->sums[r];
         if (is_integer(p->type)) {
             size_t bytes = p->temp_bytes;
-            CUDA_CHECK(integer_sum(p->type, p->temp, bytes, x, p->int_out, p->cols));
+            CUDA_CHECK(cub_int64_sum(p->type, p->temp, bytes, x, p->int_out, p->cols));
             CUDA_CHECK(cudaMemcpy(&s->integer, p->int_out, sizeof s->integer, cudaMemcpyDeviceToHost));
             s->in_type = s->sum64 = (double)s->integer; /* one rounding: int64 to double is correctly rounded */
             continue;
@@ -154,7 +144,7 @@ int main(int argc, char **argv)
     int csv = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(USAGE, stdout);
+            printf(USAGE, types_text());
             return EXIT_OK;
         } else if (!strcmp(argv[i], "--csv")) {
             csv = 1;
@@ -184,9 +174,8 @@ int main(int argc, char **argv)
                 "take them\n", path, dtypes[t].name);
         return EXIT_USAGE;
     }
-    if (t != DT_F64 && t != DT_F32 && t != DT_F16 && t != DT_BF16 && !is_integer(t)) {
-        fprintf(stderr, "error: %s: %s values, which sum does not take (f64, f32, f16, bf16, i8, u8, i16, u16, i32, "
-                "u32)\n", path, dtypes[t].name);
+    if (!takes(t)) {
+        fprintf(stderr, "error: %s: %s values, which sum does not take (%s)\n", path, dtypes[t].name, types_text());
         return EXIT_USAGE;
     }
     const uint64_t rows = a.rows ? a.rows : 1, cols = a.rows ? a.cols : a.count;
@@ -205,7 +194,7 @@ int main(int argc, char **argv)
     CUDA_CHECK(cudaMemcpy((void *)p.dev, a.bytes, bytes, cudaMemcpyHostToDevice));
     size_t int_bytes = 0;
     CUDA_CHECK(cub_reduce(t, NULL, p.temp_bytes, NULL, NULL, cols));
-    if (is_integer(t)) CUDA_CHECK(integer_sum(t, NULL, int_bytes, NULL, NULL, cols));
+    if (is_integer(t)) CUDA_CHECK(cub_int64_sum(t, NULL, int_bytes, NULL, NULL, cols));
     p.temp_bytes = p.temp_bytes > int_bytes ? p.temp_bytes : int_bytes;
     p.temp = device_alloc(p.temp_bytes, "CUB's scratch");
     p.int_out = (long long *)device_alloc(sizeof(long long), "the integer sum");

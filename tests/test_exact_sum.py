@@ -44,14 +44,19 @@ def integer_values(typestr, n):
 
 
 def integer_file(path, typestr, values, dims):
-    """A .npy of the type and shape holding the values; returns the exact sum of its data, read back from its
-    bytes (Python's integers: no width to pass)."""
+    """A .npy of the type and shape holding the values; returns the exact sum of its data (integer_file_sum)."""
     fmt = INTEGERS[typestr][0]
-    data = struct.pack(f"<{len(values)}{fmt}", *values)
-    npy.write(path, npy.header(typestr, dims) + data)
+    npy.write(path, npy.header(typestr, dims) + struct.pack(f"<{len(values)}{fmt}", *values))
+    return integer_file_sum(path, typestr, len(values))
+
+
+def integer_file_sum(path, typestr, count):
+    """The exact sum of the last count values of the type in a file, read back from its bytes (Python's
+    integers: no width to pass): the reference the GPU's integer sums are held to."""
+    fmt = INTEGERS[typestr][0]
     with open(path, "rb") as f:
-        body = f.read()[-len(data):]
-    return sum(struct.unpack(f"<{len(values)}{fmt}", body))
+        body = f.read()[-count * struct.calcsize(fmt):]
+    return sum(struct.unpack(f"<{count}{fmt}", body))
 
 
 def value_of_bits(bits):
@@ -167,20 +172,40 @@ class SumProgramHost(support.Case):
                     self.assertEqual(r.rc, 3, r)
 
     def test_the_integer_reference_is_the_exact_sum_of_the_files_values(self):
-        """The exact sum the GPU tests compare with, of each type's file read back from its bytes: the extremes
-        of the type with their signs (past 32 bits for i32 and u32), and random values."""
+        """The reference the GPU tests compare with, on files of bytes written by hand, against sums worked out by
+        hand: each type's extremes (least and largest, with -1 or 0 and half the range), so that an unsigned value
+        read as signed, a signed one as unsigned, or a sum cut to the type's width gives another number."""
         d = support.scratch(self)
-        wanted = {"|i1": -128 * 3 + 127, "|u1": 255 * 4, "<i2": -32768 * 3 + 32767, "<u2": 65535 * 4,
-                  "<i4": -(1 << 31) * 3 + (1 << 31) - 1, "<u4": ((1 << 32) - 1) * 4}
-        for typestr, (fmt, name) in INTEGERS.items():
-            bits = 8 * struct.calcsize(fmt)
-            extremes = [-(1 << (bits - 1))] * 3 + [(1 << (bits - 1)) - 1] if fmt.islower() else [(1 << bits) - 1] * 4
-            with self.subTest(name):
-                path = os.path.join(d, f"{name}.npy")
-                self.assertEqual(integer_file(path, typestr, extremes, [2, 2]), wanted[typestr])
-                values = integer_values(typestr, 1000)
-                self.assertEqual(integer_file(path, typestr, values, [1000]), sum(values))
-                self.assertEqual(min(values) < 0, fmt.islower(), "the values' signs are the type's")
+        cases = {  # the data's bytes, little-endian, and their sum
+            "|i1": ("80 80 7f ff", -128 - 128 + 127 - 1),
+            "|u1": ("ff ff 80 00", 255 + 255 + 128 + 0),
+            "<i2": ("0080 0080 ff7f ffff", -32768 - 32768 + 32767 - 1),
+            "<u2": ("ffff ffff 0080 0000", 65535 + 65535 + 32768 + 0),
+            "<i4": ("00000080 00000080 ffffff7f ffffffff", -2147483648 - 2147483648 + 2147483647 - 1),
+            "<u4": ("ffffffff ffffffff 00000080 00000000", 4294967295 + 4294967295 + 2147483648 + 0),
+        }
+        self.assertEqual(set(cases), set(INTEGERS))
+        for typestr, (data, total) in cases.items():
+            with self.subTest(INTEGERS[typestr][1]):
+                path = os.path.join(d, f"{INTEGERS[typestr][1]}.npy")
+                npy.write(path, npy.header(typestr, [2, 2]) + bytes.fromhex(data))
+                self.assertEqual(integer_file_sum(path, typestr, 4), total)
+
+    def test_the_pages_list_the_types_its_help_and_refusals_list(self):
+        """The types --help lists, those a refusal lists and each exact-sum page's `<!-- sum-types -->` list are
+        one list (the program builds it from its table of the types it takes)."""
+        prog, d = self.program(), support.scratch(self)
+        helped = re.search(r"--dtype T +the element type of a raw FILE: ([^\n]+)", self.expect(0, "", [prog, "--help"]).out)
+        self.assertIsNotNone(helped, "--help lists no types for --dtype")
+        npy.write(os.path.join(d, "fp8.raw"), b"\0" * 8)
+        refused = re.search(r"which sum does not take \(([^)]+)\)", support.run([prog, "fp8.raw", "--dtype", "fp8_e4m3"], cwd=d).out)
+        self.assertIsNotNone(refused, "a refusal of fp8_e4m3 lists no types")
+        self.assertEqual(refused[1], helped[1])
+        for page in ("docs/exact-sum.md", "docs/exact-sum.zh-CN.md"):
+            with self.subTest(page):
+                listed = re.search(r"<!-- sum-types -->\s*`([^`]+)`", support.read(page))
+                self.assertIsNotNone(listed, f"{page} has no `<!-- sum-types -->` list of types")
+                self.assertEqual(listed[1], helped[1])
 
     def test_help_documents_the_exit_codes_and_the_csv_columns_the_page_lists(self):
         r = self.expect(0, r"^exit: 0 summed; 2 [^\n]*; 3 ", [self.program(), "--help"])
