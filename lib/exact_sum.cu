@@ -46,18 +46,15 @@ static cudaError_t launch_windows(const void *x, uint64_t n, Rounded *r, int slo
 /* The bytes of an element of each ExactSumType. */
 static const size_t type_bytes[] = {sizeof(double), sizeof(float), sizeof(__half), sizeof(__nv_bfloat16)};
 
-extern "C" int exact_sum(const void *x, uint64_t n, ExactSumType t, double *sum64, double *in_type, cudaStream_t stream)
+extern "C" int exact_sum_launch(const void *x, uint64_t n, ExactSumType t, cudaStream_t stream)
 {
-    if (!sum64 || (unsigned)t > EXACT_SUM_BF16 || (n && (!x || (uintptr_t)x % type_bytes[t]))) return EXACT_SUM_BAD_ARGUMENT;
-    if (n == 0) {
-        *sum64 = 0.0;
-        if (in_type) *in_type = 0.0;
-        return EXACT_SUM_OK;
-    }
+    if ((unsigned)t > EXACT_SUM_BF16 || (n && (!x || (uintptr_t)x % type_bytes[t]))) return EXACT_SUM_BAD_ARGUMENT;
     Rounded *r;
     cudaError_t e = cudaGetSymbolAddress((void **)&r, rounded);
     if (e != cudaSuccess) return EXACT_SUM_CUDA_ERROR;
-    if (t == EXACT_SUM_F64) {
+    if (n == 0) { /* no kernel: the roundings left +0 (all bits 0), which exact_sum_result reads as the sum */
+        e = cudaMemsetAsync(r, 0, sizeof *r, stream);
+    } else if (t == EXACT_SUM_F64) {
         unsigned blocks;
         e = launch_grid(window_sum_f64<BLOCK>, t, n / 2 + 1, &blocks);
         if (e == cudaSuccess && n >= (uint64_t)blocks * VALUES_PER_BLOCK64) return EXACT_SUM_TOO_LARGE;
@@ -72,9 +69,16 @@ extern "C" int exact_sum(const void *x, uint64_t n, ExactSumType t, double *sum6
     } else {
         e = launch_windows<__nv_bfloat16>(x, n, r, t, stream);
     }
-    Rounded got;
+    return e == cudaSuccess ? EXACT_SUM_OK : EXACT_SUM_CUDA_ERROR;
+}
+
+extern "C" int exact_sum_result(ExactSumType t, double *sum64, double *in_type, cudaStream_t stream)
+{
+    if (!sum64 || (unsigned)t > EXACT_SUM_BF16) return EXACT_SUM_BAD_ARGUMENT;
+    Rounded *r, got;
     double odd = 0.0, *odd_at;
     const bool narrow16 = t == EXACT_SUM_F16 || t == EXACT_SUM_BF16;
+    cudaError_t e = cudaGetSymbolAddress((void **)&r, rounded);
     if (e == cudaSuccess) e = cudaMemcpyAsync(&got, r, sizeof got, cudaMemcpyDeviceToHost, stream);
     if (e == cudaSuccess && narrow16 && in_type) e = cudaGetSymbolAddress((void **)&odd_at, total_to_odd);
     if (e == cudaSuccess && narrow16 && in_type) e = cudaMemcpyAsync(&odd, odd_at, sizeof odd, cudaMemcpyDeviceToHost, stream);
@@ -90,6 +94,18 @@ extern "C" int exact_sum(const void *x, uint64_t n, ExactSumType t, double *sum6
                  : t == EXACT_SUM_F16 ? (double)__half2float(__double2half(narrow_from))
                                       : (double)__bfloat162float(__double2bfloat16(narrow_from));
     return EXACT_SUM_OK;
+}
+
+extern "C" int exact_sum(const void *x, uint64_t n, ExactSumType t, double *sum64, double *in_type, cudaStream_t stream)
+{
+    if (!sum64 || (unsigned)t > EXACT_SUM_BF16) return EXACT_SUM_BAD_ARGUMENT;
+    if (n == 0) { /* no GPU needed */
+        *sum64 = 0.0;
+        if (in_type) *in_type = 0.0;
+        return EXACT_SUM_OK;
+    }
+    const int status = exact_sum_launch(x, n, t, stream);
+    return status == EXACT_SUM_OK ? exact_sum_result(t, sum64, in_type, stream) : status;
 }
 
 extern "C" int exact_sum_host(const void *x, uint64_t n, ExactSumType t, double *sum64, double *in_type)

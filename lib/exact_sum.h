@@ -35,6 +35,14 @@ enum {
  * they run one at a time: on one stream, or one after another. */
 int exact_sum(const void *x, uint64_t n, ExactSumType t, double *sum64, double *in_type, cudaStream_t stream);
 
+/* exact_sum in its two halves, for a caller that times the GPU's part alone or overlaps it with other work:
+ * exact_sum_launch checks its arguments as exact_sum does and starts the kernels on stream, returning at once
+ * (the roundings stay on the device, in the library's counters: n = 0 leaves +0 there); exact_sum_result waits
+ * for them on stream and reads them back, as exact_sum's results, for the type t the launch was given. A
+ * launch's results are there until the next launch on the device; exact_sum is the two in a row. */
+int exact_sum_launch(const void *x, uint64_t n, ExactSumType t, cudaStream_t stream);
+int exact_sum_result(ExactSumType t, double *sum64, double *in_type, cudaStream_t stream);
+
 /* The same of n values of type t in host memory (no alignment asked): copied to memory this call allocates on
  * the current device and frees (EXACT_SUM_NO_MEMORY where there is no room), summed on the default stream. The Python call (lib/exact_sum.py) takes a
  * NumPy array through it. */

@@ -39,6 +39,13 @@ static void refused_arguments(void)
               exact_sum((const void *)0x1001, 4, EXACT_SUM_F16, &sum, NULL, 0) == EXACT_SUM_BAD_ARGUMENT,
           "an array misaligned for its type is refused (fp64 at 4 bytes, fp16 at 1)");
     check(sum == 1.0, "a refused call leaves the result alone");
+    check(exact_sum_launch((const void *)0x1000, 4, (ExactSumType)4, 0) == EXACT_SUM_BAD_ARGUMENT &&
+              exact_sum_launch(NULL, 4, EXACT_SUM_F32, 0) == EXACT_SUM_BAD_ARGUMENT &&
+              exact_sum_launch((const void *)0x1002, 4, EXACT_SUM_F32, 0) == EXACT_SUM_BAD_ARGUMENT &&
+              exact_sum_result(EXACT_SUM_F32, NULL, &in_type, 0) == EXACT_SUM_BAD_ARGUMENT &&
+              exact_sum_result((ExactSumType)4, &sum, NULL, 0) == EXACT_SUM_BAD_ARGUMENT && sum == 1.0,
+          "the two halves: a launch refuses an unknown type, a NULL and a misaligned array; a read-back a NULL fp64 "
+          "result and an unknown type");
     check(exact_sum(NULL, 0, EXACT_SUM_F32, &sum, &in_type, 0) == EXACT_SUM_OK && same_bits(sum, 0.0) &&
               same_bits(in_type, 0.0),
           "no values sum to +0");
@@ -111,16 +118,21 @@ static void sums_of(Fill f, uint64_t n, uint64_t start, ExactSumType t, void *de
     int status = cudaMemcpy(x, bytes, n * size, cudaMemcpyHostToDevice) == cudaSuccess
                ? exact_sum(x, n, t, &sum, &in_type, 0) : -1;
     char name[160];
-    snprintf(name, sizeof name, "%s, fill %s, N = %llu from element %llu: the exact sum rounded once to fp64 and to %s, from device and host memory",
+    snprintf(name, sizeof name, "%s, fill %s, N = %llu from element %llu: the exact sum rounded once to fp64 and to %s, from device and host memory and in two halves",
              names[t], fill_name(f), (unsigned long long)n, (unsigned long long)start, names[t]);
     double host_sum = NAN, host_in_type = NAN; /* the same values from host memory (exact_sum_host) */
     int host_status = exact_sum_host(bytes, n, t, &host_sum, &host_in_type);
+    double half_sum = NAN, half_in_type = NAN; /* and in the two halves, launch then read-back */
+    int half_status = exact_sum_launch(x, n, t, 0);
+    if (half_status == EXACT_SUM_OK) half_status = exact_sum_result(t, &half_sum, &half_in_type, 0);
     int ok = status == EXACT_SUM_OK && same_bits(sum, ref.sum) && same_bits(in_type, want) &&
-             host_status == EXACT_SUM_OK && same_bits(host_sum, sum) && same_bits(host_in_type, in_type);
+             host_status == EXACT_SUM_OK && same_bits(host_sum, sum) && same_bits(host_in_type, in_type) &&
+             half_status == EXACT_SUM_OK && same_bits(half_sum, sum) && same_bits(half_in_type, in_type);
     check(ok, name);
     if (!ok)
-        printf("     | status %d: %a and %a (from host memory: status %d, %a and %a), wanted %a and %a\n", status, sum,
-               in_type, host_status, host_sum, host_in_type, ref.sum, want);
+        printf("     | status %d: %a and %a (from host memory: status %d, %a and %a; in halves: status %d, %a and %a), "
+               "wanted %a and %a\n", status, sum, in_type, host_status, host_sum, host_in_type, half_status, half_sum,
+               half_in_type, ref.sum, want);
     free(bytes);
     free(values);
     free(values64);
@@ -169,6 +181,19 @@ static void ties_rounded_once(void *dev)
 
 /* From host memory, more values than the GPU has room for: EXACT_SUM_NO_MEMORY (no bytes are read), with no CUDA
  * error left behind for the next call. */
+/* A launch of no values after one of some: the read-back gives +0, not the earlier launch's sums. */
+static void empty_launch_after_another(void *dev)
+{
+    static const double ones[4] = {1.0, 1.0, 1.0, 1.0};
+    double sum = NAN, in_type = NAN, first = NAN;
+    int ok = cudaMemcpy(dev, ones, sizeof ones, cudaMemcpyHostToDevice) == cudaSuccess &&
+             exact_sum(dev, 4, EXACT_SUM_F64, &first, NULL, 0) == EXACT_SUM_OK && first == 4.0 &&
+             exact_sum_launch(NULL, 0, EXACT_SUM_BF16, 0) == EXACT_SUM_OK &&
+             exact_sum_result(EXACT_SUM_BF16, &sum, &in_type, 0) == EXACT_SUM_OK;
+    check(ok && same_bits(sum, 0.0) && same_bits(in_type, 0.0),
+          "the two halves: a launch of no values after one of four ones reads back +0");
+}
+
 static void out_of_memory(void)
 {
     static const float x_host[1] = {1.0f};
@@ -191,6 +216,7 @@ int main(void)
             check(0, "room on the GPU for the data");
         } else {
             ties_rounded_once(dev);
+            empty_launch_after_another(dev);
             out_of_memory();
             static const Fill fills[] = {FILL_SHIFTED, FILL_RANDOM, FILL_WIDE, FILL_BINADES, FILL_NAN, FILL_INF};
             static const uint64_t sizes[] = {1, 31, 1000003, largest};
