@@ -86,6 +86,17 @@ typedef struct {
     RowSum *sums;
 } Pass;
 
+/* A library call's status: a refusal is the file's (exit 2), a CUDA error exit 3 (with CUDA's words where it
+ * has them); never a result left unread. */
+static void library_status(int status)
+{
+    if (status == EXACT_SUM_OK) return;
+    if (status != EXACT_SUM_CUDA_ERROR) usage_error("the exact sum refuses this file", exact_sum_status(status));
+    CUDA_CHECK(cudaGetLastError());
+    fprintf(stderr, "error: the exact sum: %s\n", exact_sum_status(status));
+    exit(EXIT_GPU);
+}
+
 /* Row r's exact sum started on the GPU: a library launch (exact_sum_launch), or CUB's int64 sum of integers. */
 static void start_row(Pass *p, uint64_t r)
 {
@@ -95,9 +106,7 @@ static void start_row(Pass *p, uint64_t r)
         CUDA_CHECK(cub_int64_sum(p->type, p->temp, bytes, x, p->int_out, p->cols));
         return;
     }
-    int status = exact_sum_launch(x, p->cols, library_type(p->type), 0);
-    if (status == EXACT_SUM_CUDA_ERROR) CUDA_CHECK(cudaGetLastError());
-    if (status != EXACT_SUM_OK) usage_error("the exact sum refuses this file", exact_sum_status(status));
+    library_status(exact_sum_launch(x, p->cols, library_type(p->type), 0));
 }
 
 /* Row r's sums read back into p->sums[r] (exact_sum_result, or the int64 sum). */
@@ -109,7 +118,7 @@ static void read_row(Pass *p, uint64_t r)
         s->in_type = s->sum64 = (double)s->integer; /* one rounding: int64 to double is correctly rounded */
         return;
     }
-    if (exact_sum_result(library_type(p->type), &s->sum64, &s->in_type, 0) != EXACT_SUM_OK) CUDA_CHECK(cudaGetLastError());
+    library_status(exact_sum_result(library_type(p->type), &s->sum64, &s->in_type, 0));
 }
 
 /* A timed run's launches: every row started, each read back before the next starts (a device holds one launch's

@@ -463,6 +463,8 @@ class OnTheGpu(support.Case):
                 self.assertEqual(rows[0]["result_bits"], "0x%0*x" % (2 * width, bits))
                 digits = len(re.sub(r"^[-0.]*|e.*$|\.", "", rows[0]["result"]))
                 self.assertLessEqual(digits, {"<f8": 17, "<f4": 9, "<f2": 5}[typestr], rows[0]["result"])
+                # The time up to the read-back is a part of the whole time.
+                self.assertTrue(0 < float(rows[0]["gpu_us"]) <= float(rows[0]["median_us"]), rows[0])
                 table = self.expect(0, r"GPU time .* GB/s[\s\S]*CUB's sum", [os.path.join(support.ROOT, SUM), flat])
                 self.assertIn(f" {rows[0]['result64']} ({rows[0]['result64_bits']})", table.out)
             with self.subTest(type=typestr, rows=7):

@@ -179,8 +179,6 @@ static void ties_rounded_once(void *dev)
     }
 }
 
-/* From host memory, more values than the GPU has room for: EXACT_SUM_NO_MEMORY (no bytes are read), with no CUDA
- * error left behind for the next call. */
 /* A launch of no values after one of some: the read-back gives +0, not the earlier launch's sums. */
 static void empty_launch_after_another(void *dev)
 {
@@ -194,6 +192,8 @@ static void empty_launch_after_another(void *dev)
           "the two halves: a launch of no values after one of four ones reads back +0");
 }
 
+/* From host memory, more values than the GPU has room for: EXACT_SUM_NO_MEMORY (no bytes are read), with no CUDA
+ * error left behind for the next call. */
 static void out_of_memory(void)
 {
     static const float x_host[1] = {1.0f};
