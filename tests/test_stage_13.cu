@@ -66,7 +66,8 @@ typedef struct {
 
 /* The sum of x[0..n) as THREADS threads of one block of window_sum_f64 make it: tile k of 8 values goes to
  * thread k % THREADS, each thread's windows open at the largest finite field of the block's first tiles, a
- * tile they cannot take goes through take_tile64, the totals are flushed every 4096 tiles; the values past the
+ * tile they cannot take goes to the digits value by value where no windows take it whole, else through
+ * take_tile64 (the kernel's loop); the totals are flushed every 4096 tiles; the values past the
  * last whole tile go one by one. At the end a thread whose windows opened elsewhere flushes its totals, and
  * the block adds the sums of its threads' pieces at the block's binade. The digits and the flags are
  * the block's; the total is rounded by round_digits64. */
@@ -98,7 +99,16 @@ static double windows_sum(const double *x, uint64_t n, int threads, float *narro
             if (split_tile64(w, r, &not_minus_zero)) {
                 paths->fast++;
             } else {
-                w = take_tile64(w, add, flag, r[0], r[1], r[2], r[3]);
+                const TileRange64 g = tile_range64(r);
+                if (!g.nonfinite && (Windows64::binade(g.largest) == w.a || !Windows64::take_range(g.largest, g.least))) {
+                    not_minus_zero |= g.not_minus_zero;
+                    for (int v = 0; v < 8; v++) {
+                        const uint64_t bits = value64(r[v / 2], v % 2);
+                        if (bits << 1) add_value64(bits, add);
+                    }
+                } else {
+                    w = take_tile64(w, add, flag, r[0], r[1], r[2], r[3]);
+                }
                 paths->slow++;
             }
             if (++since_flush % 4096 == 0) w.flush(add);

@@ -1086,8 +1086,46 @@ __device__ void finish_grid64(long long *digit, unsigned flags, double *out, flo
     if (lane == 0) *out = total, *narrow = f;
 }
 
+/* A 64-bit addition to a digit in shared memory, as two 32-bit atomics (a 64-bit one there is a loop of
+ * compare-and-swaps, retried while other threads change the digit): the low words' addition returns the
+ * low word it found, which says whether it carried, and the high word takes the part's high word and that
+ * carry. Once every addition is made the digit is the sum of the parts modulo 2^64, whatever their order. */
+__device__ __forceinline__ void shared_add64(long long *digit, long long part)
+{
+    unsigned *word = reinterpret_cast<unsigned *>(digit); /* little-endian: the low word first */
+    const unsigned low = (unsigned)part, high = (unsigned)((unsigned long long)part >> 32);
+    const unsigned found = atomicAdd(word, low);
+    const unsigned high_and_carry = high + (found + low < found ? 1u : 0u);
+    if (high_and_carry) atomicAdd(word + 1, high_and_carry);
+}
+
+/* A tile's largest finite field, the least field of its nonzero finite values (0x7ff where none), whether it
+ * holds a NaN or an Inf and whether a value is not -0 (TileRange's, for fp64). */
+struct TileRange64 {
+    unsigned largest, least;
+    bool nonfinite, not_minus_zero;
+};
+__host__ __device__ __forceinline__ TileRange64 tile_range64(const uint4 *r)
+{
+    TileRange64 g = {0u, 0x7ffu, false, false};
+    HOST_DEVICE_UNROLL
+    for (int k = 0; k < UNROLL; k++)
+        HOST_DEVICE_UNROLL
+        for (int j = 0; j < 2; j++) {
+            const uint64_t bits = value64(r[k], j);
+            const unsigned field = field64(bits);
+            g.nonfinite |= field == 0x7ff;
+            g.not_minus_zero |= bits != MINUS_ZERO_BITS;
+            g.largest = field != 0x7ff && field > g.largest ? field : g.largest;
+            g.least = bits << 1 && field < g.least ? field : g.least;
+        }
+    return g;
+}
+
 /* window_sum's shape on fp64: two tiles of 8 values a thread in registers, the windows opened at the largest
- * finite field of the block's first tile, a call for a tile they cannot take. At the end the threads' totals
+ * finite field of the block's first tile. A tile no windows take whole goes to the block's digits in line, value
+ * by value; a call takes a tile with NaN or Inf, or one that windows opened elsewhere would take. After either,
+ * the next two tiles are loaded again (kept in registers through them, the loop would spill). At the end the threads' totals
  * (at the block's binade, or flushed where a thread opened other windows) are summed across each warp in
  * 16-bit pieces, which lanes add to the block's digits; the first warp finishes the grid. The fp64 result
  * goes to *out, the fp32 rounding of the same total to *narrow. */
@@ -1100,7 +1138,7 @@ __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum_f64(const d
     __shared__ int warp_pieces[12][WARPS_HERE];
     long long *digits = d;
     unsigned *block_flags = &flags;
-    const auto add = [digits](int k, long long part) { atomicAdd((unsigned long long *)&digits[k], (unsigned long long)part); };
+    const auto add = [digits](int k, long long part) { shared_add64(&digits[k], part); };
     const auto flag = [block_flags](unsigned seen) { atomicOr(block_flags, seen); };
     uint64_t head = unaligned_head(x, n); /* 0 or 1 */
     const uint4 *v = reinterpret_cast<const uint4 *>(x + head);
@@ -1134,11 +1172,26 @@ __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum_f64(const d
             load_tile(next, v, i + 2 * stride, vectors, MINUS_ZEROS);
         }
         if (i >= vectors) break;
-        w = take_tile64(w, add, flag, r[0], r[1], r[2], r[3]);
+        const TileRange64 g = tile_range64(r);
+        if (!g.nonfinite && (Windows64::binade(g.largest) == w.a || !Windows64::take_range(g.largest, g.least))) {
+            /* No windows take it whole (take_tile64 would split it once more, in vain): its values to the digits. */
+            not_minus_zero |= g.not_minus_zero;
+#pragma unroll
+            for (int k = 0; k < UNROLL; k++)
+#pragma unroll
+                for (int j = 0; j < 2; j++) {
+                    const uint64_t bits = value64(r[k], j);
+                    if (bits << 1) add_value64(bits, add);
+                }
+            load_tile(r, v, i + stride, vectors, MINUS_ZEROS);
+            load_tile(next, v, i + 2 * stride, vectors, MINUS_ZEROS);
+        } else { /* a call: NaN or Inf, or windows elsewhere take it */
+            w = take_tile64(w, add, flag, r[0], r[1], r[2], r[3]);
+            load_tile(r, v, i + stride, vectors, MINUS_ZEROS);
+            load_tile(next, v, i + 2 * stride, vectors, MINUS_ZEROS);
+        }
         if (++tiles % 4096 == 0) w.flush(add);
         i += stride;
-        load_tile(r, v, i, vectors, MINUS_ZEROS);
-        load_tile(next, v, i + stride, vectors, MINUS_ZEROS);
     }
     __syncwarp(); /* the warp together again before its shuffles (as window_sum) */
     unsigned seen = not_minus_zero ? SAW_NOT_MINUS_ZERO : 0;
