@@ -6,6 +6,7 @@
  * failure start "     | "), then "done N checks", and exits 1 where a check failed.
  * With --sum FILE it prints instead the fp64 and fp32 bits of the sum of FILE's values (one a line, as
  * strtod reads them: hexadecimal floats, inf, nan), for tests/test_stage_13.py's oracle of fractions. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -249,6 +250,26 @@ int main(int argc, char **argv)
     check(split_tile64(w, tile_of(minus_zeros, r), &nz) && !nz, "split_tile64: a tile of -0 is not flagged");
     check(Windows64::binade(0) == -928 && Windows64::binade(2046) == 1023,
           "the windows' binade stays in [-928, 1023]");
+
+    /* shared_add64's two 32-bit words: parts of every size and sign, added to the low word and, through
+     * high_addend, to the high word, in two orders, leave the 64-bit sum modulo 2^64. */
+    int words_exact = 1;
+    for (int order = 0; order < 2; order++) {
+        unsigned low = 0, high = 0;
+        unsigned long long sum = 0, z = 12345;
+        for (int i = 0; i < 100000; i++) {
+            z = z * 6364136223846793005ull + 1442695040888963407ull;
+            const int j = order ? 99999 - i : i;
+            long long part = (long long)(z >> (j % 40)) * (j % 3 ? 1 : -1); /* 24 to 64 bits, either sign */
+            if (j % 1000 == 0) part = j % 2000 ? LLONG_MIN : -1;
+            const unsigned found = low;
+            low += (unsigned)part;
+            high += high_addend(found, part);
+            sum += (unsigned long long)part;
+        }
+        words_exact &= ((unsigned long long)high << 32 | low) == sum;
+    }
+    check(words_exact, "shared_add64: a low word's carry and the high words give the 64-bit sum modulo 2^64");
 
     printf("done %d checks\n", checks);
     return failed ? 1 : 0;

@@ -1089,14 +1089,18 @@ __device__ void finish_grid64(long long *digit, unsigned flags, double *out, flo
 /* A 64-bit addition to a digit in shared memory, as two 32-bit atomics (a 64-bit one there is a loop of
  * compare-and-swaps, retried while other threads change the digit): the low words' addition returns the
  * low word it found, which says whether it carried, and the high word takes the part's high word and that
- * carry. Once every addition is made the digit is the sum of the parts modulo 2^64, whatever their order. */
+ * carry (high_addend). Once every addition is made the digit is the sum of the parts modulo 2^64, whatever
+ * their order. */
+__host__ __device__ __forceinline__ unsigned high_addend(unsigned found_low, long long part)
+{
+    const unsigned low = (unsigned)part;
+    return (unsigned)((unsigned long long)part >> 32) + (found_low + low < found_low ? 1u : 0u);
+}
 __device__ __forceinline__ void shared_add64(long long *digit, long long part)
 {
     unsigned *word = reinterpret_cast<unsigned *>(digit); /* little-endian: the low word first */
-    const unsigned low = (unsigned)part, high = (unsigned)((unsigned long long)part >> 32);
-    const unsigned found = atomicAdd(word, low);
-    const unsigned high_and_carry = high + (found + low < found ? 1u : 0u);
-    if (high_and_carry) atomicAdd(word + 1, high_and_carry);
+    const unsigned high = high_addend(atomicAdd(word, (unsigned)part), part);
+    if (high) atomicAdd(word + 1, high);
 }
 
 /* A tile's largest finite field, the least field of its nonzero finite values (0x7ff where none), whether it
