@@ -101,12 +101,9 @@ static double windows_sum(const double *x, uint64_t n, int threads, float *narro
                 paths->fast++;
             } else {
                 const TileRange64 g = tile_range64(r);
-                if (!g.nonfinite && (Windows64::binade(g.largest) == w.a || !Windows64::take_range(g.largest, g.least))) {
+                if (!g.nonfinite && !w.elsewhere_take(g.largest, g.least)) {
                     not_minus_zero |= g.not_minus_zero;
-                    for (int v = 0; v < 8; v++) {
-                        const uint64_t bits = value64(r[v / 2], v % 2);
-                        if (bits << 1) add_value64(bits, add);
-                    }
+                    tile_to_digits64(r, add);
                 } else {
                     w = take_tile64(w, add, flag, r[0], r[1], r[2], r[3]);
                 }

@@ -856,6 +856,11 @@ struct Windows64 {
         const int a = binade(largest_field);
         return a == -928 || (int)least_field >= a + 929;
     }
+    /* Whether windows opened elsewhere, at a tile's largest field, would take it: then moving them helps. */
+    __host__ __device__ bool elsewhere_take(unsigned largest_field, unsigned least_field) const
+    {
+        return binade(largest_field) != a && take_range(largest_field, least_field);
+    }
     __host__ __device__ double base(int window) const { return 1.5 * power_of_two(a - 47 * window); }
     __host__ __device__ double limit() const { return power_of_two(a - 2); }
     /* The least key of a value low takes exactly: field a + 929 and no rest below it (0 at the lowest binade,
@@ -919,6 +924,19 @@ __host__ __device__ __forceinline__ bool split_tile64(Windows64 &w, const uint4 
     return true;
 }
 
+/* A tile's finite values into the digits, value by value (its zeros add nothing). */
+template <typename Add>
+__host__ __device__ __forceinline__ void tile_to_digits64(const uint4 *r, Add add)
+{
+    HOST_DEVICE_UNROLL
+    for (int k = 0; k < UNROLL; k++)
+    HOST_DEVICE_UNROLL
+        for (int j = 0; j < 2; j++) {
+            const uint64_t bits = value64(r[k], j);
+            if (bits << 1) add_value64(bits, add);
+        }
+}
+
 /* A tile the windows could not take, as take_tile: its NaN and Inf flagged through flag(bits) (and out of
  * the tile, as -0), with SAW_NOT_MINUS_ZERO where a value is not -0; where windows at the largest finite field
  * would take the rest, the totals go to the digits (through add) and the windows open there (a tile wider than
@@ -944,19 +962,12 @@ __host__ __device__ __noinline__ Windows64 take_tile64(Windows64 w, Add add, Fla
             }
         }
     flag(seen);
-    if (Windows64::binade(largest) != w.a && Windows64::take_range(largest, least)) {
+    if (w.elsewhere_take(largest, least)) {
         w.flush(add);
         w.open(largest);
     }
     bool ignored = false;
-    if (split_tile64(w, r, &ignored)) return w;
-    HOST_DEVICE_UNROLL
-    for (int k = 0; k < UNROLL; k++)
-    HOST_DEVICE_UNROLL
-        for (int j = 0; j < 2; j++) {
-            const uint64_t bits = value64(r[k], j);
-            if (bits << 1) add_value64(bits, add);
-        }
+    if (!split_tile64(w, r, &ignored)) tile_to_digits64(r, add);
     return w;
 }
 
@@ -1086,8 +1097,7 @@ __device__ void finish_grid64(long long *digit, unsigned flags, double *out, flo
     if (lane == 0) *out = total, *narrow = f;
 }
 
-/* A 64-bit addition to a digit in shared memory, as two 32-bit atomics (a 64-bit one there is a loop of
- * compare-and-swaps, retried while other threads change the digit): the low words' addition returns the
+/* A 64-bit addition to a digit in shared memory, as two 32-bit atomics: the low words' addition returns the
  * low word it found, which says whether it carried, and the high word takes the part's high word and that
  * carry (high_addend). Once every addition is made the digit is the sum of the parts modulo 2^64, whatever
  * their order. */
@@ -1129,8 +1139,8 @@ __host__ __device__ __forceinline__ TileRange64 tile_range64(const uint4 *r)
 /* window_sum's shape on fp64: two tiles of 8 values a thread in registers, the windows opened at the largest
  * finite field of the block's first tile. A tile no windows take whole goes to the block's digits in line, value
  * by value; a call takes a tile with NaN or Inf, or one that windows opened elsewhere would take. After either,
- * the next two tiles are loaded again (kept in registers through them, the loop would spill). At the end the threads' totals
- * (at the block's binade, or flushed where a thread opened other windows) are summed across each warp in
+ * the next two tiles are loaded again (kept in registers through them, the loop would spill). At the end the
+ * threads' totals (at the block's binade, or flushed where a thread opened other windows) are summed across each warp in
  * 16-bit pieces, which lanes add to the block's digits; the first warp finishes the grid. The fp64 result
  * goes to *out, the fp32 rounding of the same total to *narrow. */
 template <int THREADS>
@@ -1177,23 +1187,15 @@ __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum_f64(const d
         }
         if (i >= vectors) break;
         const TileRange64 g = tile_range64(r);
-        if (!g.nonfinite && (Windows64::binade(g.largest) == w.a || !Windows64::take_range(g.largest, g.least))) {
+        if (!g.nonfinite && !w.elsewhere_take(g.largest, g.least)) {
             /* No windows take it whole (take_tile64 would split it once more, in vain): its values to the digits. */
             not_minus_zero |= g.not_minus_zero;
-#pragma unroll
-            for (int k = 0; k < UNROLL; k++)
-#pragma unroll
-                for (int j = 0; j < 2; j++) {
-                    const uint64_t bits = value64(r[k], j);
-                    if (bits << 1) add_value64(bits, add);
-                }
-            load_tile(r, v, i + stride, vectors, MINUS_ZEROS);
-            load_tile(next, v, i + 2 * stride, vectors, MINUS_ZEROS);
+            tile_to_digits64(r, add);
         } else { /* a call: NaN or Inf, or windows elsewhere take it */
             w = take_tile64(w, add, flag, r[0], r[1], r[2], r[3]);
-            load_tile(r, v, i + stride, vectors, MINUS_ZEROS);
-            load_tile(next, v, i + 2 * stride, vectors, MINUS_ZEROS);
         }
+        load_tile(r, v, i + stride, vectors, MINUS_ZEROS);
+        load_tile(next, v, i + 2 * stride, vectors, MINUS_ZEROS);
         if (++tiles % 4096 == 0) w.flush(add);
         i += stride;
     }
