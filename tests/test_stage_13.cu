@@ -267,6 +267,25 @@ int main(int argc, char **argv)
         words_exact &= ((unsigned long long)high << 32 | low) == sum;
     }
     check(words_exact, "shared_add64: a low word's carry and the high words give the 64-bit sum modulo 2^64");
+    /* windows_f32's buckets: each takes 2^12 values of its largest magnitude, of either sign, and one of
+     * its least last bit, exactly: its distance from its start, in units of its last bit, is their sum. */
+    int buckets_exact = 1;
+    for (int b = 0; b < BUCKETS; b++)
+        for (int sign = 0; sign < 2; sign++) {
+            const unsigned top = 16 * b + 15 < 254 ? 16 * b + 15 : 254, least = bucket_least_field(b);
+            const uint32_t big_bits = (uint32_t)sign << 31 | top << 23 | 0x7fffffu;
+            const uint32_t small_bits = b ? least << 23 | 1u : 1u; /* (2^23 + 1) or 1 units of 2^(least - 150) */
+            float big, small;
+            memcpy(&big, &big_bits, sizeof big);
+            memcpy(&small, &small_bits, sizeof small);
+            double acc = bucket_base(b);
+            for (int i = 0; i < 4095; i++) acc += (double)big;
+            acc += (double)small;
+            const long long units = 4095 * (long long)(0xffffffu) * (sign ? -1 : 1) * (1ll << (top - least)) + (b ? 0x800001 : 1);
+            buckets_exact &= bucket_of(big_bits) == (unsigned)b && bucket_of(small_bits) == (unsigned)b &&
+                             (long long)(double_bits(acc) - double_bits(bucket_base(b))) == units;
+        }
+    check(buckets_exact, "windows_f32's buckets: each takes 2^12 of its largest values and its least bit exactly");
 
     printf("done %d checks\n", checks);
     return failed ? 1 : 0;

@@ -318,64 +318,73 @@ __host__ __device__ __forceinline__ uint32_t float_bits(float x)
 /* 2^e for a normal double's exponent, made from its bits. */
 __host__ __device__ __forceinline__ double power_of_two(int e) { return bits_double((uint64_t)(1023 + e) << 52); }
 
-/* Step 4's columns. What the windows cannot take goes to the thread's column of FINE_DIGITS digits of 2^16
- * each, digit k at bit 16 k of the digits of 2^-149: a finite value q 2^e (step 3's q and e, e <= 253) is
- * q 2^(e % 16), below 2^39, added to digit e / 16, one shared-memory read-modify-write where step 3's digits of
- * 2^32 take two (its q 2^(e % 32) spans two of them). The windows' totals join the column too, in two parts
- * (fine_add_integer), up to digit 17. Every FINE_TILES tiles the thread flushes its windows (int64 totals hold
- * 2^12 tiles of 2^50 units) and carries its column, every digit but the top back into [0, 2^16): between
- * carries a digit takes less than 2^12 tiles of 32 values (fp16 and bf16) below 2^39 and two flushes of parts
- * below 2^47 each, under 2^61, and the top digit (bit 272) holds the thread's total,
- * below 2^(128 + 149 - 272) times its values. No atomics: the column is the thread's own. */
-#define FINE_DIGITS 18
-#define FINE_BITS 16
-#define FINE_TILES 4096
-
-__device__ __forceinline__ void fine_add_value(long long *fine, uint32_t finite_bits)
+/* A 64-bit addition to a digit in shared memory, as two 32-bit atomics (a 64-bit one there is a loop of
+ * compare-and-swaps, retried while other threads change the digit): the low words' addition returns the
+ * low word it found, which says whether it carried, and the high word takes the part's high word and that
+ * carry (high_addend). Once every addition is made the digit is the sum of the parts modulo 2^64, whatever
+ * their order. */
+__host__ __device__ __forceinline__ unsigned high_addend(unsigned found_low, long long part)
 {
-    const unsigned field = finite_bits >> 23 & 0xffu, e = field ? field - 1 : 0;
-    const int q = (int)((finite_bits & 0x7fffffu) | (field ? 0x800000u : 0u));
-    digit(fine, e / FINE_BITS) += (long long)((uint64_t)(long long)(finite_bits >> 31 ? -q : q) << (e % FINE_BITS));
+    const unsigned low = (unsigned)part;
+    return (unsigned)((unsigned long long)part >> 32) + (found_low + low < found_low ? 1u : 0u);
+}
+__device__ __forceinline__ void shared_add64(long long *digit, long long part)
+{
+    unsigned *word = reinterpret_cast<unsigned *>(digit); /* little-endian: the low word first */
+    const unsigned high = high_addend(atomicAdd(word, (unsigned)part), part);
+    if (high) atomicAdd(word + 1, high);
 }
 
-/* One value into the column, or its flag where it is NaN or Inf. */
-__device__ __forceinline__ void fine_take_value(long long *fine, uint32_t bits, unsigned *flags)
+/* Step 4's buckets. What the windows cannot take goes to the thread's BUCKETS fp64 sums in shared memory, bucket
+ * b for the exponent fields 16 b to 16 b + 15 (bucket_of: bits 27 to 30 of a value's bits), opened at
+ * 1.5 2^(f - 98) for its least field f (1 for bucket 0, which holds the subnormals). Its last bit, 2^(f - 150),
+ * is at most the last bit of every value it takes, and BUCKET_VALUES values below 2^(f + 15 - 126) move it by
+ * less than half its binade: every addition is exact, a conversion and one fp64 read-modify-write a value.
+ * Every BUCKET_VALUES values at most, and at the end, a bucket's distance from its start in units of its last
+ * bit (below 2^51) is an integer at bit f - 1 of the digits of 2^-149. */
+#define BUCKETS 16
+#define BUCKET_VALUES 4096
+__host__ __device__ __forceinline__ unsigned bucket_of(uint32_t bits) { return bits >> 27 & 0xfu; } /* field / 16 */
+__host__ __device__ __forceinline__ int bucket_least_field(int b) { return b ? 16 * b : 1; }
+__host__ __device__ __forceinline__ double bucket_base(int b) { return 1.5 * power_of_two(bucket_least_field(b) - 98); }
+/* A bucket's distance from its start, in units of its last bit. */
+__host__ __device__ __forceinline__ long long bucket_distance(double bucket, int b)
+{
+    return (long long)(double_bits(bucket) - double_bits(bucket_base(b)));
+}
+
+/* A finite value (its fp32 bits) into the thread's buckets: mine is its first, the next a block's width on. */
+__device__ __forceinline__ void bucket_add(double *mine, uint32_t finite_bits, unsigned width)
+{
+    mine[bucket_of(finite_bits) * width] += (double)__uint_as_float(finite_bits);
+}
+
+/* One value (its bits) into the buckets, or its flag where it is NaN or Inf; whether a bucket took it. */
+__device__ __forceinline__ bool take_value(double *mine, uint32_t bits, unsigned *flags)
 {
     if ((bits >> 23 & 0xffu) == 0xffu) atomicOr(flags, flag_of(bits));
-    else fine_add_value(fine, bits);
+    else bucket_add(mine, bits, blockDim.x);
+    return (bits >> 23 & 0xffu) != 0xffu;
 }
 
-/* A signed 64-bit integer v times 2^p units (p <= 240) into the column: with s = p % 16, v 2^s is its low 32
- * bits at digit p / 16 and the rest, v >> (32 - s) (signed, below 2^47), two digits above. */
-__device__ __forceinline__ void fine_add_integer(long long *fine, long long v, int p)
-{
-    const int s = p % FINE_BITS, k = p / FINE_BITS;
-    digit(fine, k) += (long long)(((uint64_t)v << s) & 0xffffffffu);
-    digit(fine, k + 2) += v >> (32 - s);
-}
+/* The block's DIGITS digits of 2^32 (step 3's), in shared memory, take the threads' flushes, rare, by
+ * shared_add64: every BUCKET_VALUES values of a thread (FLUSH_TILES tiles), its windows' totals and its buckets
+ * (three parts each). A digit takes parts below 2^32 in magnitude, about 6 a flush of a thread: a block takes
+ * fewer than 2^37 values (more than a GPU holds) before a digit could reach 2^62. */
+__shared__ long long block_digits[DIGITS]; /* a block's own, as any __shared__ array: window_sum zeroes them */
+struct BlockDigits {
+    __device__ void operator()(int k, long long part) const { shared_add64(&block_digits[k], part); }
+};
 
-/* Every digit of the column but the top into [0, 2^16), the carries upward. */
-__device__ __forceinline__ void carry_fine(long long *fine)
+/* The thread's buckets into the block's digits, each back at its start (those still there add nothing). */
+__device__ __forceinline__ void flush_buckets(double *mine)
 {
-#pragma unroll
-    for (int k = 0; k + 1 < FINE_DIGITS; k++) {
-        const long long carry = digit(fine, k) >> FINE_BITS; /* floor division */
-        digit(fine, k) -= carry * (1ll << FINE_BITS);
-        digit(fine, k + 1) += carry;
+    for (int b = 0; b < BUCKETS; b++) {
+        const long long distance = bucket_distance(mine[b * blockDim.x], b);
+        if (distance == 0) continue;
+        add_integer(distance, bucket_least_field(b) - 1, BlockDigits{});
+        mine[b * blockDim.x] = bucket_base(b);
     }
-}
-
-/* The thread's column as DIGITS digits of 2^32 (step 3's), in the same place, ready for column_totals: carried,
- * two digits of 2^16 make one of 2^32, and the top one, small and signed, joins digit 8 at bit 16. */
-__device__ __forceinline__ void fine_to_digits(long long *fine)
-{
-    static_assert(FINE_DIGITS == 18 && FINE_BITS == 16 && DIGITS > 8, "two digits of 2^16 a digit of 2^32");
-    carry_fine(fine);
-    long long column[DIGITS] = {};
-#pragma unroll
-    for (int k = 0; k < FINE_DIGITS; k++) column[k / 2] += digit(fine, k) * (k % 2 ? 1ll << 16 : 1ll);
-#pragma unroll
-    for (int k = 0; k < DIGITS; k++) digit(fine, k) = column[k];
 }
 
 /* fp64 splits a value exactly (Dekker's FastTwoSum): for |s| >= |x|, t = s + x rounded, x = (t - s) +
@@ -423,18 +432,18 @@ struct Windows {
         const int a = binade(largest_field);
         return a == -51 || (int)least_field >= a + 52;
     }
-    /* The totals into the thread's column (below): 2^(a - 52) is bit a + 97 of the digits, 2^(a - 98) bit a + 51. */
-    __device__ void flush(long long *fine)
+    /* The totals into the block's digits: 2^(a - 52) is bit a + 97 of the digits, 2^(a - 98) bit a + 51. */
+    __device__ void flush()
     {
-        fine_add_integer(fine, int_high, a + 97);
-        fine_add_integer(fine, int_low, a + 51);
+        add_integer(int_high, a + 97, BlockDigits{});
+        add_integer(int_low, a + 51, BlockDigits{});
         int_high = int_low = 0;
     }
 };
 
 /* A 16-byte vector's values as fp32 bits (exact: every fp16 and bf16 value is an fp32 value). */
 template <typename T> struct Vector;
-/* IN_LINE: whether a tile no windows take goes to the thread's column in the loop (fp32's 16 values), or in a
+/* IN_LINE: whether a tile no windows take goes to the thread's buckets in the loop (fp32's 16 values), or in a
  * call (the 16-bit types' 32 values would crowd the loop's registers; fp16's 41 fields, 2^-24 to 2^16, are
  * always in windows opened at a tile's largest). */
 template <> struct Vector<float> {
@@ -504,12 +513,12 @@ __device__ __forceinline__ bool split_tile(Windows &w, const uint4 *r)
     return true;
 }
 
-/* Every FINE_TILES tiles of a thread (a call: rare, and its registers stay out of the loop's): its windows'
- * totals flushed to its column, and the column carried. */
-__device__ __noinline__ Windows flush_thread(Windows w, long long *fine)
+/* Every FLUSH_TILES tiles of a thread (a call: rare, and its registers stay out of the loop's): its windows'
+ * totals and its buckets flushed to the block's digits. */
+__device__ __noinline__ Windows flush_thread(Windows w, double *mine)
 {
-    w.flush(fine);
-    carry_fine(fine);
+    w.flush();
+    flush_buckets(mine);
     return w;
 }
 
@@ -545,11 +554,11 @@ __device__ __forceinline__ bool Windows::takes(const TileRange &g) const
  * it: rare, so a call of its own, which keeps the registers it needs out of the loop's (the tile passed by
  * value: an array would go to local memory). Its NaN and Inf set the flags and leave the tile (the result is
  * NaN or Inf then, whatever the finite values add up to). Where windows at its largest finite field would take
- * the rest, the totals go to the column and the windows open there; the tile is split again, and one they
- * still cannot take goes to the column value by value. */
+ * the rest, the totals go to the block's digits and the windows open there; the tile is split again, and one
+ * they still cannot take goes to the buckets. */
 static_assert(UNROLL == 4, "take_tile takes a tile's 4 vectors");
 template <typename T>
-__device__ __noinline__ Windows take_tile(Windows w, long long *fine, uint4 r0, uint4 r1, uint4 r2, uint4 r3, unsigned *flags)
+__device__ __noinline__ Windows take_tile(Windows w, double *mine, uint4 r0, uint4 r1, uint4 r2, uint4 r3, unsigned *flags)
 {
     uint4 r[UNROLL] = {r0, r1, r2, r3};
     unsigned largest = 0, least = 0xff, seen = 0;
@@ -568,31 +577,34 @@ __device__ __noinline__ Windows take_tile(Windows w, long long *fine, uint4 r0, 
         }
     if (seen) atomicOr(flags, seen);
     if (Windows::binade(largest) != w.a && Windows::take_range(largest, least)) {
-        w.flush(fine);
+        w.flush();
         w.open(largest);
     }
     if (split_tile<T>(w, r)) return w;
 #pragma unroll
     for (int k = 0; k < UNROLL; k++)
 #pragma unroll
-        for (int j = 0; j < Vector<T>::COUNT; j++) fine_add_value(fine, Vector<T>::bits(r[k], j));
+        for (int j = 0; j < Vector<T>::COUNT; j++) bucket_add(mine, Vector<T>::bits(r[k], j), blockDim.x);
     return w;
 }
 
-/* THREADS a block (a template argument: the columns are a static shared array, at most 48 KiB, and the launch
- * bounds give every block size the same 80 registers, 768 threads an SM: room for two tiles and both windows).
- * A thread's first two tiles are loaded before anything waits, and each next tile before it adds the one it
- * holds. The windows open at the largest finite field of the block's first tile, the same in every thread, so
+/* THREADS a block (a template argument: the buckets are a static shared array, 32 KiB at 256 threads, and the
+ * launch bounds give every block size the same 80 registers, 768 threads an SM: room for two tiles and both
+ * windows). A thread's first two tiles are loaded before anything waits, and each next tile before it adds the one
+ * it holds. The windows open at the largest finite field of the block's first tile, the same in every thread, so
  * that at the end the block adds its threads' totals as integers (in 16-bit pieces). A tile no windows take
- * whole (a range past 2^68) goes to the thread's column in line, value by value, while the next tile stays in
- * registers: the data's range costs one read-modify-write a value, whatever it is. Only a block whose columns
- * hold something adds them. The result is exact for any data. */
+ * whole (a range past 2^68) goes to the thread's buckets in line, while the next tile stays in registers: the
+ * data's range costs a value one fp64 read-modify-write, whatever it is. Only a block whose buckets hold
+ * something adds them. The result is exact for any data. */
 template <typename T, int THREADS>
 __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum(const T *x, uint64_t n, float *out, double *wide)
 {
     constexpr int PER_VEC = Vector<T>::COUNT, WARPS_HERE = THREADS / 32;
-    static_assert(FINE_DIGITS * THREADS * sizeof(long long) <= 40 * 1024, "the columns take too much shared memory");
-    __shared__ long long fine[FINE_DIGITS * THREADS], sum[DIGITS];
+    /* Tiles between the flushes: a bucket takes BUCKET_VALUES values, the windows' int64 totals 2^12 tiles of 2^50 units. */
+    constexpr unsigned FLUSH_TILES = BUCKET_VALUES / (UNROLL * PER_VEC);
+    static_assert(FLUSH_TILES <= 4096, "the windows' totals take 2^12 tiles");
+    __shared__ double buckets[BUCKETS * THREADS];
+    __shared__ long long bucket_sums[BUCKETS];
     __shared__ int warp_chunks[8][WARPS_HERE];
     __shared__ unsigned flags;
     uint64_t head = unaligned_head(x, n); /* elements before a 16-byte boundary */
@@ -603,7 +615,8 @@ __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum(const T *x,
     uint4 r[UNROLL], next[UNROLL];
     load_tile(r, v, i, vectors);
     load_tile(next, v, i + stride, vectors);
-    for (int k = 0; k < FINE_DIGITS; k++) digit(fine, k) = 0;
+    for (int b = 0; b < BUCKETS; b++) buckets[b * THREADS + threadIdx.x] = bucket_base(b);
+    if (threadIdx.x < DIGITS) block_digits[threadIdx.x] = 0;
     if (threadIdx.x == 0) flags = 0;
     unsigned largest = 0;
 #pragma unroll
@@ -613,71 +626,61 @@ __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum(const T *x,
             unsigned field = Vector<T>::bits(r[k], j) >> 23 & 0xff;
             largest = max(largest, field == 0xff ? 0u : field);
         }
-    largest = block_max<WARPS_HERE>(largest);
+    largest = block_max<WARPS_HERE>(largest); /* its barrier also makes the zeros above seen by every thread */
     Windows w;
     w.open(largest);
     const int block_a = w.a;
-    bool used = false; /* whether this thread's column holds anything */
-    bool in_column = false; /* whether the last tile went to the column: then the next one's range is looked at first */
-    unsigned tiles = 0; /* the thread's tiles, for the flushes and carries every FINE_TILES */
+    bool used = false; /* whether this thread's buckets hold anything */
+    bool in_buckets = false; /* whether the last tile went to the buckets: then the next one's range is looked at first */
+    unsigned tiles = 0; /* the thread's tiles, for the flushes every FLUSH_TILES */
     while (i < vectors) {
-        if (!in_column) {
+        if (!in_buckets) {
             for (; i < vectors && split_tile<T>(w, r); i += stride) { /* no call in this loop but a rare one */
-                if (++tiles % FINE_TILES == 0) { /* the windows' totals to the column */
-                    w = flush_thread(w, fine);
-                    used = true;
-                }
+                if (++tiles % FLUSH_TILES == 0) w = flush_thread(w, buckets + threadIdx.x);
 #pragma unroll
                 for (int k = 0; k < UNROLL; k++) r[k] = next[k];
                 load_tile(next, v, i + 2 * stride, vectors);
             }
             if (i >= vectors) break;
         }
-        bool to_column = false;
+        bool to_buckets = false;
         if constexpr (Vector<T>::IN_LINE) {
             const TileRange g = tile_range<T>(r);
-            if (in_column && w.takes(g)) { /* back to the windows */
-                in_column = false;
+            if (in_buckets && w.takes(g)) { /* back to the windows */
+                in_buckets = false;
                 continue;
             }
-            to_column = !g.nonfinite && (Windows::binade(g.largest) == w.a || !Windows::take_range(g.largest, g.least));
+            to_buckets = !g.nonfinite && (Windows::binade(g.largest) == w.a || !Windows::take_range(g.largest, g.least));
         }
-        if (to_column) {
-            /* No windows take it whole: its values to the column, and on to the next tile, already loaded. */
+        if (to_buckets) {
+            /* No windows take it whole: its values to the buckets, and on to the next tile, already loaded. */
 #pragma unroll
             for (int k = 0; k < UNROLL; k++)
 #pragma unroll
-                for (int j = 0; j < PER_VEC; j++) fine_add_value(fine, Vector<T>::bits(r[k], j));
+                for (int j = 0; j < PER_VEC; j++) bucket_add(buckets + threadIdx.x, Vector<T>::bits(r[k], j), THREADS);
 #pragma unroll
             for (int k = 0; k < UNROLL; k++) r[k] = next[k];
             load_tile(next, v, i + 2 * stride, vectors);
-            in_column = true;
+            in_buckets = true;
         } else {
             /* A call. The tiles are loaded again after it, so that none is held in registers across it. */
-            w = take_tile<T>(w, fine, r[0], r[1], r[2], r[3], &flags);
+            w = take_tile<T>(w, buckets + threadIdx.x, r[0], r[1], r[2], r[3], &flags);
             load_tile(r, v, i + stride, vectors);
             load_tile(next, v, i + 2 * stride, vectors);
-            in_column = false;
+            in_buckets = false;
         }
         used = true;
-        if (++tiles % FINE_TILES == 0) w = flush_thread(w, fine);
+        if (++tiles % FLUSH_TILES == 0) w = flush_thread(w, buckets + threadIdx.x);
         i += stride;
     }
     /* The warp together again before its shuffles: its threads leave the loop from different places (after
      * the call or not), and a warp still apart does each shuffle below a part at a time. */
     __syncwarp();
-    if (t < head) {
-        fine_take_value(fine, value_bits(x[t]), &flags);
-        used = true;
-    }
-    if (t < n - tail) {
-        fine_take_value(fine, value_bits(x[tail + t]), &flags);
-        used = true;
-    }
-    if (w.a != block_a) { /* windows opened elsewhere: their totals to the column */
-        w.flush(fine);
-        used = true;
-    }
+    /* The values before and after the tiles, at most one each a thread (the buckets have room: fewer than
+     * FLUSH_TILES tiles since their last flush). */
+    if (t < head) used |= take_value(buckets + threadIdx.x, value_bits(x[t]), &flags);
+    if (t < n - tail) used |= take_value(buckets + threadIdx.x, value_bits(x[tail + t]), &flags);
+    if (w.a != block_a) w.flush(); /* windows opened elsewhere: their totals to the block's digits */
     /* The totals at the block's binade in 16-bit chunks (the top one signed), each summed across the warp
      * (one instruction from sm_80 on; 32 chunks: no overflow); chunk j of the high total is bit
      * block_a + 97 + 16 j of the digits, of the low total bit block_a + 51 + 16 j. */
@@ -691,24 +694,43 @@ __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum(const T *x,
     }
     const bool any_used = __syncthreads_or(used);
     if (any_used) {
-        fine_to_digits(fine);
-        column_totals(fine, sum);
+        /* Each bucket's distances (below 2^51), in its place, summed across the block by a warp a bucket: below
+         * 2^59. */
+        long long *distances = reinterpret_cast<long long *>(buckets);
+        for (int b = 0; b < BUCKETS; b++)
+            distances[b * THREADS + threadIdx.x] = bucket_distance(buckets[b * THREADS + threadIdx.x], b);
+        __syncthreads();
+        for (int b = threadIdx.x / 32; b < BUCKETS; b += WARPS_HERE) {
+            long long s = 0;
+            for (int u = threadIdx.x % 32; u < THREADS; u += 32) s += distances[b * THREADS + u];
+            s = warp_sum(s);
+            if (threadIdx.x % 32 == 0) bucket_sums[b] = s;
+        }
+        __syncthreads();
     }
     if (threadIdx.x >= 32) return;
     /* The first warp: lane j < 8 adds chunk j's warp sums (below 2^26 in magnitude), and lane k gathers digit
-     * k: a chunk at bit p, times 2^(p % 32), is below 2^57, its low 32 bits digit p / 32 and the rest (signed)
-     * the digit above. */
+     * k from the block's digits, the chunks and the buckets' sums: a piece at bit p, times 2^(p % 32), is below
+     * 2^63, its low 32 bits digit p / 32 and the rest (signed) the digit above. A bucket's sum goes as two
+     * pieces, its low 32 bits and the rest. */
     const int lane = threadIdx.x;
     int chunk = 0;
     if (lane < 8)
         for (int k = 0; k < WARPS_HERE; k++) chunk += warp_chunks[lane][k];
-    long long digit = any_used && lane < DIGITS ? sum[lane] : 0;
-#pragma unroll
-    for (int j = 0; j < 8; j++) {
-        int p = (j < 4 ? block_a + 97 : block_a + 51) + 16 * (j % 4);
-        long long placed = (long long)__shfl_sync(FULL_MASK, chunk, j) * (1ll << p % 32);
+    long long digit = lane < DIGITS ? block_digits[lane] : 0;
+    const auto place = [&digit, lane](long long piece, int p) {
+        const long long placed = piece * (1ll << p % 32);
         digit += lane == p / 32 ? placed & 0xffffffff : lane == p / 32 + 1 ? placed >> 32 : 0;
-    }
+    };
+#pragma unroll
+    for (int j = 0; j < 8; j++)
+        place(__shfl_sync(FULL_MASK, chunk, j), (j < 4 ? block_a + 97 : block_a + 51) + 16 * (j % 4));
+    if (any_used)
+        for (int b = 0; b < BUCKETS; b++) {
+            const long long s = bucket_sums[b];
+            place(s & 0xffffffff, bucket_least_field(b) - 1);
+            place(s >> 32, bucket_least_field(b) + 31);
+        }
     finish_grid(digit, flags, out, wide);
 }
 
@@ -1095,22 +1117,6 @@ __device__ void finish_grid64(long long *digit, unsigned flags, double *out, flo
                                 (fw >> 48 ? SAW_NOT_MINUS_ZERO : 0);
     const double total = round_lanes64(digit, grid_flags, &f);
     if (lane == 0) *out = total, *narrow = f;
-}
-
-/* A 64-bit addition to a digit in shared memory, as two 32-bit atomics: the low words' addition returns the
- * low word it found, which says whether it carried, and the high word takes the part's high word and that
- * carry (high_addend). Once every addition is made the digit is the sum of the parts modulo 2^64, whatever
- * their order. */
-__host__ __device__ __forceinline__ unsigned high_addend(unsigned found_low, long long part)
-{
-    const unsigned low = (unsigned)part;
-    return (unsigned)((unsigned long long)part >> 32) + (found_low + low < found_low ? 1u : 0u);
-}
-__device__ __forceinline__ void shared_add64(long long *digit, long long part)
-{
-    unsigned *word = reinterpret_cast<unsigned *>(digit); /* little-endian: the low word first */
-    const unsigned high = high_addend(atomicAdd(word, (unsigned)part), part);
-    if (high) atomicAdd(word + 1, high);
 }
 
 /* A tile's largest finite field, the least field of its nonzero finite values (0x7ff where none), whether it
