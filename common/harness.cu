@@ -142,11 +142,14 @@ static void describe_kernels(JsonWriter *w)
     for (int i = 0; i < reduce_stage.count; i++) {
         const Kernel *k = &reduce_stage.kernels[i];
         describe_kernel(w, k->name, dtypes[k->dtype].name,
-                        k->flags & NOT_DEFAULT ? "wrong" : k->flags & ON_CPU ? "cpu" : "default", accumulators[k->acc].key);
+                        k->flags & NOT_DEFAULT ? "wrong" : k->flags & ON_CPU ? "cpu" : "default", accumulators[k->acc].key,
+                        unchecked_from(k->acc));
         used[k->dtype] = 1;
     }
     for (int t = 0; t < DT_COUNT; t++)
-        if (used[t]) describe_kernel(w, "cub", dtypes[t].name, "library", accumulators[cub_acc((Dtype)t)].key);
+        if (used[t])
+            describe_kernel(w, "cub", dtypes[t].name, "library", accumulators[cub_acc((Dtype)t)].key,
+                            unchecked_from(cub_acc((Dtype)t)));
     json_array_end(w);
     json_array_begin(w, "input_types");
     for (int t = 0; t < DT_COUNT; t++)

@@ -45,7 +45,7 @@ static const struct {
 /* A pass within a bound of the whole sum or more (a result of 0 would pass too), or, for an fp32-or-wider
  * accumulator, of TIGHT_BOUND of it or more, is ST_UNCHECKED. */
 #define TIGHT_BOUND 1e-3
-static double widest_checked_bound(Acc a) { return a != ACC_F16 && a != ACC_BF16 ? TIGHT_BOUND : 1.0; }
+double unchecked_from(Acc a) { return a != ACC_F16 && a != ACC_BF16 ? TIGHT_BOUND : 1.0; }
 
 double bytes_of(const Bench *b, uint64_t n, Dtype t, int row_results)
 {
@@ -222,7 +222,7 @@ Measurement measure(Bench *b, const Kernel *k, const Reference *ref, const float
     /* Without float atomics the order of the additions is fixed, so every run must give the same bits;
      * a result that moves between runs is a race (or reads memory nothing wrote). */
     row.unexpected_vary = !row.same_bits && !(shape.atomic > 0 && k->acc != ACC_I32);
-    if (row.status == ST_OK && isfinite(c.want.sum) && !(row.rel_bound < widest_checked_bound(k->acc)))
+    if (row.status == ST_OK && isfinite(c.want.sum) && !(row.rel_bound < unchecked_from(k->acc)))
         row.status = ST_UNCHECKED; /* NaN, Inf: exact */
     if (row.unexpected_vary) row.status = ST_FAIL;
     return row;

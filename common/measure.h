@@ -50,6 +50,9 @@ typedef struct {
     double max;
 } AccInfo;
 extern const AccInfo accumulators[ACC_COUNT];
+/* The relative bound from which a pass with accumulator A is ST_UNCHECKED: 1 (a result of 0 would pass) for
+ * fp16 and bf16, a thousandth of the sum for the wider ones (--describe's unchecked_from). */
+double unchecked_from(Acc a);
 
 /* A kernel's verdict (Measurement.status). ST_XFAIL: failed where its accumulator overflows; ST_UNCHECKED:
  * passed a bound too wide to hold the kernel to account, and the row says so instead of "ok" (the

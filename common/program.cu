@@ -1,6 +1,7 @@
 /* The command line, --help and --describe of every program (program.h, options.h). The CSV is csv.cu, the
  * timing loop timing.cu, the speed of light speed_of_light.cu; the GPU, allocation and the flush gpu.cu. */
 #include <glob.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,13 +93,16 @@ static void describe_charts(JsonWriter *w, const Chart *charts)
     json_array_end(w);
 }
 
-void describe_kernel(JsonWriter *w, const char *name, const char *dtype, const char *role, const char *accumulator)
+void describe_kernel(JsonWriter *w, const char *name, const char *dtype, const char *role, const char *accumulator,
+                     double unchecked_from)
 {
     json_object_begin(w, NULL);
     json_string(w, "name", name);
     json_string(w, "dtype", dtype);
     json_string(w, "role", role);
     json_string(w, "accumulator", accumulator);
+    if (isnan(unchecked_from)) json_string(w, "unchecked_from", NULL);
+    else json_number(w, "unchecked_from", unchecked_from);
     json_object_end(w);
 }
 

@@ -95,7 +95,9 @@ void program_init(Program *p, const char *stage, const char *argv0, void (*list)
                   void (*describe_kernels)(JsonWriter *w), int (*kernel_exists)(const char *name));
 
 /* One of --describe's kernels: its name, input type, role (default, wrong, cpu, library or other: a kernel
- * not run by default) and accumulator (NULL: the program names none). */
-void describe_kernel(JsonWriter *w, const char *name, const char *dtype, const char *role, const char *accumulator);
+ * not run by default), accumulator (NULL: the program names none) and the relative bound from which a pass
+ * is unchecked (NaN: the program's own checks, none such). */
+void describe_kernel(JsonWriter *w, const char *name, const char *dtype, const char *role, const char *accumulator,
+                     double unchecked_from);
 
 #endif

@@ -102,6 +102,11 @@ def device(folder, kernel):
     return [float(r[column]) for r in rows(f"{folder}/results.csv")[1] if r["pass"] == "" and r["kernel"] == kernel]
 
 
+def wide_limit(folder, r):
+    """A results row's kernel's unchecked_from below 1, by the stage's describe-<stage>.json (None: not such)."""
+    return vr.wide_limit({r["stage"]: vr.unchecked_from(folder, r["stage"])}, r)
+
+
 def bench_row(folder, wide=True):
     """A test of a results row: a bench fill's row of a kernel with (WIDE) or without an fp32, fp64, Kahan, int32
     or exact accumulator, by the stage's describe-<stage>.json."""
@@ -110,7 +115,7 @@ def bench_row(folder, wide=True):
         if r["pass"] == "" or not os.path.isfile(path):
             return False
         bench = vr.describe(path)["bench_fills"][:1]
-        return [r["fill"]] == bench and (vr.accumulators(folder, r["stage"]).get(r["kernel"]) in vr.WIDE_ACCS) == wide
+        return [r["fill"]] == bench and (wide_limit(folder, r) is not None) == wide
     return pick
 
 
@@ -426,7 +431,8 @@ class RejectsUncheckedBounds(Broken):
     def test_lost_element_rejects_a_row_up_to_2_14_whose_bound_is_one_and_a_half_elements(self):
         """a tight row at N <= 2^14 with a bound of 1.5/N (below 1e-3) passes a result one element short"""
         row = edit_row(f"{self.a}/results.csv", lambda r: bench_row(self.a)(r) and r["pass"] == "1" and r["rel_bound"]
-                       and 1.5 / vr.TIGHT < int(r["n"]) <= vr.LOST_N, rel_bound=lambda r: f"{1.5 / int(r['n']):.3e}")
+                       and 1.5 / wide_limit(self.a, r) < int(r["n"]) <= vr.LOST_N,
+                       rel_bound=lambda r: f"{1.5 / int(r['n']):.3e}")
         lines = vr.checks_can_fail(self.a)
         self.assertTrue(lines[0][0], lines[0][1])
         self.rejects(lines[2:], f"{row['stage']} {row['kernel']} n={row['n']} ≤ {row['rel_bound']}")

@@ -6,13 +6,13 @@ Of plots/reference/: the results of at least two GPUs (<gpu>/results.csv). Of ea
   flush_check.csv            every reading as it must be, at least 9 flushed
                              (l2, input_bytes, dram_bytes_min, ratio_min, pass)
   multigpu.csv               no row above 100.1% of its GPUs' peak (kernel, n, pct_peak, l2)
-  results.csv                every check can fail: no row passed a bound a result of 0 would pass, nor,
-                             with an fp32, fp64, Kahan or int32 accumulator, a bound of 1e-3 or more (such
-                             a row is unchecked); on the bench's data such a row is unchecked only where its
-                             chain of additions is longer than 2^17 or runs through every input (an empty
-                             bound: exact) (stage, kernel, pass, fill, rel_bound, chain; the accumulators
-                             from describe-<stage>.json); up to N = 2^14 a result one average element short
-                             fails each checked row
+  results.csv                every check can fail: no row passed a bound a result of 0 would pass, nor one
+                             of its kernel's unchecked_from or more (describe-<stage>.json: below 1 for an
+                             fp32, fp64, Kahan or int32 accumulator; such a row is unchecked); on the bench's
+                             data such a row is unchecked only where its chain of additions is longer than
+                             2^17 or runs through every input (an empty bound: exact) (stage, kernel, dtype,
+                             pass, fill, rel_bound, chain); up to N = 2^14 a result one average element
+                             short fails each checked row
   accuracy.csv               every result within its bound (stage, kernel, n, pass, fill, cond)
   demo-<stage>.txt           a demo's "bits:" lines (results that are the same on every GPU) are the same
                              in every reference that has that demo
@@ -68,12 +68,12 @@ def num(v):
 FLUSHED_READINGS = 9
 FALL = 0.75       # within one kernel's series, a time may not fall below this fraction of the N before
 RATIO_FACTOR = 2  # a kernel's time ratio between two GPUs at one N within this factor of its neighbours'
-TIGHT = 1e-3      # an fp32-or-wider row passed with a bound of this or more is unchecked (the harness's TIGHT_BOUND);
-# on the bench's data, only where its chain is longer than LONG_CHAIN. A path of d additions can absorb the inputs below 2u (d + 1) max|x|
+# A row passed with a bound of its kernel's unchecked_from (describe-<stage>.json) or more is unchecked; on the
+# bench's data, a row of a kernel whose unchecked_from is below 1 (an fp32-or-wider accumulator's) only where its
+# chain is longer than LONG_CHAIN. A path of d additions can absorb the inputs below 2u (d + 1) max|x|
 # (bounds.c's stagnation term): on the shifted data a fraction t of them, t = 2u (d + 1) 3/2, adding t^2 of the
 # sum to the bound: 5e-4 at d = 2^17, 2e-3 at 2^18, beside lambda sqrt(d) u 1.25 (3e-4 at 2^17).
 LONG_CHAIN = 2 ** 17
-WIDE_ACCS = {"f32", "f64", "kahan", "i32", "exact"}
 LOST_N = 2 ** 14  # up to this N every such row's bound is below one element of average size (1/N of the sum)
 
 
@@ -183,19 +183,32 @@ def accumulators(folder, stage):
     return {k["name"]: k["accumulator"] for k in described_kernels(folder, stage) if k["accumulator"]}
 
 
+def unchecked_from(folder, stage):
+    """{(kernel, dtype): the relative bound from which its pass is unchecked} of a stage's description, for the
+    kernels the harness checks (unchecked_from not null)."""
+    return {(k["name"], k["dtype"]): k["unchecked_from"] for k in described_kernels(folder, stage)
+            if k["unchecked_from"] is not None}
+
+
+def wide_limit(limits, r):
+    """A row's kernel's unchecked_from where it is below 1 (an fp32-or-wider accumulator's), else None."""
+    limit = limits.get(r["stage"], {}).get((r["kernel"], r["dtype"]))
+    return limit if limit is not None and limit < 1 else None
+
+
 def checks_can_fail(folder):
-    """No row passed a bound that cannot hold it to account; on the bench's data, a wide accumulator's row is
-    unchecked only where its chain is long."""
+    """No row passed a bound that cannot hold it to account (its kernel's unchecked_from, or the whole sum); on
+    the bench's data, a wide accumulator's row is unchecked only where its chain is long."""
     csv = f"{folder}/results.csv"
-    rows = [r for r in read_csv(csv, "stage kernel n pass fill rel_bound chain") if not is_device_row(r)]
+    rows = [r for r in read_csv(csv, "stage kernel dtype n pass fill rel_bound chain") if not is_device_row(r)]
     bench = {s: describe(f"{folder}/describe-{s}.json")["bench_fills"][:1]
              for s in {r["stage"] for r in rows} if os.path.isfile(f"{folder}/describe-{s}.json")}
-    accs = {s: accumulators(folder, s) for s in bench}
+    limits = {s: unchecked_from(folder, s) for s in bench}
 
     def is_wide(r):
-        return accs.get(r["stage"], {}).get(r["kernel"]) in WIDE_ACCS
+        return wide_limit(limits, r) is not None
     loose = [f"{r['stage']} {r['kernel']} {r['fill']} n={r['n']} ≤ {r['rel_bound']}" for r in rows
-             if r["pass"] == "1" and r["rel_bound"] and num(r["rel_bound"]) >= (TIGHT if is_wide(r) else 1)]
+             if r["pass"] == "1" and r["rel_bound"] and num(r["rel_bound"]) >= (wide_limit(limits, r) or 1)]
     wide = [r for r in rows if [r["fill"]] == bench.get(r["stage"]) and is_wide(r)]
     # Long: more than 2^17 additions on one path, or one path through every input (a loop over all of them,
     # an atomic per element), where inputs join a running total that can absorb them.
@@ -203,11 +216,13 @@ def checks_can_fail(folder):
     short_unchecked = [f"{r['stage']} {r['kernel']} n={r['n']} ≤ {r['rel_bound']} (chain {r['chain']})" for r in wide
                        if r not in long_rows and r["pass"] == "unchecked"]
     tight = [r for r in wide if r["pass"] == "1"]
-    return (verdict(loose, f"no row of {csv} passed a bound a result of 0 would pass, nor one of {TIGHT:g} or more "
-                           "with an fp32, fp64, Kahan or int32 accumulator (such a row is unchecked)",
+    tight_from = sorted({f"{wide_limit(limits, r):g}" for r in wide})
+    return (verdict(loose, f"no row of {csv} passed a bound a result of 0 would pass, nor one of its kernel's "
+                           f"unchecked_from or more ({', '.join(tight_from) or 'none below 1'} for fp32, fp64, Kahan "
+                           "and int32 accumulators; such a row is unchecked)",
                     f"rows of {csv} marked ok with a bound that cannot hold them to account: ") +
             verdict(short_unchecked, f"{len(tight)} bench rows of fp32, fp64, Kahan and int32 accumulators in {csv} "
-                                     f"are checked below {TIGHT:g}; the {len(wide) - len(tight)} others' chains are "
+                                     f"are checked below their unchecked_from; the {len(wide) - len(tight)} others' chains are "
                                      f"longer than 2^{LONG_CHAIN.bit_length() - 1} or run through every input",
                     f"bench rows of wide accumulators in {csv} unchecked with a short chain: ") if wide else
             [(False, f"{csv} has bench rows of fp32, fp64, Kahan or int32 accumulators (describe-<stage>.json names them)")]) + \

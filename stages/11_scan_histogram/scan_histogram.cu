@@ -478,7 +478,7 @@ static void describe_kernels(JsonWriter *w)
     json_array_begin(w, "kernels");
     for (int k = 0; k < ENTRY_COUNT; k++)
         describe_kernel(w, entries[k].name, task_dtypes[entries[k].task],
-                        entries[k].cub ? "library" : runs_by_default(k) ? "default" : "other", NULL);
+                        entries[k].cub ? "library" : runs_by_default(k) ? "default" : "other", NULL, NAN);
     json_array_end(w);
     json_words(w, "input_types", INPUT_TYPES, " ");
 }

@@ -229,7 +229,7 @@ static void describe_kernels(JsonWriter *w)
             int len = (int)strcspn(t, " ");
             char dtype[16];
             snprintf(dtype, sizeof dtype, "%.*s", len, t);
-            describe_kernel(w, parts[i].name, dtype, "default", NULL);
+            describe_kernel(w, parts[i].name, dtype, "default", NULL, NAN);
             t += len + (t[len] == ' ');
         }
     json_array_end(w);
