@@ -21,7 +21,8 @@ def ones_past_2_24():
 class Stage01(support.Case):
     def test_describe_cpu_sequential_is_a_cpu_row_and_the_baseline_the_first_gpu_kernel(self):
         self.need_build()
-        self.assertIn({"name": "cpu_sequential", "dtype": "f32", "role": "cpu", "accumulator": "f32"}, support.kernels(NAIVE))
+        self.assertIn({"name": "cpu_sequential", "dtype": "f32", "role": "cpu", "accumulator": "f32", "unchecked_from": 0.001},
+                      support.kernels(NAIVE))
         self.assertEqual(support.describe(NAIVE)["baseline"], "reduce_global_inplace")
 
     @support.needs("gpu")
