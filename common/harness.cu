@@ -514,7 +514,8 @@ static int print_declared_bounds(Bench *b, const Sizes *s, const Options *o, con
         usage_error(prog, "%s: a row stage's bounds are its rows', and a file's its own: neither is declared here",
                     "--bounds-for");
     setenv("CUDA_VISIBLE_DEVICES", "", 1); /* before the first CUDA call: no launch reaches a GPU */
-    gpu_calls_let_go = 1;
+    static GpuHidden hidden; /* for the rest of the process */
+    gpu_hidden = &hidden;
     int types_used[DT_COUNT] = {0};
     b->data.widest = sizeof(float); /* fp32's copy is made for the reference: at least 4 */
     for (int i = 0; i < reduce_stage.count; i++)

@@ -1,7 +1,6 @@
 /* One kernel measured and reported (measure.h). */
 #include <float.h>
 #include <math.h>
-#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -228,15 +227,6 @@ Measurement measure(Bench *b, const Kernel *k, const Reference *ref, const float
     return row;
 }
 
-/* declared_row's way out of a launcher that asked the hidden GPU a question: the answer is not there. */
-static jmp_buf query_escape;
-static const char *query_failed;
-static void escape_query(const char *what)
-{
-    query_failed = what;
-    longjmp(query_escape, 1);
-}
-
 Measurement declared_row(Bench *b, const Kernel *k, const Reference *ref, const float *values)
 {
     Run *r = &b->run;
@@ -246,10 +236,9 @@ Measurement declared_row(Bench *b, const Kernel *k, const Reference *ref, const 
     c.b = b;
     c.k = k;
     prepare_run(&c);
-    query_failed = NULL;
-    on_gpu_query_failed = escape_query;
-    if (!setjmp(query_escape)) k->launch(r);
-    row.refused = query_failed ? query_failed : r->refuse;
+    gpu_hidden->query = NULL; /* a launcher that asks the hidden GPU a question is left there: no answer */
+    if (!setjmp(gpu_hidden->escape)) k->launch(r);
+    row.refused = gpu_hidden->query ? gpu_hidden->query : r->refuse;
     if (row.refused) {
         row.status = ST_SKIP;
         return row;

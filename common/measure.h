@@ -68,7 +68,7 @@ Reference checked_reference(const Kernel *k, const Reference *ref);
 /* The bound it is checked within, from the AddChain its launcher declared in r (an integer accumulator's
  * made exact there); a maximum's is 0. want: checked_reference's. */
 double declared_tolerance(const Kernel *k, Run *r, const Reference *want, const float *values);
-/* What the kernel's launcher declares at the size being run, with the GPU hidden (gpu_calls_let_go): the
+/* What the kernel's launcher declares at the size being run, with the GPU hidden (gpu_hidden set): the
  * row's rel_bound and chain, nothing run or timed; status ST_SKIP where the launcher asked the GPU a
  * question (refused: the call, the launcher left there) or refused the input (refused: its reason). */
 Measurement declared_row(Bench *b, const Kernel *k, const Reference *ref, const float *values);

@@ -22,7 +22,8 @@ static float elapsed_us(cudaEvent_t from, cudaEvent_t to)
     return ms * 1e3f;
 }
 
-/* When the last loop ended (< 0: none has): the GPU's clocks, which an idle GPU lowers, are the process's. */
+/* When the last loop ended (< 0: none has). Global because the GPU's clocks, which an idle GPU lowers, are
+ * the process's state, not a loop's or a caller's. */
 static double last_end = -1.0;
 
 void timings_open(Timings *t, int reps)
