@@ -1,14 +1,16 @@
 """The test runner itself (tests/run.py), on made-up test modules in a folder of their own: every test
 counted once, the HOST_ONLY modules in their own process beside the others, and each way a test could go
 missing a FAIL line instead: a module that does not import, the HOST_ONLY process dying, and a HOST_ONLY
-test skipped for want of a GPU where there is one; and a pattern that matches no test, an error."""
+test skipped for want of a GPU where there is one; and a pattern that matches no test, an error. Also what
+the GPU tests accept of a program's CSV row (gpu_lib.row_passes), on rows it must take and rows it must
+reject."""
 import os
 import re
 import shutil
 import sys
 import unittest
 
-from tests import support
+from tests import gpu_lib, support
 
 # No test here needs a GPU: tests/run.py runs this module beside the GPU's, with CUDA seeing none.
 HOST_ONLY = True
@@ -132,3 +134,39 @@ class Runner(support.Case):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+def csv_row(verdict, err, bound="", chain="", n="1048576"):
+    return {"pass": verdict, "rel_err": err, "rel_bound": bound, "chain": chain, "n": n}
+
+
+class RowVerdict(unittest.TestCase):
+    """gpu_lib.row_passes: the harness's verdict held to the row's own figures and to the test's facts."""
+
+    TAKEN = {
+        "within its bound": (csv_row("1", "1.0e-07", "1.0e-06", "8"), "shifted"),
+        "exact, no bound": (csv_row("1", "0.000e+00"), "random"),
+        "a non-finite sum": (csv_row("1", "nan"), "wide"),
+        "an overflow on the wide data": (csv_row("xfail", "1.0e+00", "1.0e-06", "8"), "wide"),
+        "unchecked, 0 still fails": (csv_row("unchecked", "1.0e-04", "5.0e-01", "1034"), "random"),
+        "unchecked, one chain through all": (csv_row("unchecked", "1.0e-04", "2.0e+00", "1048576"), "random"),
+    }
+    REJECTED = {
+        "failed": (csv_row("0", "1.0e+00", "1.0e-06", "8"), "random"),
+        "no verdict": (csv_row("", "0.000e+00"), "random"),
+        "passed past its bound": (csv_row("1", "2.0e-06", "1.0e-06", "8"), "random"),
+        "passed inexact with no bound": (csv_row("1", "1.0e-09"), "random"),
+        "an overflow on other data": (csv_row("xfail", "1.0e+00", "1.0e-06", "8"), "random"),
+        "unchecked, 0 would pass": (csv_row("unchecked", "1.0e-04", "2.0e+00", "1034"), "random"),
+        "unchecked past its bound": (csv_row("unchecked", "7.0e-01", "5.0e-01", "1034"), "random"),
+    }
+
+    def test_rows_it_must_take(self):
+        for case, (row, fill) in self.TAKEN.items():
+            with self.subTest(case=case):
+                self.assertTrue(gpu_lib.row_passes(row, fill), row)
+
+    def test_rows_it_must_reject(self):
+        for case, (row, fill) in self.REJECTED.items():
+            with self.subTest(case=case):
+                self.assertFalse(gpu_lib.row_passes(row, fill), row)
