@@ -195,7 +195,8 @@ double max_chunk_abs_sum(const float *x, uint64_t n, double span)
     double best = 0.0;
     for (uint64_t start = 0; start < n; start += len) {
         double s = 0.0;
-        for (uint64_t i = start; i < n && i < start + len; i++) s += fabs(x[i]);
+        for (uint64_t i = start; i < n && i < start + len; i++)
+            if (isfinite(x[i])) s += fabs(x[i]);
         if (s > best) best = s;
     }
     return best;

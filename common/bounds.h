@@ -30,8 +30,8 @@ double small_abs_sum(const float *x, uint64_t n, double below);
 /* The same for a log-sum-exp computed in fp32 (ref from reference_logsumexp): absolute, on the LSE. */
 double logsumexp_tolerance(AddChain s, const Reference *ref, uint64_t n);
 
-/* The largest sum of |x_i| over consecutive chunks of `span` elements (span 0: the whole array):
- * what a kernel's narrow accumulator may have to hold. */
+/* The largest sum of |x_i| over consecutive chunks of `span` elements (span 0: the whole array), NaN and
+ * Inf left out: what a kernel's narrow accumulator may have to hold. */
 double max_chunk_abs_sum(const float *x, uint64_t n, double span);
 
 /* Absolute bounds on the mean and the variance of a correct fp32 kernel of AddChain s (s.welford): Chan,

@@ -456,6 +456,8 @@ static void test_tolerance(void)
     float chunk[6] = {1, -2, 3, -4, 5, -6};
     check(max_chunk_abs_sum(chunk, 6, 2) == 11.0 && max_chunk_abs_sum(chunk, 6, 0) == 21.0,
           "max_chunk_abs_sum over chunks and over the whole array");
+    float with_inf[4] = {1, INFINITY, -2, NAN};
+    check(max_chunk_abs_sum(with_inf, 4, 0) == 3.0, "max_chunk_abs_sum leaves NaN and Inf out (what the accumulator holds besides)");
     check(fill_value(FILL_LARGE, 3, 5) >= 0.5f && fill_value(FILL_LARGE, 3, 5) < 1.0f, "large fill lies in [0.5, 1)");
 
     Reference nan_ref = {NAN, NAN, 0, 1, NAN, 0.0, NAN, 0, NAN}, inf_ref = {INFINITY, INFINITY, 0, 1, INFINITY, 0.0, INFINITY, 0, INFINITY};

@@ -344,6 +344,7 @@ __device__ __forceinline__ void shared_add64(long long *digit, long long part)
  * bit (below 2^51) is an integer at bit f - 1 of the digits of 2^-149. */
 #define BUCKETS 16
 #define BUCKET_VALUES 4096
+#define RANGE_EVERY 4 /* of tiles in a row to the buckets, those whose range is looked at (back to the windows?) */
 __host__ __device__ __forceinline__ unsigned bucket_of(uint32_t bits) { return bits >> 27 & 0xfu; } /* field / 16 */
 __host__ __device__ __forceinline__ int bucket_least_field(int b) { return b ? 16 * b : 1; }
 __host__ __device__ __forceinline__ double bucket_base(int b) { return 1.5 * power_of_two(bucket_least_field(b) - 98); }
@@ -353,18 +354,33 @@ __host__ __device__ __forceinline__ long long bucket_distance(double bucket, int
     return (long long)(double_bits(bucket) - double_bits(bucket_base(b)));
 }
 
-/* A finite value (its fp32 bits) into the thread's buckets: mine is its first, the next a block's width on. */
-__device__ __forceinline__ void bucket_add(double *mine, uint32_t finite_bits, unsigned width)
+/* A value (its fp32 bits) into the thread's buckets: mine is its first, the next a block's width on. A NaN or
+ * an Inf goes to the top bucket, which is then NaN or an Inf of the sign the sum's is (+Inf and -Inf make NaN):
+ * its flushes take it as the flag it is. */
+__device__ __forceinline__ void bucket_add(double *mine, uint32_t bits, unsigned width)
 {
-    mine[bucket_of(finite_bits) * width] += (double)__uint_as_float(finite_bits);
+    mine[bucket_of(bits) * width] += (double)__uint_as_float(bits);
+}
+/* Whether a bucket is a NaN or an Inf (only the top one can be): then its flag joins FLAGS and it adds nothing. */
+__device__ __forceinline__ bool bucket_nonfinite(double bucket, unsigned *flags)
+{
+    if (isfinite(bucket)) return false;
+    atomicOr(flags, flag_of(__float_as_uint((float)bucket)));
+    return true;
 }
 
-/* One value (its bits) into the buckets, or its flag where it is NaN or Inf; whether a bucket took it. */
-__device__ __forceinline__ bool take_value(double *mine, uint32_t bits, unsigned *flags)
+/* One value (its bits) into the buckets, or its flag where it is NaN or Inf. */
+__device__ __forceinline__ void take_value(double *mine, uint32_t bits, unsigned *flags)
 {
     if ((bits >> 23 & 0xffu) == 0xffu) atomicOr(flags, flag_of(bits));
     else bucket_add(mine, bits, blockDim.x);
-    return (bits >> 23 & 0xffu) != 0xffu;
+}
+
+/* The thread's buckets, each at its start: opened the first time the thread has values for them, so that a
+ * thread whose values all fit its windows never writes them. */
+__device__ __forceinline__ void open_buckets(double *mine)
+{
+    for (int b = 0; b < BUCKETS; b++) mine[b * blockDim.x] = bucket_base(b);
 }
 
 /* The block's DIGITS digits of 2^32 (step 3's), in shared memory, take the threads' flushes, rare, by
@@ -376,14 +392,16 @@ struct BlockDigits {
     __device__ void operator()(int k, long long part) const { shared_add64(&block_digits[k], part); }
 };
 
-/* The thread's buckets into the block's digits, each back at its start (those still there add nothing). */
-__device__ __forceinline__ void flush_buckets(double *mine)
+/* The thread's buckets into the block's digits (a NaN or Inf to the flags), each back at its start (those still
+ * there add nothing). */
+__device__ __forceinline__ void flush_buckets(double *mine, unsigned *flags)
 {
     for (int b = 0; b < BUCKETS; b++) {
-        const long long distance = bucket_distance(mine[b * blockDim.x], b);
-        if (distance == 0) continue;
-        add_integer(distance, bucket_least_field(b) - 1, BlockDigits{});
-        mine[b * blockDim.x] = bucket_base(b);
+        double &bucket = mine[b * blockDim.x];
+        const bool nonfinite = b == BUCKETS - 1 && bucket_nonfinite(bucket, flags);
+        const long long distance = nonfinite ? 0 : bucket_distance(bucket, b);
+        if (distance != 0) add_integer(distance, bucket_least_field(b) - 1, BlockDigits{});
+        if (distance != 0 || nonfinite) bucket = bucket_base(b);
     }
 }
 
@@ -514,11 +532,11 @@ __device__ __forceinline__ bool split_tile(Windows &w, const uint4 *r)
 }
 
 /* Every FLUSH_TILES tiles of a thread (a call: rare, and its registers stay out of the loop's): its windows'
- * totals and its buckets flushed to the block's digits. */
-__device__ __noinline__ Windows flush_thread(Windows w, double *mine)
+ * totals and its buckets, where it opened them, flushed to the block's digits. */
+__device__ __noinline__ Windows flush_thread(Windows w, double *mine, bool opened, unsigned *flags)
 {
     w.flush();
-    flush_buckets(mine);
+    if (opened) flush_buckets(mine, flags);
     return w;
 }
 
@@ -594,8 +612,9 @@ __device__ __noinline__ Windows take_tile(Windows w, double *mine, uint4 r0, uin
  * it holds. The windows open at the largest finite field of the block's first tile, the same in every thread, so
  * that at the end the block adds its threads' totals as integers (in 16-bit pieces). A tile no windows take
  * whole (a range past 2^68) goes to the thread's buckets in line, while the next tile stays in registers: the
- * data's range costs a value one fp64 read-modify-write, whatever it is. Only a block whose buckets hold
- * something adds them. The result is exact for any data. */
+ * data's range costs a value one fp64 read-modify-write, whatever it is. A thread opens its buckets the first
+ * time it has values for them, and only a block whose buckets hold something adds them. The result is exact
+ * for any data. */
 template <typename T, int THREADS>
 __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum(const T *x, uint64_t n, float *out, double *wide)
 {
@@ -615,7 +634,6 @@ __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum(const T *x,
     uint4 r[UNROLL], next[UNROLL];
     load_tile(r, v, i, vectors);
     load_tile(next, v, i + stride, vectors);
-    for (int b = 0; b < BUCKETS; b++) buckets[b * THREADS + threadIdx.x] = bucket_base(b);
     if (threadIdx.x < DIGITS) block_digits[threadIdx.x] = 0;
     if (threadIdx.x == 0) flags = 0;
     unsigned largest = 0;
@@ -630,13 +648,14 @@ __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum(const T *x,
     Windows w;
     w.open(largest);
     const int block_a = w.a;
-    bool used = false; /* whether this thread's buckets hold anything */
+    bool used = false; /* whether this thread opened its buckets (open_buckets) */
     bool in_buckets = false; /* whether the last tile went to the buckets: then the next one's range is looked at first */
+    unsigned bucket_run = 0; /* tiles in a row to the buckets: the range of one in RANGE_EVERY is looked at */
     unsigned tiles = 0; /* the thread's tiles, for the flushes every FLUSH_TILES */
     while (i < vectors) {
         if (!in_buckets) {
             for (; i < vectors && split_tile<T>(w, r); i += stride) { /* no call in this loop but a rare one */
-                if (++tiles % FLUSH_TILES == 0) w = flush_thread(w, buckets + threadIdx.x);
+                if (++tiles % FLUSH_TILES == 0) w = flush_thread(w, buckets + threadIdx.x, used, &flags);
 #pragma unroll
                 for (int k = 0; k < UNROLL; k++) r[k] = next[k];
                 load_tile(next, v, i + 2 * stride, vectors);
@@ -645,13 +664,20 @@ __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum(const T *x,
         }
         bool to_buckets = false;
         if constexpr (Vector<T>::IN_LINE) {
-            const TileRange g = tile_range<T>(r);
-            if (in_buckets && w.takes(g)) { /* back to the windows */
-                in_buckets = false;
-                continue;
+            if (in_buckets && bucket_run % RANGE_EVERY != 0) {
+                to_buckets = true; /* data without a range, most likely still: the buckets take any value */
+            } else {
+                const TileRange g = tile_range<T>(r);
+                if (in_buckets && w.takes(g)) { /* back to the windows */
+                    in_buckets = false;
+                    bucket_run = 0;
+                    continue;
+                }
+                to_buckets = !g.nonfinite && (Windows::binade(g.largest) == w.a || !Windows::take_range(g.largest, g.least));
             }
-            to_buckets = !g.nonfinite && (Windows::binade(g.largest) == w.a || !Windows::take_range(g.largest, g.least));
         }
+        if (!used) open_buckets(buckets + threadIdx.x); /* either path may add to them */
+        used = true;
         if (to_buckets) {
             /* No windows take it whole: its values to the buckets, and on to the next tile, already loaded. */
 #pragma unroll
@@ -662,15 +688,16 @@ __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum(const T *x,
             for (int k = 0; k < UNROLL; k++) r[k] = next[k];
             load_tile(next, v, i + 2 * stride, vectors);
             in_buckets = true;
+            bucket_run++;
         } else {
             /* A call. The tiles are loaded again after it, so that none is held in registers across it. */
             w = take_tile<T>(w, buckets + threadIdx.x, r[0], r[1], r[2], r[3], &flags);
             load_tile(r, v, i + stride, vectors);
             load_tile(next, v, i + 2 * stride, vectors);
             in_buckets = false;
+            bucket_run = 0;
         }
-        used = true;
-        if (++tiles % FLUSH_TILES == 0) w = flush_thread(w, buckets + threadIdx.x);
+        if (++tiles % FLUSH_TILES == 0) w = flush_thread(w, buckets + threadIdx.x, used, &flags);
         i += stride;
     }
     /* The warp together again before its shuffles: its threads leave the loop from different places (after
@@ -678,8 +705,12 @@ __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum(const T *x,
     __syncwarp();
     /* The values before and after the tiles, at most one each a thread (the buckets have room: fewer than
      * FLUSH_TILES tiles since their last flush). */
-    if (t < head) used |= take_value(buckets + threadIdx.x, value_bits(x[t]), &flags);
-    if (t < n - tail) used |= take_value(buckets + threadIdx.x, value_bits(x[tail + t]), &flags);
+    if (t < head || t < n - tail) {
+        if (!used) open_buckets(buckets + threadIdx.x);
+        used = true;
+        if (t < head) take_value(buckets + threadIdx.x, value_bits(x[t]), &flags);
+        if (t < n - tail) take_value(buckets + threadIdx.x, value_bits(x[tail + t]), &flags);
+    }
     if (w.a != block_a) w.flush(); /* windows opened elsewhere: their totals to the block's digits */
     /* The totals at the block's binade in 16-bit chunks (the top one signed), each summed across the warp
      * (one instruction from sm_80 on; 32 chunks: no overflow); chunk j of the high total is bit
@@ -694,11 +725,13 @@ __global__ void __launch_bounds__(THREADS, 768 / THREADS) window_sum(const T *x,
     }
     const bool any_used = __syncthreads_or(used);
     if (any_used) {
-        /* Each bucket's distances (below 2^51), in its place, summed across the block by a warp a bucket: below
-         * 2^59. */
+        /* Each bucket's distances (below 2^51; 0 where its thread never opened them), in its place, summed across
+         * the block by a warp a bucket: below 2^59. */
         long long *distances = reinterpret_cast<long long *>(buckets);
         for (int b = 0; b < BUCKETS; b++)
-            distances[b * THREADS + threadIdx.x] = bucket_distance(buckets[b * THREADS + threadIdx.x], b);
+            distances[b * THREADS + threadIdx.x] =
+                used && !(b == BUCKETS - 1 && bucket_nonfinite(buckets[b * THREADS + threadIdx.x], &flags))
+                    ? bucket_distance(buckets[b * THREADS + threadIdx.x], b) : 0;
         __syncthreads();
         for (int b = threadIdx.x / 32; b < BUCKETS; b += WARPS_HERE) {
             long long s = 0;
