@@ -1,5 +1,6 @@
 """Stage 13 (the exact sum) and its demo: a CCCL_HOME that is not a CCCL checkout refused before anything
-is built; the demo's exact results; the exact kernels bit for bit; fixed point refusing data off its grid.
+is built; the demo's exact results; the exact kernels bit for bit; a NaN or an Inf among data without a range; fixed point refusing data
+off its grid.
 On the host: the fp64 sum's arithmetic (tests/test_stage_13.cu, built here with nvcc, run with no GPU)
 against the host's exact sum, and against an oracle of Python's fractions."""
 import fractions
@@ -166,6 +167,33 @@ class Stage13(support.Case):
             with self.subTest(kernel=r["kernel"], n=r["n"]):
                 err = float(r["rel_err"])
                 self.assertTrue(r["pass"] == "1" and (err == 0 or math.isnan(err)), r)
+
+    @support.needs("gpu")
+    def test_a_nan_or_inf_among_data_without_a_range_is_the_sum(self):
+        """2^20 + 3 random fp32 bit patterns of every finite binade (nearly every tile to windows_f32's buckets,
+        most not looked at), with +Inf, -Inf or NaN at 64 places: the exact kernels give that Inf or NaN; a
+        float accumulator may overflow to the other Inf first (NaN), which is expected (xfail), never a FAIL"""
+        self.need_build()
+        rng, folder = random.Random(72), support.scratch(self)
+        bits = [rng.getrandbits(32) for _ in range(2**20 + 3)]
+        bits = [b ^ 0x00800000 if (b >> 23 & 0xff) == 0xff else b for b in bits]  # no NaN or Inf of their own
+        for name, special in (("+Inf", math.inf), ("-Inf", -math.inf), ("NaN", math.nan)):
+            values = list(bits)
+            for k in range(64):
+                values[k * 16411 + 7] = struct.unpack("<I", struct.pack("<f", special))[0]
+            path = os.path.join(folder, "values.f32")
+            with open(path, "wb") as f:
+                f.write(struct.pack(f"<{len(values)}I", *values))
+            run = gpu_lib.run_csv([EXACT, "--input", path, "--dtype", "f32", "--reps", "1", "--warmup", "0", "--check"])
+            with self.subTest(special=name):
+                self.assertEqual(run.result.rc, 0, repr(run.result))
+                by_kernel = {r["kernel"]: r for r in run.rows}
+                for k in ("windows_f32", "digits"):
+                    self.assertIn(k, by_kernel, f"no {k} row:\n{run.result.tail()}")
+                    got = float(by_kernel[k]["result"])
+                    self.assertTrue(by_kernel[k]["pass"] == "1" and (got == special or math.isnan(got) and name == "NaN"),
+                                    by_kernel[k])
+                self.assertEqual([r["kernel"] for r in run.rows if r["pass"] not in ("1", "xfail")], [], run.result.tail())
 
 
 class HostArithmetic(support.Case):
