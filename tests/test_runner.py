@@ -132,10 +132,6 @@ class Runner(support.Case):
         self.assertEqual(r.rc, 1, r)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 def csv_row(verdict, err, bound="", chain="", n="1048576"):
     return {"pass": verdict, "rel_err": err, "rel_bound": bound, "chain": chain, "n": n}
 
@@ -170,3 +166,7 @@ class RowVerdict(unittest.TestCase):
         for case, (row, fill) in self.REJECTED.items():
             with self.subTest(case=case):
                 self.assertFalse(gpu_lib.row_passes(row, fill), row)
+
+
+if __name__ == "__main__":
+    unittest.main()

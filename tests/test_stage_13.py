@@ -1,7 +1,6 @@
 """Stage 13 (the exact sum) and its demo: a CCCL_HOME that is not a CCCL checkout refused before anything
-is built; the demo's exact results; the exact kernels bit for bit; a NaN or an Inf among data without a range; fixed point refusing data
-off its grid.
-On the host: the fp64 sum's arithmetic (tests/test_stage_13.cu, built here with nvcc, run with no GPU)
+is built; the demo's exact results; the exact kernels bit for bit; a NaN or an Inf among data without a
+range; fixed point refusing data off its grid. On the host: the fp64 sum's arithmetic (tests/test_stage_13.cu, built here with nvcc, run with no GPU)
 against the host's exact sum, and against an oracle of Python's fractions."""
 import fractions
 import functools
