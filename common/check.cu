@@ -3,10 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
 #include "exit_codes.h"
-
-GpuHidden *gpu_hidden;
+#include "gpu.h"
 
 void cuda_check(cudaError_t err, const char *what, const char *file, int line)
 {

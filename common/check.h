@@ -4,7 +4,6 @@
 #define REDUCE_CHECK_H
 
 #include <cuda_runtime.h>
-#include <setjmp.h>
 #include <stdint.h>
 
 /* Every CUDA call goes through CUDA_CHECK; every launch is followed by LAUNCH_CHECK("kernel name").
@@ -13,17 +12,6 @@ void cuda_check(cudaError_t err, const char *what, const char *file, int line);
 #define CUDA_CHECK(call) cuda_check((call), #call, __FILE__, __LINE__)
 void launch_check(const char *kernel, const char *file, int line);
 #define LAUNCH_CHECK(kernel) launch_check((kernel), __FILE__, __LINE__)
-/* A program that asks its launchers what they declare with the GPU hidden (the stage harness's
- * --bounds-for) points gpu_hidden at one of these, once, before its first CUDA call: every CUDA call then
- * fails and both checks let it go, but a failed query whose answer a launcher would read (occupancy, an
- * attribute, the device) is kept in query, as the call's text, and jumps to escape, which the caller set.
- * A variable that a run writes, global because CUDA_CHECK, in every launcher, takes no context. */
-typedef struct {
-    jmp_buf escape;
-    const char *query;
-} GpuHidden;
-extern GpuHidden *gpu_hidden;
-
 /* ceil(n / per_block) blocks, for a one-pass grid; exits with a clear error if the grid would be
  * larger than CUDA allows (2^31 - 1 blocks). */
 unsigned grid_for(uint64_t n, uint64_t per_block, const char *kernel);

@@ -2,7 +2,6 @@
 #ifndef REDUCE_DTYPE_H
 #define REDUCE_DTYPE_H
 
-
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -8,6 +8,8 @@
 #include "gpu.h"
 #include "exit_codes.h"
 
+GpuHidden *gpu_hidden; /* NULL: the GPU is not hidden */
+
 void require_gpu(void)
 {
     int count = 0;

@@ -13,7 +13,7 @@ extern "C" {
 
 #define JSON_MAX_DEPTH 8
 
-typedef struct {
+typedef struct JsonWriter {
     FILE *out;
     int depth;
     int items[JSON_MAX_DEPTH]; /* items written so far at each depth (a comma before the next) */

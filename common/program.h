@@ -4,9 +4,8 @@
 #ifndef REDUCE_PROGRAM_H
 #define REDUCE_PROGRAM_H
 
-#include "json.h"
-
 struct Options;
+struct JsonWriter;
 
 /* A program's own option: its flag, what follows it in --help (NULL: a flag without a value), the help
  * text (later lines indented by the caller), and what takes it into the options being parsed (value NULL
@@ -74,7 +73,7 @@ typedef struct {
                                    no-float-atomics:KERNEL[,KERNEL...] (no float atomic in the kernels named); "": none */
     const char *usage_note;     /* printed under the usage line of --help (NULL: none) */
     void (*list)(void);         /* --list: the kernels, for people */
-    void (*describe_kernels)(JsonWriter *w); /* --describe's "kernels" (describe_kernel each) and "input_types" */
+    void (*describe_kernels)(struct JsonWriter *w); /* --describe's "kernels" (describe_kernel each), "input_types" */
     int (*kernel_exists)(const char *name);
     const ProgramOption *own;   /* the program's own options */
     int own_count;
@@ -83,21 +82,5 @@ typedef struct {
 /* The grader's sizes when an exercise declares none: the edges 1, 31 and 33, a prime above 2^20, and four
  * drawn from the seed up to 2^22. */
 #define GRADE_SIZES "1,31,33,1048583,2..2^22,2..2^22,2..2^22,2..2^22"
-
-/* The defaults of the fields P leaves NULL: the fill "shifted" for everything, empty baseline, warm-L2
- * kernels, edge sizes, accuracy and limit kernels, rows in results.csv, CUB's library launches; its name from argv0 (NULL:
- * the stage's) and the callbacks. */
-void program_defaults(Program *p, const char *argv0, void (*list)(void), void (*describe_kernels)(JsonWriter *w),
-                      int (*kernel_exists)(const char *name));
-/* A Program with only its stage and the defaults, one GPU; the caller sets the sizes, the charts and what
- * differs. */
-void program_init(Program *p, const char *stage, const char *argv0, void (*list)(void),
-                  void (*describe_kernels)(JsonWriter *w), int (*kernel_exists)(const char *name));
-
-/* One of --describe's kernels: its name, input type, role (default, wrong, cpu, library or other: a kernel
- * not run by default), accumulator (NULL: the program names none) and the relative bound from which a pass
- * is unchecked (NaN: the program's own checks, none such). */
-void describe_kernel(JsonWriter *w, const char *name, const char *dtype, const char *role, const char *accumulator,
-                     double unchecked_from);
 
 #endif

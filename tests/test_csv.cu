@@ -5,6 +5,7 @@
 
 #include "csv.h"
 #include "exit_codes.h"
+#include "options.h"
 
 int main(int argc, char **argv)
 {
