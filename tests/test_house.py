@@ -1,8 +1,8 @@
 """The sizes the project holds itself to, so that a newcomer can read what surrounds the stages: the reporting
 program (scripts/report/) at most 1,500 lines, the common harness (common/harness.cu) at most 700, common/ no
 more than it is, what a stage file includes (stage.h and levels.h, and the headers they include in the ordinary
-build) at most 320, and a stage folder holding only what a person writes (its programs and their headers, its make fragment, its READMEs, its
-claims and cited figures, the list of kernels its every-N table shows); measured and recorded data live under
+build) at most 320, and a stage folder holding only what a person writes (its programs and their headers, its
+make fragment, its READMEs, its claims and cited figures, the list of kernels its every-N table shows); measured and recorded data live under
 plots/."""
 import fnmatch
 import glob
@@ -47,12 +47,12 @@ def included(headers, root=support.ROOT):
         record = False
         with open(os.path.join(root, path), encoding="utf-8") as f:
             for line in f:
-                word = line.split()[:2]
-                if word[:1] in (["#ifdef"], ["#ifndef"]) or word[:1] == ["#if"]:
+                word = line.split()[:2] or [""]
+                if word[0] in ("#if", "#ifdef", "#ifndef"):
                     record = word == ["#ifdef", "RECORD_TREE"]
-                elif word[:1] in (["#else"], ["#endif"]):
+                elif word[0] in ("#else", "#endif"):
                     record = False
-                elif word[:1] == ["#include"] and word[1].startswith('"') and not record:
+                elif word[0] == "#include" and word[1].startswith('"') and not record:
                     todo.append(os.path.join(os.path.dirname(path), word[1].strip('"')))
     return sorted(seen)
 
