@@ -344,7 +344,7 @@ __device__ __forceinline__ void shared_add64(long long *digit, long long part)
  * bit (below 2^51) is an integer at bit f - 1 of the digits of 2^-149. */
 #define BUCKETS 16
 #define BUCKET_VALUES 4096
-#define RANGE_EVERY 8 /* of tiles in a row to the buckets, those whose range is looked at (back to the windows?) */
+#define RANGE_EVERY 16 /* of tiles in a row to the buckets, those whose range is looked at (back to the windows?) */
 __host__ __device__ __forceinline__ unsigned bucket_of(uint32_t bits) { return bits >> 27 & 0xfu; } /* field / 16 */
 __host__ __device__ __forceinline__ int bucket_least_field(int b) { return b ? 16 * b : 1; }
 __host__ __device__ __forceinline__ double bucket_base(int b) { return 1.5 * power_of_two(bucket_least_field(b) - 98); }
