@@ -39,7 +39,8 @@
  * there, so `--fill ones` must give exactly N. Integer accumulators are exact. */
 #define LAMBDA 9.0
 
-double small_abs_sum(const float *x, uint64_t n, double below)
+/* The sum of |x_i| over the inputs smaller than `below` in magnitude. */
+static double small_abs_sum(const float *x, uint64_t n, double below)
 {
     double sum = 0.0;
 #pragma omp parallel for reduction(+ : sum) schedule(static)

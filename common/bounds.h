@@ -25,8 +25,6 @@ double reference_error(const Reference *ref);
  * square inside an fmaf (one rounding per term, the addition's): see bounds.c. */
 double sum_squares_tolerance(AddChain s, const Reference *ref, uint64_t n);
 
-/* The sum of |x_i| over the inputs smaller than `below` in magnitude. */
-double small_abs_sum(const float *x, uint64_t n, double below);
 /* The same for a log-sum-exp computed in fp32 (ref from reference_logsumexp): absolute, on the LSE. */
 double logsumexp_tolerance(AddChain s, const Reference *ref, uint64_t n);
 

@@ -32,11 +32,8 @@ static int overflow_possible(const Kernel *k, const AddChain *s, const Reference
 {
     if (k->acc == ACC_EXACT_SUM || isnan(ref->sum)) return 0; /* an exact sum has no overflow; a NaN must show */
     if (s->acc_bits == ACC_EXACT) return !ref->non_finite && fabs(ref->sum) > 2147483647.0;
-    /* An Inf read must show too, unless the other values' sums can overflow to the other Inf (Inf - Inf: NaN).
-     * values are fp32: fp64 input's past FLT_MAX are not there, so fp64's overflow beside an Inf is not seen. */
-    if (ref->non_finite && k->dtype == DT_F64) return 0;
-    double finite_abs_sum = ref->non_finite ? small_abs_sum(values, n, INFINITY) : ref->abs_sum;
-    if (finite_abs_sum > (k->dtype == DT_F64 ? DBL_MAX : FLT_MAX)) return 1; /* an fp64 kernel's result is fp64 */
+    /* An Inf read must show too, unless the finite values' sums can overflow to the other Inf (Inf - Inf: NaN). */
+    if (ref->abs_sum > (k->dtype == DT_F64 ? DBL_MAX : FLT_MAX)) return 1; /* an fp64 kernel's result is fp64 */
     return (k->acc == ACC_F16 || k->acc == ACC_BF16) && max_chunk_abs_sum(values, n, s->span) > accumulators[k->acc].max;
 }
 

@@ -114,10 +114,9 @@ static Reference exact_reference(const float *x32, const double *x64, uint64_t n
             double v = x32 ? x32[i] : x64[i];
             if (isnan(v)) nan = 1;
             else if (isinf(v)) *(v > 0 ? &plus_inf : &minus_inf) = 1;
-            else exact_add(&part, v);
+            else exact_add(&part, v), ka += fabs(v);
             if (!(v == 0.0 && signbit(v))) not_minus_zero = 1;
             if (v != floor(v)) nonint = 1;
-            ka += fabs(v);
             if (v > max) max = v;
             if (fabs(v) > max_abs) max_abs = fabs(v);
         }

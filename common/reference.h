@@ -11,7 +11,8 @@ extern "C" {
 
 /* The reference of what the kernel read: its exact sum rounded once to fp64 (an integer sum of the
  * inputs in units of 2^-1074, independent of any kernel's method and of order; NaN and Inf by IEEE's
- * rules), the sum of absolute values (scales the error bound) and whether every value is an integer. */
+ * rules), the sum of the finite values' absolute values (scales the error bound; beside a NaN or an Inf,
+ * what the other values' sums can reach) and whether every value is an integer. */
 typedef struct {
     double sum;
     double abs_sum;

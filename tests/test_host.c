@@ -468,6 +468,9 @@ static void test_tolerance(void)
     check(reference_sum(with_nan, 3).non_finite && isnan(reference_sum(with_nan, 3).sum), "reference of data with a NaN is NaN");
     check(reference_sum((float[]){-3, 7.5f, 2}, 3).max == 7.5, "reference keeps the largest value");
     check(reference_sum((float[]){1, INFINITY, 2}, 3).sum == INFINITY, "reference of data with a +Inf is +Inf");
+    check(reference_sum((float[]){1, INFINITY, -2, NAN}, 4).abs_sum == 3.0 &&
+              reference_sum_f64((double[]){-INFINITY, DBL_MAX, DBL_MAX}, 3).abs_sum == INFINITY,
+          "the reference's sum of |x| leaves NaN and Inf out (what the other values' sums can overflow to)");
     float *chunks = malloc((3u << 20) * sizeof *chunks); /* several chunks, an Inf in the second */
     fill_array(chunks, 3u << 20, FILL_RANDOM, 3);
     chunks[(1u << 20) + 5] = INFINITY;
