@@ -73,15 +73,17 @@ def add_to_description(folder, stage, kernels=(), **fields):
 
 def made_up(folder, rows, charts_of):
     """A results CSV of ROWS (stage, kernel, dtype, n, median_us, fill[, {column: value}]) in FOLDER, with
-    each stage's description (describe-<stage>.json: its charts, and the baseline "base") beside it."""
-    lines = [HEADER] + DEVICE
+    each stage's description (describe-<stage>.json: its charts, and the baseline "base") beside it. A column
+    that HEADER lacks is added, blank in the other rows."""
     columns = HEADER.split(",")
+    columns += list(dict.fromkeys(c for *_, more in (r for r in rows if len(r) > 6) for c in more if c not in columns))
+    lines = [",".join(columns)] + [line + "," * (len(columns) - len(HEADER.split(","))) for line in DEVICE]
     for stage, kernel, dtype, n, us, fill, *more in rows:
         gbps = 4 * n / us / 1e3
         row = dict(zip(columns, f"X,{stage},{kernel},{dtype},{n},{us},{gbps:.1f},{gbps / 10:.1f},1e-08,1,,flushed,"
                                 f"same,{4 * n},1,1,{fill},1e-06".split(",")))
         row.update(*more)
-        lines.append(",".join(row[c] for c in columns))
+        lines.append(",".join(row.get(c, "") for c in columns))
     path = os.path.join(folder, "results.csv")
     write(path, "\n".join(lines) + "\n")
     for stage, tokens in charts_of.items():
@@ -811,6 +813,26 @@ class FallCheck(support.Case):
         """One kernel's fall of more than 25% but less than a launch floor passes: its own cost, not the batch's."""
         ok, what = self.falls({"a": (5.1, 3.8), "b": (5.0, 5.1), "c": (9.0, 9.1)})
         self.assertTrue(ok, what)
+
+    def finished_on_cpu(self, kernel_us):
+        """no_fall's verdict where kernel a's CPU finish falls from 11 to 6 µs (its whole time from 15 to 10)
+        and its kernels take KERNEL_US (µs at 2^10, µs at 2^12)."""
+        rows = [("01_a", "a", "f32", n, whole, "random", {"gpu_us": f"{k}", "finish_us": f"{whole - k}"})
+                for n, whole, k in zip((1024, 4096), (15.0, 10.0), kernel_us)]
+        rows += [("01_a", k, "f32", n, us, "random") for k, pair in {"b": (5.0, 5.1), "c": (9.0, 9.1)}.items()
+                 for n, us in zip((1024, 4096), pair)]
+        return verify_reference().no_fall(made_up(support.scratch(self), rows, {"01_a": "bandwidth"}))[0]
+
+    def test_a_fall_of_the_cpus_finish_alone_passes(self):
+        """Where the CPU finishes, the kernels' own time is what may not fall: a CPU's slow finish is not a
+        slow batch of the GPU's."""
+        ok, what = self.finished_on_cpu((4.0, 4.0))
+        self.assertTrue(ok, what)
+
+    def test_a_fall_of_the_kernels_finished_on_the_cpu_fails(self):
+        ok, what = self.finished_on_cpu((12.0, 4.0))
+        self.assertFalse(ok, what)
+        self.assertIn("01_a a f32 flushed: 12 us at n=1024, 4 us at n=4096", what)
 
 
 # ---- the committed reference results --------------------------------------------------------------------

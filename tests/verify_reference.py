@@ -508,15 +508,18 @@ def limits(folder):
     return lines + (checked(read_from_dram, lim) if os.path.isfile(lim) else [])
 
 
-def series(csv):
-    """{(stage, kernel, dtype, l2, fill, cols): {n: the shortest time at n}} of a results CSV's timed rows."""
+def series(csv, column="median_us"):
+    """{(stage, kernel, dtype, l2, fill, cols): {n: the shortest time at n}} of a results CSV's timed rows, in
+    COLUMN: median_us, the whole run; gpu_us, the kernels' own time where the CPU finishes (median_us
+    elsewhere)."""
     out = {}
     for r in read_csv(csv, "stage kernel dtype n median_us l2 pass"):
-        if not is_device_row(r) and num(r["median_us"]) > 0:
+        us = num(r.get(column) or r["median_us"])
+        if not is_device_row(r) and us > 0:
             key = (r["stage"], r["kernel"], r["dtype"], r["l2"], r.get("fill", ""), r.get("cols", ""))
             times = out.setdefault(key, {})
             n = int(num(r["n"]))
-            times[n] = min(times.get(n, float("inf")), num(r["median_us"]))
+            times[n] = min(times.get(n, float("inf")), us)
     return out
 
 
@@ -533,9 +536,11 @@ def no_fall(csv):
     the median kernel's time does not fall by more than 25%, and within one kernel's series no time falls
     by more than 25% and more than a launch floor. A single kernel's fall below a launch floor is that
     kernel's own fixed cost at a small N, not a slow batch: CUB's sum takes longer at 2^10 elements
-    than at 2^12 in every series of both reference GPUs."""
+    than at 2^12 in every series of both reference GPUs. Where the CPU finishes, the kernels' own time
+    (gpu_us) is read: the CPU's copy and loop, which can take most of a small N's time, are no measure of
+    the GPU's batch."""
     falls, floor, batches = [], launch_floor(csv), {}
-    for key, times in series(csv).items():
+    for key, times in series(csv, "gpu_us").items():
         ns = sorted(times)
         for a, b in zip(ns, ns[1:]):
             if times[b] < FALL * times[a] and times[a] - times[b] > floor:
