@@ -2,8 +2,8 @@
 program (scripts/report/) at most 1,500 lines, the common harness (common/harness.cu) at most 700, common/ no
 more than it is, what a stage file includes (stage.h and levels.h, and the headers they include in the ordinary
 build) at most 320, and a stage folder holding only what a person writes (its programs and their headers, its
-make fragment, its READMEs, its claims and cited figures, the list of kernels its every-N table shows); measured and recorded data live under
-plots/."""
+make fragment, its READMEs, its claims and cited figures, the list of kernels its every-N table shows); measured
+and recorded data live under plots/."""
 import fnmatch
 import glob
 import os

@@ -76,8 +76,9 @@ def made_up(folder, rows, charts_of):
     each stage's description (describe-<stage>.json: its charts, and the baseline "base") beside it. A column
     that HEADER lacks is added, blank in the other rows."""
     columns = HEADER.split(",")
-    columns += list(dict.fromkeys(c for *_, more in (r for r in rows if len(r) > 6) for c in more if c not in columns))
-    lines = [",".join(columns)] + [line + "," * (len(columns) - len(HEADER.split(","))) for line in DEVICE]
+    added = [c for c in dict.fromkeys(c for r in rows for more in r[6:] for c in more) if c not in columns]
+    columns += added
+    lines = [",".join(columns)] + [line + "," * len(added) for line in DEVICE]
     for stage, kernel, dtype, n, us, fill, *more in rows:
         gbps = 4 * n / us / 1e3
         row = dict(zip(columns, f"X,{stage},{kernel},{dtype},{n},{us},{gbps:.1f},{gbps / 10:.1f},1e-08,1,,flushed,"
