@@ -3,14 +3,6 @@
 
 #include <string.h>
 
-JsonWriter json_writer(FILE *out)
-{
-    JsonWriter w;
-    memset(&w, 0, sizeof w);
-    w.out = out;
-    return w;
-}
-
 static void quoted(FILE *out, const char *s, size_t len)
 {
     fputc('"', out);
@@ -28,52 +20,32 @@ static void quoted(FILE *out, const char *s, size_t len)
 /* The start of an item: the comma after the one before, a new line, the indent and the key. */
 static void item(JsonWriter *w, const char *key)
 {
-    if (w->depth) {
-        fputs(w->items[w->depth]++ ? ",\n" : "\n", w->out);
-        fprintf(w->out, "%*s", 2 * w->depth, "");
-    }
+    if (w->depth) fprintf(w->out, "%s%*s", w->items[w->depth]++ ? ",\n" : "\n", 2 * w->depth, "");
     if (key) {
         quoted(w->out, key, strlen(key));
         fputs(": ", w->out);
     }
 }
 
-static void nest(JsonWriter *w, const char *key, char bracket)
+void json_open(JsonWriter *w, const char *key, char bracket)
 {
     item(w, key);
     fputc(bracket, w->out);
-    if (w->depth + 1 < JSON_MAX_DEPTH) w->depth++;
-    w->items[w->depth] = 0;
+    w->items[++w->depth] = 0;
 }
 
-static void unnest(JsonWriter *w, char bracket)
+void json_close(JsonWriter *w, char bracket)
 {
-    int had_items = w->items[w->depth] > 0;
-    if (w->depth > 0) w->depth--;
-    if (had_items) fprintf(w->out, "\n%*s", 2 * w->depth, "");
+    if (w->items[w->depth--]) fprintf(w->out, "\n%*s", 2 * w->depth, "");
     fputc(bracket, w->out);
     if (w->depth == 0) fputc('\n', w->out);
 }
 
-void json_object_begin(JsonWriter *w, const char *key) { nest(w, key, '{'); }
-void json_object_end(JsonWriter *w) { unnest(w, '}'); }
-void json_array_begin(JsonWriter *w, const char *key) { nest(w, key, '['); }
-void json_array_end(JsonWriter *w) { unnest(w, ']'); }
-
-/* The LEN bytes at VALUE as a string. */
-static void json_string_n(JsonWriter *w, const char *key, const char *value, size_t len)
-{
-    item(w, key);
-    quoted(w->out, value, len);
-}
-
 void json_string(JsonWriter *w, const char *key, const char *value)
 {
-    if (value) json_string_n(w, key, value, strlen(value));
-    else {
-        item(w, key);
-        fputs("null", w->out);
-    }
+    item(w, key);
+    if (value) quoted(w->out, value, strlen(value));
+    else fputs("null", w->out);
 }
 
 void json_number(JsonWriter *w, const char *key, double value)
@@ -90,11 +62,12 @@ void json_bool(JsonWriter *w, const char *key, int value)
 
 void json_words(JsonWriter *w, const char *key, const char *text, const char *separators)
 {
-    json_array_begin(w, key);
-    for (const char *s = text; *s;) {
+    json_open(w, key, '[');
+    for (const char *s = text + strspn(text, separators); *s; s += strspn(s, separators)) {
         size_t len = strcspn(s, separators);
-        if (len) json_string_n(w, NULL, s, len);
-        s += len + (s[len] != '\0');
+        item(w, NULL);
+        quoted(w->out, s, len);
+        s += len;
     }
-    json_array_end(w);
+    json_close(w, ']');
 }

@@ -1,7 +1,7 @@
-/* A small JSON writer (json.c): one document, written as it goes, an item a line and indented; the strings
- * escaped (quotes, backslashes, control characters; other bytes pass as they are, UTF-8 included). --describe
- * prints with it (program.cu). Each call writes one item: inside an object, KEY names it; inside an array
- * or at the top, KEY is NULL. */
+/* A small JSON writer (json.c), for --describe: one document, written as it goes, an item a line and
+ * indented, at most 7 levels deep; strings escaped (quotes, backslashes, control characters; other bytes
+ * pass as they are, UTF-8 included). Each call writes one item: inside an object, KEY names it; inside an
+ * array or at the top, KEY is NULL. */
 #ifndef REDUCE_JSON_H
 #define REDUCE_JSON_H
 
@@ -11,19 +11,15 @@
 extern "C" {
 #endif
 
-#define JSON_MAX_DEPTH 8
-
 typedef struct JsonWriter {
     FILE *out;
     int depth;
-    int items[JSON_MAX_DEPTH]; /* items written so far at each depth (a comma before the next) */
+    int items[8]; /* items written so far at each depth (a comma before the next) */
 } JsonWriter;
 
-JsonWriter json_writer(FILE *out);
-void json_object_begin(JsonWriter *w, const char *key);
-void json_object_end(JsonWriter *w);
-void json_array_begin(JsonWriter *w, const char *key);
-void json_array_end(JsonWriter *w);
+/* An object ('{') or an array ('['), closed by its bracket ('}' or ']'). */
+void json_open(JsonWriter *w, const char *key, char bracket);
+void json_close(JsonWriter *w, char bracket);
 /* A string; NULL writes null. */
 void json_string(JsonWriter *w, const char *key, const char *value);
 void json_number(JsonWriter *w, const char *key, double value);

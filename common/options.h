@@ -1,5 +1,5 @@
 /* The command line of every program (program.cu): the common options parsed once into Options, a
- * program's own rows beside them, and --input's file; a Program's defaults and its --describe. */
+ * program's own beside them, and --input's file; a Program's defaults and its --describe. */
 #ifndef REDUCE_OPTIONS_H
 #define REDUCE_OPTIONS_H
 
@@ -45,28 +45,17 @@ Options parse_command_line(int argc, char **argv, const Program *p, void *own);
 void set_sizes(Options *o, const char *text, const char *prog);
 /* Is the kernel `name` run? Named in --kernel, or (without --kernel) a default one. */
 int kernel_selected(const Options *o, const char *name, int is_default);
-/* The element counts of the sizes to run (at most max): o->n, copied. */
-int option_sizes(const Options *o, uint64_t *sizes, int max);
 
-/* ---- a Program (program.h) and its --describe ---------------------------------------------------- */
-
-/* The defaults of the fields P leaves NULL: the fill "shifted" for everything, empty baseline, warm-L2
- * kernels, edge sizes, accuracy and limit kernels, rows in results.csv, CUB's library launches; its name from argv0 (NULL:
- * the stage's) and the callbacks. */
+/* The defaults of the fields of P left NULL (the fill "shifted" for everything, "" for the lists, rows in
+ * results.csv, CUB's library launches), its name from argv0 (NULL: the stage's) and the callbacks. */
 void program_defaults(Program *p, const char *argv0, void (*list)(void), void (*describe_kernels)(JsonWriter *w),
                       int (*kernel_exists)(const char *name));
-/* A Program with only its stage and the defaults, one GPU; the caller sets the sizes, the charts and what
- * differs. */
-void program_init(Program *p, const char *stage, const char *argv0, void (*list)(void),
-                  void (*describe_kernels)(JsonWriter *w), int (*kernel_exists)(const char *name));
 
 /* One of --describe's kernels: its name, input type, role (default, wrong, cpu, library or other: a kernel
  * not run by default), accumulator (NULL: the program names none) and the relative bound from which a pass
  * is unchecked (NaN: the program's own checks, none such). */
 void describe_kernel(JsonWriter *w, const char *name, const char *dtype, const char *role, const char *accumulator,
                      double unchecked_from);
-
-/* ---- --input FILE: a program's own data ------------------------------------------------------- */
 
 /* --input and --dtype, the same two rows in the option table of every program that reads a file (what: what
  * it does with the file), taken into o->input_path and o->input_dtype. */

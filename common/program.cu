@@ -1,5 +1,4 @@
-/* The command line, --help and --describe of every program (program.h, options.h). The CSV is csv.cu, the
- * timing loop timing.cu, the speed of light speed_of_light.cu; the GPU, allocation and the flush gpu.cu. */
+/* The command line, --help and --describe of every program (program.h, options.h). */
 #include <glob.h>
 #include <math.h>
 #include <stdio.h>
@@ -79,39 +78,25 @@ static void print_help(const char *prog, const Program *p)
     printf("exit codes: 0 ok, 1 a check failed (with --check), 2 usage error, 3 no usable GPU or a CUDA error\n");
 }
 
-/* The charts as objects: name, owned, also_dtypes. */
-static void describe_charts(JsonWriter *w, const Chart *charts)
-{
-    json_array_begin(w, "charts");
-    for (const Chart *c = charts; c < charts + MAX_CHARTS && c->name; c++) {
-        json_object_begin(w, NULL);
-        json_string(w, "name", c->name);
-        json_bool(w, "owned", c->role == OWNS);
-        json_words(w, "also_dtypes", c->also_dtypes ? c->also_dtypes : "", " ");
-        json_object_end(w);
-    }
-    json_array_end(w);
-}
-
 void describe_kernel(JsonWriter *w, const char *name, const char *dtype, const char *role, const char *accumulator,
                      double unchecked_from)
 {
-    json_object_begin(w, NULL);
+    json_open(w, NULL, '{');
     json_string(w, "name", name);
     json_string(w, "dtype", dtype);
     json_string(w, "role", role);
     json_string(w, "accumulator", accumulator);
     if (isnan(unchecked_from)) json_string(w, "unchecked_from", NULL);
     else json_number(w, "unchecked_from", unchecked_from);
-    json_object_end(w);
+    json_close(w, '}');
 }
 
 /* --describe: one JSON document, its fields in the order of docs/developers.md's table (scripts/describe.py's
  * SCHEMA). */
 static void describe(const Program *p)
 {
-    JsonWriter w = json_writer(stdout);
-    json_object_begin(&w, NULL);
+    JsonWriter w = {stdout, 0, {0}};
+    json_open(&w, NULL, '{');
     json_string(&w, "stage", p->stage);
     json_string(&w, "program", p->program);
     json_bool(&w, "several_gpus", p->several_gpus);
@@ -126,44 +111,53 @@ static void describe(const Program *p)
     json_bool(&w, "row_stage", p->rows);
     json_string(&w, "baseline", *p->baseline ? p->baseline : NULL);
     json_words(&w, "warm_l2_kernels", p->warm_l2, " ");
-    json_array_begin(&w, "flush_probes");
+    json_open(&w, "flush_probes", '[');
     for (const FlushProbe *f = p->flush_probes; f < p->flush_probes + MAX_LISTED && f->kernel; f++) {
-        json_object_begin(&w, NULL);
+        json_open(&w, NULL, '{');
         json_string(&w, "kernel", f->kernel);
         json_string(&w, "function", f->function);
         json_string(&w, "loads", f->loads);
-        json_object_end(&w);
+        json_close(&w, '}');
     }
-    json_array_end(&w);
+    json_close(&w, ']');
     json_words(&w, "accuracy_kernels", p->accuracy, " ");
     json_words(&w, "limit_kernels", p->limits, " ");
-    json_array_begin(&w, "tree_kernels");
+    json_open(&w, "tree_kernels", '[');
     for (const TreeKernel *t = p->trees; t < p->trees + MAX_LISTED && t->kernel; t++) {
-        json_object_begin(&w, NULL);
+        json_open(&w, NULL, '{');
         json_string(&w, "kernel", t->kernel);
         json_string(&w, "n", t->n);
-        json_object_end(&w);
+        json_close(&w, '}');
     }
-    json_array_end(&w);
-    describe_charts(&w, p->charts);
+    json_close(&w, ']');
+    json_open(&w, "charts", '[');
+    for (const Chart *c = p->charts; c < p->charts + MAX_CHARTS && c->name; c++) {
+        json_open(&w, NULL, '{');
+        json_string(&w, "name", c->name);
+        json_bool(&w, "owned", c->role == OWNS);
+        json_words(&w, "also_dtypes", c->also_dtypes ? c->also_dtypes : "", " ");
+        json_close(&w, '}');
+    }
+    json_close(&w, ']');
     json_string(&w, "csv", p->csv);
-    json_object_begin(&w, "library_launches");
+    json_open(&w, "library_launches", '{');
     json_string(&w, "first", p->library_launches.first);
     json_string(&w, "last", p->library_launches.last);
-    json_object_end(&w);
+    json_close(&w, '}');
     json_words(&w, "grade_sizes", p->grade_sizes, ",");
     json_string(&w, "grade_time", p->grade_time);
     json_words(&w, "grade_promises", p->grade_promises, " ");
     json_number(&w, "noisy_spread", NOISY_SPREAD);
-    json_object_end(&w);
+    json_close(&w, '}');
 }
 
-/* Is word (length len) one of the space-separated words of list? */
-static int in_words(const char *list, const char *word, size_t len)
+/* Is word one of the words of list, which are separated by any of seps? */
+static int in_list(const char *list, const char *word, const char *seps)
 {
-    for (const char *w = list; *w; w += strcspn(w, " ")) {
-        w += strspn(w, " ");
-        if (strcspn(w, " ") == len && !strncmp(w, word, len)) return 1;
+    size_t len = strlen(word);
+    for (const char *w = list + strspn(list, seps); *w; w += strspn(w, seps)) {
+        if (strcspn(w, seps) == len && !strncmp(w, word, len)) return 1;
+        w += strcspn(w, seps);
     }
     return 0;
 }
@@ -188,14 +182,6 @@ void program_defaults(Program *p, const char *argv0, void (*list)(void), void (*
     p->list = list;
     p->describe_kernels = describe_kernels;
     p->kernel_exists = kernel_exists;
-}
-
-void program_init(Program *p, const char *stage, const char *argv0, void (*list)(void),
-                  void (*describe_kernels)(JsonWriter *w), int (*kernel_exists)(const char *name))
-{
-    memset(p, 0, sizeof *p);
-    p->stage = stage;
-    program_defaults(p, argv0, list, describe_kernels, kernel_exists);
 }
 
 void set_sizes(Options *o, const char *text, const char *prog)
@@ -268,7 +254,7 @@ Options parse_command_line(int argc, char **argv, const Program *p, void *own_op
             o.kernels = strcmp(v, "all") ? v : NULL;
             break;
         case OPT_FILL:
-            if (!*v || !in_words(p->fills, v, strlen(v))) {
+            if (!*v || !in_list(p->fills, v, " ")) {
                 fprintf(stderr, "error: unknown fill '%s' (this program's fills: %s)\n(try %s --help)\n", v, p->fills, prog);
                 exit(EXIT_USAGE);
             }
@@ -299,18 +285,7 @@ Options parse_command_line(int argc, char **argv, const Program *p, void *own_op
 
 int kernel_selected(const Options *o, const char *name, int is_default)
 {
-    if (!o->kernels) return is_default;
-    size_t len = strlen(name);
-    for (const char *s = o->kernels; *s; s += strcspn(s, ",") + (s[strcspn(s, ",")] == ','))
-        if (strcspn(s, ",") == len && !strncmp(s, name, len)) return 1;
-    return 0;
-}
-
-int option_sizes(const Options *o, uint64_t *sizes, int max)
-{
-    int count = o->size_count < max ? o->size_count : max;
-    memcpy(sizes, o->n, count * sizeof *sizes);
-    return count;
+    return o->kernels ? in_list(o->kernels, name, ",") : is_default;
 }
 
 void take_input_path(const char *, const char *v, Options *o) { o->input_path = v; }
@@ -340,7 +315,7 @@ static void stages_taking(const char *type, char *out, size_t cap)
         int got = fgets(line, sizeof line, f) != NULL;
         fclose(f);
         line[strcspn(line, "\n")] = '\0';
-        if (!got || !in_words(line, type, strlen(type))) continue;
+        if (!got || !in_list(line, type, " ")) continue;
         const char *end = strrchr(path, '/'), *stage = end;
         while (stage > path && stage[-1] != '/') stage--;
         size_t used = strlen(out);
@@ -363,18 +338,14 @@ int read_input(const char *prog, const Options *o, const Program *p, const char 
         usage_error(prog, "%s", msg);
     }
     const char *type = dtypes[a->type].name;
-    char name[24];
-    snprintf(name, sizeof name, " %s ", type);
-    char padded[128];
-    snprintf(padded, sizeof padded, "%s ", taken);
-    if (!strstr(padded, name)) {
+    if (!in_list(taken, type, " ")) {
         char takers[512];
         stages_taking(type, takers, sizeof takers);
         const char *run = "make stage-NN run ARGS=\"--input FILE\"";
         int n = snprintf(msg, sizeof msg, "--input %s holds %s values; this program's kernels take:%s. "
                          "Sum it with a stage whose kernels take %s (%s: %s)", o->input_path, type, taken, type,
                          *takers ? takers + 1 : "none built", run);
-        if (strstr(padded, " f32 ") && n < (int)sizeof msg) /* a type this program takes */
+        if (in_list(taken, "f32", " ") && n < (int)sizeof msg)
             snprintf(msg + n, sizeof msg - n, ", or convert it, rounding each value to float32: python3 -c "
                      "\"import numpy as np; np.save('x32.npy', np.load('%s').astype(np.float32))\"",
                      o->input_path);

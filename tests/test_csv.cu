@@ -13,8 +13,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s FILE.csv\n", argv[0]);
         return EXIT_USAGE;
     }
-    Program p;
-    program_init(&p, "00_test", argv[0], NULL, NULL, NULL);
+    Program p = {.stage = "00_test"};
+    program_defaults(&p, argv[0], NULL, NULL, NULL);
     FILE *csv = open_csv(argv[1], argv[0]);
     const struct {
         const char *kernel;

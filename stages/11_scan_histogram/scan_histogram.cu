@@ -475,11 +475,11 @@ static void list_kernels(void)
 
 static void describe_kernels(JsonWriter *w)
 {
-    json_array_begin(w, "kernels");
+    json_open(w, "kernels", '[');
     for (int k = 0; k < ENTRY_COUNT; k++)
         describe_kernel(w, entries[k].name, task_dtypes[entries[k].task],
                         entries[k].cub ? "library" : runs_by_default(k) ? "default" : "other", NULL, NAN);
-    json_array_end(w);
+    json_close(w, ']');
     json_words(w, "input_types", INPUT_TYPES, " ");
 }
 
@@ -492,8 +492,8 @@ static const ProgramOption own_options[] = {
 
 static Program describe_program(const char *argv0)
 {
-    Program p;
-    program_init(&p, STAGE_NAME, argv0, list_kernels, describe_kernels, kernel_exists);
+    Program p = {.stage = STAGE_NAME};
+    program_defaults(&p, argv0, list_kernels, describe_kernels, kernel_exists);
     p.fills = p.check_fills = p.bench_fills = "random skewed";
     p.default_sizes = p.bench_sizes = DEFAULT_SIZES;
     p.check_sizes = CHECK_SIZES;
@@ -841,8 +841,8 @@ int main(int argc, char **argv)
     Options o = parse_command_line(argc, argv, &p, NULL);
     ArrayFile file;
     int from_file = read_input(argv[0], &o, &p, INPUT_TYPES, &file);
-    uint64_t sizes[MAX_SIZES];
-    int size_count = from_file ? 1 : option_sizes(&o, sizes, MAX_SIZES);
+    uint64_t *sizes = o.n;
+    int size_count = from_file ? 1 : o.size_count;
     if (from_file) {
         sizes[0] = file.count;
         snprintf(o.fill, sizeof o.fill, "input"); /* the CSV's fill column */

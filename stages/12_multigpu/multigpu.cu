@@ -223,7 +223,7 @@ static void list_kernels(void)
 
 static void describe_kernels(JsonWriter *w)
 {
-    json_array_begin(w, "kernels");
+    json_open(w, "kernels", '[');
     for (int i = 0; i < PART_COUNT; i++)
         for (const char *t = parts[i].dtypes; *t;) {
             int len = (int)strcspn(t, " ");
@@ -232,7 +232,7 @@ static void describe_kernels(JsonWriter *w)
             describe_kernel(w, parts[i].name, dtype, "default", NULL, NAN);
             t += len + (t[len] == ' ');
         }
-    json_array_end(w);
+    json_close(w, ']');
     json_words(w, "input_types", INPUT_TYPES, " ");
 }
 
@@ -245,8 +245,8 @@ static int kernel_exists(const char *name)
 
 static Program describe_program(void)
 {
-    Program p;
-    program_init(&p, "12_multigpu", "multigpu", list_kernels, describe_kernels, kernel_exists);
+    Program p = {.stage = "12_multigpu"};
+    program_defaults(&p, "multigpu", list_kernels, describe_kernels, kernel_exists);
     p.several_gpus = 1;
     p.default_sizes = p.bench_sizes = DEFAULT_N;
     p.check_sizes = CHECK_N;
@@ -920,8 +920,8 @@ int main(int argc, char **argv)
     if (o.input_path) o.input_dtype = stage_options.dtype;
     ArrayFile file;
     int from_file = read_input(prog, &o, &p, INPUT_TYPES, &file);
-    uint64_t ns[MAX_SIZES];
-    int n_count = from_file ? 1 : option_sizes(&o, ns, MAX_SIZES);
+    uint64_t *ns = o.n;
+    int n_count = from_file ? 1 : o.size_count;
     int do_sum = kernel_selected(&o, "sum", 1), do_arrays = kernel_selected(&o, "allreduce", 1) && !from_file;
     if (from_file) {
         ns[0] = file.count;
