@@ -1,8 +1,6 @@
 /* The program around every stage (its main): its options, --list and --describe, the sizes, the device
- * and its ceilings, the GPU memory, and the run of every kernel at every size. A stage file provides only
- * `reduce_stage` (its table of kernels, stage.h); the speed-up column's kernel comes from baseline_stage()
- * (baseline.cu). Each kernel is measured, checked and reported by measure.cu; what it sums is data.cu's,
- * CUB's rows are cub.cu's, and a row stage's references and checks rows.cu's. */
+ * and its ceilings, the GPU memory, and the run of every kernel of `reduce_stage` (stage.h) at every size,
+ * each measured, checked and reported by measure.cu. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -113,14 +111,12 @@ static const ProgramOption own_options[] = {
                   "the kernels that take its type sum it"),
 };
 
-static const Kernel *find_kernel(const char *name)
+static int kernel_exists(const char *name)
 {
     for (int i = 0; i < reduce_stage.count; i++)
-        if (!strcmp(reduce_stage.kernels[i].name, name)) return &reduce_stage.kernels[i];
-    return NULL;
+        if (!strcmp(reduce_stage.kernels[i].name, name)) return 1;
+    return 0;
 }
-
-static int kernel_exists(const char *name) { return find_kernel(name) != NULL; }
 
 static void list_kernels(void)
 {
@@ -138,7 +134,7 @@ static void list_kernels(void)
 static void describe_kernels(JsonWriter *w)
 {
     int used[DT_COUNT] = {0};
-    json_array_begin(w, "kernels");
+    json_open(w, "kernels", '[');
     for (int i = 0; i < reduce_stage.count; i++) {
         const Kernel *k = &reduce_stage.kernels[i];
         describe_kernel(w, k->name, dtypes[k->dtype].name,
@@ -150,11 +146,11 @@ static void describe_kernels(JsonWriter *w)
         if (used[t])
             describe_kernel(w, "cub", dtypes[t].name, "library", accumulators[cub_acc((Dtype)t)].key,
                             unchecked_from(cub_acc((Dtype)t)));
-    json_array_end(w);
-    json_array_begin(w, "input_types");
+    json_close(w, ']');
+    json_open(w, "input_types", '[');
     for (int t = 0; t < DT_COUNT; t++)
         if (used[t]) json_string(w, NULL, dtypes[t].name);
-    json_array_end(w);
+    json_close(w, ']');
 }
 
 /* The speed-up column's kernel: the first GPU kernel of baseline_stage() (a row stage has none). */
@@ -208,64 +204,53 @@ static Program stage_program(const char *argv0)
     return p;
 }
 
-/* The sizes to run: --n as written (a row stage: ROWSxCOLS each), or --cols' row lengths. */
-typedef struct {
-    uint64_t n[MAX_SIZES], rows[MAX_SIZES], cols[MAX_SIZES];
-    char text[MAX_SIZES][32];  /* as given, e.g. "4096x2048" */
-    int count;
-} Sizes;
-
-static Sizes sizes_to_run(const Options *o, const StageOptions *so, const char *prog)
+/* --cols H[,H...] replaces the sizes of --n: B rows (--rows; without it, the largest N in rows) of each H. */
+static void take_cols_sizes(Options *o, const StageOptions *so, const char *prog)
 {
-    Sizes s;
-    s.count = o->size_count;
-    memcpy(s.n, o->n, sizeof s.n);
-    memcpy(s.rows, o->rows, sizeof s.rows);
-    memcpy(s.cols, o->cols, sizeof s.cols);
-    memcpy(s.text, o->size_text, sizeof s.text);
-    uint64_t largest = 0;
-    for (int i = 0; i < s.count; i++)
-        if (s.n[i] > largest) largest = s.n[i];
     if (so->rows && !so->cols) usage_error(prog, "--rows needs --cols (%s)", "e.g. --rows 4096 --cols 1024");
-    if (so->cols) { /* --cols replaces the sizes: B rows (or the largest N in rows) of each H */
-        uint64_t cols[MAX_SIZES];
-        s.count = parse_size_list(so->cols, cols, MAX_SIZES);
-        for (int i = 0; i < s.count; i++) {
-            s.cols[i] = cols[i];
-            s.rows[i] = so->rows ? so->rows : largest / cols[i];
-            if (s.rows[i] == 0 || s.rows[i] > MAX_ELEMENTS / s.cols[i])
-                usage_error(prog, "--cols '%s': each H must be at most the number of elements, and rows x H "
-                                  "at most 2^40", so->cols);
-            s.n[i] = s.rows[i] * s.cols[i];
-            snprintf(s.text[i], sizeof s.text[i], "%llux%llu", (unsigned long long)s.rows[i], (unsigned long long)s.cols[i]);
-        }
+    if (!so->cols) return;
+    uint64_t largest = 0;
+    for (int i = 0; i < o->size_count; i++)
+        if (o->n[i] > largest) largest = o->n[i];
+    o->size_count = parse_size_list(so->cols, o->cols, MAX_SIZES);
+    for (int i = 0; i < o->size_count; i++) {
+        o->rows[i] = so->rows ? so->rows : largest / o->cols[i];
+        if (o->rows[i] == 0 || o->rows[i] > MAX_ELEMENTS / o->cols[i])
+            usage_error(prog, "--cols '%s': each H must be at most the number of elements, and rows x H "
+                              "at most 2^40", so->cols);
+        o->n[i] = o->rows[i] * o->cols[i];
+        snprintf(o->size_text[i], sizeof o->size_text[i], "%llux%llu", (unsigned long long)o->rows[i],
+                 (unsigned long long)o->cols[i]);
     }
-    return s;
+}
+
+/* The input types of the table, each once, in the order of their first kernel: the groups run_size times. */
+static int table_types(Dtype *types)
+{
+    int count = 0, seen[DT_COUNT] = {0};
+    for (int i = 0; i < reduce_stage.count; i++)
+        if (!seen[reduce_stage.kernels[i].dtype]++) types[count++] = reduce_stage.kernels[i].dtype;
+    return count;
 }
 
 /* --input FILE: its values are the one size run (a 2-D array: its rows, in a row stage), summed by the
  * kernels that take its type; every problem with the file is a usage error, found before the GPU is opened. */
-static Sizes input_sizes(Data *d, const Options *o, const StageOptions *so, const Program *p, const char *prog)
+static void take_input_size(Data *d, Options *o, const StageOptions *so, const Program *p, const char *prog)
 {
     if (so->rows || so->cols || so->cond)
         usage_error(prog, "%s: the file's shape is the input; give no --rows, --cols or --cond", "--input");
     char types[96] = "";
-    for (int i = 0; i < reduce_stage.count; i++) {
-        char name[24];
-        snprintf(name, sizeof name, " %s", dtypes[reduce_stage.kernels[i].dtype].name);
-        if (!strstr(types, name)) snprintf(types + strlen(types), sizeof types - strlen(types), "%s", name);
-    }
+    Dtype t[DT_COUNT];
+    for (int i = 0, count = table_types(t); i < count; i++)
+        snprintf(types + strlen(types), sizeof types - strlen(types), " %s", dtypes[t[i]].name);
     ArrayFile a;
     read_input(prog, o, p, types, &a);
     use_file(d, &a, o->input_path, prog);
-    Sizes s;
-    memset(&s, 0, sizeof s);
-    s.count = 1;
-    s.n[0] = a.count;
-    s.rows[0] = reduce_stage.program.rows ? (a.rows ? a.rows : 1) : 1;
-    s.cols[0] = reduce_stage.program.rows ? a.cols : a.count;
-    snprintf(s.text[0], sizeof s.text[0], "input");
-    return s;
+    o->size_count = 1;
+    o->n[0] = a.count;
+    o->rows[0] = reduce_stage.program.rows && a.rows ? a.rows : 1;
+    o->cols[0] = reduce_stage.program.rows ? a.cols : a.count;
+    snprintf(o->size_text[0], sizeof o->size_text[0], "input");
 }
 
 /* ---- the device ----------------------------------------------------------------------------------- */
@@ -374,24 +359,34 @@ static const Kernel *first_selected(const Options *o)
     return NULL;
 }
 
+/* The input types the selected kernels read (in types_used), the bytes of an element of the widest (at
+ * least fp32's: its copy is made for the reference and the baseline) and the largest N. */
+static void plan_data(Bench *b, const Options *o, int *types_used)
+{
+    b->data.widest = sizeof(float);
+    for (int i = 0; i < reduce_stage.count; i++)
+        if (selected(&reduce_stage.kernels[i], o)) types_used[reduce_stage.kernels[i].dtype] = 1;
+    for (int t = 0; t < DT_COUNT; t++)
+        if (types_used[t] && dtypes[t].bytes > b->data.widest) b->data.widest = dtypes[t].bytes;
+    for (int i = 0; i < o->size_count; i++)
+        if (o->n[i] > b->data.max_n) b->data.max_n = o->n[i];
+    b->data.uploaded = -1;
+}
+
 /* What the run needs on the GPU, checked against what is free before anything is allocated; then the
  * buffers. */
-static void allocate(Bench *b, const Sizes *s, const Options *o, const Device *d)
+static void allocate(Bench *b, const Options *o, const Device *d)
 {
-    uint64_t max_n = 0, max_rows = 0;
-    for (int i = 0; i < s->count; i++) {
-        if (s->n[i] > max_n) max_n = s->n[i];
-        if (s->rows[i] > max_rows) max_rows = s->rows[i];
-    }
-    b->data.max_n = max_n;
-    b->data.uploaded = -1;
+    int types_used[DT_COUNT] = {1}; /* fp32's: the reference's and the baseline's */
+    plan_data(b, o, types_used);
+    uint64_t max_n = b->data.max_n, max_rows = 0;
+    for (int i = 0; i < o->size_count; i++)
+        if (o->rows[i] > max_rows) max_rows = o->rows[i];
     const Kernel *baseline = baseline_kernel();
-    int any_in_place = baseline && baseline->flags & IN_PLACE;
-    int types_used[DT_COUNT] = {1}, any_lse = 0;
+    int any_in_place = baseline && baseline->flags & IN_PLACE, any_lse = 0;
     for (int i = 0; i < reduce_stage.count; i++)
         if (selected(&reduce_stage.kernels[i], o)) {
             any_in_place |= reduce_stage.kernels[i].flags & IN_PLACE;
-            types_used[reduce_stage.kernels[i].dtype] = 1;
             any_lse |= reduce_stage.kernels[i].op == OP_LOGSUMEXP;
         }
     b->capacity = PARTIALS_CAPACITY(max_n);
@@ -405,9 +400,6 @@ static void allocate(Bench *b, const Sizes *s, const Options *o, const Device *d
         if (bytes > cub_bytes) cub_bytes = bytes;
         rows_bytes = rows_device_bytes(max_rows);
     }
-    b->data.widest = sizeof(float); /* fp32's copy is made for the reference and the baseline: at least 4 */
-    for (int t = 0; t < DT_COUNT; t++)
-        if (types_used[t] && dtypes[t].bytes > b->data.widest) b->data.widest = dtypes[t].bytes;
     size_t in_bytes = max_n * b->data.widest; /* --offset adds < 64 bytes */
     char what[64];
     snprintf(what, sizeof what, "N = %llu", (unsigned long long)max_n);
@@ -442,15 +434,6 @@ static void write_row_results(const Bench *b, const char *out_path)
         fprintf(stderr, "error: --out: %s\n", err);
         exit(EXIT_USAGE);
     }
-}
-
-/* The input types of the table, each once, in the order of their first kernel: the groups run_size times. */
-static int table_types(Dtype *types)
-{
-    int count = 0, seen[DT_COUNT] = {0};
-    for (int i = 0; i < reduce_stage.count; i++)
-        if (!seen[reduce_stage.kernels[i].dtype]++) types[count++] = reduce_stage.kernels[i].dtype;
-    return count;
 }
 
 /* Every selected kernel at one size, grouped by input type (in table order within a type): each type's
@@ -508,7 +491,7 @@ static int run_size(Bench *b, uint64_t n, const Options *o, const Device *d, FIL
  * N REL_BOUND CHAIN", the CSV's rel_bound ("-" where it writes none) and chain (0: exact) of its row, CUB's
  * after each input type's kernels; or "bound: KERNEL DTYPE N not declared: WHY" where the launcher refuses
  * the input or asks the GPU a question (occupancy, an attribute) whose answer it reads. */
-static int print_declared_bounds(Bench *b, const Sizes *s, const Options *o, const char *prog)
+static int print_declared_bounds(Bench *b, const Options *o, const char *prog)
 {
     if (reduce_stage.program.rows || o->input_path)
         usage_error(prog, "%s: a row stage's bounds are its rows', and a file's its own: neither is declared here",
@@ -517,19 +500,12 @@ static int print_declared_bounds(Bench *b, const Sizes *s, const Options *o, con
     static GpuHidden hidden; /* for the rest of the process */
     gpu_hidden = &hidden;
     int types_used[DT_COUNT] = {0};
-    b->data.widest = sizeof(float); /* fp32's copy is made for the reference: at least 4 */
-    for (int i = 0; i < reduce_stage.count; i++)
-        if (selected(&reduce_stage.kernels[i], o)) types_used[reduce_stage.kernels[i].dtype] = 1;
-    for (int t = 0; t < DT_COUNT; t++)
-        if (types_used[t] && dtypes[t].bytes > b->data.widest) b->data.widest = dtypes[t].bytes;
-    for (int i = 0; i < s->count; i++)
-        if (s->n[i] > b->data.max_n) b->data.max_n = s->n[i];
-    b->data.uploaded = -1;
+    plan_data(b, o, types_used);
     b->run.sm_count = own(o)->bounds_for;
-    for (int i = 0; i < s->count; i++) {
-        b->run.n = s->n[i];
-        b->run.rows = s->rows[i];
-        b->run.cols = s->cols[i];
+    for (int i = 0; i < o->size_count; i++) {
+        b->run.n = o->n[i];
+        b->run.rows = o->rows[i];
+        b->run.cols = o->cols[i];
         b->run.host_in = use_dtype(&b->data, &b->run, DT_F32)->values;
         for (int t = 0; t < DT_COUNT; t++) {
             if (!types_used[t]) continue;
@@ -566,19 +542,20 @@ int main(int argc, char **argv)
     Data *data = &bench.data;
     data->input = -1;
     if (o.input_dtype && !o.input_path) usage_error(argv[0], "%s names the type of a raw --input file", "--dtype");
-    Sizes sizes = o.input_path ? input_sizes(data, &o, &so, &p, argv[0]) : sizes_to_run(&o, &so, argv[0]);
+    if (o.input_path) take_input_size(data, &o, &so, &p, argv[0]);
+    else take_cols_sizes(&o, &so, argv[0]);
     parse_fill(o.fill, &data->fill);
     if (so.cond && data->fill != FILL_COND) usage_error(argv[0], "%s sets the condition number of --fill cond only", "--cond");
-    if (data->fill == FILL_COND && sizes.count > 1)
+    if (data->fill == FILL_COND && o.size_count > 1)
         usage_error(argv[0], "--fill cond: its data depend on N; give one size a run (--n %s has more)", o.sizes);
     data->seed = o.seed;
     data->cond = so.cond;
     data->offset = so.offset;
     bench.warm = o.warm;
     bench.row_stage = reduce_stage.program.rows;
-    if (so.bounds_for) return print_declared_bounds(&bench, &sizes, &o, argv[0]);
+    if (so.bounds_for) return print_declared_bounds(&bench, &o, argv[0]);
     FILE *csv = open_csv(o.csv_path, argv[0]);
-    if (so.out_path && (!o.kernels || strchr(o.kernels, ',') || !strcmp(o.kernels, "all") || sizes.count != 1))
+    if (so.out_path && (!o.kernels || strchr(o.kernels, ',') || !strcmp(o.kernels, "all") || o.size_count != 1))
         usage_error(argv[0], "--out %s: name one kernel (--kernel NAME) and one size, whose rows it holds", so.out_path);
     if (so.out_path) { /* writable, said before the GPU is opened */
         FILE *out = fopen(so.out_path, "wb");
@@ -592,27 +569,27 @@ int main(int argc, char **argv)
     bench.cc = d.gpu.cc_major * 10 + d.gpu.cc_minor;
     size_t free_bytes = 0, total_bytes;
     if (data->input >= 0) CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    double file_bytes = data->input >= 0 ? sizes.n[0] * (double)(dtypes[data->input].bytes > 4 ? dtypes[data->input].bytes : 4) : 0.0;
+    double file_bytes = data->input >= 0 ? o.n[0] * (double)(dtypes[data->input].bytes > 4 ? dtypes[data->input].bytes : 4) : 0.0;
     if (file_bytes > free_bytes / 2) { /* its buffer and the harness's beside it */
         char msg[512];
         snprintf(msg, sizeof msg, "--input %s: %llu elements need %.1f GiB on the GPU (at least 4 bytes each), which "
-                 "has %.1f GiB free: too large for this GPU", o.input_path, (unsigned long long)sizes.n[0],
+                 "has %.1f GiB free: too large for this GPU", o.input_path, (unsigned long long)o.n[0],
                  file_bytes / 1073741824.0, free_bytes / 1073741824.0);
         usage_error(argv[0], "%s", msg);
     }
-    allocate(&bench, &sizes, &o, &d);
+    allocate(&bench, &o, &d);
     l2_flush_init(&bench.flush, &d.gpu);
     measure_ceilings(&d, &bench.flush);
     print_header(&d);
     report_device(&d, csv, &p);
 
     int failures = 0;
-    for (int s = 0; s < sizes.count; s++) {
-        bench.run.n = sizes.n[s];
-        bench.run.rows = sizes.rows[s];
-        bench.run.cols = sizes.cols[s];
-        print_table_head(&bench, sizes.n[s], sizes.text[s], &o);
-        failures += run_size(&bench, sizes.n[s], &o, &d, csv, &p);
+    for (int s = 0; s < o.size_count; s++) {
+        bench.run.n = o.n[s];
+        bench.run.rows = o.rows[s];
+        bench.run.cols = o.cols[s];
+        print_table_head(&bench, o.n[s], o.size_text[s], &o);
+        failures += run_size(&bench, o.n[s], &o, &d, csv, &p);
     }
     if (csv) fclose(csv);
     printf("\n%s\n", failures ? "some kernels FAILED verification" : "all kernels passed verification");
