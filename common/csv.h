@@ -8,24 +8,13 @@
 #include "program.h"
 #include "result.h"
 
-/* Every program's CSV columns. median_us: the whole run, from the input in device memory to the final
- * scalar; gpu_us and finish_us (a kernel whose partial sums the CPU finishes; empty for the others, whose
- * whole run is the GPU's): its launches alone, and the copy of the partials and their sum; bits: "same" when every timed run gave the same bits; bytes_read: the
- * input bytes the kernel must read; speedup: the baseline's time over this row's (same N, same run);
- * x_cub: CUB's time over this row's (same input type and N, same run); fill: the data (--fill); rel_bound:
- * the error bound the check used, relative to the reference (rel_err is checked against it); spread: the
- * timed runs' interquartile range over their median (time_runs); chain: the most additions on one input's
- * path to the result (AddChain: serial + tree + wide + atomic), the length the bound grows with; result: the
- * result as the shortest decimal that reads back to it in its own type (a row stage: its worst row's), and
- * result_bits its bits in hex (both empty where a program has no single result). A device row
- * (the GPU's own figures, stage "device": no stage folder's name) leaves the measurement columns after
- * gbps/pct_peak empty, pass too: readers tell a device row by its empty pass. */
+/* Every program's CSV columns, each described in docs/README.md ("--csv FILE"). A device row (the GPU's own
+ * figures, stage "device") leaves the columns after pct_peak empty, pass too: readers tell it by its empty
+ * pass. */
 #define CSV_HEADER "gpu,stage,kernel,dtype,n,median_us,gpu_us,finish_us,gbps,pct_peak,rel_err,pass,cols,l2,bits,bytes_read,speedup,x_cub,fill,rel_bound,spread,chain,result,result_bits"
 
 /* One measurement: a kernel at one size (or, a device row, one of the device's ceilings), as a row of
- * the CSV and of a program's table. csv_write writes the fields down to finish_us and the result's two, in
- * CSV_HEADER's order (gpu_us and finish_us after median_us); the rest are what the stage harness
- * (harness.cu) prints beside them. */
+ * the CSV and of a program's table; csv_write writes it in CSV_HEADER's order. */
 typedef struct {
     const char *kernel, *dtype;
     uint64_t n;

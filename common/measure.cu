@@ -11,21 +11,6 @@ const AccInfo accumulators[ACC_COUNT] = {
     {"i32", "int32", 2147483647.0}, {"f64", "fp64", DBL_MAX}, {"kahan", "Kahan fp32", FLT_MAX}, {"exact", "exact", FLT_MAX},
 };
 
-/* The sum of the partials a kernel left for the CPU to finish (in fp64). */
-static double finish(Bench *b, const char *name)
-{
-    Run *r = &b->run;
-    if (r->host_partial_count > b->capacity) {
-        fprintf(stderr, "error: kernel %s wrote %llu partials, more than the harness's room (%llu)\n", name,
-                (unsigned long long)r->host_partial_count, (unsigned long long)b->capacity);
-        exit(EXIT_GPU);
-    }
-    CUDA_CHECK(cudaMemcpy(b->h_partials, r->partials, r->host_partial_count * sizeof(float), cudaMemcpyDeviceToHost));
-    double s = 0.0;
-    for (uint64_t i = 0; i < r->host_partial_count; i++) s += b->h_partials[i];
-    return s;
-}
-
 /* Can the kernel's accumulators overflow on this data? Its narrow accumulator holds sums of up to
  * shape.span consecutive inputs, the fp32 one (atomics, CPU finish excluded) sums of everything. */
 static int overflow_possible(const Kernel *k, const AddChain *s, const Reference *ref, const float *values, uint64_t n)
@@ -116,11 +101,20 @@ static void run_kernel(KernelRuns *c)
 }
 
 /* Timed, after the launched event, up to "sum available": for a kernel that leaves partial sums, the copy
- * of them and their sum on the CPU. */
+ * of them and their sum on the CPU (in fp64). */
 static void finish_run(KernelRuns *c)
 {
     Run *r = &c->b->run;
-    if (!r->refuse && r->host_partial_count) c->result = finish(c->b, c->k->name);
+    if (r->refuse || !r->host_partial_count) return;
+    if (r->host_partial_count > c->b->capacity) {
+        fprintf(stderr, "error: kernel %s wrote %llu partials, more than the harness's room (%llu)\n", c->k->name,
+                (unsigned long long)r->host_partial_count, (unsigned long long)c->b->capacity);
+        exit(EXIT_GPU);
+    }
+    float *partials = c->b->h_partials;
+    CUDA_CHECK(cudaMemcpy(partials, r->partials, r->host_partial_count * sizeof(float), cudaMemcpyDeviceToHost));
+    c->result = 0.0;
+    for (uint64_t i = 0; i < r->host_partial_count; i++) c->result += partials[i];
 }
 
 /* Untimed, after each run: its result read back and checked, its bits compared with the first run's. */
@@ -140,14 +134,13 @@ static void check_run(KernelRuns *c)
             c->result = r->host_result;
             if (c->k->acc != ACC_F64) c->type = RESULT_F32; /* a CPU loop's fp32 (or Kahan fp32) sum */
         } else if (!r->host_partial_count) { /* a float, an int (ACC_I32), or a double (fp64 input) */
-            unsigned char out[8];
-            CUDA_CHECK(cudaMemcpy(out, r->out, c->k->dtype == DT_F64 ? 8 : 4, cudaMemcpyDeviceToHost));
-            float f;
-            int i;
-            memcpy(&f, out, 4);
-            memcpy(&i, out, 4);
-            memcpy(&c->result, out, 8);
-            if (c->k->dtype != DT_F64) c->result = c->k->acc == ACC_I32 ? (double)i : (double)f;
+            union {
+                float f;
+                int i;
+                double d;
+            } out;
+            CUDA_CHECK(cudaMemcpy(&out, r->out, c->k->dtype == DT_F64 ? 8 : 4, cudaMemcpyDeviceToHost));
+            c->result = c->k->dtype == DT_F64 ? out.d : c->k->acc == ACC_I32 ? (double)out.i : (double)out.f;
             if (c->k->dtype != DT_F64) c->type = c->k->acc == ACC_I32 ? RESULT_I32 : RESULT_F32;
         }
         c->shown = c->result;

@@ -1,7 +1,5 @@
 /* One kernel measured at the size being run (measure.cu): timed between the L2 flush and its events,
- * checked against the fp64 reference, given a verdict, and reported as a row of the table and of the CSV.
- * harness.cu runs it for each kernel of the stage, CUB's row of each input type, and the speed-up
- * column's baseline. */
+ * checked against the fp64 reference, given a verdict, and reported as a row of the table and of the CSV. */
 #ifndef REDUCE_MEASURE_H
 #define REDUCE_MEASURE_H
 
@@ -24,7 +22,7 @@ typedef struct {
     SpeedOfLight sol;     /* measured launch floor and read-only streaming bandwidth */
 } Device;
 
-/* What the runs of every kernel share: harness.cu's main makes it, and passes it to what reads or changes it. */
+/* What the runs of every kernel share (harness.cu's main makes it). */
 typedef struct {
     Run run;                 /* what the launchers see: the buffers and the size being run */
     Data data;               /* the input (data.h) */

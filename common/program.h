@@ -1,6 +1,5 @@
 /* What a program is (program.cu): its Program, which a stage declares in STAGE(...) (stage.h) and a
- * program of its own fills in; --help, --list and --describe print it, and scripts read it from there.
- * The command line is options.h, the CSV csv.h, the timing loop timing.h. */
+ * program of its own fills in; --help, --list and --describe print it, and scripts read it from there. */
 #ifndef REDUCE_PROGRAM_H
 #define REDUCE_PROGRAM_H
 

@@ -1,11 +1,7 @@
 /* The vocabulary of a stage file (stages/NN_name/reduce.cu, exercise.cu, and the solutions compiled into
  * an exercise), all it includes: the Run a launcher fills in, the Kernel entries of its table, and
- * STAGE(...), which makes the table the stage's. With them come the error checks and the grid size
- * (CUDA_CHECK, LAUNCH_CHECK, grid_for: check.h), the chain of a kernel's additions (AddChain: chain.h),
- * the input types (Dtype: dtype.h), the record build's TRACED (tree.h), and the Program a stage declares
- * (program.h). The program that runs the table is harness.cu. The kernels of common/ itself (the flush,
- * the timing and checking helpers) are named common_*, so that the tools can tell them from a stage's
- * (make stage-NN profile leaves them out). */
+ * STAGE(...), which makes the table the stage's (harness.cu runs it). The kernels of common/ itself are
+ * named common_*, so that the tools can tell them from a stage's (make stage-NN profile leaves them out). */
 #ifndef REDUCE_STAGE_H
 #define REDUCE_STAGE_H
 
