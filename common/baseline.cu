@@ -1,5 +1,4 @@
-/* The speed-up column's baseline (baseline.h): the first stage in sort order (stages/01_naive), whose
- * first GPU kernel every stage program times beside its own. The Makefile compiles this file twice:
+/* The speed-up column's baseline (baseline.h), the first stage in sort order; the Makefile compiles this file twice:
  *
  *   build/baseline.o: with FIRST_STAGE_SOURCE, the path of that stage's reduce.cu, which is included here
  *     whole, its table renamed first_stage so that it links beside the program's own reduce_stage; the

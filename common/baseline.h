@@ -5,8 +5,7 @@
 
 #include "stage.h"
 
-/* The first stage's table; in the first stage's own program, and in the record build (which times
- * nothing), the program's own. */
+/* The first stage's table; the program's own in the first stage's program and the record build (baseline.cu). */
 const Stage *baseline_stage(void);
 
 #endif

@@ -1,5 +1,4 @@
-/* The error checks of every CUDA call and launch, and a one-pass grid's size (check.cu): what a stage's
- * launchers call. */
+/* The error checks of every CUDA call and launch, and a one-pass grid's size (check.cu). */
 #ifndef REDUCE_CHECK_H
 #define REDUCE_CHECK_H
 

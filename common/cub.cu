@@ -111,6 +111,5 @@ static void launch_cub_rows(Run *r)
 
 Kernel cub_kernel(Dtype t, int rows)
 {
-    Kernel k = {"cub", "cub::DeviceReduce", rows ? launch_cub_rows : cub_launchers[t], 0, 0, t, cub_acc(t)};
-    return k;
+    return {"cub", "cub::DeviceReduce", rows ? launch_cub_rows : cub_launchers[t], 0, 0, t, cub_acc(t)};
 }

@@ -1,13 +1,12 @@
-/* CUB's row beside every input type's kernels (cub.cu): cub::DeviceReduce on the same data with an fp32
- * accumulator (int32 for the integer types), as a user of the library would write it, measured as the
- * kernels are; its time is the x CUB column. A row stage's is cub::DeviceSegmentedReduce::Sum, one
- * segment per row. */
+/* CUB's row beside every input type's kernels (cub.cu): cub::DeviceReduce on the same data, as a user of
+ * the library would write it, measured as the kernels are; its time is the x CUB column. A row stage's is
+ * cub::DeviceSegmentedReduce::Sum, one segment per row. */
 #ifndef REDUCE_CUB_H
 #define REDUCE_CUB_H
 
 #include "stage.h"
 
-/* CUB's accumulator for an input type: int32 for the integer types, else fp32. */
+/* CUB's accumulator for an input type: int32 for the integer types, fp64 for fp64, else fp32. */
 Acc cub_acc(Dtype t);
 /* CUB's sum of n elements of type t at in into out (one value of cub_acc(t)), on the default stream, with
  * temp_bytes of temporary storage at temp; temp NULL: sets temp_bytes to what it needs, and sums nothing. */

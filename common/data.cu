@@ -10,26 +10,36 @@
 #include "data.h"
 #include "options.h"
 
-static float encode(Dtype t, float v, void *bytes, uint64_t i)
+/* An element of a file's type as a float (exact: every value of these types but fp64 is an fp32 value). */
+static float decode(Dtype t, const unsigned char *bytes, uint64_t i)
 {
     switch (t) {
-    case DT_F16: {
-        __half h = __float2half_rn(v);
-        ((__half *)bytes)[i] = h;
-        return __half2float(h);
-    }
-    case DT_BF16: {
-        __nv_bfloat16 h = __float2bfloat16_rn(v);
-        ((__nv_bfloat16 *)bytes)[i] = h;
-        return __bfloat162float(h);
-    }
+    case DT_F16: return __half2float(((const __half *)bytes)[i]);
+    case DT_BF16: return __bfloat162float(((const __nv_bfloat16 *)bytes)[i]);
     case DT_FP8_E4M3:
-    case DT_FP8_E5M2: {
-        __nv_fp8_interpretation_t kind = t == DT_FP8_E4M3 ? __NV_E4M3 : __NV_E5M2;
-        __nv_fp8_storage_t q = __nv_cvt_float_to_fp8(v, __NV_SATFINITE, kind);
-        ((__nv_fp8_storage_t *)bytes)[i] = q;
-        return __half2float(__half(__nv_cvt_fp8_to_halfraw(q, kind)));
+    case DT_FP8_E5M2:
+        return __half2float(__half(__nv_cvt_fp8_to_halfraw(bytes[i], t == DT_FP8_E4M3 ? __NV_E4M3 : __NV_E5M2)));
+    case DT_I8: return (float)(int8_t)bytes[i];
+    case DT_I32: return (float)((const int32_t *)bytes)[i];
+    case DT_F64: return (float)((const double *)bytes)[i];
+    default: return ((const float *)bytes)[i];
     }
+}
+
+/* v rounded to type t, stored as element i of bytes; returns the value stored, as a float. */
+static float encode(Dtype t, float v, unsigned char *bytes, uint64_t i)
+{
+    switch (t) {
+    case DT_F16:
+        ((__half *)bytes)[i] = __float2half_rn(v);
+        break;
+    case DT_BF16:
+        ((__nv_bfloat16 *)bytes)[i] = __float2bfloat16_rn(v);
+        break;
+    case DT_FP8_E4M3:
+    case DT_FP8_E5M2:
+        bytes[i] = __nv_cvt_float_to_fp8(v, __NV_SATFINITE, t == DT_FP8_E4M3 ? __NV_E4M3 : __NV_E5M2);
+        break;
     case DT_I8: {
         float q = isfinite(v) ? fminf(fmaxf(floorf(v), -128.0f), 127.0f) : 0.0f; /* int8 has no NaN or Inf */
         ((int8_t *)bytes)[i] = (int8_t)q;
@@ -44,6 +54,7 @@ static float encode(Dtype t, float v, void *bytes, uint64_t i)
         ((float *)bytes)[i] = v;
         return v;
     }
+    return decode(t, bytes, i);
 }
 
 /* The fill in type t, n elements of it: random values in [-1, 1) rounded to t (integers in [-128, 127]
@@ -83,11 +94,10 @@ static void make_fill(ArrayFile *out, Dtype t, const Data *d, uint64_t n)
     *out = h;
 }
 
-/* The data of type t for the size being run, in host memory and uploaded. fp32 is made once, for the
- * largest N (the baseline and the in-place kernels' copy read it at every size); another type is made
- * for the size being run, in the memory of the type before it. Each size's data is a prefix of a
- * larger size's, so a run over many sizes makes each type about once over, not once per size at the
- * largest N; the upload is the prefix the size reads. */
+/* fp32 is made once, for the largest N (the baseline and the in-place kernels' copy read it at every
+ * size); another type is made for the size being run, in the memory of the type before it. Each size's
+ * data is a prefix of a larger size's, so a run over many sizes makes each type about once over, not once
+ * per size at the largest N; the upload is the prefix the size reads. */
 const ArrayFile *use_dtype(Data *d, Run *r, Dtype t)
 {
     ArrayFile *h = t == DT_F32 ? &d->f32 : &d->other;
@@ -101,22 +111,6 @@ const ArrayFile *use_dtype(Data *d, Run *r, Dtype t)
         d->uploaded_n = r->n;
     }
     return h;
-}
-
-/* An element of a file's type as a float (exact: every value of these types but fp64 is an fp32 value). */
-static float decode(Dtype t, const unsigned char *bytes, uint64_t i)
-{
-    switch (t) {
-    case DT_F16: return __half2float(((const __half *)bytes)[i]);
-    case DT_BF16: return __bfloat162float(((const __nv_bfloat16 *)bytes)[i]);
-    case DT_FP8_E4M3:
-    case DT_FP8_E5M2:
-        return __half2float(__half(__nv_cvt_fp8_to_halfraw(bytes[i], t == DT_FP8_E4M3 ? __NV_E4M3 : __NV_E5M2)));
-    case DT_I8: return (float)(int8_t)bytes[i];
-    case DT_I32: return (float)((const int32_t *)bytes)[i];
-    case DT_F64: return (float)((const double *)bytes)[i];
-    default: return ((const float *)bytes)[i];
-    }
 }
 
 void use_file(Data *d, const ArrayFile *a, const char *path, const char *prog)

@@ -1,6 +1,5 @@
-/* The data a stage program sums (data.cu): a fill (fill.h) made in each input type its kernels read, or
- * the file of --input; held in host memory as the kernels' bytes and as floats (what the fp64 reference
- * reads), and uploaded for the size being run. */
+/* The data a stage program sums (data.cu): a fill made in each input type its kernels read, or the file
+ * of --input, held in host memory as the kernels' bytes and as floats (what the fp64 reference reads). */
 #ifndef REDUCE_DATA_H
 #define REDUCE_DATA_H
 
@@ -9,8 +8,7 @@
 #include "reference.h"
 #include "stage.h"
 
-/* What the program sums and where it is: the options that choose it (main sets them), the host arrays,
- * and the device buffer the size being run is uploaded to. */
+/* The options that choose the data (main sets them), the host arrays, and the device buffer. */
 typedef struct {
     Fill fill;
     uint64_t seed;

@@ -1,9 +1,6 @@
-/* Opening the GPU, allocation, the memory a run needs and the L2 flush, which every program of the
- * project shares (stage programs, the stage 11 and 12 programs, demos, exercises): gpu.h. */
-#include <errno.h>
+/* The GPU as every program uses it (gpu.h). */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "gpu.h"
 #include "exit_codes.h"
@@ -51,12 +48,11 @@ void describe_gpu(int device, GpuInfo *d)
     d->cc_major = p.major;
     d->cc_minor = p.minor;
     d->l2_bytes = (size_t)p.l2CacheSize;
-    int khz = 0, bits = 0;
+    int khz = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&d->bus_bits, cudaDevAttrGlobalMemoryBusWidth, device));
     d->mem_clock_mhz = khz / 1000;
-    d->bus_bits = bits;
-    d->peak_gbps = 2.0 * khz * 1e3 * (bits / 8.0) / 1e9; /* double data rate */
+    d->peak_gbps = 2.0 * khz * 1e3 * (d->bus_bits / 8.0) / 1e9; /* double data rate */
     if (d->cc_major * 10 + d->cc_minor < 75) {
         fprintf(stderr, "error: %s has compute capability %d.%d; these programs need 7.5 or newer "
                         "(CUDA 13 builds nothing older, and the warp code relies on Volta+ semantics)\n",

@@ -1,6 +1,5 @@
-/* The GPU as every program of the project uses it (gpu.cu): opening and describing it, allocation and
- * the memory a run needs, the L2 flush run before every timed run, and the GPU hidden from --bounds-for.
- * The error checks are check.h. */
+/* The GPU as every program uses it (gpu.cu): opening and describing it, allocation, the memory a run
+ * needs, the L2 flush run before every timed run, and the GPU hidden from --bounds-for. */
 #ifndef REDUCE_GPU_H
 #define REDUCE_GPU_H
 
@@ -11,19 +10,17 @@
 
 #include "check.h"
 
-/* A program that asks its launchers what they declare with the GPU hidden (the stage harness's
- * --bounds-for) points gpu_hidden at one of these, once, before its first CUDA call: every CUDA call then
- * fails and both checks let it go, but a failed query whose answer a launcher would read (occupancy, an
- * attribute, the device) is kept in query, as the call's text, and jumps to escape, which the caller set.
- * A variable that a run writes, global because CUDA_CHECK, in every launcher, takes no context. */
+/* A program that asks its launchers what they declare with the GPU hidden (the stage harness's --bounds-for)
+ * points gpu_hidden at one of these before its first CUDA call: every CUDA call then fails and both checks let
+ * it go, but a failed query whose answer a launcher would read (occupancy, an attribute, the device) is kept in
+ * query, as the call's text, and jumps to escape. Global because CUDA_CHECK, in every launcher, takes no context. */
 typedef struct {
     jmp_buf escape;
     const char *query;
 } GpuHidden;
 extern GpuHidden *gpu_hidden;
 
-/* Exits with EXIT_GPU and a plain message ("no CUDA-capable GPU found", "the NVIDIA driver is older
- * than ...") unless a GPU can be used. */
+/* Exits with EXIT_GPU and a plain message (no GPU, a driver too old) unless a GPU can be used. */
 void require_gpu(void);
 
 /* GPU 0 as the programs describe it; exits with EXIT_GPU (and the reason) unless it can be used. */

@@ -1,5 +1,4 @@
-/* The tree program's work (make stage-NN tree): block 0 of one kernel, run once with its shared memory
- * and shuffles recorded (common/tree.h), the record written as a CSV that scripts/tree.sh draws. */
+/* The tree program's work (record.h): the record written as a CSV that scripts/tree.sh draws. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,13 +44,11 @@ int record_tree(const Stage *stage, const Options *o, const char *path, const ch
     GpuInfo g;
     open_gpu(&g);
     if (k->min_cc > g.cc_major * 10 + g.cc_minor) no_record(prog, k->name, k->needs ? k->needs : "a newer GPU");
-    /* The input: ones (the record does not depend on the values), in every input type as zero bits
-     * but fp32's. */
+    /* The input: ones (the record does not depend on the values); every type but fp32 as zero bits. */
     float *host = (float *)malloc(n * sizeof(float));
     if (!host) usage_error(prog, "out of host memory for --n '%s'", o->sizes);
     for (uint64_t i = 0; i < n; i++) host[i] = 1.0f;
-    Run r;
-    memset(&r, 0, sizeof r);
+    Run r = {};
     r.in = (float *)device_alloc(n * sizeof(float), "the input");
     CUDA_CHECK(cudaMemcpy(r.in, host, n * sizeof(float), cudaMemcpyHostToDevice));
     void *data = device_alloc(n * sizeof(float), "the input in its type");
@@ -68,8 +65,7 @@ int record_tree(const Stage *stage, const Options *o, const char *path, const ch
     r.host_in = host;
     r.chain = chain_unknown(n);
 
-    TreeLog log;
-    memset(&log, 0, sizeof log);
+    TreeLog log = {};
     log.capacity = TREE_CAPACITY;
     log.events = (TreeEvent *)device_alloc(TREE_CAPACITY * sizeof(TreeEvent), "the record");
     TreeLog *dev_log = (TreeLog *)device_alloc(sizeof log, "the record's counters");
@@ -87,8 +83,7 @@ int record_tree(const Stage *stage, const Options *o, const char *path, const ch
     if (!ev) usage_error(prog, "out of host memory for the record of %s", k->name);
     CUDA_CHECK(cudaMemcpy(ev, log.events, log.count * sizeof(TreeEvent), cudaMemcpyDeviceToHost));
     qsort(ev, log.count, sizeof *ev, by_step);
-    /* A global load's address becomes its element's index in the input: the same in every run, wherever
-     * the allocation lands. */
+    /* A global load's address becomes its element's index in the input, the same wherever the input lands. */
     for (unsigned i = 0; i < log.count; i++)
         if (ev[i].op == TREE_GLD) ev[i].addr -= (uint32_t)((uintptr_t)r.data / ev[i].bytes);
 

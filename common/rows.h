@@ -1,24 +1,21 @@
 /* The row stages' part of the harness (rows.cu): in a stage whose Program.rows is 1 (stage 09) the input
- * is a rows x cols matrix, row-major, and every row is a reduction of its own. harness.cu calls these
- * where such a stage differs from one that sums a vector: each row's reference is made before the
- * kernels run, and every row's result is checked (CUB's row, a segmented sum of the same rows: cub.cu). */
+ * is a rows x cols matrix, row-major, and every row is a reduction of its own, with its own reference. */
 #ifndef REDUCE_ROWS_H
 #define REDUCE_ROWS_H
 
 #include "bounds.h"
 #include "stage.h"
 
-/* What the rows of the size being run are checked against, and their results read back. */
+/* What the rows of the size being run are checked against, and their results read back. own, moments and
+ * moment_tols: made at the first run of a size by a kernel that reads them, their pages untouched until then. */
 typedef struct {
     Reference *refs;               /* each row's fp64 sum */
     Reference *lse;                /* each row's log-sum-exp (NULL unless an OP_LOGSUMEXP kernel runs) */
-    Reference *own;                /* an OP_ABS_MAX or OP_SUM_SQUARES kernel's references, made at its first run
-                                      of a size (their pages stay untouched until then) */
+    Reference *own;                /* an OP_ABS_MAX or OP_SUM_SQUARES kernel's references */
     double *tols;                  /* each row's bound, from the shape the kernel reports for one row */
-    Moments *moments;              /* a Welford kernel's references and bounds, made at its first run of a */
-    MomentsTolerance *moment_tols; /*   size (their pages stay untouched until then) */
-    float *results;                /* pinned: the row results read back (a Welford kernel's: the means, then
-                                      the variances, two a row) */
+    Moments *moments;              /* a Welford kernel's references */
+    MomentsTolerance *moment_tols; /* and bounds */
+    float *results;                /* pinned: the results read back (a Welford kernel's: means, then variances) */
     int64_t *offsets;              /* device: row i is in[offsets[i], offsets[i + 1]), for CUB */
 } Rows;
 

@@ -1,7 +1,5 @@
-/* The speed of light (measure_speed_of_light, speed_of_light.h): the launch floor, one DRAM round trip, and the
- * fastest of a few read-only streams, each timed as the kernels are (flushed, the median), for the
- * roofline stage and every program's table. */
-#include "result.h"
+/* The speed of light (speed_of_light.h): the launch floor, one DRAM round trip, and the fastest of a few
+ * read-only streams, each timed as the kernels are (flushed, the median). */
 #include "speed_of_light.h"
 #include "timing.h"
 
@@ -66,10 +64,9 @@ __global__ void __launch_bounds__(BLOCK) common_read_words(const uint4 *buf, uin
     if (acc == 0x5eed5eedu) *sink = (int)acc;
 }
 
-typedef void (*StreamFn)(const uint4 *, uint64_t, int *);
 typedef struct {
     const char *name;
-    StreamFn fn;
+    void (*fn)(const uint4 *, uint64_t, int *);
     int block;
     int tile_words; /* 16-byte words one block reads per step: with one_tile, the grid is one block per tile */
     int one_tile;   /* 0: as many blocks as fit on the GPU at once, each looping over tiles */
@@ -95,7 +92,7 @@ static const StreamVariant stream_variants[] = {
 #define VARIANTS (int)(sizeof(stream_variants) / sizeof(stream_variants[0]))
 
 typedef struct {
-    const StreamVariant *v;
+    const StreamVariant *v; /* NULL for the launch floor and the round trip */
     const uint4 *buf;
     uint64_t words;
     unsigned grid;
@@ -125,39 +122,33 @@ static double time_stream(const StreamVariant *v, const uint4 *buf, uint64_t byt
     return time_runs(&t, 2, reps, NULL, NULL);
 }
 
-typedef struct {
-    const uint4 *buf;
-    int *sink;
-} FirstLoad;
-
 /* The launch floor: an empty kernel where the first load would be. */
-static void run_empty(FirstLoad *)
+static void run_empty(StreamRun *)
 {
     common_empty<<<1, 32>>>();
     LAUNCH_CHECK("common_empty");
 }
 
-static void run_first_load(FirstLoad *f)
+static void run_first_load(StreamRun *s)
 {
-    common_first_load<<<1, 32>>>(f->buf, f->sink);
+    common_first_load<<<1, 32>>>(s->buf, s->sink);
     LAUNCH_CHECK("common_first_load");
 }
 
 void measure_speed_of_light(SpeedOfLight *s, const GpuInfo *d, const L2Flush *flush, const void *buf, uint64_t bytes)
 {
     int *sink = (int *)device_alloc(sizeof(int), "the read-only stream");
-    FirstLoad first = {(const uint4 *)buf, sink};
-    TimedLaunch<FirstLoad> floor = {NULL, run_empty, NULL, NULL, &first, flush}; /* an empty kernel between the events, after a flush */
+    StreamRun first = {NULL, (const uint4 *)buf, 0, 0, sink};
+    TimedLaunch<StreamRun> floor = {NULL, run_empty, NULL, NULL, &first, flush};
     s->floor_us = time_runs(&floor, 5, 41, NULL, NULL);
-    TimedLaunch<FirstLoad> round_trip = {NULL, run_first_load, NULL, NULL, &first, flush};
+    TimedLaunch<StreamRun> round_trip = {NULL, run_first_load, NULL, NULL, &first, flush};
     s->round_trip_us = time_runs(&round_trip, 5, 41, NULL, NULL);
 
     /* Each variant's bandwidth is the slope of its time between a quarter of the buffer and all of it,
      * so that the fixed cost (launch, ramp-up, tail), which the launch floor stands for, is not counted
      * twice; the stream is the variant with the steepest slope. */
     uint64_t quarter = bytes / 4 / 4096 * 4096;
-    s->read_gbps = 0.0;
-    s->whole_gbps = 0.0;
+    s->read_gbps = s->whole_gbps = 0.0;
     s->variant = "none: no variant's time grew with the bytes";
     for (int v = 0; v < VARIANTS; v++) {
         const StreamVariant *sv = &stream_variants[v];

@@ -1,5 +1,4 @@
-/* The speed of light of a reduction (speed_of_light.cu): what no kernel that reads its input can beat, for
- * the roofline stage and every program's table. */
+/* The speed of light of a reduction (speed_of_light.cu), for the roofline stage and every program's table. */
 #ifndef REDUCE_SPEED_OF_LIGHT_H
 #define REDUCE_SPEED_OF_LIGHT_H
 

@@ -1,7 +1,6 @@
 /* What a stage file writes for its record build (make stage-NN tree): a shared array declared
- * `__shared__ TRACED(float) s_x[BLOCK]` and a global load written TRACED_LD(x[i]). In the ordinary build
- * they are the plain array and the plain load; built with -DRECORD_TREE, recording proxies
- * (tree_record.h says how the record is made). */
+ * `__shared__ TRACED(float) s_x[BLOCK]`, a global load written TRACED_LD(x[i]). In the ordinary build they are
+ * the plain array and load; built with -DRECORD_TREE, recording proxies (tree_record.h says how). */
 #ifndef REDUCE_TREE_H
 #define REDUCE_TREE_H
 

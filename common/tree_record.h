@@ -1,16 +1,14 @@
-/* See the tree: a stage's kernels built a second time with -DRECORD_TREE (build/<stage>/tree), in which
- * one block records every shared-memory access and every shuffle, with its thread and its step; the
- * record is written as a CSV and scripts/tree.sh draws the reduction tree, the active lanes and the
- * shared-memory banks from it. The kernels' source is the same in both builds: a shared array is
- * declared `__shared__ TRACED(float) s_x[BLOCK]`, which is the plain array in the ordinary build and
- * an array of recording proxies here, and __syncthreads, __syncwarp and the __shfl_*_sync intrinsics
- * become recording wrappers (a barrier ends a step for the threads it orders; a shuffle ends one for
- * the lane that makes it). A load from global memory written TRACED_LD(x[i]) is recorded too: the
- * elements a thread adds in registers before the tree are its leaves, and the step after its loads
- * is its first in the tree. Only block 0 of each launch records. A library header read after this one
- * is recorded too: stage 10 reads cooperative groups after stage.h, so cg::reduce's own shuffles and
- * its block.sync() (a __barrier_sync) are in the record. CUB's are not: its shuffles are inline PTX and
- * its shared memory an opaque TempStorage, so a kernel built on CUB says that it cannot be recorded. */
+/* See the tree: a stage's kernels built a second time with -DRECORD_TREE (build/<stage>/tree), in which one block
+ * records every shared-memory access and every shuffle, with its thread and its step; the record is written as a
+ * CSV and scripts/tree.sh draws the reduction tree, the active lanes and the shared-memory banks from it. The
+ * kernels' source is the same in both builds (tree.h): a TRACED shared array is an array of recording proxies
+ * here, and __syncthreads, __syncwarp and the __shfl_*_sync intrinsics become recording wrappers (a barrier ends
+ * a step for the threads it orders; a shuffle ends one for the lane that makes it). A TRACED_LD global load is
+ * recorded too: the elements a thread adds in registers before the tree are its leaves, and the step after its
+ * loads is its first in the tree. Only block 0 of each launch records. A library header read after this one is
+ * recorded too: stage 10 reads cooperative groups after stage.h, so cg::reduce's own shuffles and its
+ * block.sync() (a __barrier_sync) are in the record. CUB's are not: its shuffles are inline PTX and its shared
+ * memory an opaque TempStorage, so a kernel built on CUB says that it cannot be recorded. */
 #ifndef REDUCE_TREE_RECORD_H
 #define REDUCE_TREE_RECORD_H
 
@@ -23,11 +21,10 @@
  * the lowest address recorded; bytes: its width), a shuffle (addr: its delta, lane mask or source lane
  * as given; src: the lane it read, -1 where the lane kept its own value), the thread's arrival at a
  * __syncthreads (a value it then shuffles without reading shared memory first is a new one, not the
- * one it held before) or a load from global memory (addr: its element's index in the input).
- * seq orders one thread's events. */
+ * one it held before) or a load from global memory (addr: its element's index in the input). */
 enum { TREE_LD = 1, TREE_ST, TREE_SHFL_DOWN, TREE_SHFL_UP, TREE_SHFL_XOR, TREE_SHFL_IDX, TREE_BAR, TREE_GLD };
 typedef struct {
-    uint32_t step, thread, seq;
+    uint32_t step, thread, seq; /* seq orders one thread's events */
     uint16_t op, bytes;
     uint32_t addr;
     int32_t src;
@@ -177,13 +174,11 @@ __device__ T tree_shfl_idx(unsigned mask, T v, int src_lane, int width = 32)
 #define __shfl_xor_sync(...) tree_shfl_xor(__VA_ARGS__)
 #define __shfl_sync(...) tree_shfl_idx(__VA_ARGS__)
 
-/* The stage file's side of the record: where its kernels log (the STAGE macro adds it). */
 #define TREE_BIND \
     void tree_bind(TreeLog *log) { CUDA_CHECK(cudaMemcpyToSymbol(tree_log, &log, sizeof log)); }
 #endif
 
-/* Defined by a stage file in its record build (TREE_BIND, in STAGE): where its kernels log. record.cu
- * binds the log before it launches the kernel. */
+/* Where a stage's kernels log: defined by TREE_BIND (in STAGE), bound by record.cu before the launch. */
 void tree_bind(TreeLog *log);
 
 #endif
