@@ -67,11 +67,10 @@ int read_array_file(const char *path, const char *raw_type, ArrayFile *out, char
     FILE *f = fopen(path, "rb");
     if (!f) return snprintf(err, err_size, "cannot read it: %s", strerror(errno)), -1;
     unsigned char magic[12] = {0};
-    size_t got = fread(magic, 1, sizeof magic, f);
     uint64_t data_at = 0;
     ArrayFile a = {0};
     int status = -1;
-    if (got >= 10 && !memcmp(magic, "\x93NUMPY", 6)) {
+    if (fread(magic, 1, sizeof magic, f) >= 10 && !memcmp(magic, "\x93NUMPY", 6)) {
         int major = magic[6];
         uint64_t len = (uint64_t)magic[8] | (uint64_t)magic[9] << 8;
         if (major != 1) len |= (uint64_t)magic[10] << 16 | (uint64_t)magic[11] << 24;
@@ -142,9 +141,8 @@ int write_array_file(const char *path, Dtype t, const void *data, uint64_t rows,
     unsigned char lead[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(padded & 0xff), (unsigned char)(padded >> 8)};
     uint64_t bytes = rows * (cols ? cols : 1) * (uint64_t)dtypes[t].bytes;
     FILE *f = fopen(path, "wb");
-    if (!f) return snprintf(err, err_size, "cannot write %s: %s", path, strerror(errno)), -1;
-    int ok = fwrite(lead, 1, sizeof lead, f) == sizeof lead && fwrite(header, 1, (size_t)padded, f) == (size_t)padded &&
-             fwrite(data, 1, bytes, f) == bytes;
-    if (fclose(f) || !ok) return snprintf(err, err_size, "cannot write %s: %s", path, strerror(errno)), -1;
+    int ok = f && fwrite(lead, 1, sizeof lead, f) == sizeof lead &&
+             fwrite(header, 1, (size_t)padded, f) == (size_t)padded && fwrite(data, 1, bytes, f) == bytes;
+    if (!f || fclose(f) || !ok) return snprintf(err, err_size, "cannot write %s: %s", path, strerror(errno)), -1;
     return 0;
 }

@@ -1,5 +1,4 @@
-/* Arrays of one element type as files hold them (array_file.c): a NumPy .npy file, or raw bytes of a
- * type --dtype names, read whole (--input); and .npy files written (a row stage's --out). */
+/* Arrays read whole from a NumPy .npy file or raw bytes (--input), and .npy files written (--out). */
 #ifndef REDUCE_ARRAY_FILE_H
 #define REDUCE_ARRAY_FILE_H
 

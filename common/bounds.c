@@ -75,8 +75,7 @@ double sum_tolerance(AddChain s, const Reference *ref, const float *x, uint64_t 
  * absolute instead, at most 2^-150 an operation: 2^-150 times the at most 2n operations. */
 double sum_squares_tolerance(AddChain s, const Reference *ref, uint64_t n)
 {
-    if (!isfinite(ref->sum)) return 0.0;
-    if (ref->all_integers && ref->sum <= ldexp(1.0, 24)) return 0.0;
+    if (!isfinite(ref->sum) || (ref->all_integers && ref->sum <= ldexp(1.0, 24))) return 0.0;
     double du = (s.serial + s.tree > 1.0 ? s.serial + s.tree : 1.0) * unit_roundoff(24);
     if (du >= 1.0) return INFINITY;
     return du / (1.0 - du) * ref->sum + 2.0 * (double)n * ldexp(1.0, -150) + reference_error(ref);
@@ -170,13 +169,9 @@ double logsumexp_tolerance(AddChain s, const Reference *ref, uint64_t n)
  * 2^-52)^2, what its rounded mean adds to M2 / n. */
 MomentsTolerance moments_tolerance(AddChain s, const Moments *ref)
 {
-    MomentsTolerance t = {0.0, 0.0};
-    if (!isfinite(ref->var)) return t; /* a NaN or an Inf was read: value_passes wants the same value */
+    if (!isfinite(ref->var)) return (MomentsTolerance){0}; /* NaN or Inf read: value_passes wants the same value */
     double n = (double)ref->n;
-    if (n > 0x1p24) {
-        t.mean = t.var = INFINITY;
-        return t;
-    }
+    if (n > 0x1p24) return (MomentsTolerance){INFINITY, INFINITY};
     double u = unit_roundoff(24), u64 = unit_roundoff(53), under = 0x1p-150;
     double d = s.serial + s.tree, a = (s.serial + 1.0) / 2.0 + s.tree, b = 1.0 + s.tree, g3 = 3.0 * u / (1.0 - 3.0 * u);
     double room = 1.0 - d * u - 2.0 * g3 * b - a * u; /* 1 / grow = 1 - d u */
@@ -184,10 +179,9 @@ MomentsTolerance moments_tolerance(AddChain s, const Moments *ref)
     double c = n * (1.0 + s.tree / 4.0), spread = 2.0 * e * sqrt(c);
     double moved = spread * (2.0 * sqrt(ref->m2) + spread);
     double k = 6.0 + 1.0 + s.serial + 2.0 * s.tree + 1.0, gk = k * u < 1.0 ? k * u / (1.0 - k * u) : INFINITY;
-    t.mean = e + 2.0 * u64 * fabs(ref->mean);
-    t.var = (moved + gk * (ref->m2 + moved)) / n + 8.0 * u64 * ref->var + pow(2.0 * u64 * ref->mean, 2.0) +
-            under * ((c / n + 2.0) * (1.0 + gk) + 1.0);
-    return t;
+    return (MomentsTolerance){.mean = e + 2.0 * u64 * fabs(ref->mean),
+                              .var = (moved + gk * (ref->m2 + moved)) / n + 8.0 * u64 * ref->var +
+                                     pow(2.0 * u64 * ref->mean, 2.0) + under * ((c / n + 2.0) * (1.0 + gk) + 1.0)};
 }
 
 double max_chunk_abs_sum(const float *x, uint64_t n, double span)
@@ -206,13 +200,10 @@ double max_chunk_abs_sum(const float *x, uint64_t n, double span)
 int result_passes(double result, const Reference *ref, double tol)
 {
     if (!isfinite(ref->sum)) return isnan(ref->sum) ? isnan(result) : result == ref->sum;
-    if (!isfinite(result)) return 0;
-    return fabs(result - ref->sum) <= tol;
+    return isfinite(result) && fabs(result - ref->sum) <= tol;
 }
 
 int value_passes(double result, double want, double tol)
 {
-    Reference ref = {0};
-    ref.sum = want;
-    return result_passes(result, &ref, tol);
+    return result_passes(result, &(Reference){.sum = want}, tol);
 }

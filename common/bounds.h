@@ -32,10 +32,9 @@ double logsumexp_tolerance(AddChain s, const Reference *ref, uint64_t n);
  * Inf left out: what a kernel's narrow accumulator may have to hold. */
 double max_chunk_abs_sum(const float *x, uint64_t n, double span);
 
-/* Absolute bounds on the mean and the variance of a correct fp32 kernel of AddChain s (s.welford): Chan,
- * Golub and LeVeque's merges, s.serial of them in a thread's loop, then s.tree levels; bounds.c derives
- * them. 0 where ref is not finite (the result must be the same NaN or Inf); INFINITY past 2^24 elements
- * in a row (fp32 counts are no longer exact integers there). */
+/* Absolute bounds on the mean and the variance of a correct fp32 kernel of Welford merges (s.welford), which
+ * bounds.c derives. 0 where ref is not finite (the result must be the same NaN or Inf); INFINITY past 2^24
+ * elements in a row (fp32 counts are no longer exact integers there). */
 typedef struct {
     double mean, var;
 } MomentsTolerance;

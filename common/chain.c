@@ -5,9 +5,7 @@
 
 AddChain chain_unknown(uint64_t n)
 {
-    AddChain s = {0.0, 0.0, 0.0, 0, 0.0, 0.0, 0.0, 0, 0};
-    s.serial = n > 1 ? (double)(n - 1) : 1.0;
-    return s;
+    return (AddChain){.serial = n > 1 ? (double)(n - 1) : 1.0};
 }
 
 /* CUB's DeviceReduce (CCCL 3.x, cub/device/dispatch/dispatch_reduce.cuh and tuning/tuning_reduce.cuh:
@@ -24,10 +22,9 @@ AddChain chain_cub_reduce(uint64_t n, int sm_count)
 {
     double tiles = ceil((double)n / 4096.0);
     double g_min = sm_count ? fmin(tiles, 5.0 * sm_count) : 1.0, g_max = sm_count ? fmin(tiles, 40.0 * sm_count) : 1.0;
-    AddChain s = {0.0, 0.0, 0.0, 0, 0.0, 0.0, 0.0, 0, 0};
-    s.serial = ceil(tiles / fmax(g_min, 1.0)) * 16.0 + (g_max > 1.0 ? ceil(g_max / 4096.0) * 16.0 : 0.0);
-    s.tree = (g_max > 1.0 ? 2.0 : 1.0) * (5.0 + 7.0);
-    return s;
+    return (AddChain){.serial = ceil(tiles / fmax(g_min, 1.0)) * 16.0 +
+                                (g_max > 1.0 ? ceil(g_max / 4096.0) * 16.0 : 0.0),
+                      .tree = (g_max > 1.0 ? 2.0 : 1.0) * (5.0 + 7.0)};
 }
 
 double unit_roundoff(int significand_bits)

@@ -56,37 +56,37 @@ static uint64_t binade_bits(uint64_t z, uint64_t w, unsigned top, int fraction_b
     return (z & 1) << sign_bit | field << fraction_bits | fraction;
 }
 
+/* A wide value (fill.h) of fraction_bits random bits after the leading 1: exact in fp32 (23) and fp64 (52). */
+static double wide_value(uint64_t z, int fraction_bits)
+{
+    int large = (int)(z & 1), negative = large ? ((z >> 1) & 3) == 0 : (int)((z >> 1) & 1);
+    double v = ldexp(1.0 + ldexp((double)(z >> (64 - fraction_bits)), -fraction_bits), large ? 19 : -20);
+    return negative ? -v : v;
+}
+
 float fill_value(Fill f, uint64_t seed, uint64_t i)
 {
+    uint64_t z = mix64(seed * 0x9e3779b97f4a7c15ull + i);
     switch (f) {
     case FILL_ONES: return 1.0f;
     case FILL_SEQ: return (float)(i % 16);
     case FILL_MOD100: return (float)(i % 100);
-    case FILL_LARGE: return 0.5f + (float)(mix64(seed * 0x9e3779b97f4a7c15ull + i) >> 41) / (float)(1 << 24);
+    case FILL_LARGE: return 0.5f + (float)(z >> 41) / (float)(1 << 24);
     case FILL_NAN:
     case FILL_INF:
         if (i == NONFINITE_INDEX) return f == FILL_NAN ? NAN : INFINITY;
         return fill_value(FILL_SHIFTED, seed, i);
-    case FILL_WIDE: {
-        uint64_t z = mix64(seed * 0x9e3779b97f4a7c15ull + i);
-        int large = (int)(z & 1), negative = large ? ((z >> 1) & 3) == 0 : (int)((z >> 1) & 1);
-        float v = ldexpf(1.0f + (float)(z >> 41) / (float)(1 << 23), large ? 19 : -20); /* 24 bits: exact */
-        return negative ? -v : v;
-    }
+    case FILL_WIDE: return (float)wide_value(z, 23); /* 24 bits: exact */
     case FILL_COND: return cond_value(seed, i);
     case FILL_BINADES: {
-        uint64_t z = mix64(seed * 0x9e3779b97f4a7c15ull + i);
         uint32_t bits = (uint32_t)binade_bits(z, z, BINADES_TOP_FIELD, 23, 31); /* the field from z's top 32 bits */
         float v;
         memcpy(&v, &bits, sizeof v);
         return v;
     }
     case FILL_SHIFTED: return fill_value(FILL_RANDOM, seed, i) + 0.5f; /* (m - 2^22) / 2^23: exact */
-    default: {
-        /* 24 random bits m, value (m - 2^23) / 2^23: exactly representable in fp32. */
-        int64_t m = (int64_t)(mix64(seed * 0x9e3779b97f4a7c15ull + i) >> 40);
-        return (float)(m - (1 << 23)) / (float)(1 << 23);
-    }
+    default: /* 24 random bits m, value (m - 2^23) / 2^23: exactly representable in fp32 */
+        return (float)((int64_t)(z >> 40) - (1 << 23)) / (float)(1 << 23);
     }
 }
 
@@ -96,11 +96,7 @@ double fill_value64(Fill f, uint64_t seed, uint64_t i)
     switch (f) {
     case FILL_RANDOM: return ldexp((double)(int64_t)(z >> 11) - 4503599627370496.0, -52); /* (m - 2^52) / 2^52 */
     case FILL_SHIFTED: return fill_value64(FILL_RANDOM, seed, i) + 0.5;                 /* exact: 2^-53 grid */
-    case FILL_WIDE: {
-        int large = (int)(z & 1), negative = large ? ((z >> 1) & 3) == 0 : (int)((z >> 1) & 1);
-        double v = ldexp(1.0 + ldexp((double)(z >> 12), -52), large ? 19 : -20); /* 53 bits: exact */
-        return negative ? -v : v;
-    }
+    case FILL_WIDE: return wide_value(z, 52); /* 53 bits: exact */
     case FILL_BINADES: { /* 53 bits of z for the sign and fraction: the field from z mixed again */
         uint64_t bits = binade_bits(z, mix64(z), BINADES_TOP_FIELD64, 52, 63);
         double v;

@@ -20,6 +20,12 @@ static void neumaier_add(double *s, double *c, double v)
 /* Chunks of a fixed size, summed in parallel (OpenMP where the build has it) and combined in order:
  * the same result whatever the number of threads. */
 #define CHUNK (1ull << 20)
+#define CHUNKS(n) ((int64_t)(((n) + CHUNK - 1) / CHUNK))
+
+static uint64_t chunk_end(int64_t k, uint64_t n)
+{
+    return (uint64_t)(k + 1) * CHUNK < n ? (uint64_t)(k + 1) * CHUNK : n;
+}
 
 /* The exact sum of fp32 and of fp64 values. A finite fp64 value is an integer q < 2^53 times
  * 2^(e - 1074), 0 <= e < 2046 (e = 0: a subnormal), and every fp32 value is one of them, so it is added as
@@ -92,25 +98,20 @@ static double exact_round(ExactSum a, int p, int min_exp)
     return negative ? -r : r;
 }
 
-/* The reference of x32[0..n), or where x32 is NULL of x64[0..n): the exact total rounded once to fp64 and to
- * fp32. An exact total of 0 is -0 in fp64's where every input is -0, as IEEE's additions give; fp32's is +0,
- * as fp32 kernels, whose sums start from +0, give it. */
+/* The reference of x32[0..n), or where x32 is NULL of x64[0..n). An fp32 input's exact total of 0 is +0, as
+ * fp32 kernels, whose sums start from +0, give it. */
 static Reference exact_reference(const float *x32, const double *x64, uint64_t n)
 {
-    Reference r = {0.0, 0.0, 1, 0, -INFINITY, 0.0, 0.0, 0, 0.0f};
-    int64_t chunks = (int64_t)((n + CHUNK - 1) / CHUNK);
-    ExactSum total;
-    memset(&total, 0, sizeof total);
+    int64_t chunks = CHUNKS(n);
+    ExactSum total = {{0}};
     int nonint = 0, nan = 0, plus_inf = 0, minus_inf = 0, not_minus_zero = 0;
     double abs_sum = 0.0, max = -INFINITY, max_abs = 0.0;
 #pragma omp parallel for ordered schedule(static, 1) if (chunks > 1) \
     reduction(|| : nonint, nan, plus_inf, minus_inf, not_minus_zero) reduction(max : max, max_abs)
     for (int64_t k = 0; k < chunks; k++) {
-        ExactSum part;
-        memset(&part, 0, sizeof part);
+        ExactSum part = {{0}};
         double ka = 0.0;
-        uint64_t end = (uint64_t)(k + 1) * CHUNK < n ? (uint64_t)(k + 1) * CHUNK : n;
-        for (uint64_t i = (uint64_t)k * CHUNK; i < end; i++) {
+        for (uint64_t i = (uint64_t)k * CHUNK; i < chunk_end(k, n); i++) {
             double v = x32 ? x32[i] : x64[i];
             if (isnan(v)) nan = 1;
             else if (isinf(v)) *(v > 0 ? &plus_inf : &minus_inf) = 1;
@@ -128,17 +129,11 @@ static Reference exact_reference(const float *x32, const double *x64, uint64_t n
             abs_sum += ka; /* in order: the same bits for any number of threads */
         }
     }
-    r.non_finite = nan || plus_inf || minus_inf;
-    r.all_integers = !nonint;
-    r.abs_sum = abs_sum;
-    r.max = max;
-    r.max_abs = max_abs;
+    Reference r = {0.0, abs_sum, !nonint, nan || plus_inf || minus_inf, max, 0.0, max_abs, 0, 0.0f};
     /* IEEE's rules where a NaN or an Inf is read: NaN, or Inf - Inf = NaN, or the infinity */
-    if (nan || (plus_inf && minus_inf)) {
-        r.sum = NAN;
-    } else if (plus_inf || minus_inf) {
-        r.sum = plus_inf ? INFINITY : -INFINITY;
-    } else {
+    if (nan || (plus_inf && minus_inf)) r.sum = NAN;
+    else if (plus_inf || minus_inf) r.sum = plus_inf ? INFINITY : -INFINITY;
+    else {
         r.sum = exact_round(total, 53, -1074);
         r.sum32 = (float)exact_round(total, 24, -149);
         if (x64 && n && !not_minus_zero) r.sum = -0.0, r.sum32 = -0.0f; /* every input -0 */
@@ -157,9 +152,35 @@ Reference reference_sum_f64(const double *x, uint64_t n)
     return exact_reference(NULL, x, n);
 }
 
+/* The sum of f(x_i - shift) over x[0..n) in chunks, each compensated, combined in order as in reference_sum:
+ * f is exp where arg is not NULL (*arg the sum of exp(t_i) expm1(u |t_i|), t_i = x_i - shift, u = 2^-24), else
+ * the square. A term that is 0 in fp64 (x_i = -Inf, or x_i - shift below -745) adds nothing. */
+static double ordered_sum(const float *x, uint64_t n, double shift, double *arg)
+{
+    int64_t chunks = CHUNKS(n);
+    double s = 0.0, c = 0.0, a = 0.0, u = unit_roundoff(24);
+#pragma omp parallel for ordered schedule(static, 1) if (chunks > 1)
+    for (int64_t k = 0; k < chunks; k++) {
+        double ks = 0.0, kc = 0.0, ka = 0.0;
+        for (uint64_t i = (uint64_t)k * CHUNK; i < chunk_end(k, n); i++) {
+            double t = x[i] - shift, e = arg ? exp(t) : t * t;
+            if (e == 0.0) continue;
+            neumaier_add(&ks, &kc, e);
+            if (arg) ka += e * expm1(-t * u);
+        }
+#pragma omp ordered
+        {
+            neumaier_add(&s, &c, ks);
+            c += kc;
+            a += ka;
+        }
+    }
+    if (arg) *arg = a;
+    return s + c;
+}
+
 Reference reference_abs_max(const float *x, uint64_t n)
 {
-    Reference r = {0};
     int nan = 0;
     double max_abs = 0.0;
 #pragma omp parallel for schedule(static) reduction(|| : nan) reduction(max : max_abs) if (n > CHUNK)
@@ -167,10 +188,8 @@ Reference reference_abs_max(const float *x, uint64_t n)
         if (isnan(x[i])) nan = 1;
         else if (fabs((double)x[i]) > max_abs) max_abs = fabs((double)x[i]);
     }
-    r.sum = nan ? NAN : max_abs;
-    r.max = r.max_abs = r.abs_sum = max_abs;
-    r.non_finite = nan || isinf(max_abs);
-    return r;
+    return (Reference){.sum = nan ? NAN : max_abs, .abs_sum = max_abs, .non_finite = nan || isinf(max_abs),
+                       .max = max_abs, .max_abs = max_abs};
 }
 
 Reference reference_sum_squares(const float *x, uint64_t n)
@@ -190,7 +209,6 @@ Reference reference_sum_squares(const float *x, uint64_t n)
 
 Reference reference_logsumexp(const float *x, uint64_t n)
 {
-    Reference r = {0.0, 1.0, 0, 0, -INFINITY, 0.0, 0.0, 0, 0.0f};
     int nan = 0, nonfin = 0;
     double max = -INFINITY;
 #pragma omp parallel for schedule(static) reduction(|| : nan, nonfin) reduction(max : max) if (n > CHUNK)
@@ -200,35 +218,9 @@ Reference reference_logsumexp(const float *x, uint64_t n)
         if (isnan(v)) nan = 1;
         else if (v > max) max = v;
     }
-    r.max = max;
-    r.non_finite = nonfin;
-    if (nan || isinf(max)) { /* NaN in, NaN out; else +Inf (or a row of -Inf only) is its own LSE */
-        r.sum = nan ? NAN : max;
-        return r;
-    }
-    /* sum exp(x_i - max) in chunks, combined in order as in reference_sum; a term that is 0 in fp64
-     * (x_i = -Inf, or x_i - max below -745) adds nothing to either sum. */
-    int64_t chunks = (int64_t)((n + CHUNK - 1) / CHUNK);
-    double s = 0.0, c = 0.0, arg = 0.0, u = unit_roundoff(24);
-#pragma omp parallel for ordered schedule(static, 1) if (chunks > 1)
-    for (int64_t k = 0; k < chunks; k++) {
-        double ks = 0.0, kc = 0.0, ka = 0.0;
-        uint64_t end = (uint64_t)(k + 1) * CHUNK < n ? (uint64_t)(k + 1) * CHUNK : n;
-        for (uint64_t i = (uint64_t)k * CHUNK; i < end; i++) {
-            double t = x[i] - max, e = exp(t);
-            if (e == 0.0) continue;
-            neumaier_add(&ks, &kc, e);
-            ka += e * expm1(-t * u);
-        }
-#pragma omp ordered
-        {
-            neumaier_add(&s, &c, ks);
-            c += kc;
-            arg += ka;
-        }
-    }
-    r.abs_sum = s + c;
-    r.arg_error = arg;
+    Reference r = {nan ? NAN : max, 1.0, 0, nonfin, max, 0.0, 0.0, 0, 0.0f};
+    if (nan || isinf(max)) return r; /* NaN in, NaN out; else +Inf (or a row of -Inf only) is its own LSE */
+    r.abs_sum = ordered_sum(x, n, max, &r.arg_error);
     r.sum = max + log(r.abs_sum);
     return r;
 }
@@ -238,27 +230,12 @@ Moments reference_moments(const float *x, uint64_t n)
     Reference sum = reference_sum(x, n);
     Moments m = {sum.sum / (double)n, NAN, NAN, sum.max_abs, NAN, n};
     if (sum.non_finite) return m;
-    /* sum (x_i - mean)^2 in chunks, combined in order as in reference_sum */
-    int64_t chunks = (int64_t)((n + CHUNK - 1) / CHUNK);
-    double s = 0.0, c = 0.0, lo = INFINITY, hi = -INFINITY;
-#pragma omp parallel for ordered schedule(static, 1) reduction(min : lo) reduction(max : hi) if (chunks > 1)
-    for (int64_t k = 0; k < chunks; k++) {
-        double ks = 0.0, kc = 0.0;
-        uint64_t end = (uint64_t)(k + 1) * CHUNK < n ? (uint64_t)(k + 1) * CHUNK : n;
-        for (uint64_t i = (uint64_t)k * CHUNK; i < end; i++) {
-            double d = x[i] - m.mean;
-            neumaier_add(&ks, &kc, d * d);
-            if (x[i] < lo) lo = x[i];
-            if (x[i] > hi) hi = x[i];
-        }
-#pragma omp ordered
-        {
-            neumaier_add(&s, &c, ks);
-            c += kc;
-        }
-    }
-    m.m2 = s + c;
+    double lo = INFINITY; /* the largest value is sum.max */
+#pragma omp parallel for schedule(static) reduction(min : lo) if (n > CHUNK)
+    for (int64_t i = 0; i < (int64_t)n; i++)
+        if (x[i] < lo) lo = x[i];
+    m.m2 = ordered_sum(x, n, m.mean, NULL);
     m.var = m.m2 / (double)n;
-    m.range = hi - lo;
+    m.range = sum.max - lo;
     return m;
 }

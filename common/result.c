@@ -42,27 +42,20 @@ double result_round(double v, ResultType t)
     return fabs(r) >= ldexp(1.0, formats[t].emax + 1) ? copysign(INFINITY, v) : r;
 }
 
-/* Whether text reads back to v in type t: as strtof reads an fp32 value, strtod an fp64 one, and strtod then
- * one rounding an fp16 or bf16 one (the decimal a nearest double, then that double's nearest value of t: a
- * double rounding, which gives the decimal's own nearest value of t at their few digits). */
-static int reads_back(const char *text, double v, ResultType t)
-{
-    if (t == RESULT_F32) return strtof(text, NULL) == (float)v;
-    return result_round(strtod(text, NULL), t) == v;
-}
-
 const char *result_decimal(char *buf, size_t cap, double v, ResultType t)
 {
     if (t == RESULT_NONE || !isfinite(v) || t == RESULT_I32) {
         snprintf(buf, cap, t == RESULT_NONE ? "" : t == RESULT_I32 ? "%.0f" : "%g", v);
         return buf;
     }
-    /* The correctly rounded decimal of 1, 2, ... digits, until one reads back to v itself: 9 digits always
-     * do for an fp32 value, 17 for an fp64 one, 5 for fp16 and 4 for bf16. */
+    /* The correctly rounded decimal of 1, 2, ... digits, until one reads back to v: as strtof reads an fp32
+     * value, strtod an fp64 one, and strtod then one rounding an fp16 or bf16 one (the decimal a nearest double,
+     * then that double's nearest value of t: a double rounding, which gives the decimal's own nearest value of t
+     * at their few digits). */
     int most = t == RESULT_F32 ? 9 : t == RESULT_F64 ? 17 : t == RESULT_F16 ? 5 : 4;
     for (int digits = 1; digits <= most; digits++) {
         snprintf(buf, cap, "%.*g", digits, v);
-        if (reads_back(buf, v, t)) break;
+        if (t == RESULT_F32 ? strtof(buf, NULL) == (float)v : result_round(strtod(buf, NULL), t) == v) break;
     }
     return buf;
 }
@@ -81,25 +74,16 @@ static unsigned f16_bits(double v)
 
 const char *result_bits(char *buf, size_t cap, double v, ResultType t)
 {
-    if (t == RESULT_F64) {
-        uint64_t bits;
-        memcpy(&bits, &v, sizeof bits);
-        snprintf(buf, cap, "0x%016llx", (unsigned long long)bits);
-    } else if (t == RESULT_F32 || t == RESULT_I32 || t == RESULT_BF16) {
-        uint32_t bits;
-        if (t == RESULT_I32) {
-            int32_t i = (int32_t)v;
-            memcpy(&bits, &i, sizeof bits);
-        } else {
-            float f = (float)v;
-            memcpy(&bits, &f, sizeof bits);
-        }
-        /* bf16: the top half of the same value's fp32 bits */
-        snprintf(buf, cap, t == RESULT_BF16 ? "0x%04x" : "0x%08x", (unsigned)(t == RESULT_BF16 ? bits >> 16 : bits));
-    } else if (t == RESULT_F16) {
-        snprintf(buf, cap, "0x%04x", f16_bits(v));
-    } else {
-        snprintf(buf, cap, "%s", "");
-    }
+    uint64_t b64;
+    uint32_t b32;
+    int32_t i = t == RESULT_I32 ? (int32_t)v : 0;
+    float f = (float)v;
+    memcpy(&b64, &v, sizeof b64);
+    memcpy(&b32, t == RESULT_I32 ? (const void *)&i : (const void *)&f, sizeof b32);
+    if (t == RESULT_F64) snprintf(buf, cap, "0x%016llx", (unsigned long long)b64);
+    else if (t == RESULT_F32 || t == RESULT_I32) snprintf(buf, cap, "0x%08x", (unsigned)b32);
+    else if (t == RESULT_BF16) snprintf(buf, cap, "0x%04x", (unsigned)(b32 >> 16)); /* the top half of its fp32 bits */
+    else if (t == RESULT_F16) snprintf(buf, cap, "0x%04x", f16_bits(v));
+    else snprintf(buf, cap, "%s", "");
     return buf;
 }
