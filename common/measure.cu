@@ -37,11 +37,13 @@ double bytes_of(const Bench *b, uint64_t n, Dtype t, int row_results)
     return n * (double)dtypes[t].bytes + (b->row_stage ? b->run.rows * 4.0 * row_results : 0.0);
 }
 
-Reference checked_reference(const Kernel *k, const Reference *ref)
+/* What a kernel's result is checked against: ref, but of a maximum the largest input, and of an exact sum
+ * (ACC_EXACT_SUM) the sum rounded once to the result's format. */
+static Reference checked_reference(const Kernel *k, const Reference *ref)
 {
     Reference want = *ref;
-    if (k->op == OP_MAX) want.sum = ref->max; /* a maximum involves no rounding: the largest input exactly */
-    /* The exact sum rounded once to the result's format, bit for bit (bound 0): fp32, or fp64 for fp64 input. */
+    if (k->op == OP_MAX) want.sum = ref->max;
+    /* bit for bit (bound 0): fp32, or fp64 for fp64 input */
     if (k->acc == ACC_EXACT_SUM && k->dtype != DT_F64) want.sum = ref->sum32;
     return want;
 }
@@ -52,7 +54,9 @@ static void mark_exact(const Kernel *k, AddChain *s)
     if (k->acc == ACC_I32 || k->acc == ACC_EXACT_SUM) s->acc_bits = ACC_EXACT;
 }
 
-double declared_tolerance(const Kernel *k, Run *r, const Reference *want, const float *values)
+/* The bound a result is checked within, from the AddChain its launcher declared in r (an integer
+ * accumulator's made exact there); a maximum's is 0 (a maximum rounds nothing). */
+static double declared_tolerance(const Kernel *k, Run *r, const Reference *want, const float *values)
 {
     mark_exact(k, &r->chain);
     return k->op == OP_MAX ? 0.0 : sum_tolerance(r->chain, want, values, r->n);

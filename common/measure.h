@@ -60,12 +60,6 @@ enum { ST_OK, ST_FAIL, ST_XFAIL, ST_UNCHECKED, ST_SKIP };
 /* The kernel's row at the size being run, every field but those that compare it with other rows; values:
  * the input it reads, in fp32; ref: their reference. */
 Measurement measure(Bench *b, const Kernel *k, const Reference *ref, const float *values, const Options *o);
-/* What a kernel's result is checked against: ref, but of a maximum the largest input, and of an exact sum
- * (ACC_EXACT_SUM) the sum rounded once to the result's format. */
-Reference checked_reference(const Kernel *k, const Reference *ref);
-/* The bound it is checked within, from the AddChain its launcher declared in r (an integer accumulator's
- * made exact there); a maximum's is 0. want: checked_reference's. */
-double declared_tolerance(const Kernel *k, Run *r, const Reference *want, const float *values);
 /* What the kernel's launcher declares at the size being run, with the GPU hidden (gpu_hidden set): the
  * row's rel_bound and chain, nothing run or timed; status ST_SKIP where the launcher asked the GPU a
  * question (refused: the call, the launcher left there) or refused the input (refused: its reason). */
