@@ -39,13 +39,21 @@
  * there, so `--fill ones` must give exactly N. Integer accumulators are exact. */
 #define LAMBDA 9.0
 
-/* The sum of |x_i| over the inputs smaller than `below` in magnitude. */
+/* The sum of |x_i| over the inputs smaller than `below` in magnitude: chunks of 2^20 summed in parallel and
+ * added in order, so that the bound has the same bits whatever the number of threads (a reduction clause
+ * adds the threads' sums in the order they finish). */
 static double small_abs_sum(const float *x, uint64_t n, double below)
 {
+    int64_t chunks = (int64_t)((n + (1u << 20) - 1) >> 20);
     double sum = 0.0;
-#pragma omp parallel for reduction(+ : sum) schedule(static)
-    for (int64_t i = 0; i < (int64_t)n; i++)
-        if (fabsf(x[i]) < below) sum += fabsf(x[i]);
+#pragma omp parallel for ordered schedule(static, 1) if (chunks > 1)
+    for (int64_t k = 0; k < chunks; k++) {
+        double part = 0.0;
+        for (uint64_t i = (uint64_t)k << 20; i < n && i < (uint64_t)(k + 1) << 20; i++)
+            if (fabsf(x[i]) < below) part += fabsf(x[i]);
+#pragma omp ordered
+        sum += part;
+    }
     return sum;
 }
 

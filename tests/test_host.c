@@ -332,6 +332,22 @@ static void test_tolerance(void)
     omp_set_num_threads(threads);
     check(!memcmp(&one.sum, &many.sum, sizeof one.sum) && one.abs_sum == many.abs_sum,
           "the reference is the same bits with 1 thread and with many");
+    /* The bound's sum of the inputs that may stagnate, over several chunks: the same bits too. */
+    uint64_t m = 16 * (uint64_t)N + 5;
+    float *w = malloc(m * sizeof *w);
+    fill_array(w, m, FILL_WIDE, 3); /* its sum|x| makes the bound count values near 1e6 too */
+    Reference wref = reference_sum(w, m);
+    AddChain atomics = {0, 0, (double)m, 0, 0, 0, 0, 0, 0}; /* every input joins the running total */
+    omp_set_num_threads(1);
+    double bound_one = sum_tolerance(atomics, &wref, w, m);
+    int same_bound = 1;
+    for (int t = 2; t <= 8; t++) {
+        omp_set_num_threads(t);
+        same_bound &= sum_tolerance(atomics, &wref, w, m) == bound_one;
+    }
+    omp_set_num_threads(threads);
+    check(same_bound, "the bound is the same bits with 1 thread and with 2 to 8");
+    free(w);
 #endif
     check(fabs(serial - ref.sum) <= tol_chain, "a serial fp32 sum of 2^20 random values is within its bound");
 
