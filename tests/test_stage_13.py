@@ -7,6 +7,7 @@ import functools
 import math
 import os
 import random
+import re
 import shlex
 import struct
 import unittest
@@ -193,6 +194,30 @@ class Stage13(support.Case):
                     self.assertTrue(by_kernel[k]["pass"] == "1" and (got == special or math.isnan(got) and name == "NaN"),
                                     by_kernel[k])
                 self.assertEqual([r["kernel"] for r in run.rows if r["pass"] not in ("1", "xfail")], [], run.result.tail())
+
+
+class ReadmeSaysRangeEvery(unittest.TestCase):
+    """Step 4 of the READMEs says RANGE_EVERY (exact_sum.cuh) in words: one tile in N has its range looked at, the
+    other N - 1 go to the buckets, a thread returns at most N - 1 tiles late. The words are the constant's."""
+
+    WORDS = {8: ("eight", "seven", "八", "七"), 16: ("sixteen", "fifteen", "十六", "十五"),
+             32: ("thirty-two", "thirty-one", "三十二", "三十一")}
+
+    def test_the_words_are_the_constants(self):
+        def text(path):
+            with open(os.path.join(support.ROOT, "stages/13_exact", path), encoding="utf-8") as f:
+                return " ".join(f.read().split())
+        every = int(re.search(r"#define RANGE_EVERY (\d+)", text("exact_sum.cuh")).group(1))
+        self.assertIn(every, self.WORDS, f"RANGE_EVERY is {every}: give its words here")
+        en, en_rest, zh, zh_rest = self.WORDS[every]
+        for path, phrases in (("README.md", (f"only one in {en} (`RANGE_EVERY`)", f"the other {en_rest} go to the buckets",
+                                             f"at most {en_rest} tiles late")),
+                              ("README.zh-CN.md", (f"每{zh}个 tile 只有一个（`RANGE_EVERY`）", f"另外{zh_rest}个直接进桶",
+                                                   f"最多晚{zh_rest}个 tile"))):
+            readme = text(path)
+            for phrase in phrases:
+                with self.subTest(path=path, phrase=phrase):
+                    self.assertTrue(phrase in readme, f"stages/13_exact/{path} has no '{phrase}' (RANGE_EVERY = {every})")
 
 
 class HostArithmetic(support.Case):
