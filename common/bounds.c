@@ -39,24 +39,6 @@
  * there, so `--fill ones` must give exactly N. Integer accumulators are exact. */
 #define LAMBDA 9.0
 
-/* The sum of |x_i| over the inputs smaller than `below` in magnitude: chunks of 2^20 summed in parallel and
- * added in order, so that the bound has the same bits whatever the number of threads (a reduction clause
- * adds the threads' sums in the order they finish). */
-static double small_abs_sum(const float *x, uint64_t n, double below)
-{
-    int64_t chunks = (int64_t)((n + (1u << 20) - 1) >> 20);
-    double sum = 0.0;
-#pragma omp parallel for ordered schedule(static, 1) if (chunks > 1)
-    for (int64_t k = 0; k < chunks; k++) {
-        double part = 0.0;
-        for (uint64_t i = (uint64_t)k << 20; i < n && i < (uint64_t)(k + 1) << 20; i++)
-            if (fabsf(x[i]) < below) part += fabsf(x[i]);
-#pragma omp ordered
-        sum += part;
-    }
-    return sum;
-}
-
 double sum_tolerance(AddChain s, const Reference *ref, const float *x, uint64_t n)
 {
     if (s.acc_bits == ACC_EXACT) return 0.0;
@@ -70,7 +52,7 @@ double sum_tolerance(AddChain s, const Reference *ref, const float *x, uint64_t 
     double prob = ref->all_integers || ref->structured ? INFINITY
                                                        : expm1(LAMBDA * sqrt(du2) + du2 / (1.0 - fmax(u1, u2))) * ref->abs_sum;
     double joined = s.serial >= 1.0 ? (s.serial + 1.0) * ref->max_abs : s.tree >= 1.0 ? 2.0 * ref->max_abs : ref->abs_sum;
-    if (prob < worst && x) prob += small_abs_sum(x, n, 2.0 * fmax(u1, u2) * fmin(joined, ref->abs_sum));
+    if (prob < worst && x) prob += abs_sum_below(x, n, 2.0 * fmax(u1, u2) * fmin(joined, ref->abs_sum));
     return fmin(worst, prob) + reference_error(ref);
 }
 

@@ -18,7 +18,8 @@ static void neumaier_add(double *s, double *c, double v)
 }
 
 /* Chunks of a fixed size, summed in parallel (OpenMP where the build has it) and combined in order:
- * the same result whatever the number of threads. */
+ * the same bits whatever the number of threads (a reduction clause adds the threads' sums in the order
+ * they finish). */
 #define CHUNK (1ull << 20)
 #define CHUNKS(n) ((int64_t)(((n) + CHUNK - 1) / CHUNK))
 
@@ -115,7 +116,7 @@ static Reference exact_reference(const float *x32, const double *x64, uint64_t n
             double v = x32 ? x32[i] : x64[i];
             if (isnan(v)) nan = 1;
             else if (isinf(v)) *(v > 0 ? &plus_inf : &minus_inf) = 1;
-            else exact_add(&part, v), ka += fabs(v);
+            else { exact_add(&part, v); ka += fabs(v); }
             if (!(v == 0.0 && signbit(v))) not_minus_zero = 1;
             if (v != floor(v)) nonint = 1;
             if (v > max) max = v;
@@ -177,6 +178,21 @@ static double ordered_sum(const float *x, uint64_t n, double shift, double *arg)
     }
     if (arg) *arg = a;
     return s + c;
+}
+
+double abs_sum_below(const float *x, uint64_t n, double below)
+{
+    int64_t chunks = CHUNKS(n);
+    double sum = 0.0;
+#pragma omp parallel for ordered schedule(static, 1) if (chunks > 1)
+    for (int64_t k = 0; k < chunks; k++) {
+        double part = 0.0;
+        for (uint64_t i = (uint64_t)k * CHUNK; i < chunk_end(k, n); i++)
+            if (fabsf(x[i]) < below) part += fabsf(x[i]);
+#pragma omp ordered
+        sum += part;
+    }
+    return sum;
 }
 
 Reference reference_abs_max(const float *x, uint64_t n)

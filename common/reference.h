@@ -31,6 +31,10 @@ Reference reference_sum(const float *x, uint64_t n);
  * where every input is -0, as IEEE's additions give (fp32 input's is +0). */
 Reference reference_sum_f64(const double *x, uint64_t n);
 
+/* The sum of |x_i| over the inputs smaller than `below` in magnitude, in chunks added in order as
+ * reference_sum's are: sum_tolerance's inputs that may stagnate, the same bits for any number of threads. */
+double abs_sum_below(const float *x, uint64_t n, double below);
+
 /* The log-sum-exp of x[0..n), LSE = max + log(sum exp(x_i - max)) (softmax's max and sum in one number),
  * in fp64: sum is the LSE, abs_sum the sum of exp(x_i - max) (positive terms, at least 1), max the
  * largest value exactly, arg_error what rounding x_i - max in fp32 can do to the terms (see
