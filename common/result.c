@@ -74,14 +74,14 @@ static unsigned f16_bits(double v)
 
 const char *result_bits(char *buf, size_t cap, double v, ResultType t)
 {
+    float f = (float)v;
     uint64_t b64;
     uint32_t b32;
-    int32_t i = t == RESULT_I32 ? (int32_t)v : 0;
-    float f = (float)v;
     memcpy(&b64, &v, sizeof b64);
-    memcpy(&b32, t == RESULT_I32 ? (const void *)&i : (const void *)&f, sizeof b32);
+    memcpy(&b32, &f, sizeof b32);
     if (t == RESULT_F64) snprintf(buf, cap, "0x%016llx", (unsigned long long)b64);
-    else if (t == RESULT_F32 || t == RESULT_I32) snprintf(buf, cap, "0x%08x", (unsigned)b32);
+    else if (t == RESULT_F32) snprintf(buf, cap, "0x%08x", (unsigned)b32);
+    else if (t == RESULT_I32) snprintf(buf, cap, "0x%08x", (unsigned)(int32_t)v); /* two's complement */
     else if (t == RESULT_BF16) snprintf(buf, cap, "0x%04x", (unsigned)(b32 >> 16)); /* the top half of its fp32 bits */
     else if (t == RESULT_F16) snprintf(buf, cap, "0x%04x", f16_bits(v));
     else snprintf(buf, cap, "%s", "");
