@@ -205,7 +205,7 @@ static Program stage_program(const char *argv0)
 }
 
 /* --cols H[,H...] replaces the sizes of --n: B rows (--rows; without it, the largest N in rows) of each H. */
-static void take_cols_sizes(Options *o, const StageOptions *so, const char *prog)
+static void sizes_from_cols(Options *o, const StageOptions *so, const char *prog)
 {
     if (so->rows && !so->cols) usage_error(prog, "--rows needs --cols (%s)", "e.g. --rows 4096 --cols 1024");
     if (!so->cols) return;
@@ -235,7 +235,7 @@ static int table_types(Dtype *types)
 
 /* --input FILE: its values are the one size run (a 2-D array: its rows, in a row stage), summed by the
  * kernels that take its type; every problem with the file is a usage error, found before the GPU is opened. */
-static void take_input_size(Data *d, Options *o, const StageOptions *so, const Program *p, const char *prog)
+static void sizes_from_input(Data *d, Options *o, const StageOptions *so, const Program *p, const char *prog)
 {
     if (so->rows || so->cols || so->cond)
         usage_error(prog, "%s: the file's shape is the input; give no --rows, --cols or --cond", "--input");
@@ -541,9 +541,8 @@ int main(int argc, char **argv)
     memset(&bench, 0, sizeof bench);
     Data *data = &bench.data;
     data->input = -1;
-    if (o.input_dtype && !o.input_path) usage_error(argv[0], "%s names the type of a raw --input file", "--dtype");
-    if (o.input_path) take_input_size(data, &o, &so, &p, argv[0]);
-    else take_cols_sizes(&o, &so, argv[0]);
+    if (o.input_path) sizes_from_input(data, &o, &so, &p, argv[0]);
+    else sizes_from_cols(&o, &so, argv[0]);
     parse_fill(o.fill, &data->fill);
     if (so.cond && data->fill != FILL_COND) usage_error(argv[0], "%s sets the condition number of --fill cond only", "--cond");
     if (data->fill == FILL_COND && o.size_count > 1)

@@ -65,8 +65,8 @@ void take_input_dtype(const char *prog, const char *v, Options *o);
     {"--input", "FILE", what, take_input_path},                                                                  \
     {"--dtype", "T", "the element type of a raw --input file: %T", take_input_dtype}
 /* Reads the file of --input whole into *a and returns 1; returns 0 without --input. Every problem is a
- * one-line usage error (EXIT_USAGE), found before the GPU is opened: --dtype without --input; --n or --fill
- * beside it (the file is the data); a file read_array_file refuses; a type outside `taken` (the program's
+ * one-line usage error (EXIT_USAGE), found before the GPU is opened: --n or --fill beside it (the file is
+ * the data); a file read_array_file refuses; a type outside `taken` (the program's
  * kernels' input types, each led by a space, as the refusal lists them). */
 int read_input(const char *prog, const Options *o, const Program *p, const char *taken, ArrayFile *a);
 

@@ -279,6 +279,7 @@ Options parse_command_line(int argc, char **argv, const Program *p, void *own_op
             break;
         }
     }
+    if (o.input_dtype && !o.input_path) usage_error(prog, "%s names the type of a raw --input file", "--dtype");
     if (!o.sizes_given) set_sizes(&o, p->default_sizes, prog);
     return o;
 }
@@ -327,7 +328,6 @@ static void stages_taking(const char *type, char *out, size_t cap)
 int read_input(const char *prog, const Options *o, const Program *p, const char *taken, ArrayFile *a)
 {
     char err[384], msg[1536];
-    if (o->input_dtype && !o->input_path) usage_error(prog, "%s names the type of a raw --input file", "--dtype");
     if (!o->input_path) return 0;
     size_t fill_len = strcspn(p->fills, " ");
     if (o->sizes_given) usage_error(prog, "%s: the file's length is N; give no --n", "--input");
