@@ -340,6 +340,11 @@ class RecordBuild(support.Case):
     def test_each_asks_for_one_kernel_exit_2(self, stage):
         self.expect(2, r"name the one kernel", [self.tree(stage)])
 
+    def test_each_refuses_dtype_without_input_exit_2(self, stage):
+        """--dtype names a raw --input file's type, which the record build reads none of: refused, not ignored."""
+        kernel = table_kernels(support.program_of(stage))[0]
+        self.expect(2, r"--dtype names the type of a raw --input", [self.tree(stage), "--kernel", kernel, "--dtype", "f32"])
+
     def test_each_kernel_recordable_or_refused_with_reason(self, stage):
         """Each kernel of its table needs only the GPU (exit 3 with none) or says why it cannot be recorded (5)."""
         self.tree(stage)
