@@ -4,6 +4,7 @@ range; fixed point refusing data off its grid. On the host: the fp64 sum's arith
 against the host's exact sum, and against an oracle of Python's fractions."""
 import fractions
 import functools
+import glob
 import math
 import os
 import random
@@ -121,8 +122,10 @@ class Stage13(support.Case):
         self.assertEqual(len([line for line in r.out.split("\n") if line.strip()]), 1, repr(r))
 
     @support.needs("gpu")
+    @support.full_only
     def test_demo_every_exact_result_is_the_hosts_exact_sum(self):
-        """in fp32 and fp64, at every launch shape (two block sizes) and start"""
+        """in fp32 and fp64, at every launch shape (two block sizes) and start (about 20 s on an H200: make bench,
+        which stops where a demo fails, runs it too, and its committed output says so)"""
         self.need_build()
         self.expect(0, " 0 not the host's exact sum", [os.path.join(support.ROOT, "build/13_exact/demo")])
 
@@ -194,6 +197,19 @@ class Stage13(support.Case):
                     self.assertTrue(by_kernel[k]["pass"] == "1" and (got == special or math.isnan(got) and name == "NaN"),
                                     by_kernel[k])
                 self.assertEqual([r["kernel"] for r in run.rows if r["pass"] not in ("1", "xfail")], [], run.result.tail())
+
+
+class CommittedDemo(unittest.TestCase):
+    """make bench stops where a demo fails, so each committed output of stage 13's demo (plots/reference/<gpu>/) was
+    a passing run: its last line counts the exact results it checked, none of them off the host's exact sum."""
+
+    def test_each_committed_demo_output_found_every_result_exact(self):
+        outputs = glob.glob(os.path.join(support.ROOT, "plots", "reference", "*", "demo-13_exact.txt"))
+        self.assertTrue(outputs, "no committed output of stage 13's demo")
+        for path in outputs:
+            with self.subTest(path=os.path.relpath(path, support.ROOT)), open(path, encoding="utf-8") as f:
+                last = f.read().strip().split("\n")[-1]
+                self.assertRegex(last, r"^[1-9][0-9]* exact results checked, 0 not the host's exact sum$")
 
 
 class ReadmeSaysRangeEvery(unittest.TestCase):
