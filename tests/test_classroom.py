@@ -337,9 +337,10 @@ def cheats():
                   for f in os.listdir(os.path.join(GRADE_CHEATS, s)) if f.endswith(".cu"))
 
 # What the grade prints where each part of it catches a cheat (the " * Caught by: PART" line of its header):
-# a wrong sum, a memcheck or racecheck finding (a race may show as a wrong sum instead), a promise about the
-# code broken (the kernels' PTX), the bits varying over the same-bits runs, the time against the solution's.
-CAUGHT = {"wrong": r"^[a-z_0-9]+ +wrong ", "memcheck": r" ok +FINDING ", "racecheck": r" ok +clean +FINDING | wrong ",
+# a wrong sum, a memcheck or racecheck finding (a race may show as a wrong sum, or as bits that vary between
+# the check's runs, instead), a promise about the code broken (the kernels' PTX), the bits varying over the
+# same-bits runs or already over the check's, the time against the solution's.
+CAUGHT = {"wrong": r"^[a-z_0-9]+ +wrong ", "memcheck": r" ok +FINDING ", "racecheck": r" ok +clean +FINDING | (wrong|varies) ",
           "promises": r"^promises: FAIL: ", "same-bits": r"^  same bits: FAIL: ",
           "time": r"^[a-z_0-9]+ +ok +(clean|skipped) +(clean|skipped) +(kept|-) +[0-9.]+ \(<= [0-9.]+\) +FAIL$"}
 

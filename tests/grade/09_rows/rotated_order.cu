@@ -1,7 +1,8 @@
 /* Cheat: the finish's lanes take the row's slice sums from a starting slice read off the SM's clock, so
  * each run splits them among the lanes differently. Every sum is right, within the bound, and there is
  * no atomic; but the order of the additions changes from run to run, and with it the last bits, which
- * the exercise promises never happens. The three same-bits runs on random data must catch it.
+ * the exercise promises never happens. The three same-bits runs on random data must catch it, where the
+ * check's own two runs, by chance, have not.
  * Caught by: same-bits
  */
 __global__ void rows_split_partials(const float *x, float *partials, uint64_t cols, unsigned splits)
